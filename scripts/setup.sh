@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need on a fresh machine of this kind.
+# Every step is guarded, so a rerun on a prepared machine takes seconds.
+# Nothing is downloaded from outside the package registries (crates.io, npm, Debian).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130
+
+if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "${1:-}" = "--core" ]; then exit 0; fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
+  # No --locked: the CLI's lockfile pins a crate version the registry here lacks.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  # Debian's chromium + driver; never a browser download by a test tool.
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y chromium chromium-driver
+fi

@@ -1,0 +1,176 @@
+//! Server error bodies and the stable error kinds JS switches on (SPEC §2).
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The stable kinds of error. The names are part of the JS API (`error.code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    FollowUpUnsupported,
+    FollowUpOutOfOrder,
+    SessionNotReady,
+    TurnAlreadyActive,
+    Validation,
+    Network,
+    Server,
+    Protocol,
+    Aborted,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::FollowUpUnsupported => "FollowUpUnsupported",
+            ErrorKind::FollowUpOutOfOrder => "FollowUpOutOfOrder",
+            ErrorKind::SessionNotReady => "SessionNotReady",
+            ErrorKind::TurnAlreadyActive => "TurnAlreadyActive",
+            ErrorKind::Validation => "Validation",
+            ErrorKind::Network => "Network",
+            ErrorKind::Server => "Server",
+            ErrorKind::Protocol => "Protocol",
+            ErrorKind::Aborted => "Aborted",
+        }
+    }
+}
+
+/// An error with its stable kind and what the server (or the network) said, verbatim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{}: {message}", kind.as_str())]
+pub struct ChatError {
+    pub kind: ErrorKind,
+    /// HTTP status, when the error came from an answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The server's own `error.code`, unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_code: Option<String>,
+    /// The server's `error.message`, or a description for errors without a body.
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl ChatError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ChatError {
+            kind,
+            status: None,
+            server_code: None,
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    pub fn network(message: impl Into<String>) -> Self {
+        ChatError::new(ErrorKind::Network, message)
+    }
+
+    pub fn protocol(message: impl Into<String>) -> Self {
+        ChatError::new(ErrorKind::Protocol, message)
+    }
+
+    /// Classifies a non-2xx answer. Servers of this family say the same thing two ways
+    /// (`{"code":"FOLLOWUP_UNSUPPORTED"}` and `{"code":"conflict","message":"followup_unsupported"}`),
+    /// so both the code and the message are matched, case-insensitively.
+    pub fn from_http(status: u16, body: &[u8]) -> Self {
+        let (code, message, field) = parse_error_body(body);
+        let says = |needle: &str| {
+            code.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(needle))
+                || message.as_deref().is_some_and(|m| m.eq_ignore_ascii_case(needle))
+        };
+        let kind = if says("followup_unsupported") {
+            ErrorKind::FollowUpUnsupported
+        } else if says("followup_out_of_order") {
+            ErrorKind::FollowUpOutOfOrder
+        } else if says("followup_session_not_ready") {
+            ErrorKind::SessionNotReady
+        } else if says("turn_already_active") {
+            ErrorKind::TurnAlreadyActive
+        } else if status == 400 || status == 422 || says("validation_error") {
+            ErrorKind::Validation
+        } else {
+            ErrorKind::Server
+        };
+        let message = message.unwrap_or_else(|| {
+            if body.is_empty() {
+                format!("HTTP {status}")
+            } else {
+                // A body that is not the error shape (an HTML error page, a proxy's text):
+                // keep a bounded prefix so the host can show what came back.
+                let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
+                format!("HTTP {status}: {text}")
+            }
+        });
+        ChatError {
+            kind,
+            status: Some(status),
+            server_code: code,
+            message,
+            field,
+        }
+    }
+
+    /// Worth another try with the same request: the network, a busy or failing server, or a
+    /// session the server is still setting up.
+    pub fn is_retryable(&self) -> bool {
+        match self.kind {
+            ErrorKind::Network | ErrorKind::SessionNotReady => true,
+            ErrorKind::Server => matches!(self.status, Some(429) | Some(500..=599) | None),
+            _ => false,
+        }
+    }
+}
+
+fn parse_error_body(body: &[u8]) -> (Option<String>, Option<String>, Option<String>) {
+    let Ok(Value::Object(mut obj)) = serde_json::from_slice::<Value>(body) else {
+        return (None, None, None);
+    };
+    // `{"error":{...}}` is the contract; a bare `{"code","message"}` is tolerated.
+    let mut inner = match obj.remove("error") {
+        Some(Value::Object(inner)) => inner,
+        Some(Value::String(message)) => return (None, Some(message), None),
+        _ => obj,
+    };
+    let mut s = |k: &str| match inner.remove(k) {
+        Some(Value::String(v)) => Some(v),
+        _ => None,
+    };
+    (s("code"), s("message"), s("field"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_spellings_of_follow_up_unsupported() {
+        let a = ChatError::from_http(409, br#"{"error":{"code":"FOLLOWUP_UNSUPPORTED","message":"no"}}"#);
+        let b = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"followup_unsupported"}}"#);
+        assert_eq!(a.kind, ErrorKind::FollowUpUnsupported);
+        assert_eq!(b.kind, ErrorKind::FollowUpUnsupported);
+        assert_eq!(b.server_code.as_deref(), Some("conflict"));
+        assert_eq!(b.message, "followup_unsupported");
+    }
+
+    #[test]
+    fn legacy_server_answers_classify() {
+        let e = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"followup_out_of_order"}}"#);
+        assert_eq!(e.kind, ErrorKind::FollowUpOutOfOrder);
+        assert!(!e.is_retryable());
+        let e = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"followup_session_not_ready"}}"#);
+        assert_eq!(e.kind, ErrorKind::SessionNotReady);
+        assert!(e.is_retryable());
+        let e = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"turn_already_active"}}"#);
+        assert_eq!(e.kind, ErrorKind::TurnAlreadyActive);
+        let e = ChatError::from_http(400, br#"{"error":{"code":"validation_error","message":"String must contain at least 1 character(s)","field":"sessionId"}}"#);
+        assert_eq!(e.kind, ErrorKind::Validation);
+        assert_eq!(e.field.as_deref(), Some("sessionId"));
+        let e = ChatError::from_http(503, b"<html>busy</html>");
+        assert_eq!(e.kind, ErrorKind::Server);
+        assert!(e.is_retryable());
+        assert!(e.message.contains("<html>busy"));
+        assert!(!ChatError::from_http(404, b"").is_retryable());
+    }
+}

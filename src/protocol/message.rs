@@ -1,0 +1,560 @@
+//! `UIMessage` and its parts, in the AI SDK's shape (`ai` 5+ `UIMessage`).
+//!
+//! Serialisation writes exactly the keys the `ai` package writes (absent optional fields are
+//! omitted), so a message round-trips through `GET/PUT …/messages` unchanged. A part of a
+//! kind this version does not know is kept verbatim as [`Part::Other`].
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::json::{take, take_str, Object};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "system" => Some(Role::System),
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One message of the history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UIMessage {
+    pub id: String,
+    pub role: Role,
+    pub metadata: Option<Value>,
+    pub parts: Vec<Part>,
+}
+
+impl UIMessage {
+    pub fn new(id: impl Into<String>, role: Role) -> Self {
+        UIMessage {
+            id: id.into(),
+            role,
+            metadata: None,
+            parts: Vec::new(),
+        }
+    }
+
+    /// A user message holding one text part, as `useChat` builds it.
+    pub fn user_text(id: impl Into<String>, text: impl Into<String>) -> Self {
+        let mut m = UIMessage::new(id, Role::User);
+        m.parts.push(Part::text(text, None));
+        m
+    }
+
+    /// All text parts joined, for hints and tests.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            if let Part::Text { text, .. } = p {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    pub fn from_json(value: Value) -> Result<UIMessage, String> {
+        let Value::Object(mut obj) = value else {
+            return Err("message is not an object".into());
+        };
+        let id = take_str(&mut obj, "id").ok_or("message without a string id")?;
+        let role = take_str(&mut obj, "role")
+            .as_deref()
+            .and_then(Role::parse)
+            .ok_or("message without a known role")?;
+        let metadata = take(&mut obj, "metadata");
+        let parts = match take(&mut obj, "parts") {
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .map(Part::from_json)
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Vec::new(),
+            Some(_) => return Err("message parts is not an array".into()),
+        };
+        Ok(UIMessage {
+            id,
+            role,
+            metadata,
+            parts,
+        })
+    }
+}
+
+impl Serialize for UIMessage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("role", &self.role)?;
+        if let Some(md) = &self.metadata {
+            m.serialize_entry("metadata", md)?;
+        }
+        m.serialize_entry("parts", &self.parts)?;
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for UIMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        UIMessage::from_json(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `streaming` while deltas arrive, `done` after the `-end` chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextState {
+    Streaming,
+    Done,
+}
+
+impl TextState {
+    fn as_str(self) -> &'static str {
+        match self {
+            TextState::Streaming => "streaming",
+            TextState::Done => "done",
+        }
+    }
+    fn parse(s: &str) -> Option<TextState> {
+        match s {
+            "streaming" => Some(TextState::Streaming),
+            "done" => Some(TextState::Done),
+            _ => None,
+        }
+    }
+}
+
+/// The states of a tool invocation, as the `ai` package names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolState {
+    InputStreaming,
+    InputAvailable,
+    ApprovalRequested,
+    ApprovalResponded,
+    OutputAvailable,
+    OutputError,
+    OutputDenied,
+}
+
+impl ToolState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolState::InputStreaming => "input-streaming",
+            ToolState::InputAvailable => "input-available",
+            ToolState::ApprovalRequested => "approval-requested",
+            ToolState::ApprovalResponded => "approval-responded",
+            ToolState::OutputAvailable => "output-available",
+            ToolState::OutputError => "output-error",
+            ToolState::OutputDenied => "output-denied",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ToolState> {
+        Some(match s {
+            "input-streaming" => ToolState::InputStreaming,
+            "input-available" => ToolState::InputAvailable,
+            "approval-requested" => ToolState::ApprovalRequested,
+            "approval-responded" => ToolState::ApprovalResponded,
+            "output-available" => ToolState::OutputAvailable,
+            "output-error" => ToolState::OutputError,
+            "output-denied" => ToolState::OutputDenied,
+            _ => return None,
+        })
+    }
+    /// The call has an outcome (output, error or denial).
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            ToolState::OutputAvailable | ToolState::OutputError | ToolState::OutputDenied
+        )
+    }
+}
+
+/// A `tool-NAME` part (static tool) or a `dynamic-tool` part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolPart {
+    pub tool_name: String,
+    /// `dynamic-tool` (name in `toolName`) rather than `tool-NAME`.
+    pub dynamic: bool,
+    pub tool_call_id: String,
+    pub state: ToolState,
+    pub input: Option<Value>,
+    pub output: Option<Value>,
+    pub error_text: Option<String>,
+    /// Structured tool-result details (pi `details`, typed tool UI metadata): never parsed
+    /// from human text.
+    pub details: Option<Value>,
+    pub raw_input: Option<Value>,
+    pub provider_executed: Option<bool>,
+    pub preliminary: Option<bool>,
+    pub title: Option<String>,
+    pub call_provider_metadata: Option<Value>,
+    pub approval: Option<Value>,
+}
+
+impl ToolPart {
+    pub fn new(tool_call_id: impl Into<String>, tool_name: impl Into<String>, dynamic: bool) -> Self {
+        ToolPart {
+            tool_name: tool_name.into(),
+            dynamic,
+            tool_call_id: tool_call_id.into(),
+            state: ToolState::InputStreaming,
+            input: None,
+            output: None,
+            error_text: None,
+            details: None,
+            raw_input: None,
+            provider_executed: None,
+            preliminary: None,
+            title: None,
+            call_provider_metadata: None,
+            approval: None,
+        }
+    }
+}
+
+/// One part of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    Text {
+        text: String,
+        state: Option<TextState>,
+        provider_metadata: Option<Value>,
+    },
+    Reasoning {
+        text: String,
+        state: Option<TextState>,
+        provider_metadata: Option<Value>,
+    },
+    Tool(Box<ToolPart>),
+    /// `data-NAME`; `name` is without the `data-` prefix.
+    Data {
+        name: String,
+        id: Option<String>,
+        data: Value,
+    },
+    File {
+        media_type: String,
+        filename: Option<String>,
+        url: String,
+        provider_metadata: Option<Value>,
+    },
+    SourceUrl {
+        source_id: String,
+        url: String,
+        title: Option<String>,
+        provider_metadata: Option<Value>,
+    },
+    SourceDocument {
+        source_id: String,
+        media_type: String,
+        title: String,
+        filename: Option<String>,
+        provider_metadata: Option<Value>,
+    },
+    StepStart,
+    /// A part kind this version does not model, kept verbatim.
+    Other(Value),
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>, state: Option<TextState>) -> Part {
+        Part::Text {
+            text: text.into(),
+            state,
+            provider_metadata: None,
+        }
+    }
+
+    pub fn from_json(value: Value) -> Result<Part, String> {
+        let Value::Object(mut obj) = value else {
+            return Err("part is not an object".into());
+        };
+        let Some(ty) = take_str(&mut obj, "type") else {
+            return Err("part without a type".into());
+        };
+        let state = |obj: &mut Object| take_str(obj, "state").as_deref().and_then(TextState::parse);
+        Ok(match ty.as_str() {
+            "text" | "reasoning" => {
+                let text = take_str(&mut obj, "text").unwrap_or_default();
+                let state = state(&mut obj);
+                let provider_metadata = take(&mut obj, "providerMetadata");
+                if ty == "text" {
+                    Part::Text {
+                        text,
+                        state,
+                        provider_metadata,
+                    }
+                } else {
+                    Part::Reasoning {
+                        text,
+                        state,
+                        provider_metadata,
+                    }
+                }
+            }
+            "step-start" => Part::StepStart,
+            "file" => Part::File {
+                media_type: take_str(&mut obj, "mediaType").unwrap_or_default(),
+                filename: take_str(&mut obj, "filename"),
+                url: take_str(&mut obj, "url").unwrap_or_default(),
+                provider_metadata: take(&mut obj, "providerMetadata"),
+            },
+            "source-url" => Part::SourceUrl {
+                source_id: take_str(&mut obj, "sourceId").unwrap_or_default(),
+                url: take_str(&mut obj, "url").unwrap_or_default(),
+                title: take_str(&mut obj, "title"),
+                provider_metadata: take(&mut obj, "providerMetadata"),
+            },
+            "source-document" => Part::SourceDocument {
+                source_id: take_str(&mut obj, "sourceId").unwrap_or_default(),
+                media_type: take_str(&mut obj, "mediaType").unwrap_or_default(),
+                title: take_str(&mut obj, "title").unwrap_or_default(),
+                filename: take_str(&mut obj, "filename"),
+                provider_metadata: take(&mut obj, "providerMetadata"),
+            },
+            "dynamic-tool" => tool_from_json(obj, String::new(), true)?,
+            t if t.starts_with("tool-") => tool_from_json(obj, t[5..].to_string(), false)?,
+            t if t.starts_with("data-") => Part::Data {
+                name: t[5..].to_string(),
+                id: take_str(&mut obj, "id"),
+                data: obj.remove("data").unwrap_or(Value::Null),
+            },
+            _ => {
+                obj.insert("type".into(), Value::String(ty));
+                Part::Other(Value::Object(obj))
+            }
+        })
+    }
+
+    /// The tool part, if this is one.
+    pub fn as_tool(&self) -> Option<&ToolPart> {
+        match self {
+            Part::Tool(t) => Some(t),
+            _ => None,
+        }
+    }
+    pub fn as_tool_mut(&mut self) -> Option<&mut ToolPart> {
+        match self {
+            Part::Tool(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Result<Part, String> {
+    let tool_name = if dynamic {
+        take_str(&mut obj, "toolName").unwrap_or_default()
+    } else {
+        name
+    };
+    let tool_call_id = take_str(&mut obj, "toolCallId").ok_or("tool part without toolCallId")?;
+    let state = take_str(&mut obj, "state")
+        .as_deref()
+        .and_then(ToolState::parse)
+        .unwrap_or(ToolState::InputAvailable);
+    Ok(Part::Tool(Box::new(ToolPart {
+        tool_name,
+        dynamic,
+        tool_call_id,
+        state,
+        input: take(&mut obj, "input"),
+        output: take(&mut obj, "output"),
+        error_text: take_str(&mut obj, "errorText"),
+        details: take(&mut obj, "details"),
+        raw_input: take(&mut obj, "rawInput"),
+        provider_executed: obj.get("providerExecuted").and_then(Value::as_bool),
+        preliminary: obj.get("preliminary").and_then(Value::as_bool),
+        title: take_str(&mut obj, "title"),
+        call_provider_metadata: take(&mut obj, "callProviderMetadata"),
+        approval: take(&mut obj, "approval"),
+    })))
+}
+
+fn entry_opt<M: SerializeMap, T: Serialize + ?Sized>(
+    m: &mut M,
+    key: &str,
+    v: Option<&T>,
+) -> Result<(), M::Error> {
+    match v {
+        Some(v) => m.serialize_entry(key, v),
+        None => Ok(()),
+    }
+}
+
+impl Serialize for Part {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let Part::Other(v) = self {
+            return v.serialize(s);
+        }
+        let mut m = s.serialize_map(None)?;
+        match self {
+            Part::Text {
+                text,
+                state,
+                provider_metadata,
+            }
+            | Part::Reasoning {
+                text,
+                state,
+                provider_metadata,
+            } => {
+                let ty = if matches!(self, Part::Text { .. }) {
+                    "text"
+                } else {
+                    "reasoning"
+                };
+                m.serialize_entry("type", ty)?;
+                m.serialize_entry("text", text)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+                entry_opt(&mut m, "state", state.map(TextState::as_str))?;
+            }
+            Part::Tool(t) => {
+                if t.dynamic {
+                    m.serialize_entry("type", "dynamic-tool")?;
+                    m.serialize_entry("toolName", &t.tool_name)?;
+                } else {
+                    m.serialize_entry("type", &format!("tool-{}", t.tool_name))?;
+                }
+                m.serialize_entry("toolCallId", &t.tool_call_id)?;
+                m.serialize_entry("state", t.state.as_str())?;
+                entry_opt(&mut m, "title", t.title.as_ref())?;
+                entry_opt(&mut m, "providerExecuted", t.provider_executed.as_ref())?;
+                // `input` is present (possibly undefined) in every state; JSON has no
+                // undefined, so an unknown input is omitted.
+                entry_opt(&mut m, "input", t.input.as_ref())?;
+                entry_opt(&mut m, "rawInput", t.raw_input.as_ref())?;
+                entry_opt(&mut m, "output", t.output.as_ref())?;
+                entry_opt(&mut m, "errorText", t.error_text.as_ref())?;
+                entry_opt(&mut m, "details", t.details.as_ref())?;
+                entry_opt(&mut m, "preliminary", t.preliminary.as_ref())?;
+                entry_opt(&mut m, "callProviderMetadata", t.call_provider_metadata.as_ref())?;
+                entry_opt(&mut m, "approval", t.approval.as_ref())?;
+            }
+            Part::Data { name, id, data } => {
+                m.serialize_entry("type", &format!("data-{name}"))?;
+                entry_opt(&mut m, "id", id.as_ref())?;
+                m.serialize_entry("data", data)?;
+            }
+            Part::File {
+                media_type,
+                filename,
+                url,
+                provider_metadata,
+            } => {
+                m.serialize_entry("type", "file")?;
+                m.serialize_entry("mediaType", media_type)?;
+                entry_opt(&mut m, "filename", filename.as_ref())?;
+                m.serialize_entry("url", url)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+            }
+            Part::SourceUrl {
+                source_id,
+                url,
+                title,
+                provider_metadata,
+            } => {
+                m.serialize_entry("type", "source-url")?;
+                m.serialize_entry("sourceId", source_id)?;
+                m.serialize_entry("url", url)?;
+                entry_opt(&mut m, "title", title.as_ref())?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+            }
+            Part::SourceDocument {
+                source_id,
+                media_type,
+                title,
+                filename,
+                provider_metadata,
+            } => {
+                m.serialize_entry("type", "source-document")?;
+                m.serialize_entry("sourceId", source_id)?;
+                m.serialize_entry("mediaType", media_type)?;
+                m.serialize_entry("title", title)?;
+                entry_opt(&mut m, "filename", filename.as_ref())?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+            }
+            Part::StepStart => m.serialize_entry("type", "step-start")?,
+            Part::Other(_) => unreachable!("serialised above"),
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Part {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Part::from_json(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_part_kind_round_trips() {
+        let msg = json!({"id":"m1","role":"assistant","metadata":{"a":1},"parts":[
+            {"type":"step-start"},
+            {"type":"text","text":"hi","state":"done"},
+            {"type":"reasoning","text":"why","providerMetadata":{"x":{"y":1}},"state":"streaming"},
+            {"type":"tool-ls","toolCallId":"c1","state":"output-available","input":{"p":"."},"output":["a"],"details":{"uiKind":"k"}},
+            {"type":"dynamic-tool","toolName":"echo","toolCallId":"c2","state":"output-error","input":{},"errorText":"bad"},
+            {"type":"data-weather","id":"w","data":{"t":1}},
+            {"type":"file","mediaType":"image/png","filename":"a.png","url":"https://x/a.png"},
+            {"type":"source-url","sourceId":"s1","url":"https://x","title":"X"},
+            {"type":"source-document","sourceId":"s2","mediaType":"text/plain","title":"T"},
+            {"type":"future-kind","anything":[1,2]}
+        ]});
+        let parsed = UIMessage::from_json(msg.clone()).unwrap();
+        assert_eq!(parsed.parts.len(), 10);
+        assert!(matches!(parsed.parts[9], Part::Other(_)));
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), msg);
+    }
+
+    #[test]
+    fn bad_messages_are_typed_errors() {
+        assert!(UIMessage::from_json(json!({"role":"user"})).is_err());
+        assert!(UIMessage::from_json(json!({"id":"x","role":"robot"})).is_err());
+        assert!(UIMessage::from_json(json!({"id":"x","role":"user","parts":[{"type":"tool-a"}]})).is_err());
+    }
+}
+
+/// A file the user attaches to a message (`attachments` of the chat and follow-up POSTs, and
+/// the `file` part it becomes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileAttachment {
+    pub media_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    pub url: String,
+}
+
+impl FileAttachment {
+    pub fn to_part(&self) -> Part {
+        Part::File {
+            media_type: self.media_type.clone(),
+            filename: self.filename.clone(),
+            url: self.url.clone(),
+            provider_metadata: None,
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Wire types only: what crosses the network, in the protocol's own words.
+//!
+//! Nothing here does IO or keeps state. The reducers in [`crate::stream`] and the store in
+//! [`crate::store`] give these types their meaning.
+
+pub mod capabilities;
+pub mod chunk;
+pub mod error;
+pub mod json;
+pub mod message;
+
+pub use capabilities::Capabilities;
+pub use chunk::{Chunk, DataChunk, PartKind, PiEvent, UiChunk};
+pub use error::{ChatError, ErrorKind};
+pub use message::{FileAttachment, Part, Role, TextState, ToolPart, ToolState, UIMessage};

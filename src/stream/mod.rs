@@ -1,0 +1,1 @@
+pub mod pi; pub mod ui_message;
