@@ -6,6 +6,7 @@ pub mod composer;
 pub mod followup;
 pub mod protocol;
 pub mod random;
+pub mod replay;
 pub mod sse;
 pub mod store;
 pub mod stream;

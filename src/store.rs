@@ -1,0 +1,1596 @@
+//! `ChatStore`: the one state machine that owns a chat session's client-side state.
+//!
+//! It holds the capabilities, the status machine, the history (with the reducer that is its
+//! authority), the composer, the per-session follow-up queues and every request in flight.
+//! It never does IO and never reads a clock: the host feeds it inputs and drains its outputs.
+//!
+//! Methods by kind (the quinn-proto / str0m shape):
+//! - **getters**: [`ChatStore::status`], [`ChatStore::messages`], [`ChatStore::queued`], …
+//! - **user actions**: [`ChatStore::set_draft`], [`ChatStore::submit`], [`ChatStore::send`],
+//!   [`ChatStore::stop`], [`ChatStore::switch_session`], [`ChatStore::remove_queued`],
+//!   [`ChatStore::retry_queued`], [`ChatStore::regenerate`], [`ChatStore::dispose`];
+//! - **inputs**: [`ChatStore::handle_response_head`], [`ChatStore::handle_response_body`],
+//!   [`ChatStore::handle_response_end`], [`ChatStore::handle_request_failed`],
+//!   [`ChatStore::handle_timeout`];
+//! - **outputs**: [`ChatStore::poll_request`], [`ChatStore::poll_abort`],
+//!   [`ChatStore::poll_event`], [`ChatStore::poll_timeout`].
+//!
+//! After every action or input, drain the outputs until they are empty (see the crate docs).
+
+use std::collections::{HashMap, VecDeque};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::composer::{self, ComposerState, Refusal, SendRoute, Status};
+use crate::followup::{FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy};
+use crate::protocol::chunk::{parse_chunk, Chunk, PiEvent, UiChunk};
+use crate::protocol::json::to_string;
+use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
+use crate::random::{uuid_v4, RandomSource};
+use crate::sse::{SseDecoder, SseError, SseItem};
+use crate::stream::pi::{PiEffect, PiReducer};
+use crate::stream::ui_message::{UiEffect, UiMessageReducer};
+use crate::stream::History;
+
+/// Identifies one request for its whole life (the driver hands it back with every answer).
+pub type RequestId = u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// What a request is for (SPEC §2's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RequestKind {
+    Capabilities,
+    Chat,
+    FollowUpPost,
+    FollowUpDelete,
+    MessagesGet,
+    MessagesPut,
+    StreamResume,
+    TurnDelete,
+}
+
+impl RequestKind {
+    /// The answer is an SSE stream to feed chunk by chunk.
+    pub fn is_stream(self) -> bool {
+        matches!(self, RequestKind::Chat | RequestKind::StreamResume)
+    }
+    /// Requests that must not outlive their session: aborted on a switch or dispose. The
+    /// DELETEs and the PUT are the server's to finish; their answers are not needed.
+    fn aborted_on_switch(self) -> bool {
+        !matches!(
+            self,
+            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut
+        )
+    }
+}
+
+/// A request the host must make. `path` is relative to the host's `baseUrl` and already
+/// carries its query string; `body` is JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    pub id: RequestId,
+    pub kind: RequestKind,
+    pub method: Method,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+/// Path templates of the server routes; `{sessionId}` is replaced (percent-encoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Routes {
+    pub capabilities: String,
+    pub chat: String,
+    pub followup: String,
+    pub messages: String,
+    pub stream: String,
+    pub turn: String,
+}
+
+impl Default for Routes {
+    fn default() -> Self {
+        Routes {
+            capabilities: "/api/v1/agent/capabilities".into(),
+            chat: "/api/v1/agent/chat".into(),
+            followup: "/api/v1/agent/chat/{sessionId}/followup".into(),
+            messages: "/api/v1/agent/chat/{sessionId}/messages".into(),
+            stream: "/api/v1/agent/chat/{sessionId}/stream".into(),
+            turn: "/api/v1/agent/chat/{sessionId}/turn".into(),
+        }
+    }
+}
+
+/// Bounds on what the server can make the store hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// One SSE event larger than this is skipped with a `Protocol` error; the stream goes on.
+    pub max_event_bytes: usize,
+    /// A JSON answer (capabilities, history) larger than this is refused.
+    pub max_body_bytes: usize,
+    /// Hydrated histories longer than this keep their newest messages.
+    pub max_messages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT_BYTES,
+            max_body_bytes: 64 * 1024 * 1024,
+            max_messages: 100_000,
+        }
+    }
+}
+
+/// How a store is set up.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    pub session_id: String,
+    /// A static capabilities override: no capabilities request is made.
+    pub capabilities: Option<Capabilities>,
+    pub routes: Routes,
+    pub limits: Limits,
+    pub retry: RetryPolicy,
+    /// Load the canonical history when a session opens.
+    pub hydrate: bool,
+    /// A follow-up POST without an answer after this long is aborted and retried.
+    pub followup_timeout_ms: u64,
+    /// How often a dropped stream is resumed before the turn counts as failed.
+    pub resume_attempts: u32,
+    /// The first resume waits this long; each further one twice as long.
+    pub resume_delay_ms: u64,
+}
+
+impl StoreOptions {
+    pub fn new(session_id: impl Into<String>) -> Self {
+        StoreOptions {
+            session_id: session_id.into(),
+            capabilities: None,
+            routes: Routes::default(),
+            limits: Limits::default(),
+            retry: RetryPolicy::default(),
+            hydrate: true,
+            followup_timeout_ms: 30_000,
+            resume_attempts: 3,
+            resume_delay_ms: 500,
+        }
+    }
+}
+
+/// Something for the host, besides the snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum StoreEvent {
+    /// A `data-*` chunk for `onData` (transient or not, pi or not).
+    Data {
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        data: Value,
+        transient: bool,
+    },
+    /// An error for `onError` (also visible in the snapshot when it concerns the turn).
+    Error { error: ChatError },
+    /// Something odd but survivable in what the server sent.
+    Diagnostic { message: String },
+    /// The turn's stream finished.
+    Finish {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<String>,
+    },
+}
+
+/// What `submit` / `send` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SubmitKind {
+    Sent,
+    Queued,
+    Blocked,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubmitResult {
+    pub kind: SubmitKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Refusal>,
+}
+
+/// What the driver learnt from a response's status line and headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResponseHead {
+    pub status: u16,
+    pub content_type: Option<String>,
+    /// `x-turn-id`, which servers of this family send with the chat stream.
+    pub turn_id: Option<String>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    session: String,
+    generation: u64,
+    kind: RequestKind,
+    status: Option<u16>,
+    /// A JSON answer's body, gathered until the end.
+    body: Vec<u8>,
+    /// The follow-up queue's ticket, for follow-up POSTs.
+    ticket: Option<u64>,
+    /// When the request counts as timed out.
+    deadline: Option<u64>,
+}
+
+/// The AI SDK reducer's hold on the message of the running turn.
+#[derive(Debug, Default)]
+struct UiTurn {
+    reducer: UiMessageReducer,
+    /// The streamed message's id in the history, once it has one.
+    message_id: Option<String>,
+}
+
+/// Everything that belongs to one session. The current one is live; others are parked with
+/// their queue (which resumes when the session is current again) and their history.
+#[derive(Debug)]
+struct Session {
+    id: String,
+    caps: Capabilities,
+    caps_loaded: bool,
+    /// `data-pi-mode` was seen: the pi projection owns history whatever was fetched.
+    pi_mode: bool,
+    history: History,
+    pi: PiReducer,
+    ui: UiTurn,
+    queue: FollowUpQueue,
+    status: Status,
+    error: Option<ChatError>,
+    turn_id: Option<String>,
+    hydrated: bool,
+    /// The chat POST or stream resume whose body is the turn's stream.
+    stream: Option<RequestId>,
+    decoder: SseDecoder,
+    /// Events received in this turn's stream (across resumes): the cursor when the server
+    /// sends no ids.
+    events_seen: u64,
+    /// The server may still be running a turn for this session.
+    turn_active: bool,
+    /// The stream reached `[DONE]`.
+    stream_done: bool,
+    /// An `error` chunk was seen in this turn.
+    stream_error: bool,
+    finish_reason: Option<String>,
+    resume_tries: u32,
+    resume_at: Option<u64>,
+}
+
+impl Session {
+    fn new(id: String, caps: Option<Capabilities>, limits: &Limits, retry: RetryPolicy) -> Self {
+        Session {
+            id,
+            caps: caps.unwrap_or_default(),
+            caps_loaded: caps.is_some(),
+            pi_mode: false,
+            history: History::new(),
+            pi: PiReducer::new(),
+            ui: UiTurn::default(),
+            queue: FollowUpQueue::new(retry),
+            status: Status::Ready,
+            error: None,
+            turn_id: None,
+            hydrated: false,
+            stream: None,
+            decoder: SseDecoder::with_max_event_bytes(limits.max_event_bytes),
+            events_seen: 0,
+            turn_active: false,
+            stream_done: false,
+            stream_error: false,
+            finish_reason: None,
+            resume_tries: 0,
+            resume_at: None,
+        }
+    }
+
+    fn pi_owns_history(&self) -> bool {
+        self.pi_mode || !self.caps.ai_sdk_owns_history
+    }
+
+    /// The resume cursor: the last event id the server gave, else the index of the last event
+    /// received (`-1` for none).
+    fn cursor(&self) -> String {
+        match self.decoder.last_event_id() {
+            Some(id) => id.to_string(),
+            None => (self.events_seen as i64 - 1).to_string(),
+        }
+    }
+}
+
+/// The chat store. See the module docs for the shape of its API.
+pub struct ChatStore {
+    opts: StoreOptions,
+    rng: Box<dyn RandomSource>,
+    session: Session,
+    parked: HashMap<String, Session>,
+    /// Bumped by a session switch, a dispose or a reset: answers of older generations are
+    /// ignored, whatever they say.
+    generation: u64,
+    next_request: RequestId,
+    pending: HashMap<RequestId, Pending>,
+    requests: VecDeque<Request>,
+    aborts: VecDeque<RequestId>,
+    events: VecDeque<StoreEvent>,
+    draft: String,
+    draft_files: Vec<FileAttachment>,
+    /// Changes whenever anything a snapshot shows changes.
+    revision: u64,
+    /// The largest message version any session's history has used, so versions never repeat
+    /// across sessions (the shell caches exported messages by id and version).
+    version_floor: u64,
+    disposed: bool,
+    scratch: Vec<SseItem>,
+}
+
+impl std::fmt::Debug for ChatStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatStore")
+            .field("session", &self.session.id)
+            .field("status", &self.session.status)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Percent-encodes a path segment or query value (everything but RFC 3986's unreserved set).
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The history as the server stores it: `data:` URLs are stripped from file parts (they are
+/// the bytes themselves, often megabytes; the server keeps its own copy of attachments).
+pub fn history_for_storage(messages: &[UIMessage]) -> Value {
+    let list: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
+            if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
+                for p in parts {
+                    let is_data_file = p.get("type").and_then(Value::as_str) == Some("file")
+                        && p.get("url")
+                            .and_then(Value::as_str)
+                            .is_some_and(|u| u.starts_with("data:"));
+                    if is_data_file {
+                        if let Some(obj) = p.as_object_mut() {
+                            obj.remove("url");
+                        }
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    Value::Array(list)
+}
+
+impl ChatStore {
+    /// Creates a store and asks for what opening its session needs (capabilities, history).
+    /// Drain the outputs afterwards.
+    pub fn new(opts: StoreOptions, rng: Box<dyn RandomSource>, now_ms: u64) -> Self {
+        let session = Session::new(
+            opts.session_id.clone(),
+            opts.capabilities,
+            &opts.limits,
+            opts.retry,
+        );
+        let mut store = ChatStore {
+            opts,
+            rng,
+            session,
+            parked: HashMap::new(),
+            generation: 1,
+            next_request: 1,
+            pending: HashMap::new(),
+            requests: VecDeque::new(),
+            aborts: VecDeque::new(),
+            events: VecDeque::new(),
+            draft: String::new(),
+            draft_files: Vec::new(),
+            revision: 1,
+            version_floor: 0,
+            disposed: false,
+            scratch: Vec::new(),
+        };
+        store.open_session(now_ms);
+        store
+    }
+
+    // ----- getters -------------------------------------------------------------------------
+
+    pub fn session_id(&self) -> &str {
+        &self.session.id
+    }
+    pub fn status(&self) -> Status {
+        self.session.status
+    }
+    pub fn error(&self) -> Option<&ChatError> {
+        self.session.error.as_ref()
+    }
+    pub fn capabilities(&self) -> Capabilities {
+        let mut c = self.session.caps;
+        if self.session.pi_mode {
+            c.ai_sdk_owns_history = false;
+        }
+        c
+    }
+    pub fn capabilities_loaded(&self) -> bool {
+        self.session.caps_loaded
+    }
+    /// The one canonical list: display and action eligibility both read it.
+    pub fn messages(&self) -> &[UIMessage] {
+        self.session.history.messages()
+    }
+    /// The version of message `i`: it changes exactly when that message changes.
+    pub fn message_version(&self, i: usize) -> u64 {
+        self.session.history.version(i)
+    }
+    /// The waiting bubbles, shown after all messages.
+    pub fn queued(&self) -> &[FollowUpItem] {
+        self.session.queue.items()
+    }
+    pub fn draft(&self) -> &str {
+        &self.draft
+    }
+    pub fn draft_files(&self) -> &[FileAttachment] {
+        &self.draft_files
+    }
+    pub fn composer(&self) -> ComposerState {
+        composer::composer_state(
+            self.status(),
+            &self.capabilities(),
+            &self.draft,
+            self.draft_files.len(),
+        )
+    }
+    pub fn turn_id(&self) -> Option<&str> {
+        self.session.turn_id.as_deref()
+    }
+    pub fn hydrated(&self) -> bool {
+        self.session.hydrated
+    }
+    /// Changes whenever anything a snapshot shows changes; equal revisions mean equal
+    /// snapshots.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+    /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is an
+    /// assistant message to regenerate.
+    pub fn can_regenerate(&self) -> bool {
+        !self.session.pi_owns_history()
+            && !self.status().is_busy()
+            && self.messages().iter().any(|m| m.role == Role::Assistant)
+    }
+
+    // ----- outputs -------------------------------------------------------------------------
+
+    /// The next request to make.
+    pub fn poll_request(&mut self) -> Option<Request> {
+        self.requests.pop_front()
+    }
+    /// The next in-flight request to abort (its late answer is ignored anyway).
+    pub fn poll_abort(&mut self) -> Option<RequestId> {
+        self.aborts.pop_front()
+    }
+    /// The next event for the host (`onData`, `onError`, diagnostics).
+    pub fn poll_event(&mut self) -> Option<StoreEvent> {
+        self.events.pop_front()
+    }
+    /// When to call [`ChatStore::handle_timeout`] next (absolute, in the host's ms clock).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let deadlines = self.pending.values().filter_map(|p| p.deadline);
+        let queue = if self.may_post_followups() {
+            self.session.queue.poll_timeout()
+        } else {
+            None
+        };
+        deadlines.chain(queue).chain(self.session.resume_at).min()
+    }
+
+    // ----- user actions --------------------------------------------------------------------
+
+    pub fn set_draft(&mut self, text: &str) {
+        if self.draft != text {
+            self.draft = text.to_string();
+            self.touch();
+        }
+    }
+
+    pub fn set_draft_files(&mut self, files: Vec<FileAttachment>) {
+        if self.draft_files != files {
+            self.draft_files = files;
+            self.touch();
+        }
+    }
+
+    /// Sends the draft: a new turn when ready, a queued follow-up when busy and the runtime
+    /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
+    /// cleared only when the message was accepted.
+    pub fn submit(&mut self, now_ms: u64) -> SubmitResult {
+        let text = self.draft.clone();
+        let files = self.draft_files.clone();
+        let result = self.send(&text, files, now_ms);
+        if result.kind != SubmitKind::Blocked {
+            self.draft.clear();
+            self.draft_files.clear();
+            self.touch();
+        }
+        result
+    }
+
+    /// Sends `text` (and files) as [`ChatStore::submit`] would, leaving the draft alone.
+    pub fn send(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) -> SubmitResult {
+        if self.disposed {
+            return SubmitResult {
+                kind: SubmitKind::Blocked,
+                reason: Some(Refusal::Busy),
+            };
+        }
+        match composer::decide(self.status(), &self.capabilities(), text, files.len()) {
+            Err(reason) => SubmitResult {
+                kind: SubmitKind::Blocked,
+                reason: Some(reason),
+            },
+            Ok(SendRoute::Turn) => {
+                self.start_turn(text.to_string(), files, "submit-message", now_ms);
+                SubmitResult {
+                    kind: SubmitKind::Sent,
+                    reason: None,
+                }
+            }
+            Ok(SendRoute::FollowUp) => {
+                self.session
+                    .queue
+                    .enqueue(text.to_string(), files, now_ms, self.rng.as_mut());
+                self.touch();
+                self.pump(now_ms);
+                SubmitResult {
+                    kind: SubmitKind::Queued,
+                    reason: None,
+                }
+            }
+        }
+    }
+
+    /// Stops the running turn: the stream is aborted, the server is told (`DELETE …/turn`),
+    /// and the composer is usable again. Queued items that were never posted stay queued
+    /// (a stop is not an invitation to send the next one); accepted ones become `stalled`.
+    pub fn stop(&mut self, now_ms: u64) {
+        if !self.status().is_busy() {
+            return;
+        }
+        if let Some(id) = self.session.stream.take() {
+            self.abort(id);
+        }
+        if let Some(turn) = self.session.turn_id.clone() {
+            let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
+            self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
+        }
+        let s = &mut self.session;
+        s.pi.end_of_stream(&mut s.history);
+        s.turn_active = false;
+        s.resume_at = None;
+        s.status = Status::Ready;
+        s.queue.mark_stalled_after_turn();
+        self.after_ai_sdk_turn(now_ms);
+        self.touch();
+    }
+
+    /// Makes `session_id` the current session. The old session's in-flight requests are
+    /// aborted (their late answers ignored); its queue and history are parked and resume when
+    /// it is current again, with the same seqs and nonces.
+    pub fn switch_session(&mut self, session_id: &str, now_ms: u64) {
+        if self.disposed || session_id == self.session.id {
+            return;
+        }
+        self.bump_generation();
+        self.version_floor = self.version_floor.max(self.session.history.revision());
+        let next = self.parked.remove(session_id).unwrap_or_else(|| {
+            Session::new(
+                session_id.to_string(),
+                self.opts.capabilities,
+                &self.opts.limits,
+                self.opts.retry,
+            )
+        });
+        let old = std::mem::replace(&mut self.session, next);
+        self.parked.insert(old.id.clone(), old);
+        self.session.history.advance_clock(self.version_floor);
+        self.open_session(now_ms);
+        self.touch();
+    }
+
+    /// Removes a waiting bubble. One the server may have is also deleted there.
+    pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        match self.session.queue.remove(item_id) {
+            None => false,
+            Some(server_keys) => {
+                if let Some((seq, nonce)) = server_keys {
+                    self.delete_followup(seq, &nonce, now_ms);
+                }
+                self.touch();
+                self.pump(now_ms);
+                true
+            }
+        }
+    }
+
+    /// Retries a waiting bubble: a `failed` one is posted again (same seq and nonce); a
+    /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
+    /// the server's copy, so it cannot run twice).
+    pub fn retry_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        let Some(item) = self.session.queue.get(item_id) else {
+            return false;
+        };
+        let state = item.state;
+        use crate::followup::ItemState;
+        let as_new_message = state == ItemState::Stalled || !self.status().is_busy();
+        if !as_new_message {
+            let ok = self.session.queue.retry(item_id, now_ms);
+            self.touch();
+            self.pump(now_ms);
+            return ok;
+        }
+        if self.status().is_busy() {
+            return false; // a stalled item waits for the turn to end
+        }
+        let Some((item, server_has_it)) = self.session.queue.take(item_id) else {
+            return false;
+        };
+        if server_has_it {
+            self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
+        }
+        self.start_turn(item.text, item.files, "submit-message", now_ms);
+        true
+    }
+
+    /// Regenerates an assistant message (the last one by default) in AI SDK mode: the history
+    /// is trimmed after the user message before it and the turn is requested again with the
+    /// trigger `regenerate-message`. Returns false when not possible (busy, pi mode, nothing
+    /// to regenerate).
+    pub fn regenerate(&mut self, message_id: Option<&str>, now_ms: u64) -> bool {
+        if !self.can_regenerate() {
+            return false;
+        }
+        let h = &self.session.history;
+        let target = match message_id {
+            Some(id) => h.position(id),
+            None => h.messages().iter().rposition(|m| m.role == Role::Assistant),
+        };
+        let Some(i) = target else { return false };
+        // Keep everything before the assistant message (a user message: keep it and cut after).
+        let keep = if h.messages()[i].role == Role::Assistant {
+            i
+        } else {
+            i + 1
+        };
+        self.session.history.truncate(keep);
+        let anchor = self.messages().last().map(|m| m.id.clone());
+        self.start_request_turn(
+            "regenerate-message",
+            anchor,
+            String::new(),
+            Vec::new(),
+            now_ms,
+        );
+        true
+    }
+
+    /// Ends the store: every request is aborted, nothing more is asked for, and late answers
+    /// are ignored.
+    pub fn dispose(&mut self) {
+        if self.disposed {
+            return;
+        }
+        self.bump_generation();
+        self.disposed = true;
+        self.session.resume_at = None;
+        self.requests.clear();
+    }
+
+    // ----- inputs --------------------------------------------------------------------------
+
+    /// A response's status line and headers arrived.
+    pub fn handle_response_head(&mut self, id: RequestId, head: ResponseHead, now_ms: u64) {
+        let Some(p) = self.live(id) else { return };
+        p.status = Some(head.status);
+        let kind = p.kind;
+        if !kind.is_stream() {
+            return;
+        }
+        let ok = (200..300).contains(&head.status);
+        if !ok || head.status == 204 {
+            return; // the body (an error, or nothing) is read to the end first
+        }
+        let is_html = head.content_type.as_deref().is_some_and(|ct| {
+            ct.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/html")
+        });
+        if is_html {
+            // A proxy's or a dev server's page instead of the stream: nothing in it is a chunk.
+            self.pending.remove(&id);
+            self.abort(id);
+            let e = ChatError::protocol("the server answered HTML instead of an event stream");
+            self.fail_turn(e, now_ms);
+            return;
+        }
+        if let Some(turn) = head.turn_id {
+            if self.session.turn_id.is_none() {
+                self.session.turn_id = Some(turn);
+                self.touch();
+            }
+        }
+        self.session.resume_tries = 0;
+    }
+
+    /// Bytes of a response body arrived (any split: the SSE decoder reassembles events).
+    pub fn handle_response_body(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
+        let limit = self.opts.limits.max_body_bytes;
+        let Some(p) = self.live(id) else { return };
+        let streaming = p.kind.is_stream() && p.status.is_some_and(|s| (200..300).contains(&s));
+        if !streaming {
+            if p.body.len() + bytes.len() > limit {
+                p.body.clear();
+                p.status = Some(0); // marks the answer unusable; reported at the end
+            } else if p.status != Some(0) {
+                p.body.extend_from_slice(bytes);
+            }
+            return;
+        }
+        if self.session.stream != Some(id) {
+            return;
+        }
+        if self.session.status == Status::Submitted {
+            self.session.status = Status::Streaming;
+            self.touch();
+        }
+        let mut items = std::mem::take(&mut self.scratch);
+        self.session.decoder.push_into(bytes, &mut items);
+        self.apply_events(&mut items, now_ms);
+        self.scratch = items;
+    }
+
+    /// The response ended normally.
+    pub fn handle_response_end(&mut self, id: RequestId, now_ms: u64) {
+        let Some(p) = self.pending.remove(&id) else {
+            return;
+        };
+        if p.generation != self.generation || p.session != self.session.id {
+            return;
+        }
+        let status = p.status.unwrap_or(0);
+        let ok = (200..300).contains(&status);
+        match p.kind {
+            RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..])),
+            RequestKind::MessagesGet => self.on_history(status, &p.body),
+            RequestKind::FollowUpPost => {
+                let outcome = if ok {
+                    match serde_json::from_slice::<Value>(&p.body) {
+                        Ok(v)
+                            if v.get("deleted").and_then(Value::as_bool) == Some(true)
+                                && v.get("queued").and_then(Value::as_bool) != Some(true) =>
+                        {
+                            PostOutcome::Deleted
+                        }
+                        Ok(v) => PostOutcome::Accepted {
+                            duplicate: v.get("duplicate").and_then(Value::as_bool).unwrap_or(false),
+                        },
+                        // A 2xx is the server's yes, whatever its body says.
+                        Err(_) => PostOutcome::Accepted { duplicate: false },
+                    }
+                } else if status == 0 {
+                    PostOutcome::Failed(ChatError::protocol("follow-up answer too large"))
+                } else {
+                    PostOutcome::Failed(ChatError::from_http(status, &p.body))
+                };
+                self.on_followup_answer(p.ticket, outcome, now_ms);
+            }
+            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
+                if !ok {
+                    let e = ChatError::from_http(status, &p.body);
+                    self.events.push_back(StoreEvent::Error { error: e });
+                }
+            }
+            RequestKind::Chat | RequestKind::StreamResume => {
+                self.on_stream_end(id, p.kind, status, &p.body, now_ms)
+            }
+        }
+        self.pump(now_ms);
+    }
+
+    /// The request failed without an answer (network error, CORS, DNS…), or the body broke
+    /// off. An abort the store asked for is not reported here (its record is gone already).
+    pub fn handle_request_failed(&mut self, id: RequestId, message: &str, now_ms: u64) {
+        let Some(p) = self.pending.remove(&id) else {
+            return;
+        };
+        if p.generation != self.generation || p.session != self.session.id {
+            return;
+        }
+        let error = ChatError::network(message);
+        match p.kind {
+            RequestKind::Capabilities => self.on_capabilities(None),
+            RequestKind::MessagesGet => {
+                self.session.hydrated = true;
+                self.events.push_back(StoreEvent::Error { error });
+                self.touch();
+            }
+            RequestKind::FollowUpPost => {
+                self.on_followup_answer(p.ticket, PostOutcome::Failed(error), now_ms)
+            }
+            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
+                self.events.push_back(StoreEvent::Error { error });
+            }
+            RequestKind::Chat | RequestKind::StreamResume => {
+                if self.session.stream != Some(id) {
+                    return;
+                }
+                self.session.stream = None;
+                let streaming = p.status.is_some_and(|s| (200..300).contains(&s));
+                if streaming || p.kind == RequestKind::StreamResume {
+                    // The body broke off: resume from the last chunk received.
+                    self.session.decoder.finish();
+                    self.schedule_resume(error, now_ms);
+                } else {
+                    self.fail_turn(error, now_ms);
+                }
+            }
+        }
+        self.pump(now_ms);
+    }
+
+    /// Time passed: backoffs end, timeouts expire, resumes start.
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        let expired: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in expired {
+            self.abort(id);
+            // The record is still there for handle_request_failed to classify.
+            if let Some(p) = self.pending.get_mut(&id) {
+                p.deadline = None;
+            }
+            self.handle_request_failed(id, "timed out", now_ms);
+            self.pending.remove(&id);
+        }
+        if self.session.resume_at.is_some_and(|t| t <= now_ms) {
+            self.session.resume_at = None;
+            let path = format!(
+                "{}?cursor={}",
+                self.route(|r| &r.stream),
+                encode(&self.session.cursor())
+            );
+            let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
+            self.session.stream = Some(id);
+        }
+        self.pump(now_ms);
+    }
+
+    // ----- the pure helpers' entry: feeding chunks without IO -------------------------------
+
+    /// Applies one already-parsed chunk to the current session as if it came from the turn's
+    /// stream. Hosts with their own transport (and tests) use it.
+    pub fn handle_chunk(&mut self, chunk: Chunk, now_ms: u64) {
+        let before = self.session.history.revision();
+        self.apply_chunk(chunk, now_ms);
+        if self.session.history.revision() != before {
+            self.touch();
+        }
+        self.pump(now_ms);
+    }
+
+    // ----- internals -----------------------------------------------------------------------
+
+    fn touch(&mut self) {
+        self.revision += 1;
+    }
+
+    fn route(&self, pick: impl Fn(&Routes) -> &String) -> String {
+        pick(&self.opts.routes).replace("{sessionId}", &encode(&self.session.id))
+    }
+
+    fn request(
+        &mut self,
+        kind: RequestKind,
+        method: Method,
+        path: String,
+        body: Option<String>,
+        now_ms: u64,
+    ) -> RequestId {
+        let id = self.next_request;
+        self.next_request += 1;
+        let deadline =
+            (kind == RequestKind::FollowUpPost).then(|| now_ms + self.opts.followup_timeout_ms);
+        self.pending.insert(
+            id,
+            Pending {
+                session: self.session.id.clone(),
+                generation: self.generation,
+                kind,
+                status: None,
+                body: Vec::new(),
+                ticket: None,
+                deadline,
+            },
+        );
+        self.requests.push_back(Request {
+            id,
+            kind,
+            method,
+            path,
+            body,
+        });
+        id
+    }
+
+    /// The pending record of `id` if its answer still matters.
+    fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
+        let current = (self.generation, self.session.id.as_str());
+        match self.pending.get_mut(&id) {
+            Some(p) if (p.generation, p.session.as_str()) == current => Some(p),
+            _ => None,
+        }
+    }
+
+    fn abort(&mut self, id: RequestId) {
+        if self.pending.remove(&id).is_some() || !self.aborts.contains(&id) {
+            self.aborts.push_back(id);
+        }
+    }
+
+    fn bump_generation(&mut self) {
+        self.generation += 1;
+        let ids: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.kind.aborted_on_switch())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.pending.remove(&id);
+            self.aborts.push_back(id);
+        }
+        // Requests not yet handed out belong to the old generation too.
+        self.requests.retain(|r| !r.kind.aborted_on_switch());
+        self.session.queue.abort_in_flight();
+        self.session.stream = None;
+        if self.session.status.is_busy() {
+            // The server's turn may go on; switching back resumes its stream.
+            self.session.status = Status::Ready;
+        }
+        self.session.resume_at = None;
+    }
+
+    /// Asks for what a session that just became current needs.
+    fn open_session(&mut self, now_ms: u64) {
+        if self.opts.capabilities.is_none() {
+            self.session.caps_loaded = false;
+            let path = format!(
+                "{}?sessionId={}",
+                self.route(|r| &r.capabilities),
+                encode(&self.session.id)
+            );
+            self.request(RequestKind::Capabilities, Method::Get, path, None, now_ms);
+        }
+        if self.session.turn_active {
+            // Parked mid-turn: pick the stream up where it was left.
+            self.session.status = Status::Streaming;
+            self.session.resume_tries = 0;
+            self.session.resume_at = Some(now_ms);
+            self.handle_timeout(now_ms);
+        } else if self.opts.hydrate {
+            self.hydrate(now_ms);
+        } else {
+            self.session.hydrated = true;
+        }
+    }
+
+    fn hydrate(&mut self, now_ms: u64) {
+        let path = self.route(|r| &r.messages);
+        self.request(RequestKind::MessagesGet, Method::Get, path, None, now_ms);
+    }
+
+    fn on_capabilities(&mut self, body: Option<&[u8]>) {
+        let caps = match body.map(Capabilities::from_json) {
+            Some(Some(c)) => c,
+            Some(None) => {
+                self.diagnostic("capabilities answer is not a JSON object; using defaults");
+                Capabilities::default()
+            }
+            None => Capabilities::default(),
+        };
+        self.session.caps = caps;
+        self.session.caps_loaded = true;
+        self.touch();
+    }
+
+    fn on_history(&mut self, status: u16, body: &[u8]) {
+        self.session.hydrated = true;
+        self.touch();
+        if status == 404 {
+            return; // a session the server has no history for yet
+        }
+        if !(200..300).contains(&status) {
+            let error = if status == 0 {
+                ChatError::protocol("history answer too large")
+            } else {
+                ChatError::from_http(status, body)
+            };
+            self.events.push_back(StoreEvent::Error { error });
+            return;
+        }
+        let list = match serde_json::from_slice::<Value>(body) {
+            Ok(Value::Object(mut o)) => match o.remove("messages") {
+                Some(Value::Array(list)) => list,
+                _ => return self.diagnostic("history answer has no messages list"),
+            },
+            _ => return self.diagnostic("history answer is not JSON"),
+        };
+        let mut messages = Vec::with_capacity(list.len());
+        for m in list {
+            match UIMessage::from_json(m) {
+                Ok(m) => messages.push(m),
+                Err(e) => self.diagnostic(&format!("history message skipped: {e}")),
+            }
+        }
+        let max = self.opts.limits.max_messages;
+        if messages.len() > max {
+            messages.drain(..messages.len() - max);
+        }
+        if self.session.status.is_busy() || self.session.turn_active {
+            // A turn started before the history came: canonical first, then what this client
+            // added that the server does not list yet.
+            for m in self.session.history.messages() {
+                if !messages.iter().any(|c| c.id == m.id) {
+                    messages.push(m.clone());
+                }
+            }
+        }
+        self.session.history.replace_all(messages);
+        self.session.pi.reset();
+        self.session.ui = UiTurn::default();
+    }
+
+    fn on_followup_answer(&mut self, ticket: Option<u64>, outcome: PostOutcome, now_ms: u64) {
+        let Some(ticket) = ticket else { return };
+        let jitter = self.rng.unit();
+        let effect = self
+            .session
+            .queue
+            .handle_response(ticket, outcome, now_ms, jitter);
+        self.touch();
+        match effect {
+            Some(QueueEffect::Unsupported { item_id }) => {
+                // The runtime cannot take follow-ups after all: stop offering them, and give
+                // the text back to an empty composer (otherwise the item stays `failed`).
+                self.session.caps.native_follow_up = false;
+                if self.draft.is_empty() && self.draft_files.is_empty() {
+                    if let Some((item, _)) = self.session.queue.take(&item_id) {
+                        self.draft = item.text;
+                        self.draft_files = item.files;
+                    }
+                }
+                let e = ChatError::new(
+                    ErrorKind::FollowUpUnsupported,
+                    "the runtime does not accept follow-ups",
+                );
+                self.events.push_back(StoreEvent::Error { error: e });
+            }
+            Some(QueueEffect::Failed { item_id }) => {
+                if let Some(e) = self
+                    .session
+                    .queue
+                    .get(&item_id)
+                    .and_then(|i| i.error.clone())
+                {
+                    self.events.push_back(StoreEvent::Error { error: e });
+                }
+            }
+            None => {}
+        }
+        if !self.session.turn_active {
+            // Accepted after the turn ended: the server will not run it in that turn.
+            self.session.queue.mark_stalled_after_turn();
+        }
+    }
+
+    fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) {
+        let path = format!(
+            "{}?clientNonce={}&clientSeq={seq}",
+            self.route(|r| &r.followup),
+            encode(nonce)
+        );
+        self.request(
+            RequestKind::FollowUpDelete,
+            Method::Delete,
+            path,
+            None,
+            now_ms,
+        );
+    }
+
+    fn may_post_followups(&self) -> bool {
+        !self.disposed
+            && self.session.turn_active
+            && self.session.status.is_busy()
+            && self.capabilities().native_follow_up
+    }
+
+    /// Moves what the follow-up queue wants to post into the request outbox.
+    fn pump(&mut self, now_ms: u64) {
+        if !self.may_post_followups() {
+            return;
+        }
+        while let Some(post) = self.session.queue.poll_request(now_ms) {
+            let mut body = json!({
+                "message": post.text,
+                "clientSeq": post.client_seq,
+                "clientNonce": post.client_nonce,
+            });
+            if !post.files.is_empty() {
+                body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
+            }
+            let path = self.route(|r| &r.followup);
+            let id = self.request(
+                RequestKind::FollowUpPost,
+                Method::Post,
+                path,
+                Some(to_string(&body)),
+                now_ms,
+            );
+            if let Some(p) = self.pending.get_mut(&id) {
+                p.ticket = Some(post.ticket);
+            }
+            self.touch();
+        }
+    }
+
+    /// Starts a turn with a new user message.
+    fn start_turn(&mut self, text: String, files: Vec<FileAttachment>, trigger: &str, now_ms: u64) {
+        let id = uuid_v4(self.rng.as_mut());
+        let mut msg = UIMessage::new(id.clone(), Role::User);
+        // `useChat` puts files before the text.
+        msg.parts.extend(files.iter().map(FileAttachment::to_part));
+        if !text.is_empty() {
+            msg.parts.push(Part::text(text.clone(), None));
+        }
+        self.session.history.push(msg);
+        if self.session.pi_owns_history() {
+            self.session.pi.set_pending_user(Some(id.clone()));
+        }
+        self.start_request_turn(trigger, Some(id), text, files, now_ms);
+    }
+
+    /// Sends the chat POST for a turn whose user message (if any) is already in the history.
+    fn start_request_turn(
+        &mut self,
+        trigger: &str,
+        message_id: Option<String>,
+        text: String,
+        files: Vec<FileAttachment>,
+        now_ms: u64,
+    ) {
+        let client_turn_id = uuid_v4(self.rng.as_mut());
+        let mut body = json!({
+            "id": self.session.id,
+            "sessionId": self.session.id,
+            "message": text,
+            "trigger": trigger,
+            "clientTurnId": client_turn_id,
+        });
+        if let Some(mid) = message_id {
+            body["messageId"] = Value::String(mid);
+        }
+        if !files.is_empty() {
+            body["attachments"] = serde_json::to_value(&files).unwrap_or(Value::Null);
+        }
+        if !self.session.pi_owns_history() {
+            body["messages"] = history_for_storage(self.session.history.messages());
+        }
+        let s = &mut self.session;
+        s.pi.new_turn();
+        s.ui = UiTurn::default();
+        s.status = Status::Submitted;
+        s.error = None;
+        s.turn_id = None;
+        s.turn_active = true;
+        s.stream_done = false;
+        s.stream_error = false;
+        s.finish_reason = None;
+        s.events_seen = 0;
+        s.resume_tries = 0;
+        s.resume_at = None;
+        s.decoder = SseDecoder::with_max_event_bytes(self.opts.limits.max_event_bytes);
+        let path = self.route(|r| &r.chat);
+        let id = self.request(
+            RequestKind::Chat,
+            Method::Post,
+            path,
+            Some(to_string(&body)),
+            now_ms,
+        );
+        self.session.stream = Some(id);
+        self.touch();
+        self.pump(now_ms);
+    }
+
+    fn apply_events(&mut self, items: &mut Vec<SseItem>, now_ms: u64) {
+        let before = self.session.history.revision();
+        for item in items.drain(..) {
+            self.session.events_seen += 1;
+            match item {
+                Ok(ev) => {
+                    if ev.data == "[DONE]" {
+                        self.session.stream_done = true;
+                        continue;
+                    }
+                    match parse_chunk(&ev.data) {
+                        Ok(chunk) => self.apply_chunk(chunk, now_ms),
+                        Err(e) => {
+                            let error = ChatError::protocol(e.to_string());
+                            self.events.push_back(StoreEvent::Error { error });
+                        }
+                    }
+                }
+                Err(SseError::EventTooLarge { limit }) => {
+                    let error = ChatError::protocol(format!(
+                        "an event larger than {limit} bytes was skipped"
+                    ));
+                    self.events.push_back(StoreEvent::Error { error });
+                }
+            }
+        }
+        if self.session.history.revision() != before {
+            self.touch();
+        }
+    }
+
+    /// The one place a chunk meets the history: the authority gate of SPEC §8.
+    fn apply_chunk(&mut self, chunk: Chunk, now_ms: u64) {
+        let pi_owns = self.session.pi_owns_history();
+        match chunk {
+            Chunk::Pi(PiEvent::Mode { enabled }) => {
+                if enabled && !self.session.pi_mode {
+                    self.enter_pi_mode();
+                }
+            }
+            Chunk::Pi(PiEvent::TurnStart { turn_id }) => {
+                // Meaningful in both modes: stop and resume need the turn id.
+                self.session.turn_id = Some(turn_id);
+                self.session.pi.new_turn();
+                self.touch();
+            }
+            Chunk::Pi(ev) if pi_owns => {
+                let mut effects = Vec::new();
+                let s = &mut self.session;
+                s.pi.apply(&mut s.history, ev, &mut effects);
+                for e in effects {
+                    self.on_pi_effect(e, now_ms);
+                }
+            }
+            Chunk::Pi(_) => {} // AI SDK mode: the pi projection is not the authority
+            Chunk::Ui(c) if pi_owns => match c {
+                // pi mode: standard chunks duplicate what the projection says; only the
+                // turn-level ones count.
+                UiChunk::Error { error_text } => self.stream_error(error_text),
+                UiChunk::Finish { finish_reason, .. } => self.session.finish_reason = finish_reason,
+                _ => {}
+            },
+            Chunk::Ui(c) => {
+                let mut effects = Vec::new();
+                let i = self.ui_message_index();
+                let s = &mut self.session;
+                let result = s.ui.reducer.apply(s.history.at_mut(i), c, &mut effects);
+                self.on_ui_effects(i, effects);
+                if let Err(v) = result {
+                    // The `ai` package stops processing here; so does the turn.
+                    if let Some(id) = self.session.stream.take() {
+                        self.abort(id);
+                    }
+                    self.fail_turn(ChatError::protocol(v.0), now_ms);
+                }
+            }
+            Chunk::Data(d) if pi_owns => self.events.push_back(StoreEvent::Data {
+                name: d.name,
+                id: d.id,
+                data: d.data,
+                transient: d.transient,
+            }),
+            Chunk::Data(d) => {
+                let mut effects = Vec::new();
+                if d.transient {
+                    self.session.ui.reducer.apply_data(
+                        &mut UIMessage::new("", Role::Assistant),
+                        d,
+                        &mut effects,
+                    );
+                    self.on_ui_effects(usize::MAX, effects);
+                } else {
+                    let i = self.ui_message_index();
+                    let s = &mut self.session;
+                    s.ui.reducer
+                        .apply_data(s.history.at_mut(i), d, &mut effects);
+                    self.on_ui_effects(i, effects);
+                }
+            }
+            Chunk::Unknown { chunk_type, .. } => {
+                self.diagnostic(&format!("unknown chunk type {chunk_type}"))
+            }
+        }
+    }
+
+    /// The position of the message the AI SDK reducer streams into, created on first use: the
+    /// last assistant message when the turn continues it, else a new one.
+    fn ui_message_index(&mut self) -> usize {
+        let s = &mut self.session;
+        if let Some(i) =
+            s.ui.message_id
+                .as_deref()
+                .and_then(|id| s.history.position(id))
+        {
+            return i;
+        }
+        let continues = s.history.last().is_some_and(|m| m.role == Role::Assistant);
+        let i = if continues {
+            s.history.len() - 1
+        } else {
+            let id = uuid_v4(self.rng.as_mut());
+            s.history.push(UIMessage::new(id, Role::Assistant))
+        };
+        s.ui.message_id = Some(s.history.messages()[i].id.clone());
+        i
+    }
+
+    fn on_ui_effects(&mut self, i: usize, effects: Vec<UiEffect>) {
+        for e in effects {
+            match e {
+                UiEffect::MessageId(id) => {
+                    // A second `start` renames the same message: never a second bubble.
+                    if i < self.session.history.len() {
+                        self.session.history.rename(i, &id);
+                        self.session.ui.message_id =
+                            Some(self.session.history.messages()[i].id.clone());
+                    }
+                }
+                UiEffect::Data(d) => self.events.push_back(StoreEvent::Data {
+                    name: d.name,
+                    id: d.id,
+                    data: d.data,
+                    transient: d.transient,
+                }),
+                UiEffect::Error(text) => self.stream_error(text),
+                UiEffect::Finish(reason) => self.session.finish_reason = reason,
+                UiEffect::Abort => {}
+            }
+        }
+    }
+
+    fn on_pi_effect(&mut self, e: PiEffect, now_ms: u64) {
+        match e {
+            PiEffect::Mode(_) | PiEffect::TurnStart(_) => {} // handled before the reducer
+            PiEffect::UserMessage {
+                client_nonce: Some(nonce),
+                ..
+            } => {
+                if self.session.queue.consume_by_nonce(&nonce).is_some() {
+                    self.touch();
+                }
+            }
+            PiEffect::UserMessage {
+                client_nonce: None, ..
+            } => {}
+            PiEffect::FollowUpConsumed {
+                client_nonce,
+                client_seq,
+            } => {
+                let q = &mut self.session.queue;
+                let consumed = match (client_nonce, client_seq) {
+                    (Some(n), _) => q.consume_by_nonce(&n),
+                    (None, Some(seq)) => q.consume_by_seq(seq),
+                    // Older servers say only that one was consumed: the oldest posted one,
+                    // FIFO, never matched by text.
+                    (None, None) => q.consume_oldest_posted(),
+                };
+                if consumed.is_some() {
+                    self.touch();
+                }
+            }
+            PiEffect::Data { name, data } => self.events.push_back(StoreEvent::Data {
+                name,
+                id: None,
+                data,
+                transient: true,
+            }),
+            PiEffect::Diagnostic(m) => self.diagnostic(&m),
+        }
+        let _ = now_ms;
+    }
+
+    /// `data-pi-mode`: from here on the pi projection owns this session's history. A message
+    /// the AI SDK reducer started in this turn is dropped: the projection rebuilds it.
+    fn enter_pi_mode(&mut self) {
+        let s = &mut self.session;
+        s.pi_mode = true;
+        if let Some(i) =
+            s.ui.message_id
+                .take()
+                .and_then(|id| s.history.position(&id))
+        {
+            if s.history.messages()[i].role == Role::Assistant {
+                s.history.remove(i);
+            }
+        }
+        // The optimistic user message of this turn is adopted by the projection's first
+        // user message-start.
+        if s.status.is_busy() {
+            let last_user = s
+                .history
+                .messages()
+                .iter()
+                .rposition(|m| m.role == Role::User);
+            s.pi.set_pending_user(last_user.map(|i| s.history.messages()[i].id.clone()));
+        }
+        self.touch();
+    }
+
+    fn stream_error(&mut self, text: String) {
+        self.session.stream_error = true;
+        let e = ChatError::new(ErrorKind::Server, text);
+        self.session.error = Some(e.clone());
+        self.events.push_back(StoreEvent::Error { error: e });
+        self.touch();
+    }
+
+    fn diagnostic(&mut self, message: &str) {
+        self.events.push_back(StoreEvent::Diagnostic {
+            message: message.to_string(),
+        });
+    }
+
+    /// The turn's stream request ended (a body that reached its end, or an error answer).
+    fn on_stream_end(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        status: u16,
+        body: &[u8],
+        now_ms: u64,
+    ) {
+        if self.session.stream != Some(id) {
+            return;
+        }
+        self.session.stream = None;
+        let ok = (200..300).contains(&status);
+        if kind == RequestKind::StreamResume && (status == 204 || status == 416) {
+            // Nothing left to resume (the turn ended meanwhile, or the buffer moved on): the
+            // canonical history has what happened.
+            self.finish_turn(now_ms);
+            if self.opts.hydrate {
+                self.hydrate(now_ms);
+            }
+            return;
+        }
+        if !ok {
+            let e = if status == 0 {
+                ChatError::protocol("answer too large")
+            } else {
+                ChatError::from_http(status, body)
+            };
+            self.fail_turn(e, now_ms);
+            return;
+        }
+        let cut = self.session.decoder.finish();
+        if cut && !self.session.stream_done {
+            // The body ended mid-event: a dropped connection, not the end of the turn.
+            return self.schedule_resume(ChatError::network("the stream ended mid-event"), now_ms);
+        }
+        self.finish_turn(now_ms);
+    }
+
+    fn schedule_resume(&mut self, error: ChatError, now_ms: u64) {
+        let s = &mut self.session;
+        if s.resume_tries >= self.opts.resume_attempts {
+            return self.fail_turn(error, now_ms);
+        }
+        let delay = self
+            .opts
+            .resume_delay_ms
+            .saturating_mul(1 << s.resume_tries.min(16));
+        s.resume_tries += 1;
+        s.resume_at = Some(now_ms + delay);
+        self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
+    }
+
+    /// A turn completed: status back to ready (or error), queued items move on, and in AI SDK
+    /// mode the history is stored.
+    fn finish_turn(&mut self, now_ms: u64) {
+        let s = &mut self.session;
+        s.pi.end_of_stream(&mut s.history);
+        s.turn_active = false;
+        s.resume_at = None;
+        s.status = if s.stream_error {
+            Status::Error
+        } else {
+            Status::Ready
+        };
+        let finish_reason = s.finish_reason.take();
+        s.queue.mark_stalled_after_turn();
+        self.events.push_back(StoreEvent::Finish { finish_reason });
+        self.after_ai_sdk_turn(now_ms);
+        self.touch();
+        // Items queued during the turn and never posted: the first becomes the next turn,
+        // the rest follow it as follow-ups.
+        if !self.session.stream_error {
+            if let Some(item) = self.session.queue.take_first_unposted() {
+                self.start_turn(item.text, item.files, "submit-message", now_ms);
+            }
+        }
+    }
+
+    /// In AI SDK mode the client owns history: store it after every completed turn.
+    fn after_ai_sdk_turn(&mut self, now_ms: u64) {
+        if self.session.pi_owns_history() || self.session.history.is_empty() {
+            return;
+        }
+        let body = json!({ "messages": history_for_storage(self.session.history.messages()) });
+        let path = self.route(|r| &r.messages);
+        self.request(
+            RequestKind::MessagesPut,
+            Method::Put,
+            path,
+            Some(to_string(&body)),
+            now_ms,
+        );
+    }
+
+    fn fail_turn(&mut self, error: ChatError, now_ms: u64) {
+        let s = &mut self.session;
+        s.stream = None;
+        s.turn_active = false;
+        s.resume_at = None;
+        s.status = Status::Error;
+        s.error = Some(error.clone());
+        s.queue.mark_stalled_after_turn();
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
+        let _ = now_ms;
+    }
+}

@@ -304,7 +304,8 @@ pub fn chunk_from_value(value: Value) -> Result<Chunk, ChunkError> {
             error_text: req_str(o, t, "errorText")?,
         },
         "message-metadata" => UiChunk::MessageMetadata {
-            message_metadata: take(o, "messageMetadata").ok_or_else(|| missing(t, "messageMetadata"))?,
+            message_metadata: take(o, "messageMetadata")
+                .ok_or_else(|| missing(t, "messageMetadata"))?,
         },
         "text-start" | "reasoning-start" => UiChunk::PartStart {
             kind: kind_of(t),
@@ -325,7 +326,9 @@ pub fn chunk_from_value(value: Value) -> Result<Chunk, ChunkError> {
         "tool-input-start" => UiChunk::ToolInputStart(tool_chunk(o, t, &["toolName"])?),
         "tool-input-delta" => UiChunk::ToolInputDelta(tool_chunk(o, t, &["inputTextDelta"])?),
         "tool-input-available" => UiChunk::ToolInputAvailable(tool_chunk(o, t, &["toolName"])?),
-        "tool-input-error" => UiChunk::ToolInputError(tool_chunk(o, t, &["toolName", "errorText"])?),
+        "tool-input-error" => {
+            UiChunk::ToolInputError(tool_chunk(o, t, &["toolName", "errorText"])?)
+        }
         "tool-output-available" => UiChunk::ToolOutputAvailable(tool_chunk(o, t, &[])?),
         "tool-output-error" => UiChunk::ToolOutputError(tool_chunk(o, t, &["errorText"])?),
         "tool-output-denied" => UiChunk::ToolOutputDenied(tool_chunk(o, t, &[])?),
@@ -575,7 +578,8 @@ mod tests {
 
     #[test]
     fn data_chunks_keep_id_and_transient() {
-        let c = parse_chunk(r#"{"type":"data-status","id":"s","data":{"a":1},"transient":true}"#).unwrap();
+        let c = parse_chunk(r#"{"type":"data-status","id":"s","data":{"a":1},"transient":true}"#)
+            .unwrap();
         assert_eq!(
             c,
             Chunk::Data(DataChunk {

@@ -77,8 +77,11 @@ impl ChatError {
     pub fn from_http(status: u16, body: &[u8]) -> Self {
         let (code, message, field) = parse_error_body(body);
         let says = |needle: &str| {
-            code.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(needle))
-                || message.as_deref().is_some_and(|m| m.eq_ignore_ascii_case(needle))
+            code.as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case(needle))
+                || message
+                    .as_deref()
+                    .is_some_and(|m| m.eq_ignore_ascii_case(needle))
         };
         let kind = if says("followup_unsupported") {
             ErrorKind::FollowUpUnsupported
@@ -146,8 +149,14 @@ mod tests {
 
     #[test]
     fn both_spellings_of_follow_up_unsupported() {
-        let a = ChatError::from_http(409, br#"{"error":{"code":"FOLLOWUP_UNSUPPORTED","message":"no"}}"#);
-        let b = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"followup_unsupported"}}"#);
+        let a = ChatError::from_http(
+            409,
+            br#"{"error":{"code":"FOLLOWUP_UNSUPPORTED","message":"no"}}"#,
+        );
+        let b = ChatError::from_http(
+            409,
+            br#"{"error":{"code":"conflict","message":"followup_unsupported"}}"#,
+        );
         assert_eq!(a.kind, ErrorKind::FollowUpUnsupported);
         assert_eq!(b.kind, ErrorKind::FollowUpUnsupported);
         assert_eq!(b.server_code.as_deref(), Some("conflict"));
@@ -156,13 +165,22 @@ mod tests {
 
     #[test]
     fn legacy_server_answers_classify() {
-        let e = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"followup_out_of_order"}}"#);
+        let e = ChatError::from_http(
+            409,
+            br#"{"error":{"code":"conflict","message":"followup_out_of_order"}}"#,
+        );
         assert_eq!(e.kind, ErrorKind::FollowUpOutOfOrder);
         assert!(!e.is_retryable());
-        let e = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"followup_session_not_ready"}}"#);
+        let e = ChatError::from_http(
+            409,
+            br#"{"error":{"code":"conflict","message":"followup_session_not_ready"}}"#,
+        );
         assert_eq!(e.kind, ErrorKind::SessionNotReady);
         assert!(e.is_retryable());
-        let e = ChatError::from_http(409, br#"{"error":{"code":"conflict","message":"turn_already_active"}}"#);
+        let e = ChatError::from_http(
+            409,
+            br#"{"error":{"code":"conflict","message":"turn_already_active"}}"#,
+        );
         assert_eq!(e.kind, ErrorKind::TurnAlreadyActive);
         let e = ChatError::from_http(400, br#"{"error":{"code":"validation_error","message":"String must contain at least 1 character(s)","field":"sessionId"}}"#);
         assert_eq!(e.kind, ErrorKind::Validation);

@@ -210,7 +210,11 @@ pub struct ToolPart {
 }
 
 impl ToolPart {
-    pub fn new(tool_call_id: impl Into<String>, tool_name: impl Into<String>, dynamic: bool) -> Self {
+    pub fn new(
+        tool_call_id: impl Into<String>,
+        tool_name: impl Into<String>,
+        dynamic: bool,
+    ) -> Self {
         ToolPart {
             tool_name: tool_name.into(),
             dynamic,
@@ -445,7 +449,11 @@ impl Serialize for Part {
                 entry_opt(&mut m, "errorText", t.error_text.as_ref())?;
                 entry_opt(&mut m, "details", t.details.as_ref())?;
                 entry_opt(&mut m, "preliminary", t.preliminary.as_ref())?;
-                entry_opt(&mut m, "callProviderMetadata", t.call_provider_metadata.as_ref())?;
+                entry_opt(
+                    &mut m,
+                    "callProviderMetadata",
+                    t.call_provider_metadata.as_ref(),
+                )?;
                 entry_opt(&mut m, "approval", t.approval.as_ref())?;
             }
             Part::Data { name, id, data } => {
@@ -533,7 +541,10 @@ mod tests {
     fn bad_messages_are_typed_errors() {
         assert!(UIMessage::from_json(json!({"role":"user"})).is_err());
         assert!(UIMessage::from_json(json!({"id":"x","role":"robot"})).is_err());
-        assert!(UIMessage::from_json(json!({"id":"x","role":"user","parts":[{"type":"tool-a"}]})).is_err());
+        assert!(
+            UIMessage::from_json(json!({"id":"x","role":"user","parts":[{"type":"tool-a"}]}))
+                .is_err()
+        );
     }
 }
 

@@ -1,1 +1,10 @@
-pub mod pi; pub mod ui_message;
+//! Reducers: the stream's chunks in, the message history out. No IO, no clock.
+//!
+//! Both reducers write into one [`History`], which versions every message so the wasm shell
+//! re-exports only what changed.
+
+pub mod history;
+pub mod pi;
+pub mod ui_message;
+
+pub use history::History;

@@ -1,0 +1,657 @@
+//! The pi reducer (SPEC §7): `data-pi-*` projection events into the message history.
+//!
+//! The server's pi agent owns history; this reducer mirrors it from the projection stream.
+//! Real servers repeat, rename and reorder things (see the `legacy-server` fixtures), so every
+//! rule here is about applying each fact once, in the right place:
+//! - a seq watermark per turn skips duplicates and replays;
+//! - parts are keyed by `partId` (text, reasoning) and `toolCallId` (tools) within a message;
+//! - a message-end whose id differs from its start is an alias of the open message of that role;
+//! - `-end` texts and `final` snapshots replace what deltas built;
+//! - tool results attach to the owning tool part, never as a bubble of their own.
+//!
+//! Effects the store must act on (follow-up consumption, the turn id, the mode switch, data for
+//! the host) come out as [`PiEffect`]s; the reducer never touches the follow-up queue itself.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::protocol::chunk::{PartKind, PiEvent};
+use crate::protocol::{Part, Role, TextState, ToolPart, ToolState, UIMessage};
+
+use super::History;
+
+/// What the store must do after an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PiEffect {
+    /// `data-pi-mode`: the pi projection owns history (`enabled`) from here on.
+    Mode(bool),
+    /// `data-turn-start`: remember the turn id for stop and resume.
+    TurnStart(String),
+    /// A user message was committed by the server; with a nonce, it is the follow-up queued
+    /// under that nonce.
+    UserMessage {
+        message_id: String,
+        client_nonce: Option<String>,
+    },
+    /// `data-followup-consumed`.
+    FollowUpConsumed {
+        client_nonce: Option<String>,
+        client_seq: Option<u64>,
+    },
+    /// A `data-pi-*` event this version does not know: for the host's `onData`, not history.
+    Data { name: String, data: Value },
+    /// Something odd but survivable (an event for an unknown message, …).
+    Diagnostic(String),
+}
+
+#[derive(Debug, Default, Clone)]
+struct MessageState {
+    /// Text and reasoning parts by (kind, partId) → position in `parts`.
+    parts: HashMap<(bool, String), usize>,
+    /// Tool parts by toolCallId → position in `parts`.
+    tools: HashMap<String, usize>,
+    /// Streamed tool input text by toolCallId, until the call's end gives the input.
+    tool_text: HashMap<String, String>,
+    /// The message received part events: legacy message deltas are then redundant.
+    part_events: bool,
+    /// Position of the text part built from legacy `data-pi-message-delta`s.
+    legacy: Option<usize>,
+}
+
+impl MessageState {
+    /// Part positions after `removed` moved down by one.
+    fn shift_after(&mut self, removed: usize) {
+        for i in self.parts.values_mut().chain(self.tools.values_mut()) {
+            if *i > removed {
+                *i -= 1;
+            }
+        }
+    }
+}
+
+/// The pi projection reducer. One per session; it lives as long as the session's history.
+#[derive(Debug, Default, Clone)]
+pub struct PiReducer {
+    watermark: Option<u64>,
+    state: HashMap<String, MessageState>,
+    /// Other ids a server used for a message (message-end ids, `final.id`) → the history id.
+    aliases: HashMap<String, String>,
+    /// Started and not yet ended messages, in start order.
+    open: Vec<(String, Role)>,
+    /// The optimistic user message of the turn this client started, which the turn's first
+    /// user message-start (without a follow-up nonce) replaces.
+    pending_user: Option<String>,
+}
+
+fn kind_key(kind: PartKind) -> bool {
+    kind == PartKind::Reasoning
+}
+
+fn new_text_part(kind: PartKind, text: String, state: Option<TextState>) -> Part {
+    match kind {
+        PartKind::Text => Part::Text {
+            text,
+            state,
+            provider_metadata: None,
+        },
+        PartKind::Reasoning => Part::Reasoning {
+            text,
+            state,
+            provider_metadata: None,
+        },
+    }
+}
+
+fn text_of(part: &mut Part) -> Option<(&mut String, &mut Option<TextState>)> {
+    match part {
+        Part::Text { text, state, .. } | Part::Reasoning { text, state, .. } => Some((text, state)),
+        _ => None,
+    }
+}
+
+/// A tool error's text: pi results are `[{type:"text", text}]` lists or plain strings.
+fn error_text(output: Option<&Value>) -> String {
+    match output {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect();
+            if texts.is_empty() {
+                crate::protocol::json::to_string(&Value::Array(items.clone()))
+            } else {
+                texts.join("\n")
+            }
+        }
+        // `{content: [...]}`: a whole pi tool result.
+        Some(v) => match v.get("content") {
+            Some(c) => error_text(Some(c)),
+            None => crate::protocol::json::to_string(v),
+        },
+        None => String::from("Tool failed"),
+    }
+}
+
+impl PiReducer {
+    pub fn new() -> Self {
+        PiReducer::default()
+    }
+
+    /// A new turn starts (a chat POST, or `data-turn-start`): seq restarts.
+    pub fn new_turn(&mut self) {
+        self.watermark = None;
+    }
+
+    /// The highest seq applied in the current turn.
+    pub fn watermark(&self) -> Option<u64> {
+        self.watermark
+    }
+
+    /// The client added an optimistic user message for the turn it is starting.
+    pub fn set_pending_user(&mut self, message_id: Option<String>) {
+        self.pending_user = message_id;
+    }
+
+    /// The history was replaced (hydration): forget per-message bookkeeping.
+    pub fn reset(&mut self) {
+        *self = PiReducer {
+            watermark: self.watermark,
+            ..PiReducer::default()
+        };
+    }
+
+    /// The turn's stream is over (`[DONE]`, a stop, the body's end): nothing is streaming any
+    /// more, whatever the server forgot to end (a stopped turn sends no `-end` chunks).
+    pub fn end_of_stream(&mut self, h: &mut History) {
+        for (id, _) in std::mem::take(&mut self.open) {
+            let Some(i) = h.position(&id) else { continue };
+            let streaming = |p: &Part| {
+                matches!(
+                    p,
+                    Part::Text {
+                        state: Some(TextState::Streaming),
+                        ..
+                    } | Part::Reasoning {
+                        state: Some(TextState::Streaming),
+                        ..
+                    }
+                )
+            };
+            if h.messages()[i].parts.iter().any(streaming) {
+                for p in &mut h.at_mut(i).parts {
+                    if let Some((_, state @ Some(TextState::Streaming))) = text_of(p) {
+                        *state = Some(TextState::Done);
+                    }
+                }
+            }
+        }
+        self.pending_user = None;
+    }
+
+    fn resolve(&self, id: &str) -> String {
+        self.aliases
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The message `id` names, created as an assistant message when the server never started
+    /// it (a resumed stream, a server bug): its content is kept and the oddity reported.
+    fn ensure_message(&mut self, h: &mut History, id: &str, out: &mut Vec<PiEffect>) -> usize {
+        let id = self.resolve(id);
+        if let Some(i) = h.position(&id) {
+            return i;
+        }
+        out.push(PiEffect::Diagnostic(format!(
+            "event for unknown message {id}"
+        )));
+        self.open.push((id.clone(), Role::Assistant));
+        h.push(UIMessage::new(id, Role::Assistant))
+    }
+
+    /// Applies one event. Returns whether history changed.
+    pub fn apply(&mut self, h: &mut History, ev: PiEvent, out: &mut Vec<PiEffect>) -> bool {
+        let seq = ev.seq();
+        if let (Some(s), Some(w)) = (seq, self.watermark) {
+            if s <= w {
+                return false; // a duplicate or a replay of what was applied
+            }
+        }
+        // A legacy delta duplicates a part delta under the same seq: it must not raise the
+        // watermark, or the part delta it duplicates would be skipped when it comes second.
+        if !matches!(ev, PiEvent::LegacyMessageDelta { .. }) {
+            if let Some(s) = seq {
+                self.watermark = Some(s);
+            }
+        }
+        let before = h.revision();
+        match ev {
+            PiEvent::Mode { enabled } => out.push(PiEffect::Mode(enabled)),
+            PiEvent::TurnStart { turn_id } => {
+                self.new_turn();
+                out.push(PiEffect::TurnStart(turn_id));
+            }
+            PiEvent::AgentStart { .. } | PiEvent::AgentEnd { .. } => {}
+            PiEvent::MessageStart {
+                message_id,
+                role,
+                client_nonce,
+                text,
+                ..
+            } => {
+                let id = self.resolve(&message_id);
+                if h.position(&id).is_some() {
+                    return false; // a duplicate start
+                }
+                let adopt = match (&client_nonce, role, self.pending_user.take()) {
+                    (None, Role::User, Some(local)) => h.position(&local),
+                    (_, _, pending) => {
+                        self.pending_user = pending;
+                        None
+                    }
+                };
+                if let Some(i) = adopt {
+                    // The turn's own user message: the optimistic copy becomes the committed
+                    // one (the server's id, the server's text; files kept).
+                    h.rename(i, &id);
+                    if let Some(t) = text {
+                        let msg = h.at_mut(i);
+                        match msg.parts.iter_mut().find_map(text_of) {
+                            Some((old, _)) => *old = t,
+                            None => msg.parts.insert(0, Part::text(t, None)),
+                        }
+                    }
+                } else {
+                    let mut msg = UIMessage::new(id.clone(), role);
+                    if let Some(t) = text.filter(|t| !t.is_empty()) {
+                        let state = (role == Role::Assistant).then_some(TextState::Streaming);
+                        msg.parts.push(Part::text(t, state));
+                    }
+                    h.push(msg);
+                }
+                self.open.push((id.clone(), role));
+                if role == Role::User {
+                    out.push(PiEffect::UserMessage {
+                        message_id: id,
+                        client_nonce,
+                    });
+                }
+            }
+            PiEvent::MessageEnd {
+                message_id,
+                role,
+                text,
+                final_message,
+                ..
+            } => self.message_end(h, message_id, role, text, final_message, out),
+            PiEvent::PartStart {
+                kind,
+                message_id,
+                part_id,
+                ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                self.part_index(h, i, kind, part_id);
+            }
+            PiEvent::PartDelta {
+                kind,
+                message_id,
+                part_id,
+                delta,
+                ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                let p = self.part_index(h, i, kind, part_id);
+                if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
+                    text.push_str(&delta);
+                }
+            }
+            PiEvent::PartEnd {
+                kind,
+                message_id,
+                part_id,
+                text,
+                ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                let p = self.part_index(h, i, kind, part_id);
+                if let Some((old, state)) = text_of(&mut h.at_mut(i).parts[p]) {
+                    if let Some(t) = text {
+                        *old = t; // the end's full text is authoritative
+                    }
+                    *state = Some(TextState::Done);
+                }
+            }
+            PiEvent::ToolCallStart {
+                message_id,
+                tool_call_id,
+                tool_name,
+                ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                self.tool_index(h, i, &tool_call_id, tool_name);
+            }
+            PiEvent::ToolCallDelta {
+                message_id,
+                tool_call_id,
+                delta,
+                ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                let p = self.tool_index(h, i, &tool_call_id, None);
+                let id = h.messages()[i].id.clone();
+                let buf = self
+                    .state
+                    .entry(id)
+                    .or_default()
+                    .tool_text
+                    .entry(tool_call_id)
+                    .or_default();
+                match delta {
+                    Value::String(s) => buf.push_str(&s),
+                    other => buf.push_str(&crate::protocol::json::to_string(&other)),
+                }
+                // Only a buffer that could be complete is worth a parse; the store shows the
+                // input once it is whole (incremental partial JSON is the AI SDK reducer's job).
+                let parsed = buf
+                    .trim_end()
+                    .ends_with(['}', ']'])
+                    .then(|| serde_json::from_str::<Value>(buf).ok())
+                    .flatten();
+                if let Some(v) = parsed {
+                    if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                        if t.state == ToolState::InputStreaming {
+                            t.input = Some(v);
+                        }
+                    }
+                }
+            }
+            PiEvent::ToolCallEnd {
+                message_id,
+                tool_call_id,
+                tool_name,
+                input,
+                ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                let p = self.tool_index(h, i, &tool_call_id, tool_name);
+                let id = h.messages()[i].id.clone();
+                let streamed = self
+                    .state
+                    .get_mut(&id)
+                    .and_then(|s| s.tool_text.remove(&tool_call_id));
+                let input = input.or_else(|| streamed.and_then(|s| serde_json::from_str(&s).ok()));
+                let msg = h.at_mut(i);
+                if let Some(t) = msg.parts[p].as_tool_mut() {
+                    if input.is_some() {
+                        t.input = input;
+                    }
+                    // A repeated end after the result must not take the call back in time.
+                    if !t.state.is_final() {
+                        t.state = ToolState::InputAvailable;
+                    }
+                }
+            }
+            PiEvent::ToolResult {
+                message_id,
+                tool_call_id,
+                tool_name,
+                output,
+                is_error,
+                details,
+                ..
+            } => {
+                let (i, p) = match self.find_tool(h, &message_id, &tool_call_id) {
+                    Some(found) => found,
+                    None => {
+                        out.push(PiEffect::Diagnostic(format!(
+                            "tool result for unknown tool call {tool_call_id}"
+                        )));
+                        let i = self.ensure_message(h, &message_id, out);
+                        (i, self.tool_index(h, i, &tool_call_id, tool_name))
+                    }
+                };
+                if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                    if is_error {
+                        t.state = ToolState::OutputError;
+                        t.error_text = Some(error_text(output.as_ref()));
+                        t.output = None;
+                    } else {
+                        t.state = ToolState::OutputAvailable;
+                        t.output = Some(output.unwrap_or(Value::Null));
+                        t.error_text = None;
+                    }
+                    if details.is_some() {
+                        t.details = details;
+                    }
+                }
+            }
+            PiEvent::LegacyMessageDelta {
+                message_id, delta, ..
+            } => {
+                let i = self.ensure_message(h, &message_id, out);
+                let id = h.messages()[i].id.clone();
+                let st = self.state.entry(id).or_default();
+                if st.part_events {
+                    return false; // the part events already carry this text
+                }
+                match st.legacy {
+                    Some(p) => {
+                        if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
+                            text.push_str(&delta);
+                        }
+                    }
+                    None => {
+                        let msg = h.at_mut(i);
+                        msg.parts
+                            .push(Part::text(delta, Some(TextState::Streaming)));
+                        st.legacy = Some(msg.parts.len() - 1);
+                    }
+                }
+            }
+            PiEvent::FollowUpConsumed {
+                client_nonce,
+                client_seq,
+                ..
+            } => out.push(PiEffect::FollowUpConsumed {
+                client_nonce,
+                client_seq,
+            }),
+            PiEvent::Other { name, data } => out.push(PiEffect::Data {
+                name: format!("pi-{}", name.strip_prefix("pi-").unwrap_or(&name)),
+                data,
+            }),
+        }
+        h.revision() != before
+    }
+
+    fn message_end(
+        &mut self,
+        h: &mut History,
+        message_id: String,
+        role: Role,
+        text: Option<String>,
+        final_message: Option<UIMessage>,
+        out: &mut Vec<PiEffect>,
+    ) {
+        let mut id = self.resolve(&message_id);
+        if h.position(&id).is_none() {
+            // Servers seen in the wild end a user message under another id than its start:
+            // it is the open message of that role.
+            match self.open.iter().rev().find(|(_, r)| *r == role) {
+                Some((open_id, _)) => {
+                    self.aliases.insert(message_id.clone(), open_id.clone());
+                    id = open_id.clone();
+                }
+                None => {
+                    out.push(PiEffect::Diagnostic(format!(
+                        "message end for unknown message {message_id}"
+                    )));
+                    h.push(UIMessage::new(id.clone(), role));
+                }
+            }
+        }
+        self.open.retain(|(o, _)| *o != id);
+        let Some(i) = h.position(&id) else { return };
+        if let Some(fin) = final_message {
+            // The final snapshot is the message: it replaces what the deltas built.
+            if fin.id != id {
+                self.aliases.insert(fin.id.clone(), id.clone());
+            }
+            let st = self.state.entry(id.clone()).or_default();
+            st.parts.clear();
+            st.tools.clear();
+            st.tool_text.clear();
+            st.legacy = None;
+            st.part_events = true;
+            for (p, part) in fin.parts.iter().enumerate() {
+                if let Part::Tool(t) = part {
+                    st.tools.insert(t.tool_call_id.clone(), p);
+                }
+            }
+            let msg = h.at_mut(i);
+            msg.parts = fin.parts;
+            if fin.metadata.is_some() {
+                msg.metadata = fin.metadata;
+            }
+            return;
+        }
+        let current = &h.messages()[i];
+        let text_parts = current
+            .parts
+            .iter()
+            .filter(|p| matches!(p, Part::Text { .. }))
+            .count();
+        let streaming = current.parts.iter().any(|p| {
+            matches!(
+                p,
+                Part::Text {
+                    state: Some(TextState::Streaming),
+                    ..
+                } | Part::Reasoning {
+                    state: Some(TextState::Streaming),
+                    ..
+                }
+            )
+        });
+        let replace_text = match &text {
+            // With several text parts the end's joined text cannot be attributed; the parts
+            // stand as their own ends made them.
+            Some(t) => {
+                (text_parts == 0 && !t.is_empty()) || (text_parts == 1 && current.text() != *t)
+            }
+            None => false,
+        };
+        if !replace_text && !streaming {
+            return; // a duplicate end, or nothing to settle
+        }
+        let msg = h.at_mut(i);
+        if let (true, Some(t)) = (replace_text, text) {
+            let state = (role == Role::Assistant).then_some(TextState::Done);
+            match msg
+                .parts
+                .iter_mut()
+                .find(|p| matches!(p, Part::Text { .. }))
+            {
+                Some(Part::Text { text, .. }) => *text = t,
+                _ => msg.parts.push(Part::text(t, state)),
+            }
+        }
+        for p in &mut msg.parts {
+            if let Some((_, state)) = text_of(p) {
+                if state.is_some() {
+                    *state = Some(TextState::Done);
+                }
+            }
+        }
+    }
+
+    /// The position of the (kind, partId) part of message `i`, created if new.
+    fn part_index(&mut self, h: &mut History, i: usize, kind: PartKind, part_id: String) -> usize {
+        let id = h.messages()[i].id.clone();
+        let st = self.state.entry(id).or_default();
+        st.part_events = true;
+        if let Some(legacy) = st.legacy.take() {
+            // Real part events supersede the legacy text built before them.
+            h.at_mut(i).parts.remove(legacy);
+            st.shift_after(legacy);
+        }
+        let key = (kind_key(kind), part_id);
+        if let Some(&p) = st.parts.get(&key) {
+            return p;
+        }
+        let msg = h.at_mut(i);
+        msg.parts.push(new_text_part(
+            kind,
+            String::new(),
+            Some(TextState::Streaming),
+        ));
+        let p = msg.parts.len() - 1;
+        st.parts.insert(key, p);
+        p
+    }
+
+    /// The position of the tool part `tool_call_id` of message `i`, created if new.
+    fn tool_index(
+        &mut self,
+        h: &mut History,
+        i: usize,
+        tool_call_id: &str,
+        tool_name: Option<String>,
+    ) -> usize {
+        let id = h.messages()[i].id.clone();
+        let st = self.state.entry(id).or_default();
+        st.part_events = true;
+        let existing = st.tools.get(tool_call_id).copied().or_else(|| {
+            // A message hydrated from the canonical history has no bookkeeping: look in it.
+            h.messages()[i]
+                .parts
+                .iter()
+                .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+        });
+        if let Some(p) = existing {
+            st.tools.insert(tool_call_id.to_string(), p);
+            let unnamed = h.messages()[i].parts[p]
+                .as_tool()
+                .is_some_and(|t| t.tool_name.is_empty());
+            if let (true, Some(name)) = (unnamed, tool_name.filter(|n| !n.is_empty())) {
+                if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                    t.tool_name = name;
+                }
+            }
+            return p;
+        }
+        // pi tools are registered per runtime, not known to the client ahead of time: they
+        // are `dynamic-tool` parts in the AI SDK's terms.
+        let part = ToolPart::new(tool_call_id, tool_name.unwrap_or_default(), true);
+        let msg = h.at_mut(i);
+        msg.parts.push(Part::Tool(Box::new(part)));
+        let p = msg.parts.len() - 1;
+        st.tools.insert(tool_call_id.to_string(), p);
+        p
+    }
+
+    /// The tool part a result belongs to: in the named message if it has that call, else the
+    /// latest message that does (pi names the tool-result message, not the assistant one).
+    fn find_tool(
+        &mut self,
+        h: &History,
+        message_id: &str,
+        tool_call_id: &str,
+    ) -> Option<(usize, usize)> {
+        let find_in = |i: usize| {
+            h.messages()[i]
+                .parts
+                .iter()
+                .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+                .map(|p| (i, p))
+        };
+        let named = self.resolve(message_id);
+        if let Some(found) = h.position(&named).and_then(find_in) {
+            return Some(found);
+        }
+        (0..h.len()).rev().find_map(find_in)
+    }
+}

@@ -1,0 +1,131 @@
+//! The pure helpers: replay a list of chunks without a store or a transport (SPEC §9).
+//! Hosts with their own transport use them, and so do the fixture and differential tests.
+
+use serde_json::Value;
+
+use crate::protocol::chunk::{chunk_from_value, parse_chunk, Chunk, ChunkError};
+use crate::protocol::{Role, UIMessage};
+use crate::stream::pi::{PiEffect, PiReducer};
+use crate::stream::ui_message::{UiEffect, UiMessageReducer};
+use crate::stream::History;
+
+/// What [`replay_ui_message_stream`] gives back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UiReplay {
+    /// The reducer's whole state after the last chunk it processed.
+    pub message: UIMessage,
+    pub finish_reason: Option<String>,
+    /// Set when a chunk violated the protocol; processing stopped there.
+    pub error: Option<String>,
+}
+
+/// One chunk as the replay helpers take it: already-parsed JSON (from JS) or an SSE event's
+/// data text.
+pub enum ChunkInput<'a> {
+    Value(Value),
+    Text(&'a str),
+}
+
+fn read(input: ChunkInput<'_>) -> Result<Chunk, ChunkError> {
+    match input {
+        ChunkInput::Value(v) => chunk_from_value(v),
+        ChunkInput::Text(t) => parse_chunk(t),
+    }
+}
+
+/// Reduces AI SDK chunks into one assistant message the way the `ai` package's stream
+/// processor does. `message_id` names a new message; `last_message`, an assistant message,
+/// is continued instead. A chunk that cannot be read is a protocol error too (the `ai`
+/// package validates every chunk against its schema).
+pub fn replay_ui_message_stream<'a>(
+    chunks: impl IntoIterator<Item = ChunkInput<'a>>,
+    message_id: Option<String>,
+    last_message: Option<UIMessage>,
+) -> UiReplay {
+    let mut message = match last_message {
+        Some(m) if m.role == Role::Assistant => m,
+        _ => UIMessage::new(message_id.unwrap_or_default(), Role::Assistant),
+    };
+    let mut reducer = UiMessageReducer::new();
+    let mut effects = Vec::new();
+    let mut error = None;
+    for input in chunks {
+        let result = match read(input) {
+            Ok(Chunk::Ui(c)) => reducer
+                .apply(&mut message, c, &mut effects)
+                .map_err(|v| v.0),
+            Ok(Chunk::Data(d)) => {
+                reducer.apply_data(&mut message, d, &mut effects);
+                Ok(())
+            }
+            // pi projection chunks are `data-*` chunks to the `ai` package: data parts.
+            Ok(Chunk::Pi(_)) | Ok(Chunk::Unknown { .. }) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        };
+        for e in effects.drain(..) {
+            if let UiEffect::MessageId(id) = e {
+                message.id = id;
+            }
+        }
+        if let Err(e) = result {
+            error = Some(e);
+            break;
+        }
+    }
+    UiReplay {
+        message,
+        finish_reason: reducer.finish_reason,
+        error,
+    }
+}
+
+/// What [`replay_pi_stream`] gives back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PiReplay {
+    pub messages: Vec<UIMessage>,
+    /// Chunks that could not be read and oddities the reducer survived.
+    pub diagnostics: Vec<String>,
+}
+
+/// Reduces a chunk list (both families, interleaved) in pi mode: only `data-pi-*` chunks
+/// change history; a new `data-turn-start` restarts the seq watermark.
+pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) -> PiReplay {
+    let mut history = History::new();
+    let mut pi = PiReducer::new();
+    let mut effects = Vec::new();
+    let mut diagnostics = Vec::new();
+    for input in chunks {
+        match read(input) {
+            Ok(Chunk::Pi(ev)) => {
+                pi.apply(&mut history, ev, &mut effects);
+            }
+            Ok(_) => {}
+            Err(e) => diagnostics.push(e.to_string()),
+        }
+        for e in effects.drain(..) {
+            if let PiEffect::Diagnostic(d) = e {
+                diagnostics.push(d);
+            }
+        }
+    }
+    pi.end_of_stream(&mut history);
+    PiReplay {
+        messages: history.messages().to_vec(),
+        diagnostics,
+    }
+}
+
+/// Splits an SSE body into its chunks' data (without `[DONE]`), for tests and tools.
+pub fn sse_data(body: &[u8]) -> Vec<String> {
+    let mut d = crate::sse::SseDecoder::new();
+    let mut out: Vec<String> = d
+        .push(body)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.data)
+        .filter(|d| d != "[DONE]")
+        .collect();
+    d.finish();
+    out.shrink_to_fit();
+    out
+}
