@@ -1,6 +1,61 @@
 //! agent-chat-store: the client-side state of a browser chat UI for an agent server.
-//! (The run loop and its doctest are written here once the store lands.)
-#![forbid(unsafe_code)]
+//!
+//! The store talks to the server (through requests the host performs), reduces the streamed
+//! chunks into one ordered message history, decides what the composer may do, and posts
+//! queued follow-up messages in order, exactly once. The UI renders snapshots and calls
+//! actions. The contract is `SPEC.md`; this crate is its sans-IO core plus, under `src/wasm/`,
+//! the thin shell that binds it to JS.
+//!
+//! # The run loop
+//!
+//! [`store::ChatStore`] never does IO and never reads a clock. The host drives it:
+//!
+//! 1. feed it one input: a user action (`submit`, `stop`, …) or an event of a request it asked
+//!    for (`handle_response_head` / `_body` / `_end`, `handle_request_failed`) or the time
+//!    (`handle_timeout`), always with the current `now_ms`;
+//! 2. then **drain every output until empty**: `poll_abort` (abort those requests),
+//!    `poll_request` (start those), `poll_event` (hand to `onData` / `onError`);
+//! 3. arm one timer for `poll_timeout()` and call `handle_timeout` when it fires.
+//!
+//! An input can produce several outputs, and draining may not be skipped: a follow-up POST
+//! queued by `submit` is only made if someone polls for it.
+//!
+//! ```
+//! use agent_chat_store::random::SeededRandom;
+//! use agent_chat_store::store::{ChatStore, Method, ResponseHead, StoreOptions};
+//!
+//! let mut store = ChatStore::new(StoreOptions::new("s1"), Box::new(SeededRandom(1)), 0);
+//! // Opening the session asks for its capabilities and its canonical history.
+//! let mut asked = Vec::new();
+//! while let Some(req) = store.poll_request() {
+//!     asked.push((req.method, req.path.clone()));
+//!     // The host performs each request; here the server answers 404 to both.
+//!     store.handle_response_head(req.id, ResponseHead { status: 404, ..Default::default() }, 5);
+//!     store.handle_response_end(req.id, 5);
+//! }
+//! assert_eq!(asked[0], (Method::Get, "/api/v1/agent/capabilities?sessionId=s1".to_string()));
+//! assert_eq!(asked[1], (Method::Get, "/api/v1/agent/chat/s1/messages".to_string()));
+//! // 404s leave the defaults: a plain AI SDK runtime, no follow-ups, an empty history.
+//! assert!(store.capabilities_loaded() && !store.capabilities().native_follow_up);
+//! assert!(store.hydrated() && store.messages().is_empty());
+//!
+//! store.set_draft("hello");
+//! store.submit(10);
+//! let chat = store.poll_request().expect("the chat POST");
+//! assert_eq!(chat.path, "/api/v1/agent/chat");
+//! store.handle_response_head(chat.id, ResponseHead { status: 200, ..Default::default() }, 20);
+//! store.handle_response_body(chat.id, b"data: {\"type\":\"start\",\"messageId\":\"a1\"}\n\n\
+//!     data: {\"type\":\"text-start\",\"id\":\"t\"}\n\ndata: {\"type\":\"text-delta\",\"id\":\"t\",\"delta\":\"Hi!\"}\n\n", 21);
+//! assert_eq!(store.messages()[1].text(), "Hi!");
+//! store.handle_response_end(chat.id, 30);
+//! // The AI SDK owns history here, so the completed turn is stored on the server.
+//! let put = store.poll_request().expect("the history PUT");
+//! assert_eq!(put.method, Method::Put);
+//! while store.poll_event().is_some() {}
+//! assert_eq!(store.poll_timeout(), None);
+//! ```
+#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
+#![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
 
 pub mod composer;
 pub mod followup;
@@ -10,3 +65,5 @@ pub mod replay;
 pub mod sse;
 pub mod store;
 pub mod stream;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

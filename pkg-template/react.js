@@ -1,0 +1,101 @@
+// React bindings for agent-chat-store. Dependency-free apart from the `react` peer.
+//
+// The store is an external store in React's sense: it owns the state, React only reads
+// snapshots. `getSnapshot()` returns the same frozen object until something changed, and an
+// unchanged message keeps its object identity, which is exactly the contract
+// `useSyncExternalStore` needs (no tearing, no render loops, memoised rows can skip work).
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { ChatStore } from "./agent_chat_store.js";
+
+const noopUnsubscribe = () => {};
+
+/**
+ * Subscribes the calling component to `store` and returns its current snapshot.
+ *
+ * `store` may be `null`/`undefined` (as `useCreateChatStore` returns before its first effect ran);
+ * the hook then returns `null`.
+ */
+export function useChatStore(store) {
+  // `subscribe` and `getSnapshot` are methods of a wasm-bindgen class instance: they need their
+  // `this`, and useSyncExternalStore resubscribes whenever the function identity changes, so the
+  // bound closures are created once per store, not once per render.
+  const subscribe = useCallback(
+    (onStoreChange) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
+    [store],
+  );
+  const getSnapshot = useCallback(() => (store ? store.getSnapshot() : null), [store]);
+  // The same function serves as the server snapshot: the store has no separate server state,
+  // and a host that renders on the server creates the store there too (or passes null).
+  return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
+}
+
+/**
+ * Creates a `ChatStore` owned by the calling component: created when the component mounts,
+ * `dispose()`d when it unmounts, and `switchSession(options.sessionId)` when that option changes
+ * (the store, its other options and its per-session queues are kept).
+ *
+ * Returns the store, or `null` during the very first render: the store is created in an effect,
+ * because its constructor starts network IO, and a render may run twice (StrictMode) or be
+ * thrown away (concurrent rendering), which would leak a store nobody disposes.
+ * Under StrictMode's simulated unmount/remount the first store is disposed and a fresh one is
+ * created; the component re-renders with the new one.
+ *
+ * Only `sessionId` is reactive. `onData`, `onError`, `fetch` and a `headers` given at creation
+ * always call the latest values passed to the hook (so closures over props/state are never
+ * stale); every other option is read once. To change them, remount with a React `key`.
+ */
+export function useCreateChatStore(options) {
+  const [store, setStore] = useState(null);
+  const latest = useRef(options);
+  // Declared before the creation effect, so a (re)creation in the same commit sees these options.
+  useEffect(() => {
+    latest.current = options;
+  });
+
+  useEffect(() => {
+    const created = new ChatStore(withLatestCallbacks(latest));
+    setStore(created);
+    return () => {
+      created.dispose();
+      // On a real unmount this is a no-op; on StrictMode's remount the new store replaces it.
+      setStore((current) => (current === created ? null : current));
+    };
+  }, []);
+
+  const sessionId = options.sessionId;
+  useEffect(() => {
+    // Compared with the snapshot rather than a previous prop, so a store created with an older
+    // sessionId (effects ran after a prop change) is brought to the current one, and a freshly
+    // created store is not switched to the session it already has.
+    if (store && sessionId != null && store.getSnapshot().sessionId !== sessionId) {
+      store.switchSession(sessionId);
+    }
+  }, [store, sessionId]);
+
+  return store;
+}
+
+// Replaces the callback options with trampolines that read `latest.current` at call time.
+// Only the callbacks present at creation are wrapped: the store may decide at construction
+// whether to use, say, a custom fetch, so an option appearing later is not honoured.
+function withLatestCallbacks(latest) {
+  const options = { ...latest.current };
+  if (typeof options.onData === "function") {
+    options.onData = (...args) => latest.current.onData?.(...args);
+  }
+  if (typeof options.onError === "function") {
+    options.onError = (...args) => latest.current.onError?.(...args);
+  }
+  if (typeof options.fetch === "function") {
+    options.fetch = (...args) => (latest.current.fetch ?? globalThis.fetch)(...args);
+  }
+  if (options.headers != null) {
+    // Headers may be an object or a function; a function covers both and lets a token that
+    // rotates in React state reach the next request without recreating the store.
+    options.headers = () => {
+      const headers = latest.current.headers;
+      return typeof headers === "function" ? headers() : (headers ?? {});
+    };
+  }
+  return options;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/: the release wasm, wasm-bindgen's bundler output (pkg/)
+# and web output (pkg/web/), both optimised by wasm-opt from the npm `binaryen` package, and
+# the committed pkg-template/ merged over them. `npm install ./pkg` works afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_OPT=node_modules/.bin/wasm-opt
+[ -x "$WASM_OPT" ] || { echo "wasm-opt missing: run npm ci first" >&2; exit 1; }
+
+cargo build --release --target wasm32-unknown-unknown --lib
+WASM=target/wasm32-unknown-unknown/release/agent_chat_store.wasm
+
+rm -rf pkg
+wasm-bindgen --target bundler --weak-refs --out-dir pkg "$WASM"
+wasm-bindgen --target web --weak-refs --out-dir pkg/web "$WASM"
+for f in pkg/agent_chat_store_bg.wasm pkg/web/agent_chat_store_bg.wasm; do
+  # Features the wasm-bindgen output uses; -Oz for size (the bundle budget is 40 KB gzip).
+  "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue "$f" -o "$f"
+done
+
+cp -r pkg-template/. pkg/
+rm -f pkg/.gitignore pkg/web/.gitignore pkg/web/package.json
+VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+node -e '
+  const fs = require("fs");
+  const p = JSON.parse(fs.readFileSync("pkg/package.json", "utf8"));
+  p.version = process.argv[1];
+  fs.writeFileSync("pkg/package.json", JSON.stringify(p, null, 2) + "\n");
+' "$VERSION"
+echo "pkg/ built: $(gzip -9 -c pkg/agent_chat_store_bg.wasm | wc -c) bytes gzip wasm"

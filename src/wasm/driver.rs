@@ -1,0 +1,141 @@
+//! The IO driver: performs one request the core asked for and feeds every step of its answer
+//! back (head, each body chunk as it arrives, the end or the failure).
+
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::store::{Request, RequestId, ResponseHead};
+
+use super::{js, Shell};
+
+#[wasm_bindgen(inline_js = r#"
+export function merge_headers(user, json) {
+  const out = {};
+  if (user && typeof user === 'object') {
+    // A Headers instance or a plain object; copied with define semantics, never assigned
+    // into a prototype.
+    const entries = typeof user.entries === 'function' && typeof user.get === 'function'
+      ? Array.from(user.entries()) : Object.entries(user);
+    for (const [k, v] of entries) Object.defineProperty(out, k, { value: String(v), enumerable: true, writable: true, configurable: true });
+  }
+  if (json) out['content-type'] = 'application/json';
+  return out;
+}
+export function join_url(base, path) {
+  if (!base) return path;
+  return base.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
+}
+"#)]
+extern "C" {
+    fn merge_headers(user: &JsValue, json: bool) -> JsValue;
+    fn join_url(base: &str, path: &str) -> String;
+}
+
+pub(super) fn spawn(shell: Rc<Shell>, req: Request) {
+    let controller = js::AbortController::new();
+    shell
+        .controllers
+        .borrow_mut()
+        .insert(req.id, controller.clone());
+    wasm_bindgen_futures::spawn_local(run(shell, req, controller));
+}
+
+/// The request is still wanted (not aborted by the core, the store not disposed).
+fn wanted(shell: &Shell, id: RequestId) -> bool {
+    shell.controllers.borrow().contains_key(&id)
+}
+
+fn failed(shell: &Rc<Shell>, id: RequestId, e: &JsValue) {
+    if !wanted(shell, id) || js::is_abort(e) {
+        shell.controllers.borrow_mut().remove(&id);
+        return;
+    }
+    shell.controllers.borrow_mut().remove(&id);
+    let message = js::error_message(e);
+    shell.with_core(|c, now| c.handle_request_failed(id, &message, now));
+}
+
+async fn headers(shell: &Shell, has_body: bool) -> Result<JsValue, JsValue> {
+    let mut user = shell.host.headers.clone();
+    if js::is_function(&user) {
+        user = user
+            .unchecked_ref::<Function>()
+            .call0(&JsValue::UNDEFINED)?;
+        if user.is_instance_of::<Promise>() {
+            user = JsFuture::from(user.unchecked_into::<Promise>()).await?;
+        }
+    }
+    Ok(merge_headers(&user, has_body))
+}
+
+async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
+    let id = req.id;
+    let url = join_url(&shell.host.base_url, &req.path);
+    let result: Result<(), JsValue> = async {
+        let headers = headers(&shell, req.body.is_some()).await?;
+        if !wanted(&shell, id) {
+            return Ok(()); // aborted before it left (a switch in the same tick)
+        }
+        let init = js::make_init(
+            req.method.as_str(),
+            &headers,
+            req.body.clone(),
+            shell.host.credentials.clone(),
+            &controller.signal(),
+        );
+        let fetch = match &shell.host.fetch {
+            Some(f) => f.clone().into(),
+            None => js::global_fetch(),
+        };
+        let fetch: Function = fetch
+            .dyn_into()
+            .map_err(|_| JsValue::from_str("no fetch available: pass the fetch option"))?;
+        let promise = Promise::resolve(&fetch.call2(&JsValue::UNDEFINED, &url.into(), &init)?);
+        let response = JsFuture::from(promise).await?;
+        if !wanted(&shell, id) {
+            return Ok(());
+        }
+        let head = ResponseHead {
+            status: response.unchecked_ref::<js::Response>().status(),
+            content_type: js::header_value(&response, "content-type"),
+            turn_id: js::header_value(&response, "x-turn-id"),
+        };
+        shell.with_core(|c, now| c.handle_response_head(id, head, now));
+        let response: js::Response = response.unchecked_into();
+        let body = response.body();
+        if body.is_object() {
+            // Chunk by chunk as the network delivers them: the snapshot moves before the body
+            // ends. Each chunk crosses into wasm once.
+            let reader = body.unchecked_into::<js::ReadableStream>().get_reader();
+            loop {
+                let step = JsFuture::from(reader.read()).await?;
+                if !wanted(&shell, id) {
+                    let _ = reader.cancel();
+                    return Ok(());
+                }
+                let step: js::ReadResult = step.unchecked_into();
+                if step.done() {
+                    break;
+                }
+                let bytes = step.value().unchecked_into::<Uint8Array>().to_vec();
+                shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
+            }
+        } else if wanted(&shell, id) && !body.is_null() {
+            let buf = JsFuture::from(response.array_buffer()).await?;
+            let bytes = Uint8Array::new(&buf).to_vec();
+            shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
+        }
+        if wanted(&shell, id) {
+            shell.controllers.borrow_mut().remove(&id);
+            shell.with_core(|c, now| c.handle_response_end(id, now));
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = result {
+        failed(&shell, id, &e);
+    }
+}

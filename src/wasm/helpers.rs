@@ -1,0 +1,116 @@
+//! The pure helpers for JS (SPEC §9): replays without a store, and the SSE decoder.
+
+use js_sys::{Array, Uint8Array};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use crate::protocol::json::to_string;
+use crate::protocol::UIMessage;
+use crate::replay::{self, ChunkInput};
+use crate::sse;
+
+use super::{js, usage_error};
+
+fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
+    let text = js::stringify(chunks).ok_or_else(|| usage_error("chunks must be an array"))?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Array(list)) => Ok(list),
+        _ => Err(usage_error("chunks must be an array of chunk objects")),
+    }
+}
+
+/// `replayUiMessageStream(chunks, {messageId?, lastMessage?}) → {message, finishReason?, error?}`
+#[wasm_bindgen(js_name = replayUiMessageStream, skip_typescript)]
+pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let list = chunk_list(&chunks)?;
+    let opts: Value = js::stringify(&options)
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    let message_id = opts
+        .get("messageId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let last_message = match opts.get("lastMessage") {
+        Some(v) if !v.is_null() => Some(
+            UIMessage::from_json(v.clone())
+                .map_err(|e| usage_error(&format!("lastMessage: {e}")))?,
+        ),
+        _ => None,
+    };
+    let r = replay::replay_ui_message_stream(
+        list.into_iter().map(ChunkInput::Value),
+        message_id,
+        last_message,
+    );
+    let mut out = json!({ "message": r.message });
+    if let Some(f) = r.finish_reason {
+        out["finishReason"] = Value::String(f);
+    }
+    if let Some(e) = r.error {
+        out["error"] = json!({ "message": e });
+    }
+    Ok(js::parse(&to_string(&out)))
+}
+
+/// `replayPiStream(chunks) → {messages}`
+#[wasm_bindgen(js_name = replayPiStream, skip_typescript)]
+pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
+    let list = chunk_list(&chunks)?;
+    let r = replay::replay_pi_stream(list.into_iter().map(ChunkInput::Value));
+    let out = json!({ "messages": r.messages, "diagnostics": r.diagnostics });
+    Ok(js::parse(&to_string(&out)))
+}
+
+/// An incremental SSE decoder: `push(bytes)` gives the data of every event completed so far.
+#[wasm_bindgen(skip_typescript)]
+pub struct SseDecoder {
+    inner: sse::SseDecoder,
+    items: Vec<sse::SseItem>,
+    skipped: u32,
+}
+
+#[wasm_bindgen]
+impl SseDecoder {
+    #[wasm_bindgen(constructor)]
+    pub fn new(max_event_bytes: Option<f64>) -> SseDecoder {
+        let inner = match max_event_bytes {
+            Some(n) if n.is_finite() && n > 0.0 => {
+                sse::SseDecoder::with_max_event_bytes(n as usize)
+            }
+            _ => sse::SseDecoder::new(),
+        };
+        SseDecoder {
+            inner,
+            items: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    /// Bytes split anywhere; returns the data of each completed event. An event over the size
+    /// limit is skipped (counted in `skipped`), and decoding goes on after it.
+    pub fn push(&mut self, bytes: &Uint8Array) -> Array {
+        self.inner.push_into(&bytes.to_vec(), &mut self.items);
+        let out = Array::new();
+        for item in self.items.drain(..) {
+            match item {
+                Ok(ev) => {
+                    out.push(&JsValue::from_str(&ev.data));
+                }
+                Err(_) => self.skipped += 1,
+            }
+        }
+        out
+    }
+
+    /// How many events were skipped for exceeding the size limit.
+    #[wasm_bindgen(getter)]
+    pub fn skipped(&self) -> u32 {
+        self.skipped
+    }
+
+    /// The body ended: an unterminated event is discarded (WHATWG). Returns no events.
+    pub fn finish(&mut self) -> Array {
+        self.inner.finish();
+        Array::new()
+    }
+}

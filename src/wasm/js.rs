@@ -1,0 +1,152 @@
+//! The JS this shell needs: extern types for fetch's objects (declared structurally, so a
+//! host's custom `fetch` and Node's undici work as well as the browser's), and a few helpers
+//! that are smaller and faster written in JS than driven call by call from Rust.
+
+use js_sys::{Array, Function, Object, Promise, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+function freeze(v) {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) freeze(v[k]);
+  }
+  return v;
+}
+// JSON.parse defines `__proto__` as a plain own data property: server keys can never reach
+// an object's prototype this way (unlike Object.assign or `o[k] = v`).
+export function parse_frozen(text) { return freeze(JSON.parse(text)); }
+export function parse(text) { return JSON.parse(text); }
+export function stringify(v) { return v === undefined ? undefined : JSON.stringify(v); }
+export function freeze_value(v) { return freeze(v); }
+// The new messages array: the previous one copied natively, the changed slots replaced.
+export function patch_array(prev, len, changed) {
+  const next = prev ? prev.slice(0, len) : [];
+  next.length = len;
+  for (let i = 0; i < changed.length; i += 2) next[changed[i]] = changed[i + 1];
+  return Object.freeze(next);
+}
+export function make_error(text) {
+  const d = JSON.parse(text);
+  const e = new Error(d.message);
+  e.name = 'ChatStoreError';
+  e.code = d.kind;
+  if (d.status !== undefined) e.status = d.status;
+  if (d.serverCode !== undefined) e.serverCode = d.serverCode;
+  if (d.field !== undefined) e.field = d.field;
+  return Object.freeze(e);
+}
+export function snapshot(head, messages, queued, error) {
+  head.messages = messages;
+  head.queued = queued;
+  head.error = error;
+  return freeze(head);
+}
+export function call_safely(f, a) {
+  try { f(a); } catch (e) { setTimeout(() => { throw e; }, 0); }
+}
+export function queue_microtask(f) {
+  if (typeof queueMicrotask === 'function') queueMicrotask(f); else Promise.resolve().then(f);
+}
+export function set_timeout(f, ms) { return setTimeout(f, ms); }
+export function clear_timeout(h) { clearTimeout(h); }
+export function now_ms() { return Date.now(); }
+export function fill_random(buf) {
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') { c.getRandomValues(buf); return; }
+  for (let i = 0; i < buf.length; i++) buf[i] = (Math.random() * 256) | 0;
+}
+export function global_fetch() {
+  return typeof globalThis.fetch === 'function' ? globalThis.fetch.bind(globalThis) : undefined;
+}
+export function header_value(response, name) {
+  const h = response && response.headers;
+  if (!h) return undefined;
+  const v = typeof h.get === 'function' ? h.get(name) : h[name];
+  return v == null ? undefined : String(v);
+}
+export function make_init(method, headers, body, credentials, signal) {
+  const init = { method, headers, signal };
+  if (body !== undefined) init.body = body;
+  if (credentials !== undefined) init.credentials = credentials;
+  return init;
+}
+export function is_function(v) { return typeof v === 'function'; }
+export function is_abort(e) { return !!e && (e.name === 'AbortError' || e.code === 20); }
+export function error_message(e) {
+  if (e && typeof e.message === 'string') return e.message;
+  try { return String(e); } catch (_) { return 'unknown error'; }
+}
+"#)]
+extern "C" {
+    pub fn parse_frozen(text: &str) -> JsValue;
+    pub fn parse(text: &str) -> JsValue;
+    pub fn stringify(v: &JsValue) -> Option<String>;
+    pub fn freeze_value(v: &JsValue) -> JsValue;
+    pub fn patch_array(prev: &JsValue, len: u32, changed: &Array) -> JsValue;
+    pub fn make_error(text: &str) -> JsValue;
+    pub fn snapshot(
+        head: &JsValue,
+        messages: &JsValue,
+        queued: &JsValue,
+        error: &JsValue,
+    ) -> JsValue;
+    pub fn call_safely(f: &Function, a: &JsValue);
+    pub fn queue_microtask(f: &Function);
+    pub fn set_timeout(f: &Function, ms: f64) -> JsValue;
+    pub fn clear_timeout(handle: &JsValue);
+    pub fn now_ms() -> f64;
+    pub fn fill_random(buf: &Uint8Array);
+    pub fn global_fetch() -> JsValue;
+    pub fn header_value(response: &JsValue, name: &str) -> Option<String>;
+    pub fn make_init(
+        method: &str,
+        headers: &JsValue,
+        body: Option<String>,
+        credentials: Option<String>,
+        signal: &JsValue,
+    ) -> Object;
+    pub fn is_function(v: &JsValue) -> bool;
+    pub fn is_abort(e: &JsValue) -> bool;
+    pub fn error_message(e: &JsValue) -> String;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `AbortController`: one per request, aborted when the core says so.
+    #[derive(Clone)]
+    pub type AbortController;
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> AbortController;
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &AbortController);
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> JsValue;
+
+    /// A fetch `Response`, structurally.
+    pub type Response;
+    #[wasm_bindgen(method, getter)]
+    pub fn status(this: &Response) -> u16;
+    #[wasm_bindgen(method, getter)]
+    pub fn body(this: &Response) -> JsValue;
+    #[wasm_bindgen(method, js_name = arrayBuffer)]
+    pub fn array_buffer(this: &Response) -> Promise;
+
+    /// `response.body`, a `ReadableStream` of `Uint8Array`s.
+    pub type ReadableStream;
+    #[wasm_bindgen(method, js_name = getReader)]
+    pub fn get_reader(this: &ReadableStream) -> Reader;
+
+    /// Its default reader: `read()` resolves `{done, value}` as each network chunk arrives.
+    pub type Reader;
+    #[wasm_bindgen(method)]
+    pub fn read(this: &Reader) -> Promise;
+    #[wasm_bindgen(method)]
+    pub fn cancel(this: &Reader) -> Promise;
+
+    pub type ReadResult;
+    #[wasm_bindgen(method, getter)]
+    pub fn done(this: &ReadResult) -> bool;
+    #[wasm_bindgen(method, getter)]
+    pub fn value(this: &ReadResult) -> JsValue;
+}

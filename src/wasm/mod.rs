@@ -1,0 +1,392 @@
+//! The wasm shell: the only code that knows JS. It binds the sans-IO core to the browser (or
+//! Node): it performs the requests the core asks for with `fetch`, streams response bodies
+//! into the core chunk by chunk as they arrive, arms one timer for `poll_timeout`, exports
+//! identity-stable frozen snapshots, and delivers notifications after every Rust call has
+//! returned (so a listener that reads the snapshot never re-enters a borrowed store).
+
+mod driver;
+mod helpers;
+mod js;
+mod options;
+mod snapshot;
+mod types;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use js_sys::{Function, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use crate::protocol::{ChatError, ErrorKind, FileAttachment};
+use crate::random::RandomSource;
+use crate::store::{self, RequestId, StoreEvent, SubmitResult};
+
+use options::HostOptions;
+use snapshot::SnapshotCache;
+
+pub use helpers::{replay_pi_stream, replay_ui_message_stream, SseDecoder};
+
+/// Randomness from `crypto.getRandomValues` (nonces, ids, jitter).
+struct CryptoRandom;
+
+impl RandomSource for CryptoRandom {
+    fn fill(&mut self, buf: &mut [u8]) {
+        let arr = Uint8Array::new_with_length(buf.len() as u32);
+        js::fill_random(&arr);
+        arr.copy_to(buf);
+    }
+}
+
+fn now() -> u64 {
+    js::now_ms().max(0.0) as u64
+}
+
+/// A core error as a JS `Error` with a stable `code`.
+pub(crate) fn js_error(e: &ChatError) -> JsValue {
+    js::make_error(&crate::protocol::json::to_string(e))
+}
+
+fn usage_error(message: &str) -> JsValue {
+    js_error(&ChatError::new(ErrorKind::Validation, message))
+}
+
+/// Everything one JS `ChatStore` owns. Tasks (fetches, timers) hold it weakly or strongly
+/// for their life; the core is borrowed only inside one Rust call, never across an await or
+/// a call into JS.
+pub(crate) struct Shell {
+    core: RefCell<store::ChatStore>,
+    host: HostOptions,
+    controllers: RefCell<HashMap<RequestId, js::AbortController>>,
+    listeners: RefCell<Vec<(u32, Function)>>,
+    next_listener: Cell<u32>,
+    snapshot: RefCell<SnapshotCache>,
+    notified_revision: Cell<u64>,
+    notify_pending: Cell<bool>,
+    last_notify_ms: Cell<f64>,
+    timer: RefCell<Option<(u64, JsValue)>>,
+    timer_fn: RefCell<Option<Closure<dyn FnMut()>>>,
+    bound: RefCell<Option<(Function, Function)>>,
+    draining: Cell<bool>,
+    disposed: Cell<bool>,
+}
+
+impl Shell {
+    /// Runs `f` on the core, then drains its outputs. The borrow ends before any JS runs.
+    pub(crate) fn with_core<R>(
+        self: &Rc<Self>,
+        f: impl FnOnce(&mut store::ChatStore, u64) -> R,
+    ) -> R {
+        let r = {
+            let mut core = self.core.borrow_mut();
+            f(&mut core, now())
+        };
+        self.drive();
+        r
+    }
+
+    /// The drain rule: after every input, take every output until there are none.
+    fn drive(self: &Rc<Self>) {
+        if self.draining.replace(true) {
+            return; // a callback re-entered: the outer loop picks up what it added
+        }
+        loop {
+            let (aborts, requests, events) = {
+                let mut core = self.core.borrow_mut();
+                let aborts: Vec<RequestId> = std::iter::from_fn(|| core.poll_abort()).collect();
+                let requests: Vec<store::Request> =
+                    std::iter::from_fn(|| core.poll_request()).collect();
+                let events: Vec<StoreEvent> = std::iter::from_fn(|| core.poll_event()).collect();
+                (aborts, requests, events)
+            };
+            if aborts.is_empty() && requests.is_empty() && events.is_empty() {
+                break;
+            }
+            for id in aborts {
+                if let Some(c) = self.controllers.borrow_mut().remove(&id) {
+                    c.abort();
+                }
+            }
+            for req in requests {
+                driver::spawn(self.clone(), req);
+            }
+            for ev in events {
+                self.deliver(ev);
+            }
+        }
+        self.draining.set(false);
+        self.arm_timer();
+        self.schedule_notify();
+    }
+
+    fn deliver(&self, ev: StoreEvent) {
+        match ev {
+            StoreEvent::Data { .. } => {
+                if let Some(f) = &self.host.on_data {
+                    // The chunk as the host would have seen it on the wire.
+                    let v = js::parse(&crate::protocol::json::to_string(&ev));
+                    js::call_safely(f, &v);
+                }
+            }
+            StoreEvent::Error { error } => {
+                if let Some(f) = &self.host.on_error {
+                    js::call_safely(f, &js_error(&error));
+                }
+            }
+            StoreEvent::Diagnostic { .. } | StoreEvent::Finish { .. } => {
+                if let Some(f) = &self.host.on_event {
+                    js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
+                }
+            }
+        }
+    }
+
+    fn arm_timer(self: &Rc<Self>) {
+        let due = if self.disposed.get() {
+            None
+        } else {
+            self.core.borrow().poll_timeout()
+        };
+        let mut timer = self.timer.borrow_mut();
+        if timer.as_ref().map(|(at, _)| *at) == due {
+            return;
+        }
+        if let Some((_, handle)) = timer.take() {
+            js::clear_timeout(&handle);
+        }
+        let Some(at) = due else { return };
+        let mut slot = self.timer_fn.borrow_mut();
+        let f = slot.get_or_insert_with(|| {
+            let weak: Weak<Shell> = Rc::downgrade(self);
+            Closure::new(move || {
+                if let Some(shell) = weak.upgrade() {
+                    shell.timer.borrow_mut().take();
+                    shell.with_core(|c, now| c.handle_timeout(now));
+                }
+            })
+        });
+        let delay = at.saturating_sub(now()) as f64;
+        let handle = js::set_timeout(f.as_ref().unchecked_ref(), delay);
+        *timer = Some((at, handle));
+    }
+
+    /// At most one notification per microtask (or per `throttleMs`), and only when the
+    /// snapshot would differ.
+    fn schedule_notify(self: &Rc<Self>) {
+        if self.notify_pending.get()
+            || self.core.borrow().revision() == self.notified_revision.get()
+        {
+            return;
+        }
+        self.notify_pending.set(true);
+        let weak = Rc::downgrade(self);
+        let f = Closure::once_into_js(move || {
+            if let Some(shell) = weak.upgrade() {
+                shell.notify();
+            }
+        });
+        let throttle = self.host.throttle_ms;
+        let wait = throttle - (js::now_ms() - self.last_notify_ms.get());
+        if throttle > 0.0 && wait > 0.0 {
+            js::set_timeout(f.unchecked_ref(), wait);
+        } else {
+            js::queue_microtask(f.unchecked_ref());
+        }
+    }
+
+    fn notify(&self) {
+        self.notify_pending.set(false);
+        let rev = self.core.borrow().revision();
+        if rev == self.notified_revision.get() {
+            return;
+        }
+        self.notified_revision.set(rev);
+        self.last_notify_ms.set(js::now_ms());
+        let listeners: Vec<Function> = self
+            .listeners
+            .borrow()
+            .iter()
+            .map(|(_, f)| f.clone())
+            .collect();
+        for f in listeners {
+            js::call_safely(&f, &JsValue::UNDEFINED);
+        }
+    }
+
+    fn get_snapshot(&self) -> JsValue {
+        let core = self.core.borrow();
+        self.snapshot.borrow_mut().get(&core)
+    }
+
+    fn subscribe(self: &Rc<Self>, listener: Function) -> Function {
+        let id = self.next_listener.get();
+        self.next_listener.set(id + 1);
+        self.listeners.borrow_mut().push((id, listener));
+        let weak = Rc::downgrade(self);
+        let unsubscribe = Closure::once_into_js(move || {
+            if let Some(shell) = weak.upgrade() {
+                shell.listeners.borrow_mut().retain(|(i, _)| *i != id);
+            }
+        });
+        unsubscribe.unchecked_into()
+    }
+
+    fn dispose(self: &Rc<Self>) {
+        if self.disposed.replace(true) {
+            return;
+        }
+        self.with_core(|c, _| c.dispose());
+        for (_, c) in self.controllers.borrow_mut().drain() {
+            c.abort();
+        }
+        if let Some((_, handle)) = self.timer.borrow_mut().take() {
+            js::clear_timeout(&handle);
+        }
+    }
+}
+
+/// The chat store for JS. `subscribe` and `getSnapshot` are bound functions (getters), so
+/// `useSyncExternalStore(store.subscribe, store.getSnapshot)` works as written.
+#[wasm_bindgen(js_name = ChatStore, skip_typescript)]
+pub struct JsChatStore {
+    shell: Rc<Shell>,
+}
+
+#[wasm_bindgen(js_class = ChatStore)]
+impl JsChatStore {
+    /// `new ChatStore(options)`; throws a `Validation` error for unusable options.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsChatStore, JsValue> {
+        let (store_opts, host) = options::read(&options)?;
+        let core = store::ChatStore::new(store_opts, Box::new(CryptoRandom), now());
+        let shell = Rc::new(Shell {
+            core: RefCell::new(core),
+            host,
+            controllers: RefCell::new(HashMap::new()),
+            listeners: RefCell::new(Vec::new()),
+            next_listener: Cell::new(0),
+            snapshot: RefCell::new(SnapshotCache::default()),
+            notified_revision: Cell::new(0),
+            notify_pending: Cell::new(false),
+            last_notify_ms: Cell::new(0.0),
+            timer: RefCell::new(None),
+            timer_fn: RefCell::new(None),
+            bound: RefCell::new(None),
+            draining: Cell::new(false),
+            disposed: Cell::new(false),
+        });
+        shell.drive();
+        Ok(JsChatStore { shell })
+    }
+
+    fn bound(&self) -> (Function, Function) {
+        if let Some(b) = self.shell.bound.borrow().as_ref() {
+            return b.clone();
+        }
+        // Weak, so the bound functions kept by React do not keep a disposed store alive.
+        let weak = Rc::downgrade(&self.shell);
+        let subscribe =
+            Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |listener: JsValue| -> JsValue {
+                match (weak.upgrade(), listener.dyn_into::<Function>()) {
+                    (Some(shell), Ok(f)) => shell.subscribe(f).into(),
+                    _ => Closure::once_into_js(|| {}),
+                }
+            })
+            .into_js_value()
+            .unchecked_into::<Function>();
+        let weak = Rc::downgrade(&self.shell);
+        let get = Closure::<dyn FnMut() -> JsValue>::new(move || -> JsValue {
+            weak.upgrade()
+                .map(|s| s.get_snapshot())
+                .unwrap_or(JsValue::UNDEFINED)
+        })
+        .into_js_value()
+        .unchecked_into::<Function>();
+        let pair = (subscribe, get);
+        *self.shell.bound.borrow_mut() = Some(pair.clone());
+        pair
+    }
+
+    /// `subscribe(listener) → unsubscribe`.
+    #[wasm_bindgen(getter)]
+    pub fn subscribe(&self) -> Function {
+        self.bound().0
+    }
+
+    /// `getSnapshot()`: the same frozen object until something changed.
+    #[wasm_bindgen(getter, js_name = getSnapshot)]
+    pub fn get_snapshot(&self) -> Function {
+        self.bound().1
+    }
+
+    #[wasm_bindgen(js_name = setDraft)]
+    pub fn set_draft(&self, text: &str) {
+        self.shell.with_core(|c, _| c.set_draft(text));
+    }
+
+    #[wasm_bindgen(js_name = setDraftFiles)]
+    pub fn set_draft_files(&self, files: JsValue) -> Result<(), JsValue> {
+        let files = read_files(&files)?;
+        self.shell.with_core(|c, _| c.set_draft_files(files));
+        Ok(())
+    }
+
+    /// Sends the draft: `{kind: 'sent' | 'queued' | 'blocked', reason?}`.
+    pub fn submit(&self) -> JsValue {
+        let r = self.shell.with_core(|c, now| c.submit(now));
+        submit_result(r)
+    }
+
+    /// Sends `text` (and files) without touching the draft.
+    pub fn send(&self, text: &str, files: JsValue) -> Result<JsValue, JsValue> {
+        let files = read_files(&files)?;
+        let r = self.shell.with_core(|c, now| c.send(text, files, now));
+        Ok(submit_result(r))
+    }
+
+    pub fn stop(&self) {
+        self.shell.with_core(|c, now| c.stop(now));
+    }
+
+    #[wasm_bindgen(js_name = switchSession)]
+    pub fn switch_session(&self, session_id: &str) -> Result<(), JsValue> {
+        if session_id.is_empty() {
+            return Err(usage_error("sessionId must not be empty"));
+        }
+        self.shell
+            .with_core(|c, now| c.switch_session(session_id, now));
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = removeQueued)]
+    pub fn remove_queued(&self, id: &str) -> bool {
+        self.shell.with_core(|c, now| c.remove_queued(id, now))
+    }
+
+    #[wasm_bindgen(js_name = retryQueued)]
+    pub fn retry_queued(&self, id: &str) -> bool {
+        self.shell.with_core(|c, now| c.retry_queued(id, now))
+    }
+
+    pub fn regenerate(&self, message_id: Option<String>) -> bool {
+        self.shell
+            .with_core(|c, now| c.regenerate(message_id.as_deref(), now))
+    }
+
+    /// Aborts everything in flight; the store stays readable (React may read it once more).
+    pub fn dispose(&self) {
+        self.shell.dispose();
+    }
+}
+
+fn read_files(files: &JsValue) -> Result<Vec<FileAttachment>, JsValue> {
+    if files.is_undefined() || files.is_null() {
+        return Ok(Vec::new());
+    }
+    let text = js::stringify(files).unwrap_or_default();
+    serde_json::from_str(&text).map_err(|e| usage_error(&format!("files: {e}")))
+}
+
+fn submit_result(r: SubmitResult) -> JsValue {
+    js::parse_frozen(&crate::protocol::json::to_string(&r))
+}

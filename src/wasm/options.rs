@@ -1,0 +1,148 @@
+//! Reading `new ChatStore(options)`.
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::protocol::Capabilities;
+use crate::store::StoreOptions;
+
+use super::{js, usage_error};
+
+/// What the shell itself needs from the options (the core gets the rest).
+pub(crate) struct HostOptions {
+    pub base_url: String,
+    /// An object of headers, or a function returning one (or a promise of one), called per
+    /// request: credentials and tokens only ever pass through here.
+    pub headers: JsValue,
+    pub credentials: Option<String>,
+    pub fetch: Option<Function>,
+    pub throttle_ms: f64,
+    pub on_data: Option<Function>,
+    pub on_error: Option<Function>,
+    pub on_event: Option<Function>,
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    if !obj.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn string(obj: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
+    let v = get(obj, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_string()
+        .map(Some)
+        .ok_or_else(|| usage_error(&format!("option {key} must be a string")))
+}
+
+fn number(obj: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
+    let v = get(obj, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+        _ => Err(usage_error(&format!(
+            "option {key} must be a non-negative number"
+        ))),
+    }
+}
+
+fn function(obj: &JsValue, key: &str) -> Result<Option<Function>, JsValue> {
+    let v = get(obj, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.dyn_into::<Function>()
+        .map(Some)
+        .map_err(|_| usage_error(&format!("option {key} must be a function")))
+}
+
+pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> {
+    if !o.is_object() {
+        return Err(usage_error("ChatStore needs an options object"));
+    }
+    let session_id = string(o, "sessionId")?
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| usage_error("option sessionId is required"))?;
+    let mut opts = StoreOptions::new(session_id);
+    let caps = get(o, "capabilities");
+    if caps.is_object() {
+        let text = js::stringify(&caps).unwrap_or_default();
+        opts.capabilities = Some(
+            Capabilities::from_json(text.as_bytes())
+                .ok_or_else(|| usage_error("option capabilities must be an object"))?,
+        );
+    }
+    let routes = get(o, "routes");
+    let r = &mut opts.routes;
+    for (key, slot) in [
+        ("capabilities", &mut r.capabilities),
+        ("chat", &mut r.chat),
+        ("followup", &mut r.followup),
+        ("messages", &mut r.messages),
+        ("stream", &mut r.stream),
+        ("turn", &mut r.turn),
+    ] {
+        if let Some(path) = string(&routes, key)? {
+            *slot = path;
+        }
+    }
+    let limits = get(o, "limits");
+    if let Some(n) = number(&limits, "maxEventBytes")? {
+        opts.limits.max_event_bytes = n as usize;
+    }
+    if let Some(n) = number(&limits, "maxBodyBytes")? {
+        opts.limits.max_body_bytes = n as usize;
+    }
+    if let Some(n) = number(&limits, "maxMessages")? {
+        opts.limits.max_messages = n as usize;
+    }
+    let retry = get(o, "retry");
+    if let Some(n) = number(&retry, "maxAttempts")? {
+        opts.retry.max_attempts = n as u32;
+    }
+    if let Some(n) = number(&retry, "baseDelayMs")? {
+        opts.retry.base_delay_ms = n as u64;
+    }
+    if let Some(n) = number(&retry, "maxDelayMs")? {
+        opts.retry.max_delay_ms = n as u64;
+    }
+    if let Some(n) = number(o, "followUpTimeoutMs")? {
+        opts.followup_timeout_ms = n as u64;
+    }
+    if let Some(n) = number(o, "resumeAttempts")? {
+        opts.resume_attempts = n as u32;
+    }
+    if let Some(n) = number(o, "resumeDelayMs")? {
+        opts.resume_delay_ms = n as u64;
+    }
+    if let Some(b) = get(o, "hydrate").as_bool() {
+        opts.hydrate = b;
+    }
+    let headers = get(o, "headers");
+    if !(headers.is_undefined()
+        || headers.is_null()
+        || headers.is_object()
+        || js::is_function(&headers))
+    {
+        return Err(usage_error(
+            "option headers must be an object or a function",
+        ));
+    }
+    let host = HostOptions {
+        base_url: string(o, "baseUrl")?.unwrap_or_default(),
+        headers,
+        credentials: string(o, "credentials")?,
+        fetch: function(o, "fetch")?,
+        throttle_ms: number(o, "throttleMs")?.unwrap_or(0.0),
+        on_data: function(o, "onData")?,
+        on_error: function(o, "onError")?,
+        on_event: function(o, "onEvent")?,
+    };
+    Ok((opts, host))
+}

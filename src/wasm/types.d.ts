@@ -1,0 +1,209 @@
+/** Where a chat is: `submitted`/`streaming` are busy. */
+export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';
+
+/** The stable error kinds (`error.code`). */
+export type ChatErrorCode =
+  | 'FollowUpUnsupported' | 'FollowUpOutOfOrder' | 'SessionNotReady' | 'TurnAlreadyActive'
+  | 'Validation' | 'Network' | 'Server' | 'Protocol' | 'Aborted';
+
+/** A JS `Error` with a stable code and what the server said, verbatim. */
+export interface ChatStoreError extends Error {
+  readonly name: 'ChatStoreError';
+  readonly code: ChatErrorCode;
+  /** HTTP status, when the error came from an answer. */
+  readonly status?: number;
+  /** The server's own `error.code`. */
+  readonly serverCode?: string;
+  readonly field?: string;
+}
+
+export interface Capabilities {
+  nativeFollowUp: boolean;
+  aiSdkOwnsHistory: boolean;
+  followUpAttachments: boolean;
+}
+
+export interface FileAttachment {
+  mediaType: string;
+  filename?: string;
+  url: string;
+}
+
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+export interface TextUIPart { type: 'text'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata }
+export interface ReasoningUIPart { type: 'reasoning'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata }
+export type ToolState =
+  | 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded'
+  | 'output-available' | 'output-error' | 'output-denied';
+interface ToolFields {
+  toolCallId: string;
+  state: ToolState;
+  title?: string;
+  providerExecuted?: boolean;
+  input?: unknown;
+  rawInput?: unknown;
+  output?: unknown;
+  errorText?: string;
+  /** Structured tool-result details (never parsed from text). */
+  details?: unknown;
+  preliminary?: boolean;
+  callProviderMetadata?: ProviderMetadata;
+  approval?: { id: string; approved?: boolean; reason?: string };
+}
+export interface ToolUIPart extends ToolFields { type: `tool-${string}` }
+export interface DynamicToolUIPart extends ToolFields { type: 'dynamic-tool'; toolName: string }
+export interface DataUIPart { type: `data-${string}`; id?: string; data: unknown }
+export interface FileUIPart { type: 'file'; mediaType: string; filename?: string; url: string; providerMetadata?: ProviderMetadata }
+export interface SourceUrlUIPart { type: 'source-url'; sourceId: string; url: string; title?: string; providerMetadata?: ProviderMetadata }
+export interface SourceDocumentUIPart { type: 'source-document'; sourceId: string; mediaType: string; title: string; filename?: string; providerMetadata?: ProviderMetadata }
+export interface StepStartUIPart { type: 'step-start' }
+export type UIMessagePart =
+  | TextUIPart | ReasoningUIPart | ToolUIPart | DynamicToolUIPart | DataUIPart | FileUIPart
+  | SourceUrlUIPart | SourceDocumentUIPart | StepStartUIPart;
+
+/** A message in the AI SDK's `UIMessage` shape. */
+export interface UIMessage {
+  id: string;
+  role: 'system' | 'user' | 'assistant';
+  metadata?: unknown;
+  parts: UIMessagePart[];
+}
+
+export type QueuedState = 'queued' | 'posting' | 'accepted' | 'failed' | 'stalled';
+
+/** A waiting bubble: a follow-up queued while the agent works. */
+export interface QueuedItem {
+  id: string;
+  clientNonce: string;
+  clientSeq: number;
+  text: string;
+  files: FileAttachment[];
+  state: QueuedState;
+  attempts: number;
+  error: { kind: ChatErrorCode; message: string; status?: number; serverCode?: string; field?: string } | null;
+  everPosted: boolean;
+}
+
+export type SendRefusal = 'empty' | 'busy' | 'filesWhileBusy';
+
+export interface ComposerSnapshot {
+  draft: string;
+  files: readonly FileAttachment[];
+  canSend: boolean;
+  reason: SendRefusal | null;
+  hint: string | null;
+}
+
+/** What `getSnapshot()` returns: frozen, and the same object until something changed. */
+export interface ChatSnapshot {
+  readonly sessionId: string;
+  readonly status: ChatStatus;
+  readonly error: ChatStoreError | null;
+  readonly capabilities: Readonly<Capabilities>;
+  readonly capabilitiesLoaded: boolean;
+  readonly messages: readonly UIMessage[];
+  readonly queued: readonly QueuedItem[];
+  readonly composer: Readonly<ComposerSnapshot>;
+  readonly turnId: string | null;
+  readonly hydrated: boolean;
+  readonly canRegenerate: boolean;
+}
+
+export interface SubmitResult {
+  kind: 'sent' | 'queued' | 'blocked';
+  reason?: SendRefusal;
+}
+
+export interface ChatRoutes {
+  capabilities?: string;
+  chat?: string;
+  followup?: string;
+  messages?: string;
+  stream?: string;
+  turn?: string;
+}
+
+export interface ChatStoreLimits {
+  /** One SSE event larger than this is skipped with a Protocol error (default 16 MiB). */
+  maxEventBytes?: number;
+  /** A JSON answer larger than this is refused (default 64 MiB). */
+  maxBodyBytes?: number;
+  /** A hydrated history keeps at most this many newest messages (default 100,000). */
+  maxMessages?: number;
+}
+
+/** A data chunk as the host receives it in `onData`. */
+export interface DataEvent { type: 'data'; name: string; id?: string; data: unknown; transient: boolean }
+/** Diagnostics and turn ends, for logging (`onEvent`). */
+export type StoreEvent =
+  | { type: 'diagnostic'; message: string }
+  | { type: 'finish'; finishReason?: string };
+
+export type HeadersOption = Record<string, string> | Headers | (() => Record<string, string> | Headers | Promise<Record<string, string> | Headers>);
+
+export interface ChatStoreOptions {
+  /** Prefix of every route (default: relative to the page). */
+  baseUrl?: string;
+  sessionId: string;
+  /** A static override: no capabilities request is made. */
+  capabilities?: Partial<Capabilities>;
+  /** Per-route path templates; `{sessionId}` is replaced. */
+  routes?: ChatRoutes;
+  /** Sent with every request; a function is called per request. */
+  headers?: HeadersOption;
+  credentials?: 'omit' | 'same-origin' | 'include';
+  /** A custom fetch (default: the global one). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** At most one notification per this many ms (default: one per microtask). */
+  throttleMs?: number;
+  onData?: (chunk: DataEvent) => void;
+  onError?: (error: ChatStoreError) => void;
+  onEvent?: (event: StoreEvent) => void;
+  limits?: ChatStoreLimits;
+  retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+  followUpTimeoutMs?: number;
+  resumeAttempts?: number;
+  resumeDelayMs?: number;
+  /** Load the canonical history when a session opens (default true). */
+  hydrate?: boolean;
+}
+
+/** The chat store. */
+export class ChatStore {
+  constructor(options: ChatStoreOptions);
+  /** Bound: can be passed around detached (`useSyncExternalStore(store.subscribe, …)`). */
+  readonly subscribe: (listener: () => void) => () => void;
+  /** Bound: the same frozen snapshot object until something changed. */
+  readonly getSnapshot: () => ChatSnapshot;
+  setDraft(text: string): void;
+  setDraftFiles(files: readonly FileAttachment[]): void;
+  submit(): SubmitResult;
+  send(text: string, files?: readonly FileAttachment[]): SubmitResult;
+  stop(): void;
+  switchSession(sessionId: string): void;
+  removeQueued(id: string): boolean;
+  retryQueued(id: string): boolean;
+  regenerate(messageId?: string): boolean;
+  dispose(): void;
+  free(): void;
+}
+
+export interface UiReplayResult {
+  message: UIMessage;
+  finishReason?: string;
+  error?: { message: string };
+}
+/** Reduces AI SDK UI message chunks into one assistant message, as the `ai` package does. */
+export function replayUiMessageStream(chunks: readonly unknown[], options?: { messageId?: string; lastMessage?: UIMessage }): UiReplayResult;
+/** Reduces a chunk list (both families) in pi mode. */
+export function replayPiStream(chunks: readonly unknown[]): { messages: UIMessage[]; diagnostics: string[] };
+
+/** An incremental WHATWG SSE decoder. */
+export class SseDecoder {
+  constructor(maxEventBytes?: number);
+  push(bytes: Uint8Array): string[];
+  finish(): string[];
+  readonly skipped: number;
+  free(): void;
+}
