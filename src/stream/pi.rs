@@ -53,10 +53,12 @@ struct MessageState {
     tools: HashMap<String, usize>,
     /// Streamed tool input text by toolCallId, until the call's end gives the input.
     tool_text: HashMap<String, String>,
-    /// The message received part events: legacy message deltas are then redundant.
+    /// The message received text or reasoning part events: legacy message deltas, which
+    /// duplicate text deltas, are then redundant. Tool events carry no text: they do not count.
     part_events: bool,
-    /// Position of the text part built from legacy `data-pi-message-delta`s.
-    legacy: Option<usize>,
+    /// Positions of the text parts built from legacy `data-pi-message-delta`s, in order (a
+    /// tool call between two runs of text splits them, as the part events would).
+    legacy: Vec<usize>,
 }
 
 impl MessageState {
@@ -74,6 +76,13 @@ impl MessageState {
 #[derive(Debug, Default, Clone)]
 pub struct PiReducer {
     watermark: Option<u64>,
+    /// The highest seq of an applied legacy delta. It is kept apart from `watermark`: a legacy
+    /// delta must not hide the part delta it duplicates (same seq, which may come second), yet
+    /// a replayed legacy delta must not append its text again.
+    legacy_watermark: Option<u64>,
+    /// The id of the current turn's `data-turn-start`: the same start again is a replay of
+    /// this turn (a stream resumed from its beginning), not a new turn.
+    turn: Option<String>,
     state: HashMap<String, MessageState>,
     /// Other ids a server used for a message (message-end ids, `final.id`) → the history id.
     aliases: HashMap<String, String>,
@@ -139,9 +148,11 @@ impl PiReducer {
         PiReducer::default()
     }
 
-    /// A new turn starts (a chat POST, or `data-turn-start`): seq restarts.
+    /// A new turn starts (a chat POST, or a `data-turn-start` of another turn): seq restarts.
     pub fn new_turn(&mut self) {
         self.watermark = None;
+        self.legacy_watermark = None;
+        self.turn = None;
     }
 
     /// The highest seq applied in the current turn.
@@ -158,6 +169,8 @@ impl PiReducer {
     pub fn reset(&mut self) {
         *self = PiReducer {
             watermark: self.watermark,
+            legacy_watermark: self.legacy_watermark,
+            turn: self.turn.take(),
             ..PiReducer::default()
         };
     }
@@ -214,15 +227,23 @@ impl PiReducer {
     /// Applies one event. Returns whether history changed.
     pub fn apply(&mut self, h: &mut History, ev: PiEvent, out: &mut Vec<PiEffect>) -> bool {
         let seq = ev.seq();
-        if let (Some(s), Some(w)) = (seq, self.watermark) {
+        let legacy = matches!(ev, PiEvent::LegacyMessageDelta { .. });
+        let mark = if legacy {
+            self.watermark.max(self.legacy_watermark)
+        } else {
+            self.watermark
+        };
+        if let (Some(s), Some(w)) = (seq, mark) {
             if s <= w {
                 return false; // a duplicate or a replay of what was applied
             }
         }
         // A legacy delta duplicates a part delta under the same seq: it must not raise the
         // watermark, or the part delta it duplicates would be skipped when it comes second.
-        if !matches!(ev, PiEvent::LegacyMessageDelta { .. }) {
-            if let Some(s) = seq {
+        if let Some(s) = seq {
+            if legacy {
+                self.legacy_watermark = Some(s);
+            } else {
                 self.watermark = Some(s);
             }
         }
@@ -230,7 +251,10 @@ impl PiReducer {
         match ev {
             PiEvent::Mode { enabled } => out.push(PiEffect::Mode(enabled)),
             PiEvent::TurnStart { turn_id } => {
-                self.new_turn();
+                if self.turn.as_deref() != Some(turn_id.as_str()) {
+                    self.new_turn();
+                    self.turn = Some(turn_id.clone());
+                }
                 out.push(PiEffect::TurnStart(turn_id));
             }
             PiEvent::AgentStart { .. } | PiEvent::AgentEnd { .. } => {}
@@ -317,11 +341,24 @@ impl PiReducer {
             } => {
                 let i = self.ensure_message(h, &message_id, out);
                 let p = self.part_index(h, i, kind, part_id);
-                if let Some((old, state)) = text_of(&mut h.at_mut(i).parts[p]) {
-                    if let Some(t) = text {
-                        *old = t; // the end's full text is authoritative
+                // A repeated end that says what the part already is changes nothing: the
+                // message keeps its version, so the UI keeps its object.
+                let repeated = match &h.messages()[i].parts[p] {
+                    Part::Text {
+                        text: old, state, ..
                     }
-                    *state = Some(TextState::Done);
+                    | Part::Reasoning {
+                        text: old, state, ..
+                    } => *state == Some(TextState::Done) && !matches!(&text, Some(t) if t != old),
+                    _ => true,
+                };
+                if !repeated {
+                    if let Some((old, state)) = text_of(&mut h.at_mut(i).parts[p]) {
+                        if let Some(t) = text {
+                            *old = t; // the end's full text is authoritative
+                        }
+                        *state = Some(TextState::Done);
+                    }
                 }
             }
             PiEvent::ToolCallStart {
@@ -351,6 +388,9 @@ impl PiReducer {
                     .or_default();
                 match delta {
                     Value::String(s) => buf.push_str(&s),
+                    // No delta at all (the parser's stand-in for a missing one): appending
+                    // `null` would make the whole input unparsable.
+                    Value::Null => {}
                     other => buf.push_str(&crate::protocol::json::to_string(&other)),
                 }
                 // Only a buffer that could be complete is worth a parse; the store shows the
@@ -383,14 +423,21 @@ impl PiReducer {
                     .get_mut(&id)
                     .and_then(|s| s.tool_text.remove(&tool_call_id));
                 let input = input.or_else(|| streamed.and_then(|s| serde_json::from_str(&s).ok()));
-                let msg = h.at_mut(i);
-                if let Some(t) = msg.parts[p].as_tool_mut() {
-                    if input.is_some() {
-                        t.input = input;
-                    }
-                    // A repeated end after the result must not take the call back in time.
-                    if !t.state.is_final() {
-                        t.state = ToolState::InputAvailable;
+                // The same end again (servers send it twice) changes nothing, not even the
+                // message's version.
+                let repeated = h.messages()[i].parts[p].as_tool().is_some_and(|t| {
+                    (input.is_none() || t.input == input)
+                        && (t.state.is_final() || t.state == ToolState::InputAvailable)
+                });
+                if !repeated {
+                    if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                        if input.is_some() {
+                            t.input = input;
+                        }
+                        // A repeated end after the result must not take the call back in time.
+                        if !t.state.is_final() {
+                            t.state = ToolState::InputAvailable;
+                        }
                     }
                 }
             }
@@ -437,17 +484,19 @@ impl PiReducer {
                 if st.part_events {
                     return false; // the part events already carry this text
                 }
-                match st.legacy {
-                    Some(p) => {
-                        if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
+                let msg = h.at_mut(i);
+                match st.legacy.last() {
+                    // The text goes on while its part is still the message's last one.
+                    Some(&p) if p + 1 == msg.parts.len() => {
+                        if let Some((text, _)) = text_of(&mut msg.parts[p]) {
                             text.push_str(&delta);
                         }
                     }
-                    None => {
-                        let msg = h.at_mut(i);
+                    // The first text, or text after a tool call: a part of its own, after it.
+                    _ => {
                         msg.parts
                             .push(Part::text(delta, Some(TextState::Streaming)));
-                        st.legacy = Some(msg.parts.len() - 1);
+                        st.legacy.push(msg.parts.len() - 1);
                     }
                 }
             }
@@ -504,7 +553,7 @@ impl PiReducer {
             st.parts.clear();
             st.tools.clear();
             st.tool_text.clear();
-            st.legacy = None;
+            st.legacy.clear();
             st.part_events = true;
             for (p, part) in fin.parts.iter().enumerate() {
                 if let Part::Tool(t) = part {
@@ -573,8 +622,9 @@ impl PiReducer {
         let id = h.messages()[i].id.clone();
         let st = self.state.entry(id).or_default();
         st.part_events = true;
-        if let Some(legacy) = st.legacy.take() {
-            // Real part events supersede the legacy text built before them.
+        // Real part events supersede the legacy text built before them (last first, so the
+        // positions still to remove stay valid).
+        for legacy in std::mem::take(&mut st.legacy).into_iter().rev() {
             h.at_mut(i).parts.remove(legacy);
             st.shift_after(legacy);
         }
@@ -603,7 +653,6 @@ impl PiReducer {
     ) -> usize {
         let id = h.messages()[i].id.clone();
         let st = self.state.entry(id).or_default();
-        st.part_events = true;
         let existing = st.tools.get(tool_call_id).copied().or_else(|| {
             // A message hydrated from the canonical history has no bookkeeping: look in it.
             h.messages()[i]

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The test command (README): everything CI runs, in order, failing on the first failure.
+#   native cargo test · lints · the wasm build · the npm package built and loaded in Node ·
+#   the .d.ts checked by tsc --strict · wasm-bindgen-test in headless Chromium against a
+#   scripted local server.
+# Installs what is missing first (scripts/setup.sh); reruns on a prepared machine skip that.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "setup (skips what is present)"
+bash scripts/setup.sh
+if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+step "format and lints"
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
+# The core stays sans-IO: only src/wasm/ may know JS.
+if grep -rlE '\b(wasm_bindgen|js_sys|web_sys)\b' src --include='*.rs' | grep -v '^src/wasm/'; then
+  echo "JS bindings outside src/wasm/" >&2; exit 1
+fi
+
+step "native tests (virtual time, fixtures)"
+cargo test
+
+step "the npm package (release wasm, wasm-opt, template)"
+bash scripts/build-pkg.sh
+
+step "Node: the installed package (release build) and the .d.ts"
+node --test tests/js/
+node_modules/.bin/tsc -p tests/ts/tsconfig.json
+
+step "headless Chromium: wasm-bindgen-test against the scripted server"
+PORT=18787
+node tests/server/test-server.mjs "$PORT" > target/test-server.log 2>&1 &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null || true' EXIT
+for _ in $(seq 50); do
+  if node -e "fetch('http://127.0.0.1:$PORT/test/log').then(()=>process.exit(0),()=>process.exit(1))"; then break; fi
+  sleep 0.1
+done
+CHROMEDRIVER=/usr/bin/chromedriver ACS_TEST_SERVER="http://127.0.0.1:$PORT" \
+  cargo test --target wasm32-unknown-unknown --test web
+kill $SERVER_PID 2>/dev/null || true
+
+step "all tests passed"

@@ -1,0 +1,75 @@
+// Uses every public API of the package; `tsc --strict --noEmit` must accept it.
+import {
+  ChatStore,
+  SseDecoder,
+  replayPiStream,
+  replayUiMessageStream,
+  type ChatSnapshot,
+  type ChatStoreError,
+  type QueuedItem,
+  type SubmitResult,
+  type UIMessage,
+  type UIMessagePart,
+} from 'agent-chat-store';
+import { useChatStore, useCreateChatStore } from 'agent-chat-store/react';
+import { useChatStoreRuntime, convertUIMessage } from 'agent-chat-store/assistant-ui';
+
+const store = new ChatStore({
+  baseUrl: '/',
+  sessionId: 's1',
+  capabilities: { nativeFollowUp: true },
+  routes: { chat: '/api/chat' },
+  headers: () => ({ authorization: 'Bearer x' }),
+  credentials: 'include',
+  fetch: (input, init) => fetch(input, init),
+  throttleMs: 16,
+  onData: (d) => console.log(d.name, d.data, d.transient),
+  onError: (e: ChatStoreError) => console.log(e.code, e.serverCode, e.status),
+  limits: { maxEventBytes: 1 << 20, maxMessages: 1000 },
+  retry: { maxAttempts: 3 },
+  hydrate: true,
+});
+const unsubscribe: () => void = store.subscribe(() => {});
+const snap: ChatSnapshot = store.getSnapshot();
+const m: UIMessage | undefined = snap.messages[0];
+const p: UIMessagePart | undefined = m?.parts[0];
+if (p && p.type === 'text') console.log(p.text.length, p.state);
+if (p && p.type === 'dynamic-tool') console.log(p.toolName, p.state, p.input, p.details);
+const q: QueuedItem | undefined = snap.queued[0];
+console.log(q?.clientSeq, q?.clientNonce, q?.state, snap.composer.canSend, snap.composer.hint, snap.turnId, snap.hydrated, snap.capabilitiesLoaded, snap.status, snap.error?.code);
+store.setDraft('hi');
+store.setDraftFiles([{ mediaType: 'image/png', url: 'data:image/png;base64,AA==' }]);
+const r: SubmitResult = store.submit();
+if (r.kind === 'blocked') console.log(r.reason);
+store.send('again', [{ mediaType: 'text/plain', filename: 'a.txt', url: 'https://x/a.txt' }]);
+store.stop();
+store.switchSession('s2');
+const removed: boolean = store.removeQueued('fu-1');
+store.retryQueued('fu-1');
+store.regenerate();
+store.regenerate('m1');
+unsubscribe();
+store.dispose();
+
+const replay = replayUiMessageStream([{ type: 'start' }], { messageId: 'x' });
+console.log(replay.message.id, replay.finishReason, replay.error?.message, removed);
+console.log(replayPiStream([]).messages.length);
+const dec = new SseDecoder();
+const events: string[] = [...dec.push(new Uint8Array()), ...dec.finish()];
+console.log(events);
+
+export function Chat() {
+  const s = useChatStore(store);
+  const owned = useCreateChatStore({ sessionId: 's3' });
+  const maybe = useChatStore(owned);
+  const runtime = useChatStoreRuntime(owned);
+  console.log(maybe?.status, runtime, convertUIMessage);
+  return (
+    <div>
+      {s.messages.map((msg) => <p key={msg.id}>{msg.role}</p>)}
+      {s.queued.map((item) => <p key={item.id}>{item.text}</p>)}
+      <button disabled={!s.composer.canSend} onClick={() => store.submit()}>Send</button>
+      {s.composer.hint}
+    </div>
+  );
+}
