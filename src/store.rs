@@ -264,6 +264,8 @@ struct Session {
     queue: FollowUpQueue,
     status: Status,
     error: Option<ChatError>,
+    /// The `clientTurnId` of the turn this client started last.
+    client_turn_id: Option<String>,
     turn_id: Option<String>,
     hydrated: bool,
     /// The chat POST or stream resume whose body is the turn's stream.
@@ -281,6 +283,14 @@ struct Session {
     finish_reason: Option<String>,
     resume_tries: u32,
     resume_at: Option<u64>,
+    /// The last turn ended on its own: items still waiting to be posted go out as the next
+    /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
+    /// for the user.
+    send_queue_when_idle: bool,
+    /// This turn's user message-start came while the AI SDK reducer had authority, so it was
+    /// not applied. A later hand-off to the pi projection must then not let the next user
+    /// message-start (a follow-up's) adopt the optimistic message.
+    ignored_user_start: bool,
 }
 
 impl Session {
@@ -297,6 +307,7 @@ impl Session {
             status: Status::Ready,
             error: None,
             turn_id: None,
+            client_turn_id: None,
             hydrated: false,
             stream: None,
             decoder: SseDecoder::with_max_event_bytes(limits.max_event_bytes),
@@ -307,6 +318,8 @@ impl Session {
             finish_reason: None,
             resume_tries: 0,
             resume_at: None,
+            send_queue_when_idle: false,
+            ignored_user_start: false,
         }
     }
 
@@ -596,7 +609,14 @@ impl ChatStore {
         if let Some(id) = self.session.stream.take() {
             self.abort(id);
         }
-        if let Some(turn) = self.session.turn_id.clone() {
+        // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
+        // client's own turn id is the only handle; servers of this family accept either.
+        let turn = self
+            .session
+            .turn_id
+            .clone()
+            .or_else(|| self.session.client_turn_id.clone());
+        if let Some(turn) = turn {
             let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
             self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
         }
@@ -605,6 +625,7 @@ impl ChatStore {
         s.turn_active = false;
         s.resume_at = None;
         s.status = Status::Ready;
+        s.send_queue_when_idle = false;
         s.queue.mark_stalled_after_turn();
         self.after_ai_sdk_turn(now_ms);
         self.touch();
@@ -778,6 +799,8 @@ impl ChatStore {
         if self.session.status == Status::Submitted {
             self.session.status = Status::Streaming;
             self.touch();
+            // Follow-ups queued while the chat POST was on its way may go now.
+            self.pump(now_ms);
         }
         let mut items = std::mem::take(&mut self.scratch);
         self.session.decoder.push_into(bytes, &mut items);
@@ -883,8 +906,10 @@ impl ChatStore {
             .map(|(id, _)| *id)
             .collect();
         for id in expired {
-            self.abort(id);
-            // The record is still there for handle_request_failed to classify.
+            // Abort the fetch but keep the record for handle_request_failed to classify:
+            // `abort()` would drop it, and the follow-up queue would then wait for an answer
+            // to its request in flight forever.
+            self.aborts.push_back(id);
             if let Some(p) = self.pending.get_mut(&id) {
                 p.deadline = None;
             }
@@ -991,7 +1016,11 @@ impl ChatStore {
         // Requests not yet handed out belong to the old generation too.
         self.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
-        self.session.stream = None;
+        if self.session.stream.take().is_some() {
+            // The body was dropped wherever it was, maybe mid-event: the resume's body must
+            // not be read as the rest of that event.
+            self.session.decoder.finish();
+        }
         if self.session.status.is_busy() {
             // The server's turn may go on; switching back resumes its stream.
             self.session.status = Status::Ready;
@@ -1016,10 +1045,15 @@ impl ChatStore {
             self.session.resume_tries = 0;
             self.session.resume_at = Some(now_ms);
             self.handle_timeout(now_ms);
-        } else if self.opts.hydrate {
-            self.hydrate(now_ms);
         } else {
-            self.session.hydrated = true;
+            if self.opts.hydrate {
+                self.hydrate(now_ms);
+            } else {
+                self.session.hydrated = true;
+            }
+            // Parked after its turn ended, with the answer to a follow-up POST still out (the
+            // switch aborted it): what waited for that answer moves on now.
+            self.send_next_queued(now_ms);
         }
     }
 
@@ -1037,8 +1071,13 @@ impl ChatStore {
             }
             None => Capabilities::default(),
         };
+        let pi_owned = self.session.pi_owns_history();
         self.session.caps = caps;
         self.session.caps_loaded = true;
+        if !pi_owned && self.session.pi_owns_history() && self.session.status.is_busy() {
+            // A first send went ahead on the defaults: its turn is the projection's now.
+            self.hand_history_to_pi();
+        }
         self.touch();
     }
 
@@ -1077,12 +1116,28 @@ impl ChatStore {
         }
         if self.session.status.is_busy() || self.session.turn_active {
             // A turn started before the history came: canonical first, then what this client
-            // added that the server does not list yet.
-            for m in self.session.history.messages() {
-                if !messages.iter().any(|c| c.id == m.id) {
-                    messages.push(m.clone());
+            // added that the server does not list yet. A message both have keeps the local
+            // copy, the one being streamed into; and the reducers keep their bookkeeping
+            // (the optimistic user message to adopt, the open messages, part positions), all
+            // keyed by message id and still true of those copies. Resetting it mid-turn split
+            // the streaming text part in two and duplicated the user's message.
+            let local = self.session.history.messages();
+            let by_id: HashMap<&str, usize> = local
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.id.as_str(), i))
+                .collect();
+            let mut listed = vec![false; local.len()];
+            for c in messages.iter_mut() {
+                if let Some(&i) = by_id.get(c.id.as_str()) {
+                    listed[i] = true;
+                    c.clone_from(&local[i]);
                 }
             }
+            let extra = local.iter().zip(listed).filter(|(_, l)| !l).map(|(m, _)| m);
+            let merged: Vec<UIMessage> = messages.into_iter().chain(extra.cloned()).collect();
+            self.session.history.replace_all(merged);
+            return;
         }
         self.session.history.replace_all(messages);
         self.session.pi.reset();
@@ -1129,6 +1184,8 @@ impl ChatStore {
         if !self.session.turn_active {
             // Accepted after the turn ended: the server will not run it in that turn.
             self.session.queue.mark_stalled_after_turn();
+            // The answer the turn's end was waiting for: what is still queued moves on.
+            self.send_next_queued(now_ms);
         }
     }
 
@@ -1147,10 +1204,13 @@ impl ChatStore {
         );
     }
 
+    /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
+    /// is still on its way could reach the server first and run before the message it follows
+    /// (the browser makes the two fetches concurrently).
     fn may_post_followups(&self) -> bool {
         !self.disposed
             && self.session.turn_active
-            && self.session.status.is_busy()
+            && self.session.status == Status::Streaming
             && self.capabilities().native_follow_up
     }
 
@@ -1223,9 +1283,13 @@ impl ChatStore {
             body["attachments"] = serde_json::to_value(&files).unwrap_or(Value::Null);
         }
         if !self.session.pi_owns_history() {
-            body["messages"] = history_for_storage(self.session.history.messages());
+            // The whole history, files included, as `useChat` sends it: the model needs the
+            // bytes. Only the stored copy (PUT) drops `data:` URLs.
+            body["messages"] =
+                serde_json::to_value(self.session.history.messages()).unwrap_or(Value::Null);
         }
         let s = &mut self.session;
+        s.client_turn_id = Some(client_turn_id);
         s.pi.new_turn();
         s.ui = UiTurn::default();
         s.status = Status::Submitted;
@@ -1238,6 +1302,8 @@ impl ChatStore {
         s.events_seen = 0;
         s.resume_tries = 0;
         s.resume_at = None;
+        s.send_queue_when_idle = false;
+        s.ignored_user_start = false;
         s.decoder = SseDecoder::with_max_event_bytes(self.opts.limits.max_event_bytes);
         let path = self.route(|r| &r.chat);
         let id = self.request(
@@ -1293,10 +1359,15 @@ impl ChatStore {
                 }
             }
             Chunk::Pi(PiEvent::TurnStart { turn_id }) => {
-                // Meaningful in both modes: stop and resume need the turn id.
-                self.session.turn_id = Some(turn_id);
-                self.session.pi.new_turn();
-                self.touch();
+                // Meaningful in both modes: stop and resume need the turn id. The turn-start
+                // of the turn already running (a resume that replays from the start of the
+                // server's buffer) is not a new turn: resetting the seq watermark would apply
+                // the replayed deltas a second time.
+                if self.session.turn_id.as_deref() != Some(turn_id.as_str()) {
+                    self.session.turn_id = Some(turn_id);
+                    self.session.pi.new_turn();
+                    self.touch();
+                }
             }
             Chunk::Pi(ev) if pi_owns => {
                 let mut effects = Vec::new();
@@ -1306,7 +1377,17 @@ impl ChatStore {
                     self.on_pi_effect(e, now_ms);
                 }
             }
-            Chunk::Pi(_) => {} // AI SDK mode: the pi projection is not the authority
+            // AI SDK mode: the pi projection is not the authority.
+            Chunk::Pi(ev) => {
+                if let PiEvent::MessageStart {
+                    role: Role::User,
+                    client_nonce: None,
+                    ..
+                } = ev
+                {
+                    self.session.ignored_user_start = true;
+                }
+            }
             Chunk::Ui(c) if pi_owns => match c {
                 // pi mode: standard chunks duplicate what the projection says; only the
                 // turn-level ones count.
@@ -1444,11 +1525,17 @@ impl ChatStore {
         let _ = now_ms;
     }
 
-    /// `data-pi-mode`: from here on the pi projection owns this session's history. A message
-    /// the AI SDK reducer started in this turn is dropped: the projection rebuilds it.
+    /// `data-pi-mode`: from here on the pi projection owns this session's history.
     fn enter_pi_mode(&mut self) {
+        self.session.pi_mode = true;
+        self.hand_history_to_pi();
+    }
+
+    /// The pi projection took over history from the AI SDK reducer (`data-pi-mode`, or a
+    /// capabilities answer that came after a send made on the defaults). A message the AI
+    /// SDK reducer started in this turn is dropped: the projection rebuilds it.
+    fn hand_history_to_pi(&mut self) {
         let s = &mut self.session;
-        s.pi_mode = true;
         if let Some(i) =
             s.ui.message_id
                 .take()
@@ -1459,8 +1546,8 @@ impl ChatStore {
             }
         }
         // The optimistic user message of this turn is adopted by the projection's first
-        // user message-start.
-        if s.status.is_busy() {
+        // user message-start, unless that one went by already.
+        if s.status.is_busy() && !s.ignored_user_start {
             let last_user = s
                 .history
                 .messages()
@@ -1556,13 +1643,46 @@ impl ChatStore {
         self.events.push_back(StoreEvent::Finish { finish_reason });
         self.after_ai_sdk_turn(now_ms);
         self.touch();
-        // Items queued during the turn and never posted: the first becomes the next turn,
-        // the rest follow it as follow-ups.
-        if !self.session.stream_error {
-            if let Some(item) = self.session.queue.take_first_unposted() {
-                self.start_turn(item.text, item.files, "submit-message", now_ms);
-            }
+        self.session.send_queue_when_idle = !self.session.stream_error;
+        self.send_next_queued(now_ms);
+    }
+
+    /// Items queued during a turn that ended, which the server never accepted: the first
+    /// becomes the next turn, the rest follow it as follow-ups (SPEC §6). It waits while a
+    /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
+    /// again when that answer comes.
+    fn send_next_queued(&mut self, now_ms: u64) {
+        use crate::followup::ItemState;
+        let s = &mut self.session;
+        if self.disposed || !s.send_queue_when_idle || s.turn_active || s.status.is_busy() {
+            return;
         }
+        let q = &mut s.queue;
+        if q.in_flight().is_some() {
+            return;
+        }
+        let (item, server_may_have_it) = match q.take_first_unposted() {
+            Some(item) => (item, false),
+            // A head that was posted but failed, with its retry still pending: the turn it
+            // was meant for is over, so it is sent as a new message as well. Left alone it
+            // would wait for a turn that never comes, and block everything behind it.
+            None => match q.items().iter().find(|i| i.state != ItemState::Stalled) {
+                Some(head) if head.state == ItemState::Queued => {
+                    let id = head.id.clone();
+                    match q.take(&id) {
+                        Some(taken) => taken,
+                        None => return,
+                    }
+                }
+                _ => return,
+            },
+        };
+        if server_may_have_it {
+            // A lost answer may have left a copy on the server: cancel it so it cannot run
+            // a second time.
+            self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
+        }
+        self.start_turn(item.text, item.files, "submit-message", now_ms);
     }
 
     /// In AI SDK mode the client owns history: store it after every completed turn.
@@ -1587,6 +1707,7 @@ impl ChatStore {
         s.turn_active = false;
         s.resume_at = None;
         s.status = Status::Error;
+        s.send_queue_when_idle = false;
         s.error = Some(error.clone());
         s.queue.mark_stalled_after_turn();
         self.events.push_back(StoreEvent::Error { error });

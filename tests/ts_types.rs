@@ -34,7 +34,10 @@ fn assert_keys(name: &str, value: &Value) {
 
 #[test]
 fn capabilities_files_and_errors() {
-    assert_keys("Capabilities", &serde_json::to_value(Capabilities::default()).unwrap());
+    assert_keys(
+        "Capabilities",
+        &serde_json::to_value(Capabilities::default()).unwrap(),
+    );
     let f = FileAttachment {
         media_type: "a/b".into(),
         filename: Some("f".into()),
@@ -47,14 +50,19 @@ fn capabilities_files_and_errors() {
     // The JS error carries `kind` as `code`; everything else by its own name.
     for k in ["status", "serverCode", "field"] {
         assert!(v.get(k).is_some());
-        assert!(interface("ChatStoreError").contains(&format!(" {k}?:")), "{k}");
+        assert!(
+            interface("ChatStoreError").contains(&format!(" {k}?:")),
+            "{k}"
+        );
     }
 }
 
 #[test]
 fn queued_items_and_submit_results() {
     let mut q = FollowUpQueue::new(RetryPolicy::default());
-    let item = q.enqueue("t".into(), vec![], 1, &mut SeededRandom(1)).clone();
+    let item = q
+        .enqueue("t".into(), vec![], 1, &mut SeededRandom(1))
+        .clone();
     assert_keys("QueuedItem", &serde_json::to_value(item).unwrap());
     let r = SubmitResult {
         kind: SubmitKind::Blocked,
@@ -106,6 +114,9 @@ fn every_part_kind() {
         }
     }
     for state in ["ready", "submitted", "streaming", "error"] {
-        assert!(interface("ChatSnapshot").contains("status: ChatStatus") && TS.contains(&format!("'{state}'")));
+        assert!(
+            interface("ChatSnapshot").contains("status: ChatStatus")
+                && TS.contains(&format!("'{state}'"))
+        );
     }
 }

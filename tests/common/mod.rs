@@ -1,0 +1,532 @@
+//! A `ChatStore` on virtual time, talking to a scripted server (STYLE.md §3; the models are
+//! quinn-proto's `Pair::drive` and h11's `ConnectionPair`).
+//!
+//! The harness plays the host's fetch driver: after every action or input it drains
+//! `poll_request` / `poll_abort` / `poll_event` until all three are empty (the run loop rule)
+//! and records what came out. A test plays the server: it answers a recorded request by id with
+//! a [`Reply`] (a head, a body split into network chunks, and an end, a break-off, or nothing
+//! yet), or a network failure. Time only moves when the test says so, and then in steps to
+//! each `poll_timeout()`: nothing sleeps.
+
+#![allow(dead_code)] // each test binary uses a different part of the harness
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use agent_chat_store::composer::Status;
+use agent_chat_store::protocol::{Capabilities, ChatError, FileAttachment};
+use agent_chat_store::random::SeededRandom;
+use agent_chat_store::store::{
+    ChatStore, Method, RequestId, RequestKind, ResponseHead, StoreEvent, StoreOptions, SubmitResult,
+};
+use serde_json::Value;
+
+/// The virtual clock's start: a plausible epoch-ms value, so `clientSeq = max(last+1, now)`
+/// behaves as it does in a browser.
+pub const T0: u64 = 1_700_000_000_000;
+
+pub const SESSION: &str = "S";
+
+/// What a pi-projection server of the reference family says about itself.
+pub const PI_CAPS: Capabilities = Capabilities {
+    native_follow_up: true,
+    ai_sdk_owns_history: false,
+    follow_up_attachments: false,
+};
+
+/// A plain AI SDK server: no follow-ups, the client owns history.
+pub const AI_SDK_CAPS: Capabilities = Capabilities {
+    native_follow_up: false,
+    ai_sdk_owns_history: true,
+    follow_up_attachments: false,
+};
+
+/// Options for session [`SESSION`] with fetched capabilities and no hydration request (tests
+/// that care about hydration turn it on), so the recorded requests are the ones under test.
+pub fn options() -> StoreOptions {
+    let mut o = StoreOptions::new(SESSION);
+    o.hydrate = false;
+    o
+}
+
+/// [`options`] with a static capabilities override (no capabilities request).
+pub fn options_with(caps: Capabilities) -> StoreOptions {
+    let mut o = options();
+    o.capabilities = Some(caps);
+    o
+}
+
+/// One request the store asked for, as the driver saw it.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub id: RequestId,
+    pub kind: RequestKind,
+    pub method: Method,
+    pub path: String,
+    /// The body, parsed as JSON (every body the store sends is JSON).
+    pub body: Option<Value>,
+    /// Virtual time at which it was polled.
+    pub at: u64,
+}
+
+impl Sent {
+    pub fn body(&self) -> &Value {
+        self.body.as_ref().expect("request has a body")
+    }
+    pub fn client_seq(&self) -> u64 {
+        self.body()["clientSeq"].as_u64().expect("clientSeq")
+    }
+    pub fn client_nonce(&self) -> &str {
+        self.body()["clientNonce"].as_str().expect("clientNonce")
+    }
+    /// The `clientNonce` of a `DELETE …/followup?clientNonce=N&clientSeq=Q`.
+    pub fn client_nonce_in_path(&self) -> &str {
+        let q = self.path.split_once('?').map_or("", |(_, q)| q);
+        q.split('&')
+            .find_map(|kv| kv.strip_prefix("clientNonce="))
+            .expect("clientNonce in the query")
+    }
+    pub fn message(&self) -> &str {
+        self.body()["message"].as_str().expect("message")
+    }
+}
+
+/// How a scripted answer ends after its body chunks.
+#[derive(Debug, Clone)]
+pub enum Ending {
+    /// `handle_response_end`.
+    Complete,
+    /// The body breaks off: `handle_request_failed` after the chunks.
+    Break(String),
+    /// Nothing yet: the test continues the answer with [`Harness::body`] / [`Harness::end`].
+    Open,
+}
+
+/// A scripted server answer.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Answer {
+        head: ResponseHead,
+        chunks: Vec<Vec<u8>>,
+        ending: Ending,
+    },
+    /// No answer at all (DNS, CORS, connection refused).
+    NetworkFailure(String),
+}
+
+impl Reply {
+    /// A status with an empty body.
+    pub fn status(status: u16) -> Reply {
+        Reply::bytes(status, None, Vec::new())
+    }
+
+    pub fn bytes(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
+        let body = body.into();
+        Reply::Answer {
+            head: ResponseHead {
+                status,
+                content_type: content_type.map(str::to_string),
+                turn_id: None,
+            },
+            chunks: if body.is_empty() { vec![] } else { vec![body] },
+            ending: Ending::Complete,
+        }
+    }
+
+    pub fn json(status: u16, body: Value) -> Reply {
+        Reply::bytes(status, Some("application/json"), body.to_string())
+    }
+
+    /// `{"error":{"code","message"}}`, the contract's error shape.
+    pub fn error(status: u16, code: &str, message: &str) -> Reply {
+        Reply::json(
+            status,
+            serde_json::json!({"error": {"code": code, "message": message}}),
+        )
+    }
+
+    /// A 200 event stream.
+    pub fn sse(body: impl Into<Vec<u8>>) -> Reply {
+        Reply::bytes(200, Some("text/event-stream"), body)
+    }
+
+    pub fn network(message: &str) -> Reply {
+        Reply::NetworkFailure(message.to_string())
+    }
+
+    /// Splits the body into network chunks of at most `size` bytes (boundaries fall anywhere,
+    /// mid-line and mid-UTF-8 included).
+    pub fn chunked(self, size: usize) -> Reply {
+        match self {
+            Reply::Answer {
+                head,
+                chunks,
+                ending,
+            } => Reply::Answer {
+                head,
+                chunks: chunks.concat().chunks(size).map(<[u8]>::to_vec).collect(),
+                ending,
+            },
+            other => other,
+        }
+    }
+
+    /// The body breaks off after its chunks.
+    pub fn broken(self, message: &str) -> Reply {
+        self.with_ending(Ending::Break(message.to_string()))
+    }
+
+    /// The body is not over yet.
+    pub fn open(self) -> Reply {
+        self.with_ending(Ending::Open)
+    }
+
+    /// The `x-turn-id` header.
+    pub fn turn_id(self, id: &str) -> Reply {
+        match self {
+            Reply::Answer {
+                mut head,
+                chunks,
+                ending,
+            } => {
+                head.turn_id = Some(id.to_string());
+                Reply::Answer {
+                    head,
+                    chunks,
+                    ending,
+                }
+            }
+            other => other,
+        }
+    }
+
+    fn with_ending(self, ending: Ending) -> Reply {
+        match self {
+            Reply::Answer { head, chunks, .. } => Reply::Answer {
+                head,
+                chunks,
+                ending,
+            },
+            other => other,
+        }
+    }
+}
+
+/// The store, its fake clock, and everything it asked the outside world for.
+pub struct Harness {
+    pub store: ChatStore,
+    pub now: u64,
+    /// Every request polled, in order.
+    pub sent: Vec<Sent>,
+    /// Every abort polled, in order.
+    pub aborted: Vec<RequestId>,
+    /// Every event polled, in order.
+    pub events: Vec<StoreEvent>,
+    /// Requests that got their end (answer, failure) or were aborted.
+    closed: HashSet<RequestId>,
+}
+
+impl Harness {
+    pub fn new(opts: StoreOptions) -> Harness {
+        Harness::at(opts, T0, 7)
+    }
+
+    /// A store created at virtual time `now` (a page loaded later), with its own seed.
+    pub fn at(opts: StoreOptions, now: u64, seed: u64) -> Harness {
+        let store = ChatStore::new(opts, Box::new(SeededRandom(seed)), now);
+        let mut h = Harness {
+            store,
+            now,
+            sent: Vec::new(),
+            aborted: Vec::new(),
+            events: Vec::new(),
+            closed: HashSet::new(),
+        };
+        h.drain();
+        h
+    }
+
+    /// A store with static capabilities (no capabilities request).
+    pub fn with_caps(caps: Capabilities) -> Harness {
+        Harness::new(options_with(caps))
+    }
+
+    // ----- the run loop -----
+
+    /// Drains every output until all are empty, recording them.
+    pub fn drain(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some(r) = self.store.poll_request() {
+                any = true;
+                let body = r.body.as_deref().map(|b| {
+                    serde_json::from_str(b)
+                        .unwrap_or_else(|e| panic!("body is not JSON ({e}): {b}"))
+                });
+                self.sent.push(Sent {
+                    id: r.id,
+                    kind: r.kind,
+                    method: r.method,
+                    path: r.path,
+                    body,
+                    at: self.now,
+                });
+            }
+            while let Some(id) = self.store.poll_abort() {
+                any = true;
+                self.aborted.push(id);
+                self.closed.insert(id);
+            }
+            while let Some(e) = self.store.poll_event() {
+                any = true;
+                self.events.push(e);
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    /// Runs an action on the store at the current virtual time, then drains.
+    pub fn act<R>(&mut self, f: impl FnOnce(&mut ChatStore, u64) -> R) -> R {
+        let now = self.now;
+        let r = f(&mut self.store, now);
+        self.drain();
+        r
+    }
+
+    pub fn send(&mut self, text: &str) -> SubmitResult {
+        self.act(|s, now| s.send(text, Vec::new(), now))
+    }
+
+    pub fn send_files(&mut self, text: &str, files: Vec<FileAttachment>) -> SubmitResult {
+        self.act(|s, now| s.send(text, files, now))
+    }
+
+    /// Types `text` into the composer and submits it.
+    pub fn submit(&mut self, text: &str) -> SubmitResult {
+        self.act(|s, now| {
+            s.set_draft(text);
+            s.submit(now)
+        })
+    }
+
+    pub fn stop(&mut self) {
+        self.act(|s, now| s.stop(now))
+    }
+
+    pub fn switch_session(&mut self, id: &str) {
+        self.act(|s, now| s.switch_session(id, now))
+    }
+
+    pub fn dispose(&mut self) {
+        self.act(|s, _| s.dispose())
+    }
+
+    pub fn retry_queued(&mut self, item_id: &str) -> bool {
+        self.act(|s, now| s.retry_queued(item_id, now))
+    }
+
+    // ----- the scripted server -----
+
+    /// Answers request `id` with `reply`, step by step, draining after every step. Returns the
+    /// status seen after each step (after the head, after each body chunk, after the end), so a
+    /// test can say what the user saw while the answer arrived.
+    pub fn respond(&mut self, id: RequestId, reply: Reply) -> Vec<Status> {
+        assert!(
+            self.sent.iter().any(|r| r.id == id),
+            "request {id} was never made"
+        );
+        let mut seen = Vec::new();
+        match reply {
+            Reply::NetworkFailure(message) => {
+                self.fail(id, &message);
+                seen.push(self.store.status());
+            }
+            Reply::Answer {
+                head,
+                chunks,
+                ending,
+            } => {
+                self.head(id, head);
+                seen.push(self.store.status());
+                for c in &chunks {
+                    self.body(id, c);
+                    seen.push(self.store.status());
+                }
+                match ending {
+                    Ending::Complete => {
+                        self.end(id);
+                        seen.push(self.store.status());
+                    }
+                    Ending::Break(message) => {
+                        self.fail(id, &message);
+                        seen.push(self.store.status());
+                    }
+                    Ending::Open => {}
+                }
+            }
+        }
+        seen
+    }
+
+    pub fn head(&mut self, id: RequestId, head: ResponseHead) {
+        self.act(|s, now| s.handle_response_head(id, head, now));
+    }
+
+    pub fn body(&mut self, id: RequestId, bytes: &[u8]) {
+        self.act(|s, now| s.handle_response_body(id, bytes, now));
+    }
+
+    pub fn end(&mut self, id: RequestId) {
+        self.closed.insert(id);
+        self.act(|s, now| s.handle_response_end(id, now));
+    }
+
+    pub fn fail(&mut self, id: RequestId, message: &str) {
+        self.closed.insert(id);
+        self.act(|s, now| s.handle_request_failed(id, message, now));
+    }
+
+    // ----- virtual time -----
+
+    /// Moves the clock `ms` forward, firing every timer that falls due on the way, each at its
+    /// own time.
+    pub fn advance(&mut self, ms: u64) {
+        let target = self.now + ms;
+        let mut fired = 0;
+        while let Some(t) = self.store.poll_timeout() {
+            if t > target {
+                break;
+            }
+            self.fire(t);
+            fired += 1;
+            assert!(fired < 10_000, "timer at {t} keeps firing without progress");
+        }
+        self.now = target;
+    }
+
+    /// Steps to each next timer until none is left.
+    pub fn run_until_idle(&mut self) {
+        let mut fired = 0;
+        while let Some(t) = self.store.poll_timeout() {
+            self.fire(t);
+            fired += 1;
+            assert!(fired < 10_000, "timer at {t} keeps firing without progress");
+        }
+    }
+
+    fn fire(&mut self, t: u64) {
+        self.now = self.now.max(t);
+        self.act(|s, now| s.handle_timeout(now));
+    }
+
+    // ----- what the store asked for -----
+
+    /// Requests of a kind, in order.
+    pub fn requests(&self, kind: RequestKind) -> Vec<&Sent> {
+        self.sent.iter().filter(|r| r.kind == kind).collect()
+    }
+
+    /// Requests of a kind that have neither ended nor been aborted.
+    pub fn open(&self, kind: RequestKind) -> Vec<&Sent> {
+        self.sent
+            .iter()
+            .filter(|r| r.kind == kind && !self.closed.contains(&r.id))
+            .collect()
+    }
+
+    /// The one open request of a kind (panics if there are none or several).
+    pub fn the_open(&self, kind: RequestKind) -> Sent {
+        let open = self.open(kind);
+        assert_eq!(open.len(), 1, "open {kind:?} requests: {open:#?}");
+        open[0].clone()
+    }
+
+    /// The last request of a kind.
+    pub fn last(&self, kind: RequestKind) -> Sent {
+        self.requests(kind)
+            .last()
+            .map(|r| (*r).clone())
+            .unwrap_or_else(|| panic!("no {kind:?} request in {:#?}", self.sent))
+    }
+
+    pub fn count(&self, kind: RequestKind) -> usize {
+        self.requests(kind).len()
+    }
+
+    pub fn errors(&self) -> Vec<&ChatError> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                StoreEvent::Error { error } => Some(error),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The history as JSON, for comparisons with fixtures.
+    pub fn history(&self) -> Vec<Value> {
+        self.store
+            .messages()
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap())
+            .collect()
+    }
+}
+
+// ----- fixtures and stream building -----
+
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/legacy-server")
+}
+
+pub fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+/// The events of an SSE body, each with its terminating blank line, as bytes (for cutting a
+/// trace at an event boundary or re-sending part of it).
+pub fn sse_events(body: &[u8]) -> Vec<Vec<u8>> {
+    let text = std::str::from_utf8(body).expect("trace is UTF-8");
+    text.split_inclusive("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| e.as_bytes().to_vec())
+        .collect()
+}
+
+/// An SSE body with one event per chunk.
+pub fn sse(chunks: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in chunks {
+        out.extend_from_slice(format!("data: {c}\n\n").as_bytes());
+    }
+    out
+}
+
+pub const DONE: &[u8] = b"data: [DONE]\n\n";
+
+/// A history without message ids (they are the server's, assigned differently on the
+/// canonical route).
+pub fn without_ids(messages: &[Value]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            m.as_object_mut().unwrap().remove("id");
+            m
+        })
+        .collect()
+}
+
+/// A lowercase hyphenated version-4 UUID.
+pub fn is_v4_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_digit() || (b'a'..=b'f').contains(c),
+        })
+        && b[14] == b'4'
+        && matches!(b[19], b'8' | b'9' | b'a' | b'b')
+}
