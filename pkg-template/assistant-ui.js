@@ -145,7 +145,9 @@ export function useChatStoreRuntime(store, opts = {}) {
     isSendDisabled,
     onNew,
     onCancel,
-    onReload,
+    // Only where regenerating can happen (AI SDK-owned history, nothing running): without
+    // `onReload` assistant-ui hides its reload button instead of offering a no-op.
+    onReload: snapshot && snapshot.canRegenerate ? onReload : undefined,
     queue,
     adapters: opts.adapters,
     suggestions: opts.suggestions,

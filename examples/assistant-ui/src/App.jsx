@@ -1,0 +1,285 @@
+import { createContext, useCallback, useContext, useEffect, useState } from "react";
+import {
+  ActionBarPrimitive,
+  AssistantRuntimeProvider,
+  AuiIf,
+  ComposerPrimitive,
+  ErrorPrimitive,
+  MessagePrimitive,
+  QueueItemPrimitive,
+  ThreadPrimitive,
+  useAuiState,
+} from "@assistant-ui/react";
+import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
+import { useChatStoreRuntime } from "agent-chat-store/assistant-ui";
+import { readConfig, sessionFromUrl, writeSession } from "./config.js";
+import { PART_COMPONENTS } from "./Parts.jsx";
+import { RetryIcon, StopIcon } from "./icons.jsx";
+
+const config = readConfig();
+
+// The store and its snapshot, for the few things assistant-ui has no slot for (the queue items'
+// delivery state, retry, capabilities, the store's error).
+const ChatContext = createContext(null);
+const useChat = () => useContext(ChatContext);
+
+export function App() {
+  const [sessionId, setSessionId] = useState(config.sessionId);
+  // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
+  const store = useCreateChatStore({ baseUrl: config.baseUrl, sessionId });
+  const snapshot = useChatStore(store);
+  const runtime = useChatStoreRuntime(store);
+
+  const switchTo = useCallback(
+    (id, { fromHistory = false } = {}) => {
+      id = id.trim();
+      if (!id || !store) return;
+      if (store.getSnapshot().sessionId !== id) store.switchSession(id);
+      setSessionId(id);
+      if (!fromHistory) writeSession(id);
+    },
+    [store],
+  );
+
+  useEffect(() => {
+    const onPop = () => {
+      const id = sessionFromUrl();
+      if (id) switchTo(id, { fromHistory: true });
+    };
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, [switchTo]);
+
+  return (
+    <AssistantRuntimeProvider runtime={runtime}>
+      <ChatContext.Provider value={{ store, snapshot }}>
+        <div className="app">
+          <Header onSwitch={switchTo} sessionId={sessionId} />
+          <Thread />
+        </div>
+      </ChatContext.Provider>
+    </AssistantRuntimeProvider>
+  );
+}
+
+function Header({ onSwitch, sessionId }) {
+  const { snapshot } = useChat();
+  const current = snapshot?.sessionId ?? sessionId;
+  const [draftSession, setDraftSession] = useState(current);
+  useEffect(() => setDraftSession(current), [current]);
+
+  const submit = (e) => {
+    e.preventDefault();
+    onSwitch(draftSession);
+  };
+
+  return (
+    <header className="header">
+      <div className="header-row">
+        <h1>agent-chat-store <span className="muted">assistant-ui</span></h1>
+        <form className="session-form" onSubmit={submit}>
+          <label htmlFor="session-input" className="muted">Session</label>
+          <input
+            id="session-input"
+            data-testid="session-input"
+            value={draftSession}
+            onChange={(e) => setDraftSession(e.target.value)}
+            spellCheck={false}
+          />
+          <button type="submit" data-testid="switch-session" disabled={!draftSession.trim() || draftSession.trim() === current}>
+            Switch
+          </button>
+        </form>
+      </div>
+      {snapshot && (
+        <div className="header-row meta">
+          <span className={"badge status " + snapshot.status} data-testid="status" data-status={snapshot.status}>
+            {snapshot.status}
+          </span>
+          <span className="meta-item" data-testid="session-id">session <code>{snapshot.sessionId}</code></span>
+          <span
+            className="meta-item"
+            data-testid="capabilities"
+            data-native-follow-up={String(snapshot.capabilities.nativeFollowUp)}
+            data-ai-sdk-owns-history={String(snapshot.capabilities.aiSdkOwnsHistory)}
+            data-loaded={String(snapshot.capabilitiesLoaded)}
+          >
+            <Flag on={snapshot.capabilities.nativeFollowUp}>follow-ups</Flag>
+            <Flag on={snapshot.capabilities.aiSdkOwnsHistory}>AI SDK history</Flag>
+            {!snapshot.capabilitiesLoaded && <span className="muted"> (loading)</span>}
+          </span>
+          <span className="meta-item" data-testid="turn-id" data-turn-id={snapshot.turnId ?? ""}>
+            turn <code className="turn" title={snapshot.turnId ?? ""}>{snapshot.turnId ?? "—"}</code>
+          </span>
+        </div>
+      )}
+    </header>
+  );
+}
+
+function Flag({ on, children }) {
+  return <span className={"flag " + (on ? "on" : "off")}>{on ? "✓" : "✗"} {children}</span>;
+}
+
+function Thread() {
+  return (
+    <ThreadPrimitive.Root className="thread-root">
+      <ThreadPrimitive.Viewport className="thread" data-testid="thread">
+        <div className="thread-inner">
+          <AuiIf condition={(s) => s.thread.isLoading}>
+            <div className="empty muted" data-testid="loading">Loading history…</div>
+          </AuiIf>
+          <AuiIf condition={(s) => !s.thread.isLoading && s.thread.isEmpty && s.composer.queue.length === 0}>
+            <div className="empty" data-testid="empty">
+              <h2>Start a conversation</h2>
+              <p className="muted">Built with assistant-ui primitives over agent-chat-store.</p>
+            </div>
+          </AuiIf>
+
+          <ThreadPrimitive.Messages>
+            {({ message }) => (message.role === "user" ? <UserMessage /> : <AssistantMessage />)}
+          </ThreadPrimitive.Messages>
+
+          {/* Waiting follow-ups, after all messages: assistant-ui's queue, fed by snapshot.queued. */}
+          <ComposerPrimitive.Queue>{({ queueItem }) => <QueuedBubble id={queueItem.id} />}</ComposerPrimitive.Queue>
+
+          <StoreError />
+        </div>
+        <ThreadPrimitive.ViewportFooter className="composer-wrap">
+          <Composer />
+        </ThreadPrimitive.ViewportFooter>
+      </ThreadPrimitive.Viewport>
+    </ThreadPrimitive.Root>
+  );
+}
+
+function UserMessage() {
+  const id = useAuiState((s) => s.message.id);
+  return (
+    <MessagePrimitive.Root className="message user" data-testid="message" data-role="user" data-id={id}>
+      <div className="role">You</div>
+      <div className="bubble">
+        <MessagePrimitive.Parts components={PART_COMPONENTS} />
+        <MessagePrimitive.Attachments>{({ attachment }) => <span className="chip">{attachment.name}</span>}</MessagePrimitive.Attachments>
+      </div>
+    </MessagePrimitive.Root>
+  );
+}
+
+function AssistantMessage() {
+  const id = useAuiState((s) => s.message.id);
+  const role = useAuiState((s) => s.message.role);
+  const canRegenerate = !!useChat().snapshot?.canRegenerate;
+  return (
+    <MessagePrimitive.Root className={"message " + role} data-testid="message" data-role={role} data-id={id}>
+      <div className="role">{role === "system" ? "System" : "Assistant"}</div>
+      <div className="bubble">
+        <MessagePrimitive.Parts components={PART_COMPONENTS} />
+        <MessagePrimitive.Error>
+          <ErrorPrimitive.Root className="message-error" data-testid="message-error">
+            <ErrorPrimitive.Message />
+          </ErrorPrimitive.Root>
+        </MessagePrimitive.Error>
+      </div>
+      <ActionBarPrimitive.Root className="action-bar" hideWhenRunning autohide="not-last">
+        {/* The runtime does not tell assistant-ui when the store cannot regenerate, so the
+            button is gated on the snapshot's own `canRegenerate`. */}
+        {canRegenerate && (
+          <ActionBarPrimitive.Reload className="ghost small" data-testid="regenerate">
+            <RetryIcon /> Regenerate
+          </ActionBarPrimitive.Reload>
+        )}
+        <ActionBarPrimitive.Copy className="ghost small">Copy</ActionBarPrimitive.Copy>
+      </ActionBarPrimitive.Root>
+    </MessagePrimitive.Root>
+  );
+}
+
+const QUEUED_LABEL = {
+  queued: "Waiting",
+  posting: "Sending…",
+  accepted: "Queued on server",
+  failed: "Failed",
+  stalled: "Not delivered",
+};
+
+// One assistant-ui queue item; its delivery state and retry come from the store (same ids).
+function QueuedBubble({ id }) {
+  const { store, snapshot } = useChat();
+  const item = snapshot?.queued.find((q) => q.id === id);
+  const state = item?.state ?? "queued";
+  const canRetry = state === "failed" || state === "stalled";
+  return (
+    <div className={"message user queued " + state} data-testid="queued" data-state={state} data-id={id}>
+      <div className="role">You · <span className="queued-state">{QUEUED_LABEL[state] ?? state}</span></div>
+      <div className="bubble">
+        <QueueItemPrimitive.Text className="part-text" data-testid="queued-text" />
+        {item?.error && (
+          <div className="queued-error" data-testid="queued-error">{item.error.kind}: {item.error.message}</div>
+        )}
+        <div className="queued-actions">
+          {canRetry && (
+            <button type="button" className="link" data-testid="queued-retry" onClick={() => store.retryQueued(id)}>
+              Retry
+            </button>
+          )}
+          <QueueItemPrimitive.Remove className="link" data-testid="queued-remove">Remove</QueueItemPrimitive.Remove>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function StoreError() {
+  const { snapshot } = useChat();
+  const error = snapshot?.error;
+  if (!error) return null;
+  return (
+    <div className="error-banner" role="alert" data-testid="error" data-code={error.code}>
+      <strong>{error.code}</strong>
+      {error.status ? <span className="muted"> (HTTP {error.status}{error.serverCode ? `, ${error.serverCode}` : ""})</span> : null}
+      <span>: {error.message}</span>
+    </div>
+  );
+}
+
+function Composer() {
+  const { snapshot } = useChat();
+  const busy = snapshot && (snapshot.status === "submitted" || snapshot.status === "streaming");
+  const followUps = !!snapshot?.capabilities.nativeFollowUp;
+  // assistant-ui's composer owns the draft, so the store's `composer.hint` (computed from the
+  // store's own, empty draft) does not apply; the same policy is stated here.
+  const hint = busy && !followUps ? "Wait for the current response to finish." : null;
+  return (
+    <ComposerPrimitive.Root className="composer">
+      <ComposerPrimitive.Input
+        className="composer-input"
+        data-testid="composer-input"
+        placeholder={busy && followUps ? "Queue a follow-up…" : "Send a message…"}
+        minRows={2}
+        maxRows={8}
+        submitMode="enter"
+        autoFocus
+        onKeyDown={(e) => {
+          // assistant-ui inserts a newline on Enter when it cannot send; keep the draft as it was.
+          if (hint && e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) e.preventDefault();
+        }}
+      />
+      <div className="composer-bar">
+        <div className="composer-left">
+          {hint && <span className="hint" data-testid="hint">{hint}</span>}
+        </div>
+        <div className="composer-right">
+          <AuiIf condition={(s) => s.thread.isRunning}>
+            <ComposerPrimitive.Cancel className="stop" data-testid="stop">
+              <StopIcon /> Stop
+            </ComposerPrimitive.Cancel>
+          </AuiIf>
+          <ComposerPrimitive.Send className="send" data-testid="send">
+            {busy && followUps ? "Queue" : "Send"}
+          </ComposerPrimitive.Send>
+        </div>
+      </div>
+    </ComposerPrimitive.Root>
+  );
+}

@@ -1,0 +1,35 @@
+// Where the chat store connects, read from the page URL:
+//   ?server=http://127.0.0.1:PORT   the agent server (default: this page's own origin, as when
+//                                    the reference server serves the built app at `/`)
+//   ?session=ID                      the session to open (default: a fresh random one, written
+//                                    back into the URL so a reload reopens the same session)
+
+function randomId() {
+  // crypto.getRandomValues works in insecure contexts too (crypto.randomUUID does not).
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return "chat-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function readConfig() {
+  const params = new URLSearchParams(window.location.search);
+  const server = params.get("server");
+  let sessionId = params.get("session");
+  if (!sessionId) {
+    sessionId = randomId();
+    writeSession(sessionId, { replace: true });
+  }
+  return { baseUrl: server || "/", server: server || null, sessionId };
+}
+
+/** The session id currently in the URL (for back/forward navigation). */
+export function sessionFromUrl() {
+  return new URLSearchParams(window.location.search).get("session");
+}
+
+/** Puts `sessionId` into the URL, keeping every other parameter (e.g. `server`). */
+export function writeSession(sessionId, { replace = false } = {}) {
+  const url = new URL(window.location.href);
+  url.searchParams.set("session", sessionId);
+  if (replace) window.history.replaceState(null, "", url);
+  else window.history.pushState(null, "", url);
+}

@@ -1,0 +1,310 @@
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
+import { readConfig, sessionFromUrl, writeSession } from "./config.js";
+import { Message } from "./Parts.jsx";
+import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "./icons.jsx";
+
+const config = readConfig();
+
+export function App() {
+  const [sessionId, setSessionId] = useState(config.sessionId);
+  // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
+  const store = useCreateChatStore({ baseUrl: config.baseUrl, sessionId });
+  const snapshot = useChatStore(store);
+
+  const switchTo = useCallback(
+    (id, { fromHistory = false } = {}) => {
+      id = id.trim();
+      if (!id || !store) return;
+      // Switch right away; the hook sees the store already on `id` and does nothing more.
+      if (store.getSnapshot().sessionId !== id) store.switchSession(id);
+      setSessionId(id);
+      if (!fromHistory) writeSession(id);
+    },
+    [store],
+  );
+
+  // Back/forward between sessions.
+  useEffect(() => {
+    const onPop = () => {
+      const id = sessionFromUrl();
+      if (id) switchTo(id, { fromHistory: true });
+    };
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, [switchTo]);
+
+  if (!store || !snapshot) {
+    return <div className="app loading">Starting…</div>;
+  }
+  return <Chat store={store} snapshot={snapshot} onSwitch={switchTo} />;
+}
+
+function Chat({ store, snapshot, onSwitch }) {
+  const { status, messages, queued, composer, error, capabilities } = snapshot;
+  const busy = status === "submitted" || status === "streaming";
+  const scrollRef = useAutoScroll([messages, queued, status]);
+
+  return (
+    <div className="app">
+      <Header snapshot={snapshot} onSwitch={onSwitch} />
+
+      <main className="thread" ref={scrollRef} data-testid="thread">
+        <div className="thread-inner">
+          {!snapshot.hydrated && messages.length === 0 && (
+            <div className="empty muted" data-testid="loading">Loading history…</div>
+          )}
+          {snapshot.hydrated && messages.length === 0 && queued.length === 0 && !busy && (
+            <div className="empty" data-testid="empty">
+              <h2>Start a conversation</h2>
+              <p className="muted">
+                Messages you send while the agent is answering are{" "}
+                {capabilities.nativeFollowUp ? "queued and delivered in order." : "held until it is done."}
+              </p>
+            </div>
+          )}
+
+          {messages.map((message) => (
+            <Message key={message.id} message={message} />
+          ))}
+
+          {status === "submitted" && lastRole(messages) !== "assistant" && (
+            <div className="message assistant pending" data-testid="pending">
+              <div className="role">Assistant</div>
+              <div className="bubble"><span className="dots"><i /><i /><i /></span></div>
+            </div>
+          )}
+
+          {queued.map((item) => (
+            <QueuedBubble key={item.id} item={item} store={store} />
+          ))}
+
+          {error && (
+            <div className="error-banner" role="alert" data-testid="error" data-code={error.code}>
+              <strong>{error.code}</strong>
+              {error.status ? <span className="muted"> (HTTP {error.status}{error.serverCode ? `, ${error.serverCode}` : ""})</span> : null}
+              <span>: {error.message}</span>
+            </div>
+          )}
+        </div>
+      </main>
+
+      <Composer store={store} snapshot={snapshot} busy={busy} />
+    </div>
+  );
+}
+
+function Header({ snapshot, onSwitch }) {
+  const { status, capabilities, capabilitiesLoaded, turnId, sessionId } = snapshot;
+  const [draftSession, setDraftSession] = useState(sessionId);
+  // Follow switches made elsewhere (back/forward).
+  useEffect(() => setDraftSession(sessionId), [sessionId]);
+
+  const submit = (e) => {
+    e.preventDefault();
+    onSwitch(draftSession);
+  };
+
+  return (
+    <header className="header">
+      <div className="header-row">
+        <h1>agent-chat-store <span className="muted">React</span></h1>
+        <form className="session-form" onSubmit={submit}>
+          <label htmlFor="session-input" className="muted">Session</label>
+          <input
+            id="session-input"
+            data-testid="session-input"
+            value={draftSession}
+            onChange={(e) => setDraftSession(e.target.value)}
+            spellCheck={false}
+          />
+          <button type="submit" data-testid="switch-session" disabled={!draftSession.trim() || draftSession.trim() === sessionId}>
+            Switch
+          </button>
+        </form>
+      </div>
+      <div className="header-row meta">
+        <span className={"badge status " + status} data-testid="status" data-status={status}>{status}</span>
+        <span className="meta-item" data-testid="session-id">session <code>{sessionId}</code></span>
+        <span
+          className="meta-item"
+          data-testid="capabilities"
+          data-native-follow-up={String(capabilities.nativeFollowUp)}
+          data-ai-sdk-owns-history={String(capabilities.aiSdkOwnsHistory)}
+          data-loaded={String(capabilitiesLoaded)}
+          title={capabilitiesLoaded ? "capabilities from the server" : "defaults until the server answers"}
+        >
+          <Flag on={capabilities.nativeFollowUp}>follow-ups</Flag>
+          <Flag on={capabilities.aiSdkOwnsHistory}>AI SDK history</Flag>
+          <Flag on={capabilities.followUpAttachments}>follow-up files</Flag>
+          {!capabilitiesLoaded && <span className="muted"> (loading)</span>}
+        </span>
+        <span className="meta-item" data-testid="turn-id" data-turn-id={turnId ?? ""}>
+          turn <code className="turn" title={turnId ?? ""}>{turnId ?? "—"}</code>
+        </span>
+      </div>
+    </header>
+  );
+}
+
+function Flag({ on, children }) {
+  return <span className={"flag " + (on ? "on" : "off")}>{on ? "✓" : "✗"} {children}</span>;
+}
+
+const QUEUED_LABEL = {
+  queued: "Waiting",
+  posting: "Sending…",
+  accepted: "Queued on server",
+  failed: "Failed",
+  stalled: "Not delivered",
+};
+
+function QueuedBubble({ item, store }) {
+  const canRetry = item.state === "failed" || item.state === "stalled";
+  return (
+    <div className={"message user queued " + item.state} data-testid="queued" data-state={item.state} data-id={item.id}>
+      <div className="role">You · <span className="queued-state">{QUEUED_LABEL[item.state] ?? item.state}</span></div>
+      <div className="bubble">
+        <div className="part-text" data-testid="queued-text">{item.text}</div>
+        {item.files.length > 0 && (
+          <div className="files">{item.files.map((f, i) => <span key={i} className="chip"><FileIcon /> {f.filename || f.mediaType}</span>)}</div>
+        )}
+        {item.error && (
+          <div className="queued-error" data-testid="queued-error">
+            {item.error.kind}: {item.error.message}
+          </div>
+        )}
+        <div className="queued-actions">
+          {item.attempts > 1 && <span className="muted">attempt {item.attempts}</span>}
+          {canRetry && (
+            <button type="button" className="link" data-testid="queued-retry" onClick={() => store.retryQueued(item.id)}>
+              Retry
+            </button>
+          )}
+          <button type="button" className="link" data-testid="queued-remove" onClick={() => store.removeQueued(item.id)}>
+            Remove
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function Composer({ store, snapshot, busy }) {
+  const { composer, canRegenerate } = snapshot;
+  const fileInput = useRef(null);
+
+  const onKeyDown = (e) => {
+    if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
+    e.preventDefault();
+    // When it cannot send, Enter does nothing: the draft stays as it is.
+    if (composer.canSend) store.submit();
+  };
+
+  const onSubmit = (e) => {
+    e.preventDefault();
+    if (composer.canSend) store.submit();
+  };
+
+  const onFiles = async (e) => {
+    const picked = Array.from(e.target.files ?? []);
+    e.target.value = "";
+    if (picked.length === 0) return;
+    const added = await Promise.all(picked.map(readFile));
+    store.setDraftFiles([...store.getSnapshot().composer.files, ...added]);
+  };
+
+  const removeFile = (index) => {
+    store.setDraftFiles(composer.files.filter((_, i) => i !== index));
+  };
+
+  return (
+    <footer className="composer-wrap">
+      <form className="composer" onSubmit={onSubmit}>
+        {composer.files.length > 0 && (
+          <div className="draft-files">
+            {composer.files.map((f, i) => (
+              <span key={i} className="chip" data-testid="draft-file">
+                <FileIcon /> {f.filename || f.mediaType}
+                <button type="button" className="chip-x" aria-label="Remove file" onClick={() => removeFile(i)}>×</button>
+              </span>
+            ))}
+          </div>
+        )}
+        <textarea
+          data-testid="composer-input"
+          className="composer-input"
+          placeholder={busy && snapshot.capabilities.nativeFollowUp ? "Queue a follow-up…" : "Send a message…"}
+          value={composer.draft}
+          onChange={(e) => store.setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          rows={Math.min(8, Math.max(2, composer.draft.split("\n").length))}
+          autoFocus
+        />
+        <div className="composer-bar">
+          <div className="composer-left">
+            <button type="button" className="ghost" onClick={() => fileInput.current?.click()} title="Attach files">
+              <PaperclipIcon /> Attach
+            </button>
+            <input ref={fileInput} type="file" multiple hidden data-testid="attach-input" onChange={onFiles} />
+            {composer.hint && (
+              <span className="hint" data-testid="hint" data-reason={composer.reason ?? ""}>
+                {composer.hint}
+              </span>
+            )}
+          </div>
+          <div className="composer-right">
+            {canRegenerate && (
+              <button type="button" className="ghost" data-testid="regenerate" onClick={() => store.regenerate()}>
+                <RetryIcon /> Regenerate
+              </button>
+            )}
+            {busy && (
+              <button type="button" className="stop" data-testid="stop" onClick={() => store.stop()}>
+                <StopIcon /> Stop
+              </button>
+            )}
+            <button type="submit" className="send" data-testid="send" disabled={!composer.canSend}>
+              {busy && composer.canSend ? "Queue" : "Send"}
+            </button>
+          </div>
+        </div>
+      </form>
+    </footer>
+  );
+}
+
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () =>
+      resolve({ mediaType: file.type || "application/octet-stream", filename: file.name, url: String(reader.result) });
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+function lastRole(messages) {
+  return messages.length ? messages[messages.length - 1].role : null;
+}
+
+// Keeps the thread pinned to the bottom while new content streams in, unless the user scrolled up.
+function useAutoScroll(deps) {
+  const ref = useRef(null);
+  const pinned = useRef(true);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const onScroll = () => {
+      pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    return () => el.removeEventListener("scroll", onScroll);
+  }, []);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+  return ref;
+}
