@@ -151,10 +151,11 @@ function Flag({ on, children }) {
   return <span className={"flag " + (on ? "on" : "off")}>{on ? "✓" : "✗"} {children}</span>;
 }
 
+// Every bubble that is still on its way says "Waiting…"; the detail says where it is.
 const QUEUED_LABEL = {
-  queued: "Waiting",
-  posting: "Sending…",
-  accepted: "Queued on server",
+  queued: "Waiting…",
+  posting: "Waiting… (sending)",
+  accepted: "Waiting… (queued on the server)",
   failed: "Failed",
   stalled: "Not delivered",
 };

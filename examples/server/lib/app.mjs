@@ -1,0 +1,625 @@
+// The HTTP side: routes of SPEC §2, the fault switches and request log of the control route,
+// CORS, and an optional static web app. Binds 127.0.0.1 only.
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { safeValidateUIMessages } from 'ai';
+import { AiSdkSession } from './ai-sdk-runtime.mjs';
+import { err, PiSession } from './pi-runtime.mjs';
+import { pipeTurn } from './turn.mjs';
+
+export const RUNTIMES = ['pi', 'ai-sdk'];
+export const ROUTES = [
+  'capabilities',
+  'chat',
+  'followup',
+  'followup-delete',
+  'messages',
+  'messages-put',
+  'stream',
+  'turn',
+  'session-delete',
+];
+
+/**
+ * @typedef {object} Knobs  what a turn reads when it starts
+ * @property {number} tps tokens per second of the scripted model (0: as fast as possible)
+ * @property {number} words filler words of a plain answer
+ * @property {number} chunkTokens tokens per streamed delta (≈4 characters each)
+ * @property {number} agentEndDelayMs pi: a slow `agent_end` listener (the window in which a
+ *   follow-up lands after the loop's last queue poll)
+ *
+ * @typedef {object} Options
+ * @property {'pi'|'ai-sdk'} runtime runtime of new sessions
+ * @property {number} tps
+ * @property {number} words
+ * @property {number} chunkTokens
+ * @property {string} [staticDir]
+ * @property {number} resumeTtlMs how long a finished turn's chunks stay resumable
+ * @property {number} failFollowups
+ * @property {number} followupDelayMs
+ * @property {number|null} cutStreamAfter
+ * @property {number} cutStreams
+ * @property {string[]} notFound
+ */
+
+export const DEFAULTS = {
+  runtime: 'pi',
+  tps: 20,
+  words: 12,
+  chunkTokens: 1,
+  staticDir: undefined,
+  resumeTtlMs: 60_000,
+  failFollowups: 0,
+  followupDelayMs: 0,
+  cutStreamAfter: null,
+  cutStreams: 1,
+  notFound: [],
+  agentEndDelayMs: 0,
+};
+
+const MAX_BODY = 16 * 1024 * 1024;
+const MAX_LOG = 5000;
+const API = '/api/v1/agent';
+
+class HttpError extends Error {
+  constructor(status, code, message, field) {
+    super(message);
+    this.status = status;
+    this.body = err(code, message, field);
+  }
+}
+
+const validation = (message, field) => new HttpError(400, 'validation_error', message, field);
+
+/** @param {Partial<Options>} options */
+export function createApp(options = {}) {
+  const initial = { ...DEFAULTS, ...options, notFound: [...(options.notFound ?? DEFAULTS.notFound)] };
+  /** Live settings (the control route changes them). */
+  const state = structuredClone(initial);
+  state.cutStreamsLeft = state.cutStreamAfter === null ? 0 : state.cutStreams;
+  /** @type {Map<string, PiSession|AiSdkSession>} */
+  const sessions = new Map();
+  const log = [];
+  let logId = 0;
+
+  /** @type {Knobs} shared by reference: sessions read the current values when a turn starts */
+  const knobs = {
+    get tps() {
+      return state.tps;
+    },
+    get words() {
+      return state.words;
+    },
+    get chunkTokens() {
+      return state.chunkTokens;
+    },
+    get agentEndDelayMs() {
+      return state.agentEndDelayMs;
+    },
+  };
+
+  function session(id, create) {
+    let s = sessions.get(id);
+    if (!s && create) {
+      s = state.runtime === 'ai-sdk' ? new AiSdkSession(id, knobs) : new PiSession(id, knobs);
+      sessions.set(id, s);
+    }
+    return s;
+  }
+
+  function controlState() {
+    const { cutStreamsLeft, ...rest } = state;
+    return { ...rest, cutStreamsLeft, sessions: [...sessions.values()].map((s) => ({ id: s.id, runtime: s.runtime, turnActive: !!s.activeTurn })) };
+  }
+
+  function applyControl(body) {
+    const num = (k, min = 0) => {
+      if (body[k] === undefined) return;
+      const v = Number(body[k]);
+      if (!Number.isFinite(v) || v < min) throw validation(`${k} must be a number >= ${min}`, k);
+      state[k] = v;
+    };
+    num('failFollowups');
+    num('followupDelayMs');
+    num('tps');
+    num('words');
+    num('chunkTokens', 1);
+    num('agentEndDelayMs');
+    if (body.cutStreamAfter !== undefined) {
+      if (body.cutStreamAfter === null) {
+        state.cutStreamAfter = null;
+        state.cutStreamsLeft = 0;
+      } else {
+        const v = Number(body.cutStreamAfter);
+        if (!Number.isInteger(v) || v < 0) throw validation('cutStreamAfter must be an integer >= 0 or null', 'cutStreamAfter');
+        state.cutStreamAfter = v;
+        state.cutStreams = body.cutStreams === undefined ? 1 : Number(body.cutStreams);
+        state.cutStreamsLeft = state.cutStreams;
+      }
+    } else if (body.cutStreams !== undefined) {
+      state.cutStreams = Number(body.cutStreams);
+      state.cutStreamsLeft = state.cutStreams;
+    }
+    if (body.notFound !== undefined) {
+      const list = Array.isArray(body.notFound) ? body.notFound : Object.keys(body.notFound).filter((k) => body.notFound[k]);
+      for (const r of list) if (!ROUTES.includes(r)) throw validation(`unknown route ${r}; one of ${ROUTES.join(', ')}`, 'notFound');
+      state.notFound = list;
+    }
+    if (body.runtime !== undefined) {
+      if (!RUNTIMES.includes(body.runtime)) throw validation(`runtime must be one of ${RUNTIMES.join(', ')}`, 'runtime');
+      state.runtime = body.runtime;
+    }
+  }
+
+  function reset() {
+    for (const s of sessions.values()) s.dispose();
+    sessions.clear();
+    log.length = 0;
+    Object.assign(state, structuredClone(initial));
+    state.cutStreamsLeft = state.cutStreamAfter === null ? 0 : state.cutStreams;
+  }
+
+  // ----- the routes -------------------------------------------------------------------------
+
+  async function capabilities(req, res, url) {
+    const id = url.searchParams.get('sessionId');
+    const s = id ? session(id, false) : undefined;
+    const caps = s
+      ? s.capabilities()
+      : state.runtime === 'ai-sdk'
+        ? { nativeFollowUp: false, aiSdkOwnsHistory: true, runtime: 'ai-sdk' }
+        : { nativeFollowUp: true, aiSdkOwnsHistory: false, runtime: 'pi', followUpMode: 'one-at-a-time' };
+    json(res, 200, { ...caps, resume: true, stop: true });
+  }
+
+  async function chat(req, res, body, entry) {
+    if (!isObject(body)) throw validation('body must be a JSON object');
+    const sid = body.sessionId ?? body.id;
+    if (typeof sid !== 'string' || sid.length === 0) throw validation('String must contain at least 1 character(s)', 'sessionId');
+    if (body.id !== undefined && body.sessionId !== undefined && body.id !== body.sessionId) throw validation('id and sessionId differ', 'id');
+    entry.sessionId = sid;
+    const trigger = body.trigger ?? 'submit-message';
+    if (trigger !== 'submit-message' && trigger !== 'regenerate-message') throw validation('trigger must be submit-message or regenerate-message', 'trigger');
+    for (const k of ['messageId', 'clientTurnId']) {
+      if (body[k] !== undefined && typeof body[k] !== 'string') throw validation(`${k} must be a string`, k);
+    }
+    const attachments = checkAttachments(body.attachments);
+    const message = body.message ?? '';
+    if (typeof message !== 'string') throw validation('message must be a string', 'message');
+    const busy = (sess) => {
+      if (!sess?.activeTurn) return;
+      const e = new HttpError(409, 'turn_already_active', 'a turn is already running for this session');
+      e.body.error.turnId = sess.activeTurn.id;
+      throw e;
+    };
+    const existing = session(sid, false);
+    busy(existing);
+    const runtime = existing?.runtime ?? state.runtime;
+    let turn;
+    if (runtime === 'pi') {
+      if (trigger === 'regenerate-message') throw validation('regenerate-message needs the ai-sdk runtime', 'trigger');
+      if (message.trim() === '' && attachments.length === 0) throw validation('message is required', 'message');
+      const s = session(sid, true); // only now: a refused chat creates no agent
+      turn = s.startTurn({ message, attachments, messageId: body.messageId, clientTurnId: body.clientTurnId });
+    } else {
+      let messages;
+      if (body.messages !== undefined) {
+        if (!Array.isArray(body.messages)) throw validation('messages must be an array', 'messages');
+        messages = await validMessages(body.messages);
+      } else if (trigger === 'submit-message' && message.trim() === '' && attachments.length === 0) {
+        throw validation('message is required', 'message');
+      }
+      const s = session(sid, true);
+      busy(s); // again: another chat may have started one during the validation above
+      if (messages === undefined) {
+        messages = [...s.history];
+        if (trigger === 'regenerate-message') {
+          // Like useChat: drop the assistant message to regenerate (the named one, else the
+          // last) and everything after it.
+          let at = body.messageId ? messages.findIndex((m) => m.id === body.messageId) : messages.findLastIndex((m) => m.role === 'assistant');
+          if (at >= 0 && messages[at].role === 'user') at += 1;
+          if (at >= 0) messages = messages.slice(0, at);
+        } else {
+          messages.push({
+            id: body.messageId ?? `user-${randomUUID()}`,
+            role: 'user',
+            parts: [...attachments.map((a) => ({ type: 'file', ...a })), ...(message ? [{ type: 'text', text: message }] : [])],
+          });
+        }
+      }
+      if (messages.length === 0) throw validation('nothing to answer: messages is empty', 'messages');
+      turn = s.startTurn({ messages, clientTurnId: body.clientTurnId });
+    }
+    entry.turnId = turn.id;
+    await streamTurn(res, turn, -1, entry);
+  }
+
+  async function streamTurn(res, turn, cursor, entry) {
+    let cutAfter;
+    if (state.cutStreamsLeft > 0 && state.cutStreamAfter !== null) {
+      state.cutStreamsLeft -= 1;
+      cutAfter = state.cutStreamAfter;
+      entry.cutAfter = cutAfter;
+    }
+    await pipeTurn(res, turn, { cursor, cutAfter, headers: corsHeaders(res.req) });
+  }
+
+  async function followUp(req, res, sid, body, entry) {
+    if (state.failFollowups > 0) {
+      state.failFollowups -= 1;
+      entry.fault = 'fail';
+      throw new HttpError(503, 'unavailable', 'scripted failure (failFollowups)');
+    }
+    const [status, answer] = acceptFollowUp(sid, body);
+    // The delay fault holds the answer, not the work: the follow-up is already queued (as on
+    // a slow network), so a client that gives up and retries gets `duplicate`.
+    if (state.followupDelayMs > 0) {
+      entry.delayedMs = state.followupDelayMs;
+      await sleep(state.followupDelayMs);
+    }
+    json(res, status, answer);
+  }
+
+  /** The follow-up rules; returns `[status, body]`. */
+  function acceptFollowUp(sid, body) {
+    const s = session(sid, false);
+    const runtime = s?.runtime ?? state.runtime;
+    if (runtime === 'ai-sdk') {
+      return [409, err('FOLLOWUP_UNSUPPORTED', 'this runtime has no native follow-up: wait for the turn to end')];
+    }
+    try {
+      if (!isObject(body)) throw validation('body must be a JSON object');
+      if (typeof body.message !== 'string') throw validation('message is required', 'message');
+      const attachments = checkAttachments(body.attachments);
+      if (body.message.trim() === '' && attachments.length === 0) throw validation('message is required', 'message');
+      const clientSeq = body.clientSeq ?? undefined;
+      if (clientSeq !== undefined && (!Number.isSafeInteger(clientSeq) || clientSeq < 0)) throw validation('clientSeq must be an integer >= 0', 'clientSeq');
+      const clientNonce = body.clientNonce ?? undefined;
+      if (clientNonce !== undefined && (typeof clientNonce !== 'string' || clientNonce === '')) throw validation('clientNonce must be a non-empty string', 'clientNonce');
+      if (!s) return [409, err('followup_session_not_ready', 'no agent for this session yet: send a message first')];
+      return s.followUp({ message: body.message, attachments, clientSeq, clientNonce });
+    } catch (e) {
+      if (e instanceof HttpError) return [e.status, e.body];
+      throw e;
+    }
+  }
+
+  async function followUpDelete(req, res, sid, url) {
+    const nonce = url.searchParams.get('clientNonce') || undefined;
+    const seqText = url.searchParams.get('clientSeq');
+    let seq;
+    if (seqText !== null && seqText !== '') {
+      if (!/^\d+$/.test(seqText)) throw validation('clientSeq must be an integer >= 0', 'clientSeq');
+      seq = Number(seqText);
+    }
+    if (nonce === undefined && seq === undefined) throw validation('clientNonce or clientSeq is required', 'clientNonce');
+    const s = session(sid, false);
+    if (s instanceof PiSession) s.deleteFollowUp({ clientSeq: seq, clientNonce: nonce });
+    empty(res, 204);
+  }
+
+  async function messagesGet(req, res, sid) {
+    const s = session(sid, false);
+    json(res, 200, { messages: s ? s.uiMessages() : [] });
+  }
+
+  async function messagesPut(req, res, sid, body) {
+    if (!isObject(body) || !Array.isArray(body.messages)) throw validation('messages must be an array', 'messages');
+    const runtime = session(sid, false)?.runtime ?? state.runtime;
+    if (runtime !== 'ai-sdk') {
+      throw new HttpError(409, 'history_owned_by_server', 'the pi agent owns this session\'s history; it is not stored from the client');
+    }
+    const messages = await validMessages(body.messages);
+    session(sid, true).setHistory(messages);
+    empty(res, 204);
+  }
+
+  async function resume(req, res, sid, url, entry) {
+    const raw = url.searchParams.get('cursor');
+    let cursor = -1;
+    if (raw !== null) {
+      if (!/^-?\d+$/.test(raw) || Number(raw) < -1) throw validation('cursor must be an integer >= -1', 'cursor');
+      cursor = Number(raw);
+    }
+    const s = session(sid, false);
+    const turnId = url.searchParams.get('turnId');
+    let turn = s?.activeTurn ?? s?.lastTurn ?? null;
+    if (turn && turnId && !turn.matches(turnId)) turn = s.lastTurn?.matches(turnId) ? s.lastTurn : null;
+    if (turn && turn.done && Date.now() - turn.endedAt > state.resumeTtlMs) turn = null;
+    if (!turn) return empty(res, 204);
+    if (cursor >= turn.chunks.length) {
+      throw new HttpError(416, 'range_not_satisfiable', `cursor ${cursor} is outside the buffer (0..${turn.chunks.length - 1})`);
+    }
+    entry.turnId = turn.id;
+    await streamTurn(res, turn, cursor, entry);
+  }
+
+  async function turnDelete(req, res, sid, url) {
+    const s = session(sid, false);
+    s?.stop(url.searchParams.get('turnId') || undefined);
+    empty(res, 204);
+  }
+
+  async function sessionDelete(req, res, sid) {
+    const s = session(sid, false);
+    if (!s) throw new HttpError(404, 'not_found', 'session not found');
+    s.dispose();
+    sessions.delete(sid);
+    empty(res, 204);
+  }
+
+  async function control(req, res, url, body) {
+    if (url.pathname === '/__control' && req.method === 'GET') return json(res, 200, controlState());
+    if (url.pathname === '/__control' && req.method === 'POST') {
+      applyControl(isObject(body) ? body : {});
+      return json(res, 200, controlState());
+    }
+    if (url.pathname === '/__control/reset' && req.method === 'POST') {
+      reset();
+      return json(res, 200, controlState());
+    }
+    if (url.pathname === '/__control/log' && req.method === 'GET') {
+      const since = Number(url.searchParams.get('since') ?? 0);
+      return json(res, 200, { entries: log.filter((e) => e.id > since) });
+    }
+    throw new HttpError(404, 'not_found', `no control route ${req.method} ${url.pathname}`);
+  }
+
+  // ----- dispatch ---------------------------------------------------------------------------
+
+  /** `[route name, session id]` of an API path. */
+  function routeOf(method, pathname) {
+    if (pathname === `${API}/capabilities` && method === 'GET') return ['capabilities'];
+    if (pathname === `${API}/chat` && method === 'POST') return ['chat'];
+    const m = /^\/api\/v1\/agent\/chat\/([^/]+)(?:\/(followup|messages|stream|turn))?$/.exec(pathname);
+    if (!m) return [undefined];
+    const sid = safeDecode(m[1]);
+    const key = `${method} ${m[2] ?? ''}`;
+    const name = {
+      'POST followup': 'followup',
+      'DELETE followup': 'followup-delete',
+      'GET messages': 'messages',
+      'PUT messages': 'messages-put',
+      'GET stream': 'stream',
+      'DELETE turn': 'turn',
+      'DELETE ': 'session-delete',
+    }[key];
+    return [name, sid];
+  }
+
+  async function handle(req, res) {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    for (const [k, v] of Object.entries(corsHeaders(req))) res.setHeader(k, v);
+    if (req.method === 'OPTIONS') {
+      res.setHeader('access-control-max-age', '600');
+      return empty(res, 204);
+    }
+    const isControl = url.pathname === '/__control' || url.pathname.startsWith('/__control/');
+    const isApi = url.pathname.startsWith('/api/');
+    if (!isControl && !isApi && state.staticDir && (req.method === 'GET' || req.method === 'HEAD')) {
+      return serveStatic(req, res, url, state.staticDir);
+    }
+    let entry;
+    try {
+      const body = await readBody(req);
+      if (isControl) return await control(req, res, url, body);
+      const [route, sid] = routeOf(req.method, url.pathname);
+      entry = record(req, url, route, sid, body);
+      res.once('close', () => {
+        entry.status = res.headersSent ? res.statusCode : null;
+        entry.aborted = !res.writableFinished;
+        entry.durationMs = Date.now() - entry.t;
+      });
+      if (!route) throw new HttpError(404, 'not_found', `no route ${req.method} ${url.pathname}`);
+      if (state.notFound.includes(route)) {
+        entry.fault = 'notFound';
+        throw new HttpError(404, 'not_found', `route ${route} answers 404 (notFound fault)`);
+      }
+      switch (route) {
+        case 'capabilities':
+          return await capabilities(req, res, url);
+        case 'chat':
+          return await chat(req, res, body, entry);
+        case 'followup':
+          return await followUp(req, res, sid, body, entry);
+        case 'followup-delete':
+          return await followUpDelete(req, res, sid, url);
+        case 'messages':
+          return await messagesGet(req, res, sid);
+        case 'messages-put':
+          return await messagesPut(req, res, sid, body);
+        case 'stream':
+          return await resume(req, res, sid, url, entry);
+        case 'turn':
+          return await turnDelete(req, res, sid, url);
+        case 'session-delete':
+          return await sessionDelete(req, res, sid);
+        default:
+          throw new HttpError(404, 'not_found', 'no such route');
+      }
+    } catch (e) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (e instanceof HttpError) return json(res, e.status, e.body);
+      if (e?.code === 'bad_json') return json(res, 400, err('validation_error', 'body is not valid JSON'));
+      if (e?.code === 'too_large') return json(res, 413, err('payload_too_large', 'body too large'));
+      console.error(e);
+      return json(res, 500, err('internal', e instanceof Error ? e.message : String(e)));
+    }
+  }
+
+  function record(req, url, route, sessionId, body) {
+    const now = Date.now();
+    const entry = {
+      id: ++logId,
+      time: new Date(now).toISOString(),
+      t: now,
+      method: req.method,
+      path: url.pathname + url.search,
+      route: route ?? null,
+      sessionId: sessionId ?? (isObject(body) && typeof body.sessionId === 'string' ? body.sessionId : url.searchParams.get('sessionId') ?? undefined),
+      body,
+      status: undefined,
+      aborted: undefined,
+    };
+    log.push(entry);
+    if (log.length > MAX_LOG) log.splice(0, log.length - MAX_LOG);
+    return entry;
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      console.error(e);
+      if (!res.headersSent) json(res, 500, err('internal', String(e)));
+      else res.destroy();
+    });
+  });
+
+  return {
+    server,
+    state,
+    sessions,
+    log,
+    /** Listens on 127.0.0.1; resolves with the port (0 picks a free one). */
+    listen(port = 8787) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve(server.address().port);
+        });
+      });
+    },
+    close() {
+      for (const s of sessions.values()) s.dispose();
+      server.closeAllConnections?.();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+// ----- helpers ----------------------------------------------------------------------------
+
+function isObject(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function safeDecode(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function checkAttachments(list) {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw validation('attachments must be an array', 'attachments');
+  return list.map((a, i) => {
+    if (!isObject(a) || typeof a.url !== 'string' || typeof a.mediaType !== 'string') {
+      throw validation(`attachments[${i}] needs url and mediaType strings`, 'attachments');
+    }
+    return { mediaType: a.mediaType, url: a.url, ...(typeof a.filename === 'string' ? { filename: a.filename } : {}) };
+  });
+}
+
+async function validMessages(messages) {
+  if (messages.length === 0) return [];
+  const r = await safeValidateUIMessages({ messages });
+  if (!r.success) throw validation(`messages: ${r.error.message}`.slice(0, 500), 'messages');
+  return r.data;
+}
+
+function corsHeaders(req) {
+  const origin = req?.headers.origin;
+  return {
+    'access-control-allow-origin': origin ?? '*',
+    ...(origin ? { 'access-control-allow-credentials': 'true', vary: 'Origin' } : {}),
+    'access-control-allow-methods': 'GET,POST,PUT,DELETE,OPTIONS',
+    'access-control-allow-headers': req?.headers['access-control-request-headers'] ?? 'content-type',
+    'access-control-expose-headers': 'x-turn-id, x-vercel-ai-ui-message-stream',
+  };
+}
+
+function json(res, status, body) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function empty(res, status) {
+  res.writeHead(status);
+  res.end();
+}
+
+async function readBody(req) {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') {
+    req.resume();
+    return undefined;
+  }
+  const chunks = [];
+  let size = 0;
+  for await (const c of req) {
+    size += c.length;
+    if (size > MAX_BODY) throw Object.assign(new Error('too large'), { code: 'too_large' });
+    chunks.push(c);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw Object.assign(new Error('bad json'), { code: 'bad_json' });
+  }
+}
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+async function serveStatic(req, res, url, dir) {
+  const root = path.resolve(dir);
+  let rel = safeDecode(url.pathname);
+  let file = path.resolve(root, '.' + rel);
+  if (file !== root && !file.startsWith(root + path.sep)) return json(res, 404, err('not_found', 'not found'));
+  let info = await stat(file).catch(() => undefined);
+  if (info?.isDirectory()) {
+    file = path.join(file, 'index.html');
+    info = await stat(file).catch(() => undefined);
+  }
+  if (!info?.isFile()) {
+    // SPA fallback: routes of the app (no file extension) get index.html.
+    if (path.extname(rel) !== '') return json(res, 404, err('not_found', 'not found'));
+    file = path.join(root, 'index.html');
+    info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return json(res, 404, err('not_found', 'no index.html in the static folder'));
+  }
+  res.writeHead(200, {
+    'content-type': TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'content-length': info.size,
+    'cache-control': path.basename(file) === 'index.html' ? 'no-cache' : 'public, max-age=300',
+  });
+  if (req.method === 'HEAD') return res.end();
+  createReadStream(file).pipe(res);
+}

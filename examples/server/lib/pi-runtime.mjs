@@ -1,0 +1,555 @@
+// The pi runtime: one real `Agent` of @earendil-works/pi-agent-core per session, driven by the
+// scripted `fauxProvider` of @earendil-works/pi-ai, with real tools. Its events are projected
+// into `data-pi-*` chunks (SPEC §3) and its own transcript is the canonical history.
+//
+// pi behaviours this file works around, each where it happens:
+// - pi messages have no ids: an id is assigned at `message_start` and kept (WeakMap on the
+//   message object) until `message_end` and after; the assistant's start and end events carry
+//   different objects (a copy of the partial, then the final message), so the id of the one
+//   assistant message streaming at a time is also held in `currentAssistantId`.
+// - a follow-up accepted while `agent_end` is being emitted stays in the agent's queue (the
+//   loop polled it already): the turn drains it with `continue()` in the same stream.
+// - `abort()` keeps the queues: after a stop, accepted follow-ups stay queued (the client sees
+//   them as stalled) and run after the next prompt's answer, unless the client deletes them.
+// - the follow-up queue cannot be edited: removing one item is clear + re-enqueue the others;
+//   which items the agent still holds is told by `peekQueuedMessages()` (its head), since the
+//   loop takes an item before it emits the item's `message_start`.
+import { randomUUID } from 'node:crypto';
+import { Agent } from '@earendil-works/pi-agent-core';
+import {
+  createModels,
+  fauxAssistantMessage,
+  fauxProvider,
+  fauxText,
+  fauxThinking,
+  fauxToolCall,
+} from '@earendil-works/pi-ai';
+import { replyToToolResults, replyToUser } from './script.mjs';
+import { echoParameters, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
+import { Turn } from './turn.mjs';
+
+const MODEL = { id: 'faux-scripted', name: 'Scripted faux model', reasoning: true };
+const SYSTEM_PROMPT = 'You are the scripted agent of the agent-chat-store reference server.';
+
+// One faux provider per pace (tokens per second, chunk size). The response queue holds only
+// copies of the same pure factory, so sessions can share a provider: whichever request takes
+// whichever queued step, the answer is a function of that request's transcript.
+const providers = new Map();
+function scriptedModels(tps, chunkTokens) {
+  const key = `${tps}/${chunkTokens}`;
+  let p = providers.get(key);
+  if (!p) {
+    const faux = fauxProvider({
+      api: 'faux',
+      provider: 'faux',
+      models: [MODEL],
+      tokensPerSecond: tps > 0 ? tps : undefined,
+      tokenSize: { min: chunkTokens, max: chunkTokens },
+    });
+    const models = createModels();
+    models.setProvider(faux.provider);
+    p = { faux, models, model: faux.getModel() };
+    providers.set(key, p);
+  }
+  return p;
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  return (content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('');
+}
+
+/** The faux response factory: the scripted reply to the request's real transcript. */
+function respond(context, words) {
+  const msgs = context.messages.filter((m) => m.role !== 'system');
+  const last = msgs[msgs.length - 1];
+  let reply;
+  if (last?.role === 'toolResult') {
+    const results = [];
+    let i = msgs.length - 1;
+    for (; i >= 0 && msgs[i].role === 'toolResult'; i--) {
+      results.unshift({ name: msgs[i].toolName, text: textOf(msgs[i].content), isError: !!msgs[i].isError });
+    }
+    const user = msgs.slice(0, i + 1).reverse().find((m) => m.role === 'user');
+    reply = replyToToolResults(user ? textOf(user.content) : '', results);
+  } else if (last?.role === 'user') {
+    reply = replyToUser(textOf(last.content), { words });
+  } else {
+    reply = { blocks: [{ type: 'text', text: 'Nothing to answer.' }], stop: 'stop' };
+  }
+  if (reply.stop === 'error') {
+    return fauxAssistantMessage([], { stopReason: 'error', errorMessage: reply.errorMessage });
+  }
+  const blocks = reply.blocks.map((b) => {
+    if (b.type === 'thinking') return fauxThinking(b.text);
+    if (b.type === 'text') return fauxText(b.text);
+    return fauxToolCall(b.name, b.args, { id: `call_${randomUUID().slice(0, 8)}` });
+  });
+  return fauxAssistantMessage(blocks, { stopReason: reply.stop });
+}
+
+function agentTool(name, parameters, run) {
+  return {
+    name,
+    label: name,
+    description: TOOL_DESCRIPTIONS[name],
+    parameters,
+    execute: async (_toolCallId, params) => {
+      const r = await run(params);
+      return { content: [{ type: 'text', text: r.text }], details: r.details };
+    },
+  };
+}
+
+const TOOLS = [agentTool('ls', lsParameters, runLs), agentTool('echo', echoParameters, runEcho)];
+
+function parseDataUrl(url) {
+  const m = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url ?? '');
+  if (!m) return undefined;
+  return { mediaType: m[1], base64: m[2] ? m[3] : Buffer.from(decodeURIComponent(m[3])).toString('base64') };
+}
+
+/** A pi user message from the request's text and file attachments. */
+function userMessage(text, attachments) {
+  const content = [];
+  const notes = [];
+  for (const a of attachments ?? []) {
+    const data = parseDataUrl(a.url);
+    if (data && a.mediaType.startsWith('image/')) content.push({ type: 'image', data: data.base64, mimeType: a.mediaType });
+    else notes.push(`[attached: ${a.filename ?? a.url.slice(0, 40)} (${a.mediaType})]`);
+  }
+  const full = [text, ...notes].filter(Boolean).join('\n');
+  if (full !== '' || content.length === 0) content.unshift({ type: 'text', text: full });
+  return { role: 'user', content, timestamp: Date.now() };
+}
+
+export class PiSession {
+  /** @param {string} id @param {import('./app.mjs').Knobs} knobs */
+  constructor(id, knobs) {
+    this.id = id;
+    this.runtime = 'pi';
+    this.knobs = knobs;
+    /** @type {WeakMap<object, string>} pi message → UI message id */
+    this.ids = new WeakMap();
+    /** @type {WeakMap<object, object[]>} pi user message → its file attachments (for the UI) */
+    this.files = new WeakMap();
+    this.usedIds = new Set();
+    this.currentAssistantId = undefined;
+    /** content index → open part of the streaming assistant message */
+    this.openParts = new Map();
+    /** toolCallId → id of the assistant message owning the call (latest wins) */
+    this.toolOwner = new Map();
+    this.followUps = {
+      lastSeq: undefined,
+      /** @type {Map<string, FollowUp>} */
+      byNonce: new Map(),
+      /** accepted, not consumed yet, oldest first (some may already be taken by the loop) */
+      /** @type {FollowUp[]} */
+      pending: [],
+      deletedSeqs: new Set(),
+      deletedNonces: new Set(),
+    };
+    /** @type {Turn | null} */
+    this.activeTurn = null;
+    /** @type {Turn | null} */
+    this.lastTurn = null;
+    this.agent = new Agent({
+      initialState: { systemPrompt: SYSTEM_PROMPT, model: scriptedModels(0, 1).model, tools: TOOLS },
+      sessionId: id,
+      streamFn: (model, context, options) => {
+        const { faux, models } = scriptedModels(this.knobs.tps, this.knobs.chunkTokens);
+        const words = this.knobs.words;
+        faux.appendResponses([(ctx) => respond(ctx, words)]);
+        return models.streamSimple(model, context, options);
+      },
+    });
+    this.agent.subscribe((event) => this.onEvent(event));
+    // Fault switch: a slow awaited `agent_end` listener, as a real app has when it persists the
+    // session. pi's loop polled the follow-up queue before `agent_end`, so a follow-up posted
+    // now stays queued; `run()` drains it.
+    this.agent.subscribe(async (event) => {
+      if (event.type === 'agent_end' && this.knobs.agentEndDelayMs > 0) {
+        await new Promise((r) => setTimeout(r, this.knobs.agentEndDelayMs));
+      }
+    });
+  }
+
+  capabilities() {
+    return { nativeFollowUp: true, aiSdkOwnsHistory: false, runtime: 'pi', followUpMode: this.agent.followUpMode };
+  }
+
+  newId(role, wanted) {
+    let id = wanted && !this.usedIds.has(wanted) ? wanted : `${role}-${randomUUID()}`;
+    this.usedIds.add(id);
+    return id;
+  }
+
+  idOf(message, role) {
+    let id = this.ids.get(message);
+    if (!id) {
+      id = this.newId(role);
+      this.ids.set(message, id);
+    }
+    return id;
+  }
+
+  // ----- turns ------------------------------------------------------------------------------
+
+  /** Starts a turn with a user message; the caller has checked that none is active. */
+  startTurn({ message, attachments, messageId, clientTurnId }) {
+    const turn = new Turn({ sessionId: this.id, clientTurnId, runtime: 'pi' });
+    this.activeTurn = turn;
+    this.lastTurn = turn;
+    turn.push({ type: 'data-pi-mode', data: { enabled: true } });
+    turn.push({ type: 'data-turn-start', data: { turnId: turn.id } });
+    turn.push({ type: 'start', messageId: turn.id });
+    const msg = userMessage(message, attachments);
+    if (attachments?.length) this.files.set(msg, attachments);
+    this.ids.set(msg, this.newId('user', messageId));
+    void this.run(turn, msg);
+    return turn;
+  }
+
+  async run(turn, msg) {
+    let failed;
+    try {
+      await this.agent.prompt(msg);
+      // A follow-up accepted while `agent_end` was emitted stays queued: run it in this turn.
+      let guard = 0;
+      while (!turn.stopped && this.agent.hasQueuedMessages() && guard++ < 1000) {
+        const before = this.agent.state.messages.length;
+        await this.agent.continue();
+        if (this.agent.state.messages.length === before) break;
+      }
+    } catch (e) {
+      failed = e instanceof Error ? e.message : String(e);
+    } finally {
+      // No await from the last queue check to here: a follow-up accepted from now on finds
+      // no active turn and waits for the next one.
+      // The turn's outcome is its last message's: an `error` chunk when the provider failed
+      // (the failure of an earlier message stays on its message-end), `abort` after a stop.
+      const last = this.agent.state.messages.at(-1);
+      const providerError = last?.role === 'assistant' && last.stopReason === 'error' ? last.errorMessage ?? 'provider error' : undefined;
+      if (failed !== undefined || (providerError !== undefined && !turn.stopped)) {
+        turn.push({ type: 'error', errorText: failed ?? providerError });
+      }
+      if (turn.stopped) turn.push({ type: 'abort', reason: 'stopped' });
+      else if (failed === undefined && providerError === undefined) turn.push({ type: 'finish', finishReason: 'stop' });
+      this.activeTurn = null;
+      turn.end();
+    }
+  }
+
+  /** Stops the active turn (if `turnId` names it, or is absent). */
+  stop(turnId) {
+    const turn = this.activeTurn;
+    if (!turn || (turnId && !turn.matches(turnId))) return false;
+    turn.stopped = true;
+    this.agent.abort();
+    return true;
+  }
+
+  // ----- the projection ---------------------------------------------------------------------
+
+  emit(type, data) {
+    const turn = this.activeTurn;
+    if (!turn) return;
+    turn.push({ type: `data-${type}`, data: { seq: turn.nextSeq(), ...data } });
+  }
+
+  onEvent(e) {
+    switch (e.type) {
+      case 'agent_start':
+        this.emit('pi-agent-start', {});
+        break;
+      case 'agent_end':
+        this.emit('pi-agent-end', {});
+        break;
+      case 'message_start':
+        this.onMessageStart(e.message);
+        break;
+      case 'message_update':
+        if (e.message.role === 'assistant') this.onAssistantUpdate(e.assistantMessageEvent);
+        break;
+      case 'message_end':
+        this.onMessageEnd(e.message);
+        break;
+      default:
+        break; // turn_start/turn_end (one model call), tool_execution_*: not history
+    }
+  }
+
+  onMessageStart(m) {
+    if (m.role === 'user') {
+      const id = this.idOf(m, 'user');
+      const entry = this.takeFollowUp(m);
+      const text = textOf(m.content);
+      if (entry) {
+        this.activeTurn?.push({
+          type: 'data-followup-consumed',
+          data: { ...keys(entry), messageId: id, text },
+        });
+      }
+      this.emit('pi-message-start', {
+        messageId: id,
+        role: 'user',
+        ...(entry?.nonce !== undefined ? { clientNonce: entry.nonce } : {}),
+        text,
+      });
+    } else if (m.role === 'assistant') {
+      this.currentAssistantId = this.newId('assistant');
+      this.openParts = new Map();
+      this.emit('pi-message-start', { messageId: this.currentAssistantId, role: 'assistant' });
+    }
+  }
+
+  onAssistantUpdate(ev) {
+    const messageId = this.currentAssistantId;
+    const partId = String(ev.contentIndex);
+    switch (ev.type) {
+      case 'text_start':
+        this.openParts.set(ev.contentIndex, { kind: 'text' });
+        this.emit('pi-text-start', { messageId, partId });
+        break;
+      case 'text_delta':
+        this.emit('pi-text-delta', { messageId, partId, delta: ev.delta });
+        break;
+      case 'text_end':
+        this.openParts.delete(ev.contentIndex);
+        this.emit('pi-text-end', { messageId, partId, text: ev.content });
+        break;
+      case 'thinking_start':
+        this.openParts.set(ev.contentIndex, { kind: 'reasoning' });
+        this.emit('pi-reasoning-start', { messageId, partId });
+        break;
+      case 'thinking_delta':
+        this.emit('pi-reasoning-delta', { messageId, partId, delta: ev.delta });
+        break;
+      case 'thinking_end':
+        this.openParts.delete(ev.contentIndex);
+        this.emit('pi-reasoning-end', { messageId, partId, text: ev.content });
+        break;
+      case 'toolcall_start': {
+        const block = ev.partial.content[ev.contentIndex];
+        this.openParts.set(ev.contentIndex, { kind: 'tool', toolCallId: block.id, toolName: block.name });
+        this.toolOwner.set(block.id, messageId);
+        this.emit('pi-tool-call-start', { messageId, toolCallId: block.id, toolName: block.name });
+        break;
+      }
+      case 'toolcall_delta': {
+        const open = this.openParts.get(ev.contentIndex);
+        const toolCallId = open?.toolCallId ?? ev.partial.content[ev.contentIndex]?.id;
+        this.emit('pi-tool-call-delta', { messageId, toolCallId, delta: ev.delta });
+        break;
+      }
+      case 'toolcall_end':
+        this.openParts.delete(ev.contentIndex);
+        this.toolOwner.set(ev.toolCall.id, messageId);
+        this.emit('pi-tool-call-end', {
+          messageId,
+          toolCallId: ev.toolCall.id,
+          toolName: ev.toolCall.name,
+          input: ev.toolCall.arguments,
+        });
+        break;
+      default:
+        break;
+    }
+  }
+
+  onMessageEnd(m) {
+    if (m.role === 'user') {
+      const id = this.idOf(m, 'user');
+      this.emit('pi-message-end', { messageId: id, role: 'user', text: textOf(m.content), final: this.userUi(m, id) });
+    } else if (m.role === 'assistant') {
+      const id = this.currentAssistantId ?? this.newId('assistant');
+      this.ids.set(m, id);
+      // A stopped or failed message leaves parts open: close them with what the message has.
+      for (const [index, open] of this.openParts) {
+        const block = m.content[index];
+        const partId = String(index);
+        if (open.kind === 'text') this.emit('pi-text-end', { messageId: id, partId, text: block?.text ?? '' });
+        else if (open.kind === 'reasoning') this.emit('pi-reasoning-end', { messageId: id, partId, text: block?.thinking ?? '' });
+        else this.emit('pi-tool-call-end', { messageId: id, toolCallId: open.toolCallId, toolName: open.toolName, input: block?.arguments ?? {} });
+      }
+      this.openParts = new Map();
+      for (const b of m.content) if (b.type === 'toolCall') this.toolOwner.set(b.id, id);
+      this.emit('pi-message-end', {
+        messageId: id,
+        role: 'assistant',
+        text: textOf(m.content),
+        final: { id, role: 'assistant', parts: assistantParts(m) },
+        stopReason: m.stopReason,
+        ...(m.errorMessage ? { errorMessage: m.errorMessage } : {}),
+      });
+      this.currentAssistantId = undefined;
+    } else if (m.role === 'toolResult') {
+      const owner = this.toolOwner.get(m.toolCallId);
+      this.emit('pi-tool-result', {
+        messageId: owner,
+        toolCallId: m.toolCallId,
+        toolName: m.toolName,
+        output: textOf(m.content),
+        isError: !!m.isError,
+        details: m.details,
+      });
+    }
+  }
+
+  // ----- follow-ups -------------------------------------------------------------------------
+
+  /**
+   * A follow-up POST (validated). Returns `[status, body]`.
+   * Identity is `clientNonce`; order is `clientSeq` (strictly increasing, gaps allowed).
+   */
+  followUp({ message, attachments, clientSeq, clientNonce }) {
+    const f = this.followUps;
+    if ((clientSeq !== undefined && f.deletedSeqs.has(clientSeq)) || (clientNonce !== undefined && f.deletedNonces.has(clientNonce))) {
+      return [202, { queued: false, deleted: true }];
+    }
+    if (clientNonce !== undefined && f.byNonce.has(clientNonce)) {
+      return [202, { queued: true, duplicate: true }];
+    }
+    if (clientSeq !== undefined && f.lastSeq !== undefined && clientSeq <= f.lastSeq) {
+      return [409, err('followup_out_of_order', `clientSeq ${clientSeq} is not above the last accepted ${f.lastSeq}`)];
+    }
+    const msg = userMessage(message, attachments);
+    if (attachments?.length) this.files.set(msg, attachments);
+    /** @type {FollowUp} */
+    const entry = { seq: clientSeq, nonce: clientNonce, text: message, msg, state: 'queued' };
+    if (clientSeq !== undefined) f.lastSeq = clientSeq;
+    if (clientNonce !== undefined) f.byNonce.set(clientNonce, entry);
+    f.pending.push(entry);
+    this.agent.followUp(msg);
+    return [202, { queued: true }];
+  }
+
+  /** The pending entries the agent still holds (the loop may have taken the head already). */
+  heldByAgent() {
+    const head = this.agent.peekQueuedMessages()[0];
+    const i = this.followUps.pending.findIndex((e) => e.msg === head);
+    return i < 0 ? [] : this.followUps.pending.slice(i);
+  }
+
+  takeFollowUp(m) {
+    const pending = this.followUps.pending;
+    const i = pending.findIndex((e) => e.msg === m);
+    if (i < 0) return undefined;
+    const [entry] = pending.splice(i, 1);
+    entry.state = 'consumed';
+    return entry;
+  }
+
+  /** DELETE of a follow-up: removed from the agent's queue unless the agent took it already. */
+  deleteFollowUp({ clientSeq, clientNonce }) {
+    const f = this.followUps;
+    const entry =
+      (clientNonce !== undefined ? f.byNonce.get(clientNonce) : undefined) ??
+      (clientSeq !== undefined ? f.pending.find((e) => e.seq === clientSeq) : undefined);
+    const tombstone = () => {
+      if (clientSeq !== undefined) f.deletedSeqs.add(clientSeq);
+      if (clientNonce !== undefined) f.deletedNonces.add(clientNonce);
+      if (entry?.seq !== undefined) f.deletedSeqs.add(entry.seq);
+      if (entry?.nonce !== undefined) f.deletedNonces.add(entry.nonce);
+    };
+    if (!entry) {
+      tombstone(); // a DELETE that overtook its POST: the POST will answer `deleted`
+      return 'unknown';
+    }
+    if (entry.state !== 'queued') return entry.state;
+    const held = this.heldByAgent();
+    if (!held.includes(entry)) return 'taken';
+    this.agent.clearFollowUpQueue();
+    for (const e of held) if (e !== entry) this.agent.followUp(e.msg);
+    f.pending.splice(f.pending.indexOf(entry), 1);
+    entry.state = 'deleted';
+    tombstone();
+    return 'deleted';
+  }
+
+  // ----- canonical history ------------------------------------------------------------------
+
+  userUi(m, id) {
+    const parts = [];
+    for (const a of this.files.get(m) ?? []) {
+      parts.push({ type: 'file', mediaType: a.mediaType, ...(a.filename ? { filename: a.filename } : {}), url: a.url });
+    }
+    const text = textOf(m.content);
+    if (text !== '' || parts.length === 0) parts.push({ type: 'text', text });
+    return { id, role: 'user', parts };
+  }
+
+  /** `GET …/messages`: the agent's own transcript as AI SDK UIMessages. */
+  uiMessages() {
+    const out = [];
+    for (const m of this.agent.state.messages) {
+      if (m.role === 'user') out.push(this.userUi(m, this.idOf(m, 'user')));
+      else if (m.role === 'assistant') out.push({ id: this.idOf(m, 'assistant'), role: 'assistant', parts: assistantParts(m) });
+      else if (m.role === 'toolResult') {
+        for (let i = out.length - 1; i >= 0; i--) {
+          const part = out[i].role === 'assistant' && out[i].parts.find((p) => p.type === 'dynamic-tool' && p.toolCallId === m.toolCallId);
+          if (part) {
+            applyToolResult(part, m);
+            break;
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  dispose() {
+    this.stop();
+    this.agent.clearAllQueues();
+  }
+}
+
+function keys(entry) {
+  return {
+    ...(entry.nonce !== undefined ? { clientNonce: entry.nonce } : {}),
+    ...(entry.seq !== undefined ? { clientSeq: entry.seq } : {}),
+  };
+}
+
+export function err(code, message, field) {
+  return { error: { code, message, ...(field ? { field } : {}) } };
+}
+
+/** The UI parts of a pi assistant message (tool results are applied by the caller). */
+function assistantParts(m) {
+  const parts = [];
+  const unfinished = m.stopReason === 'aborted' || m.stopReason === 'error';
+  for (const b of m.content) {
+    if (b.type === 'thinking') parts.push({ type: 'reasoning', text: b.thinking, state: 'done' });
+    else if (b.type === 'text') {
+      if (b.text !== '') parts.push({ type: 'text', text: b.text, state: 'done' });
+    } else if (b.type === 'toolCall') {
+      parts.push(
+        unfinished
+          ? { type: 'dynamic-tool', toolName: b.name, toolCallId: b.id, state: 'output-error', input: b.arguments, errorText: `not executed: the response was ${m.stopReason}` }
+          : { type: 'dynamic-tool', toolName: b.name, toolCallId: b.id, state: 'input-available', input: b.arguments },
+      );
+    }
+  }
+  return parts;
+}
+
+function applyToolResult(part, m) {
+  const text = textOf(m.content);
+  if (m.isError) {
+    part.state = 'output-error';
+    part.errorText = text;
+    delete part.output;
+  } else {
+    part.state = 'output-available';
+    part.output = text;
+  }
+  // The tool's structured details, as the stream's `data-pi-tool-result` carried them (not an
+  // AI SDK field: the `ai` package's validation strips it; the pi reducer keeps it).
+  if (m.details !== undefined) part.details = m.details;
+}
+
+/** @typedef {{seq?: number, nonce?: string, text: string, msg: object, state: 'queued'|'consumed'|'deleted'}} FollowUp */

@@ -1,0 +1,48 @@
+// The real tools both runtimes execute: `ls` lists a folder under fixture-files/, `echo`
+// returns its text. They are plain async functions; each runtime wraps them in its own tool
+// shape (pi's AgentTool, the AI SDK's tool()).
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const FIXTURE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixture-files');
+
+export const lsParameters = {
+  type: 'object',
+  properties: { path: { type: 'string', description: 'Folder inside the fixture folder; "." for its root' } },
+  additionalProperties: false,
+};
+
+export const echoParameters = {
+  type: 'object',
+  properties: { text: { type: 'string', description: 'Text to echo back' } },
+  required: ['text'],
+  additionalProperties: false,
+};
+
+/** Lists a folder of the fixture tree: `name` for files, `name/` for folders, sorted. */
+export async function runLs(args, root = FIXTURE_ROOT) {
+  const rel = typeof args?.path === 'string' && args.path !== '' ? args.path : '.';
+  const target = path.resolve(root, rel);
+  if (target !== root && !target.startsWith(root + path.sep)) {
+    throw new Error(`path outside the fixture folder: ${rel}`);
+  }
+  let entries;
+  try {
+    entries = await readdir(target, { withFileTypes: true });
+  } catch (e) {
+    throw new Error(e?.code === 'ENOENT' ? `no such folder: ${rel}` : `cannot list ${rel}: ${e?.code ?? e}`);
+  }
+  const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
+  return { text: names.join('\n'), details: { path: rel, entries: names } };
+}
+
+export async function runEcho(args) {
+  const text = typeof args?.text === 'string' ? args.text : '';
+  return { text, details: { length: text.length } };
+}
+
+export const TOOL_DESCRIPTIONS = {
+  ls: 'List the files of a folder in the fixture folder',
+  echo: 'Echo a text back',
+};

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Reference server for agent-chat-store. See README.md for the flags and the control route.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp, DEFAULTS, ROUTES, RUNTIMES } from './lib/app.mjs';
+
+const HELP = `Usage: node server.mjs [options]
+
+  --port N               port on 127.0.0.1 (default 8787, 0 = a free one)        env PORT
+  --runtime pi|ai-sdk    runtime of new sessions (default pi)                      env RUNTIME
+  --tps N                tokens per second of the scripted model (0 = unpaced)     env TPS (default ${DEFAULTS.tps})
+  --words N              filler words of a plain answer                            env WORDS (default ${DEFAULTS.words})
+  --chunk-tokens N       tokens per streamed delta, ≈4 characters each             env CHUNK_TOKENS (default ${DEFAULTS.chunkTokens})
+  --static DIR           also serve a built web app from DIR (SPA fallback)        env STATIC_DIR
+  --resume-ttl S         seconds a finished turn stays resumable (default 60)
+  --fail-followups N     answer the next N follow-up POSTs with 503
+  --followup-delay MS    delay every follow-up POST answer by MS
+  --cut-stream-after N   destroy the socket of the next stream response after N chunks
+  --cut-streams K        … of the next K stream responses (default 1)
+  --not-found R[,R…]     answer these routes with 404: ${ROUTES.join(', ')}
+  --agent-end-delay MS   pi: hold each agent_end MS (a follow-up then lands after pi's last queue poll)
+  -h, --help`;
+
+function fail(message) {
+  console.error(`${message}\n\n${HELP}`);
+  process.exit(2);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      port: { type: 'string' },
+      runtime: { type: 'string' },
+      tps: { type: 'string' },
+      words: { type: 'string' },
+      'chunk-tokens': { type: 'string' },
+      static: { type: 'string' },
+      'resume-ttl': { type: 'string' },
+      'fail-followups': { type: 'string' },
+      'followup-delay': { type: 'string' },
+      'cut-stream-after': { type: 'string' },
+      'cut-streams': { type: 'string' },
+      'not-found': { type: 'string', multiple: true },
+      'agent-end-delay': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }).values;
+} catch (e) {
+  fail(e.message);
+}
+if (args.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+function int(name, value, fallback, min = 0) {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) fail(`--${name} must be a number >= ${min}`);
+  return n;
+}
+
+const env = process.env;
+const runtime = args.runtime ?? env.RUNTIME ?? DEFAULTS.runtime;
+if (!RUNTIMES.includes(runtime)) fail(`--runtime must be one of ${RUNTIMES.join(', ')}`);
+const notFound = (args['not-found'] ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+for (const r of notFound) if (!ROUTES.includes(r)) fail(`--not-found: unknown route ${r}`);
+const staticDir = args.static ?? env.STATIC_DIR;
+const cutStreamAfter = args['cut-stream-after'] === undefined ? null : int('cut-stream-after', args['cut-stream-after'], null);
+
+const app = createApp({
+  runtime,
+  tps: int('tps', args.tps ?? env.TPS, DEFAULTS.tps),
+  words: int('words', args.words ?? env.WORDS, DEFAULTS.words),
+  chunkTokens: int('chunk-tokens', args['chunk-tokens'] ?? env.CHUNK_TOKENS, DEFAULTS.chunkTokens, 1),
+  staticDir: staticDir ? path.resolve(staticDir) : undefined,
+  resumeTtlMs: int('resume-ttl', args['resume-ttl'], DEFAULTS.resumeTtlMs / 1000) * 1000,
+  failFollowups: int('fail-followups', args['fail-followups'], 0),
+  followupDelayMs: int('followup-delay', args['followup-delay'], 0),
+  cutStreamAfter,
+  cutStreams: int('cut-streams', args['cut-streams'], 1),
+  notFound,
+  agentEndDelayMs: int('agent-end-delay', args['agent-end-delay'], 0),
+});
+
+const port = int('port', args.port ?? env.PORT, 8787);
+try {
+  const actual = await app.listen(port);
+  console.log(`listening on http://127.0.0.1:${actual}`);
+  console.log(`runtime ${runtime}, ${app.state.tps} tokens/s${staticDir ? `, serving ${path.resolve(staticDir)}` : ''}`);
+} catch (e) {
+  console.error(`cannot listen on 127.0.0.1:${port}: ${e.message}`);
+  process.exit(1);
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    await app.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,113 @@
+// Test helpers: start the real server (a child process, port 0), talk to it, read its SSE with
+// the `ai` package's own parser and chunk schema (so every chunk is checked against the AI SDK
+// protocol).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseJsonEventStream, uiMessageChunkSchema } from 'ai';
+
+const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'server.mjs');
+
+/** Starts `server.mjs --port 0 …args`; resolves once it printed its address. */
+export async function startServer(args = []) {
+  const proc = spawn(process.execPath, [SERVER, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let errText = '';
+  proc.stderr.on('data', (d) => {
+    errText += d;
+  });
+  const base = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${errText}`)), 15_000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${out}${errText}`));
+    });
+  });
+  const api = `${base}/api/v1/agent`;
+  return {
+    base,
+    api,
+    proc,
+    stderr: () => errText,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+    },
+    control: (body) => postJson(`${base}/__control`, body).then((r) => r.json()),
+    reset: () => postJson(`${base}/__control/reset`, {}).then((r) => r.json()),
+    log: () => fetch(`${base}/__control/log`).then((r) => r.json()).then((j) => j.entries),
+    chat: (body) => postJson(`${api}/chat`, chatBody(body)),
+    followUp: (sid, body) => postJson(`${api}/chat/${encodeURIComponent(sid)}/followup`, body),
+    deleteFollowUp: (sid, q) => fetch(`${api}/chat/${encodeURIComponent(sid)}/followup?${new URLSearchParams(q)}`, { method: 'DELETE' }),
+    messages: (sid) => fetch(`${api}/chat/${encodeURIComponent(sid)}/messages`).then((r) => r.json()).then((j) => j.messages),
+    resume: (sid, cursor, extra = {}) => fetch(`${api}/chat/${encodeURIComponent(sid)}/stream?${new URLSearchParams({ ...(cursor === undefined ? {} : { cursor: String(cursor) }), ...extra })}`),
+    stopTurn: (sid, turnId) => fetch(`${api}/chat/${encodeURIComponent(sid)}/turn?${new URLSearchParams(turnId ? { turnId } : {})}`, { method: 'DELETE' }),
+  };
+}
+
+export function chatBody({ sessionId, message, ...rest }) {
+  return { id: sessionId, sessionId, message, trigger: 'submit-message', clientTurnId: randomUUID(), ...rest };
+}
+
+export function postJson(url, body, method = 'POST') {
+  return fetch(url, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+export const sid = (name) => `${name}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * Reads an SSE response chunk by chunk, each parsed and validated by the `ai` package.
+ * `onChunk(chunk, index, chunks)` may be async (the reading waits for it).
+ * Resolves with `{chunks, error}` (`error`: the body broke off).
+ */
+export async function readChunks(res, onChunk) {
+  const chunks = [];
+  const stream = parseJsonEventStream({ stream: res.body, schema: uiMessageChunkSchema });
+  const reader = stream.getReader();
+  let error;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!value.success) throw new Error(`chunk fails the AI SDK schema: ${JSON.stringify(value.rawValue)}: ${value.error}`);
+      chunks.push(value.value);
+      if (onChunk) await onChunk(value.value, chunks.length - 1, chunks);
+    }
+  } catch (e) {
+    if (String(e?.message).startsWith('chunk fails')) throw e;
+    error = e;
+  }
+  return { chunks, error };
+}
+
+/** Raw SSE text of a response (to check the framing itself). */
+export async function readText(res) {
+  return await res.text();
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const piChunks = (chunks) => chunks.filter((c) => c.type.startsWith('data-pi-'));
+
+/** The text of each message the pi chunks stream, keyed by messageId, from deltas only. */
+export function textsFromDeltas(chunks) {
+  const texts = new Map();
+  for (const c of chunks) {
+    if (c.type === 'data-pi-text-delta') texts.set(c.data.messageId, (texts.get(c.data.messageId) ?? '') + c.data.delta);
+  }
+  return texts;
+}
+
+/** Text of a UIMessage's text parts. */
+export const textOf = (m) => m.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');

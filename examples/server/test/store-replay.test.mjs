@@ -1,0 +1,40 @@
+// Cross-check with the store itself: the built package's `replayPiStream` (SPEC §9), fed the
+// chunks of one of this server's turns, must give exactly the server's canonical history.
+// Skipped when the package is not built (`pkg/node.mjs` missing).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readChunks, sid, startServer } from './helpers.mjs';
+
+const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'pkg', 'node.mjs');
+const built = existsSync(PKG);
+
+let s;
+before(async () => {
+  if (built) s = await startServer(['--tps', '300']);
+});
+after(() => s?.stop());
+
+const sorted = (v) =>
+  Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
+
+test('replayPiStream(stream of a turn with follow-ups, tools, thinking, a provider error) = GET messages', { skip: !built && 'pkg/ is not built' }, async () => {
+  const { replayPiStream } = await import(pathToFileURL(PKG).href);
+  const id = sid('replay');
+  let posted = false;
+  const { chunks } = await readChunks(await s.chat({ sessionId: id, message: 'first, think words:60' }), async (c) => {
+    if (c.type === 'data-pi-text-delta' && !posted) {
+      posted = true;
+      await s.followUp(id, { message: 'F1 list files', clientSeq: 1, clientNonce: 'a' });
+      await s.followUp(id, { message: 'F2 echo yo', clientSeq: 2, clientNonce: 'b' });
+      await s.followUp(id, { message: 'F3 fail provider', clientSeq: 3, clientNonce: 'c' });
+    }
+  });
+  const replay = replayPiStream(chunks);
+  assert.deepEqual(replay.diagnostics ?? [], []);
+  const canonical = await s.messages(id);
+  assert.equal(canonical.length, 10);
+  assert.deepEqual(sorted(replay.messages), sorted(canonical));
+});
