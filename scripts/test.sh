@@ -2,7 +2,8 @@
 # The test command (README): everything CI runs, in order, failing on the first failure.
 #   native cargo test · lints · the wasm build · the npm package built and loaded in Node ·
 #   the .d.ts checked by tsc --strict · wasm-bindgen-test in headless Chromium against a
-#   scripted local server.
+#   scripted local server · the reference server's tests · the example apps end to end in
+#   headless Chromium against the reference server (a real pi agent).
 # Installs what is missing first (scripts/setup.sh); reruns on a prepared machine skip that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,9 +13,7 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "setup (skips what is present)"
 bash scripts/setup.sh
-if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
+bash scripts/install-js.sh .
 
 step "format and lints"
 cargo fmt --check
@@ -47,5 +46,14 @@ done
 CHROMEDRIVER=/usr/bin/chromedriver ACS_TEST_SERVER="http://127.0.0.1:$PORT" \
   cargo test --target wasm32-unknown-unknown --test web
 kill $SERVER_PID 2>/dev/null || true
+
+step "reference server: routes, idempotency, resume, stop, both runtimes"
+bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/e2e
+node --test examples/server/test/
+
+step "end to end: the example apps against the reference server in headless Chromium"
+bash scripts/build-examples.sh
+node --test --test-concurrency=1 examples/e2e/
+echo "(screenshots of each scenario: target/e2e/)"
 
 step "all tests passed"

@@ -1,0 +1,123 @@
+// Shared pieces of the end-to-end tests: the reference server as a child process, Debian's
+// Chromium through playwright-core, and page helpers that read what the user sees.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const artifacts = resolve(root, 'target/e2e');
+mkdirSync(artifacts, { recursive: true });
+
+const CHROMIUM_ARGS = [
+  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic',
+  '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** Starts the reference server on a free port; resolves once it listens. */
+export async function startServer({ app = 'react-chat', runtime = 'pi', args = [] } = {}) {
+  const child = spawn(process.execPath, [
+    resolve(root, 'examples/server/server.mjs'), '--port', '0', '--runtime', runtime,
+    '--static', resolve(root, `examples/${app}/dist`), ...args,
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error('server did not start: ' + output)), 20_000);
+    child.stdout.on('data', (d) => {
+      output += d;
+      const m = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m) { clearTimeout(timer); res(m[1]); }
+    });
+    child.stderr.on('data', (d) => { output += d; });
+    child.on('exit', (code) => rej(new Error(`server exited ${code}: ${output}`)));
+  });
+  const api = async (path, body) => {
+    const r = await fetch(url + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return r.json();
+  };
+  return {
+    url,
+    control: (body) => api('/__control', body),
+    reset: () => api('/__control/reset', {}),
+    log: async () => (await api('/__control/log')).entries,
+    messages: async (session) => (await api(`/api/v1/agent/chat/${encodeURIComponent(session)}/messages`)).messages,
+    stop: () => new Promise((res) => { child.once('exit', res); child.kill(); }),
+  };
+}
+
+export async function launch() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+let sessionCounter = 0;
+export function sessionId(prefix) {
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${sessionCounter++}`;
+}
+
+/** Opens the app for `session`; records every request the page makes. */
+export async function openChat(browser, server, session) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e));
+  await page.goto(`${server.url}/?session=${encodeURIComponent(session)}`);
+  await page.getByTestId('composer-input').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=capabilities]')?.dataset.loaded === 'true');
+  return { page, context, requests, errors };
+}
+
+/** Types `text` into the composer and presses Enter, as a user does. */
+export async function typeAndEnter(page, text) {
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+export async function status(page) {
+  return page.getByTestId('status').getAttribute('data-status');
+}
+
+export async function waitStatus(page, value, timeout = 30_000) {
+  await page.waitForFunction((v) => document.querySelector('[data-testid=status]')?.dataset.status === v, value, { timeout });
+}
+
+/** The messages as the user sees them: role and text, in page order. */
+export async function pageMessages(page) {
+  return page.$$eval('[data-testid=message]', (els) => els.map((el) => ({
+    role: el.dataset.role,
+    text: Array.from(el.querySelectorAll('[data-testid=part-text]')).map((p) => p.textContent.trim()).join(' '),
+    tools: Array.from(el.querySelectorAll('[data-testid=part-tool]')).map((p) => p.dataset.toolName),
+  })));
+}
+
+/** The canonical history reduced to what the page shows. */
+export function canonicalView(messages) {
+  return messages.map((m) => ({
+    role: m.role,
+    text: m.parts.filter((p) => p.type === 'text').map((p) => p.text.trim()).join(' '),
+    tools: m.parts.filter((p) => p.type === 'dynamic-tool' || p.type.startsWith('tool-')).map((p) => p.toolName ?? p.type.slice(5)),
+  }));
+}
+
+export async function queuedCount(page) {
+  return page.getByTestId('queued').count();
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: resolve(artifacts, `${name}.png`), fullPage: true });
+}
+
+export async function eventually(fn, { timeout = 30_000, interval = 100, what = 'condition' } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) { last = e; }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  throw new Error(`timed out waiting for ${what}; last: ${last instanceof Error ? last.stack : JSON.stringify(last)}`);
+}

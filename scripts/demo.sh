@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The demo (README): builds the package and serves the React example against the reference
+# server (a real pi agent with a scripted model) on 127.0.0.1, printing the URL. Runs until
+# interrupted, then stops its children.
+#   bash scripts/demo.sh [--port 8787] [--runtime pi|ai-sdk] [--tps 20]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+bash scripts/setup.sh
+bash scripts/install-js.sh .
+bash scripts/build-pkg.sh
+bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui
+bash scripts/build-examples.sh
+
+PORT=8787
+ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --port) PORT="$2"; shift 2 ;;
+    *) ARGS+=("$1"); shift ;;
+  esac
+done
+
+node examples/server/server.mjs --port "$PORT" --static examples/react-chat/dist "${ARGS[@]}" &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT INT TERM
+for _ in $(seq 100); do
+  if node -e "fetch('http://127.0.0.1:$PORT/api/v1/agent/capabilities?sessionId=probe').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"; then break; fi
+  sleep 0.1
+done
+echo
+echo "agent-chat-store demo: http://127.0.0.1:$PORT/"
+echo "(the reference server with a real pi agent; try: 'think about it', 'list files', 'echo hi'; Ctrl-C stops it)"
+wait $SERVER
