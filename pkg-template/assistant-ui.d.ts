@@ -1,6 +1,13 @@
 // Types for `agent-chat-store/assistant-ui` (written against @assistant-ui/react 0.15.22).
-import type { AssistantRuntime, ExternalStoreAdapter, ThreadMessageLike } from "@assistant-ui/react";
+import type {
+  AssistantRuntime,
+  ExternalStoreAdapter,
+  ThreadMessageLike,
+  ToolCallMessagePartComponent,
+  ToolCallMessagePartProps,
+} from "@assistant-ui/react";
 import type { ChatStore } from "./agent_chat_store.js";
+import type { ToolRendererRegistry } from "./react.js";
 
 /** assistant-ui options forwarded to `useExternalStoreRuntime`. */
 export interface ChatStoreRuntimeOptions {
@@ -29,3 +36,30 @@ export declare function useChatStoreRuntime(
 export declare function convertUIMessage(
   message: ReturnType<ChatStore["getSnapshot"]>["messages"][number],
 ): ThreadMessageLike;
+
+/** Options of `makeToolUIs`. */
+export interface ToolUIsOptions {
+  /** More tool names for `by_name` (e.g. `snapshot.tools.map(t => t.name)`). */
+  toolNames?: Iterable<string>;
+  /** What renders a tool call no registry entry matches (assistant-ui props); default `DefaultToolUI`. */
+  Fallback?: ToolCallMessagePartComponent;
+}
+
+/** assistant-ui's tool UI slot: `<MessagePrimitive.Parts components={{ tools: makeToolUIs(r) }} />`. */
+export interface ToolUIs {
+  by_name: Record<string, ToolCallMessagePartComponent>;
+  Fallback: ToolCallMessagePartComponent;
+}
+
+/**
+ * Maps a tool renderer registry (renderer ids, tool names, un-namespaced aliases, `fallback`:
+ * the registry `<ToolPart>` takes) onto assistant-ui's tool UI components. Each tool call is
+ * resolved as `resolveToolRenderer` does (`ui.rendererId`, exact name, alias, `fallback`) and
+ * rendered with `{part, toolCall}` (`part`: the call as a `dynamic-tool` UIMessage part with its
+ * `ui`; `toolCall`: assistant-ui's props). The components are cached per registry object and
+ * `Fallback`, so calling it again does not remount tool UIs.
+ */
+export declare function makeToolUIs(renderers: ToolRendererRegistry<any> | null | undefined, options?: ToolUIsOptions): ToolUIs;
+
+/** The assistant-ui props a tool UI gets (re-exported for renderers that use `toolCall`). */
+export type AssistantToolCallProps = ToolCallMessagePartProps;

@@ -10,9 +10,17 @@
 //
 // The store stays the single authority: assistant-ui gets no `setMessages`, no `onEdit`, no
 // branch repository. It renders the store's snapshot and forwards the user's actions.
-import { useCallback, useMemo } from "react";
+//
+// Tool UI: `makeToolUIs(renderers)` maps the package's renderer registry (`./tool-ui.js`) onto
+// assistant-ui's tool UI slot of `MessagePrimitive.Parts` (`components.tools` =
+// `{by_name, Fallback}`), keyed by tool name as assistant-ui does. assistant-ui 0.15.22 also
+// has `makeAssistantToolUI` / `useAssistantToolUI` (registered into `aui.tools.toolUIs`, which
+// win over `by_name`), but they are deprecated there and match by tool name only, so a
+// `rendererId` or an un-namespaced alias could not be honoured; the `tools` slot can.
+import { createElement, useCallback, useMemo } from "react";
 import { MessageNotSentError, useExternalStoreRuntime } from "@assistant-ui/react";
-import { useChatStore } from "./react.js";
+import { DefaultToolUI, useChatStore } from "./react.js";
+import { resolveToolRenderer, toolDetailsOf } from "./tool-ui.js";
 
 const EMPTY = Object.freeze([]);
 const noop = () => {};
@@ -272,9 +280,106 @@ function toolCall(part, toolName) {
     if (typeof part.approval.reason === "string") approval.reason = part.approval.reason;
     call.approval = approval;
   }
-  // pi's tool `details` are UI-only data next to the result: assistant-ui's `artifact`.
-  if (part.details !== undefined) call.artifact = part.details;
+  // Structured tool details are UI-only data next to the result: assistant-ui's `artifact`.
+  // `part.ui.details` first (the result's details, or the latest `data-tool-ui` progress while
+  // the tool runs), else the part's own `details` (pi).
+  const details = toolDetailsOf(part);
+  if (details !== undefined) call.artifact = details;
+  // The whole tool UI metadata (rendererId, displayGroup, icon, details) rides along as `ui`:
+  // assistant-ui keeps unknown tool-call fields (its ThreadMessageLike conversion spreads the
+  // part) and passes them to tool UI components as props; `makeToolUIs` reads it from there.
+  if (part.ui !== undefined && part.ui !== null) call.ui = part.ui;
   return call;
+}
+
+// ----- tool UI ------------------------------------------------------------------------------
+
+// One resolving component per (registry, Fallback): the same component type across renders, so
+// assistant-ui never remounts a tool UI because `makeToolUIs` was called again.
+const toolUiCache = new WeakMap();
+const NO_RENDERERS = {};
+
+/**
+ * Maps a tool renderer registry (the same one `<ToolPart>` takes: renderer ids, tool names,
+ * un-namespaced aliases, `fallback`) onto assistant-ui's tool UI components. Returns
+ * `{by_name, Fallback}` for `<MessagePrimitive.Parts components={{ tools: makeToolUIs(r) }} />`.
+ *
+ * `by_name` has one entry per registry key and per `options.toolNames` (e.g. the names of
+ * `snapshot.tools`); `Fallback` takes every other tool call. Each resolves the renderer the way
+ * `resolveToolRenderer` does (so `ui.rendererId` wins over the name, and `pi.subagent` finds a
+ * `subagent` entry) and renders it with `{part, toolCall}`: `part` is the tool call as a
+ * `dynamic-tool` UIMessage part (state, input, output / errorText, details, ui), `toolCall`
+ * assistant-ui's own props (`addResult`, `status`, …). With no match it renders
+ * `options.Fallback` with assistant-ui's props, else the package's `DefaultToolUI`.
+ */
+export function makeToolUIs(renderers, options = {}) {
+  const Fallback = options.Fallback ?? null;
+  const key = renderers && typeof renderers === "object" ? renderers : NO_RENDERERS;
+  let byFallback = toolUiCache.get(key);
+  if (!byFallback) {
+    byFallback = new Map();
+    toolUiCache.set(key, byFallback);
+  }
+  let ToolUI = byFallback.get(Fallback);
+  if (!ToolUI) {
+    ToolUI = function AgentChatStoreToolUI(props) {
+      const part = toolPartFromCall(props);
+      const Renderer = resolveToolRenderer(part, renderers);
+      if (Renderer) return createElement(Renderer, { part, toolCall: props });
+      if (Fallback) return createElement(Fallback, props);
+      return createElement(DefaultToolUI, { part });
+    };
+    byFallback.set(Fallback, ToolUI);
+  }
+  // A null-prototype object: a tool named `__proto__` is just a key.
+  const byName = Object.create(null);
+  const keys = renderers instanceof Map ? [...renderers.keys()] : Object.keys(renderers ?? {});
+  for (const name of [...keys, ...(options.toolNames ?? EMPTY)]) {
+    if (typeof name === "string" && name !== "" && name !== "fallback") byName[name] = ToolUI;
+  }
+  return { by_name: byName, Fallback: ToolUI };
+}
+
+// An assistant-ui tool-call part (as its tool UI props) back as a `dynamic-tool` UIMessage part.
+function toolPartFromCall(call) {
+  const part = {
+    type: "dynamic-tool",
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    state: toolCallState(call),
+    input: call.args,
+  };
+  if (call.result !== undefined) {
+    if (call.isError) {
+      const error = call.result;
+      part.errorText = isPlainObject(error) && typeof error.error === "string" ? error.error : typeof error === "string" ? error : JSON.stringify(error);
+    } else {
+      part.output = call.result;
+    }
+    // The artifact is the result's details once there is a result (progress before that).
+    if (call.artifact !== undefined) part.details = call.artifact;
+  }
+  if (call.isPreliminary) part.preliminary = true;
+  if (call.approval) part.approval = call.approval;
+  if (isPlainObject(call.ui)) part.ui = call.ui;
+  return part;
+}
+
+function toolCallState(call) {
+  if (call.result !== undefined) {
+    if (!call.isError) return "output-available";
+    return call.approval && call.approval.approved === false ? "output-denied" : "output-error";
+  }
+  if (call.approval) return call.approval.approved === undefined ? "approval-requested" : "approval-responded";
+  if (call.argsText) {
+    try {
+      JSON.parse(call.argsText);
+      return "input-available";
+    } catch {
+      return "input-streaming";
+    }
+  }
+  return call.status && call.status.type === "running" ? "input-streaming" : "input-available";
 }
 
 function dataPart(part) {

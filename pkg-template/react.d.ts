@@ -1,6 +1,10 @@
 // Types for `agent-chat-store/react`. The option and snapshot types are taken from the
 // generated `ChatStore` declaration, so they can never drift from it.
+import type { ComponentType, ReactElement } from "react";
 import type { ChatStore } from "./agent_chat_store.js";
+import type { ToolMessagePart, ToolRendererProps, ToolRenderers } from "./tool-ui.js";
+
+export * from "./tool-ui.js";
 
 /**
  * Subscribes the component to `store` (via `useSyncExternalStore`) and returns its snapshot:
@@ -23,3 +27,24 @@ export declare function useChatStore(
 export declare function useCreateChatStore(
   options: ConstructorParameters<typeof ChatStore>[0],
 ): ChatStore | null;
+
+/** A React tool renderer: a component that receives the tool part as `part`. */
+export type ToolRenderer<P = {}> = ComponentType<ToolRendererProps & P>;
+
+/** A registry of React tool renderers (`fallback` optional), for `ToolPart` and `makeToolUIs`. */
+export type ToolRendererRegistry<P = {}> = ToolRenderers<ToolRenderer<P>>;
+
+/**
+ * Renders a tool part with the renderer `resolveToolRenderer` picks from `renderers` (by
+ * `part.ui.rendererId`, exact tool name, un-namespaced alias, `fallback`), else with
+ * `DefaultToolUI`. Extra props are passed to the renderer.
+ */
+export declare function ToolPart(props: {
+  part: ToolMessagePart;
+  renderers?: ToolRendererRegistry<any> | null | undefined;
+  /** Anything else is passed to the renderer. */
+  [prop: string]: unknown;
+}): ReactElement;
+
+/** The plain tool UI: name, state, input, output or error text (class names `acs-tool*`). */
+export declare function DefaultToolUI(props: ToolRendererProps): ReactElement;

@@ -4,8 +4,12 @@
 // snapshots. `getSnapshot()` returns the same frozen object until something changed, and an
 // unchanged message keeps its object identity, which is exactly the contract
 // `useSyncExternalStore` needs (no tearing, no render loops, memoised rows can skip work).
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { createElement, useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { ChatStore } from "./agent_chat_store.js";
+import { resolveToolRenderer, toolNameOf } from "./tool-ui.js";
+
+// The framework-free tool renderer registry, for one import in React apps.
+export * from "./tool-ui.js";
 
 const noopUnsubscribe = () => {};
 
@@ -98,4 +102,49 @@ function withLatestCallbacks(latest) {
     };
   }
   return options;
+}
+
+/**
+ * Renders a tool part (`tool-NAME` / `dynamic-tool`) with the renderer `resolveToolRenderer`
+ * picks from `renderers` (by `part.ui.rendererId`, exact tool name, un-namespaced alias, then
+ * `renderers.fallback`), as `<Renderer part={part} {...rest} />`; with none, `DefaultToolUI`.
+ * Renderers are the host app's own components: nothing is loaded from the server.
+ */
+export function ToolPart({ part, renderers, ...rest }) {
+  const Renderer = resolveToolRenderer(part, renderers) ?? DefaultToolUI;
+  return createElement(Renderer, { ...rest, part });
+}
+
+/**
+ * A plain tool UI (what `ToolPart` shows when no renderer matches): the tool's name and state,
+ * its input, and its output or error text. Unstyled; class names `acs-tool*`, and
+ * `data-tool-name` / `data-state` / `data-tool-call-id` attributes.
+ */
+export function DefaultToolUI({ part }) {
+  const name = toolNameOf(part) ?? "tool";
+  const state = part.state;
+  const failed = state === "output-error" || state === "output-denied";
+  return createElement(
+    "div",
+    { className: "acs-tool", "data-tool-name": name, "data-state": state, "data-tool-call-id": part.toolCallId },
+    createElement(
+      "div",
+      { className: "acs-tool-header" },
+      createElement("strong", { className: "acs-tool-name" }, part.title || name),
+      " ",
+      createElement("span", { className: "acs-tool-state" }, state),
+    ),
+    part.input !== undefined ? createElement("pre", { className: "acs-tool-input" }, show(part.input)) : null,
+    state === "output-available" ? createElement("pre", { className: "acs-tool-output" }, show(part.output)) : null,
+    failed ? createElement("pre", { className: "acs-tool-error" }, part.errorText ?? "") : null,
+  );
+}
+
+function show(value) {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::chunk::{chunk_from_value, parse_chunk, Chunk, ChunkError};
+use crate::protocol::chunk::{chunk_from_value, parse_chunk, strict_ui_chunk, Chunk, ChunkError};
 use crate::protocol::{Role, UIMessage};
 use crate::stream::pi::{PiEffect, PiReducer};
 use crate::stream::ui_message::{UiEffect, UiMessageReducer};
@@ -12,7 +12,8 @@ use crate::stream::History;
 /// What [`replay_ui_message_stream`] gives back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UiReplay {
-    /// The reducer's whole state after the last chunk it processed.
+    /// The reducer's whole state after the last chunk it processed (the `ai` package's
+    /// `state.message`).
     pub message: UIMessage,
     pub finish_reason: Option<String>,
     /// Set when a chunk violated the protocol; processing stopped there.
@@ -33,10 +34,16 @@ fn read(input: ChunkInput<'_>) -> Result<Chunk, ChunkError> {
     }
 }
 
-/// Reduces AI SDK chunks into one assistant message the way the `ai` package's stream
-/// processor does. `message_id` names a new message; `last_message`, an assistant message,
-/// is continued instead. A chunk that cannot be read is a protocol error too (the `ai`
-/// package validates every chunk against its schema).
+/// Reduces AI SDK chunks into one assistant message the way the `ai` package does when
+/// `useChat`'s HTTP transport feeds `readUIMessageStream`: each chunk is checked against the
+/// package's chunk schema first (a chunk it rejects, an unknown type included, stops the
+/// stream with an error), then reduced by its stream processor, where a `start` with a new
+/// `messageId` starts the message over.
+///
+/// `message_id` names a new message; `last_message`, an assistant message, is continued
+/// instead (another role only lends its id when `message_id` is absent, as in the `ai`
+/// package). An `error` chunk does not stop the stream: it is the server's report, not a
+/// violation.
 pub fn replay_ui_message_stream<'a>(
     chunks: impl IntoIterator<Item = ChunkInput<'a>>,
     message_id: Option<String>,
@@ -44,13 +51,22 @@ pub fn replay_ui_message_stream<'a>(
 ) -> UiReplay {
     let mut message = match last_message {
         Some(m) if m.role == Role::Assistant => m,
-        _ => UIMessage::new(message_id.unwrap_or_default(), Role::Assistant),
+        other => UIMessage::new(
+            message_id.or(other.map(|m| m.id)).unwrap_or_default(),
+            Role::Assistant,
+        ),
     };
-    let mut reducer = UiMessageReducer::new();
+    let mut reducer = UiMessageReducer::new().reset_on_message_id_change(true);
     let mut effects = Vec::new();
     let mut error = None;
     for input in chunks {
-        let result = match read(input) {
+        let chunk = match input {
+            ChunkInput::Value(v) => strict_ui_chunk(v),
+            ChunkInput::Text(t) => serde_json::from_str(t)
+                .map_err(|e| ChunkError::Json(e.to_string()))
+                .and_then(strict_ui_chunk),
+        };
+        let result = match chunk {
             Ok(Chunk::Ui(c)) => reducer
                 .apply(&mut message, c, &mut effects)
                 .map_err(|v| v.0),
@@ -58,8 +74,8 @@ pub fn replay_ui_message_stream<'a>(
                 reducer.apply_data(&mut message, d, &mut effects);
                 Ok(())
             }
-            // pi projection chunks are `data-*` chunks to the `ai` package: data parts.
-            Ok(Chunk::Pi(_)) | Ok(Chunk::Unknown { .. }) => Ok(()),
+            // `strict_ui_chunk` gives only the two above.
+            Ok(Chunk::Pi(_) | Chunk::Unknown { .. }) => Ok(()),
             Err(e) => Err(e.to_string()),
         };
         for e in effects.drain(..) {

@@ -657,6 +657,11 @@ impl ChatStore {
 
     /// Removes a waiting bubble. One the server may have is also deleted there.
     pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        let posting = self
+            .session
+            .queue
+            .get(item_id)
+            .is_some_and(|i| i.state == crate::followup::ItemState::Posting);
         match self.session.queue.remove(item_id) {
             None => false,
             Some(server_keys) => {
@@ -665,6 +670,14 @@ impl ChatStore {
                 }
                 self.touch();
                 self.pump(now_ms);
+                // The removed item may have been the `failed` head that kept the items behind
+                // it waiting after the turn ended: they move on now, as they would have at the
+                // turn's end (without this they stayed `queued` forever; found by
+                // tests/fault_schedules.rs). A `posting` one's POST is still out: its answer
+                // (or timeout) moves them on, so the next turn cannot overtake it on the wire.
+                if !posting {
+                    self.send_next_queued(now_ms);
+                }
                 true
             }
         }

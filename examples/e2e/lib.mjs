@@ -121,3 +121,25 @@ export async function eventually(fn, { timeout = 30_000, interval = 100, what = 
   }
   throw new Error(`timed out waiting for ${what}; last: ${last instanceof Error ? last.stack : JSON.stringify(last)}`);
 }
+
+/** The names in the header's tool list (`snapshot.tools`), in page order. */
+export async function toolCatalog(page) {
+  return page.$$eval('[data-testid=tool-catalog] [data-tool]', (els) => els.map((el) => el.dataset.tool));
+}
+
+/** What a rich `pi-subagent` tool UI shows: status, task, steps and the nested transcript. */
+export async function subagentView(locator) {
+  return locator.evaluate((el) => ({
+    renderer: el.dataset.renderer,
+    toolName: el.dataset.toolName,
+    state: el.dataset.state,
+    open: el.open,
+    status: el.querySelector('[data-testid=subagent-status]')?.dataset.status,
+    task: el.querySelector('[data-testid=subagent-task]')?.textContent.trim(),
+    steps: Array.from(el.querySelectorAll('[data-testid=subagent-step]')).map((s) => `${s.dataset.kind}:${s.dataset.status}`),
+    transcript: Array.from(el.querySelectorAll('[data-testid=subagent-entry]')).map((e) => ({
+      role: e.dataset.role,
+      text: e.querySelector('.subagent-text')?.textContent.trim(),
+    })),
+  }));
+}

@@ -16,13 +16,16 @@ pub enum PartKind {
     Reasoning,
 }
 
-/// The fields a tool chunk may carry. Which are required depends on the chunk type.
+/// The fields a `tool-input-*` / `tool-output-*` chunk may carry. Which are required depends
+/// on the chunk type. `input` and `output` keep a JSON `null` as `Some(Value::Null)`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolChunk {
     pub tool_call_id: String,
     pub tool_name: Option<String>,
     pub input: Option<Value>,
     pub input_text_delta: Option<String>,
+    /// `json` (the default) or `text`.
+    pub input_encoding: Option<String>,
     pub output: Option<Value>,
     pub error_text: Option<String>,
     pub provider_executed: Option<bool>,
@@ -30,10 +33,11 @@ pub struct ToolChunk {
     pub preliminary: Option<bool>,
     pub title: Option<String>,
     pub provider_metadata: Option<Value>,
-    pub approval_id: Option<String>,
+    pub tool_metadata: Option<Value>,
 }
 
-/// AI SDK UI message stream chunks (`x-vercel-ai-ui-message-stream: v1`).
+/// AI SDK UI message stream chunks (`x-vercel-ai-ui-message-stream: v1`), as the `ai`
+/// package's `UIMessageChunk` names them.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UiChunk {
     Start {
@@ -42,6 +46,8 @@ pub enum UiChunk {
     },
     StartStep,
     FinishStep,
+    /// Removes the parts of the current step.
+    ResetStep,
     Finish {
         finish_reason: Option<String>,
         message_metadata: Option<Value>,
@@ -53,7 +59,7 @@ pub enum UiChunk {
         error_text: String,
     },
     MessageMetadata {
-        message_metadata: Value,
+        message_metadata: Option<Value>,
     },
     PartStart {
         kind: PartKind,
@@ -70,6 +76,12 @@ pub enum UiChunk {
         kind: PartKind,
         id: String,
         provider_metadata: Option<Value>,
+        /// `text-end` only.
+        citations: Option<Value>,
+    },
+    Custom {
+        kind: String,
+        provider_metadata: Option<Value>,
     },
     ToolInputStart(ToolChunk),
     ToolInputDelta(ToolChunk),
@@ -78,7 +90,23 @@ pub enum UiChunk {
     ToolOutputAvailable(ToolChunk),
     ToolOutputError(ToolChunk),
     ToolOutputDenied(ToolChunk),
-    ToolApprovalRequest(ToolChunk),
+    ToolApprovalRequest {
+        tool_call_id: String,
+        approval_id: String,
+        approval_descriptor: Option<Value>,
+        /// Kept when present, even as `null`.
+        input_schema_input: Option<Value>,
+        reason: Option<String>,
+        is_automatic: Option<bool>,
+        signature: Option<String>,
+    },
+    ToolApprovalResponse {
+        approval_id: String,
+        approved: bool,
+        reason: Option<String>,
+        provider_executed: Option<bool>,
+        provider_metadata: Option<Value>,
+    },
     SourceUrl {
         source_id: String,
         url: String,
@@ -97,6 +125,18 @@ pub enum UiChunk {
         media_type: String,
         provider_metadata: Option<Value>,
     },
+    ReasoningFile {
+        url: String,
+        media_type: String,
+        provider_metadata: Option<Value>,
+    },
+    SteeringMessage {
+        id: String,
+        parts: Value,
+    },
+    /// A `data-NAME` chunk. The parsers put these in [`Chunk::Data`]; the reducer takes them
+    /// here so that one `match` holds every transition.
+    Data(DataChunk),
 }
 
 /// A `data-NAME` chunk that is not part of the pi projection.
@@ -107,6 +147,9 @@ pub struct DataChunk {
     pub id: Option<String>,
     pub data: Value,
     pub transient: bool,
+    /// The chunk's other keys as sent (`transient` included when given): the `ai` package
+    /// stores the whole chunk as the data part.
+    pub extra: Object,
 }
 
 /// pi projection events, carried as `data-pi-*` chunks (and the two follow-up/turn chunks).
@@ -254,6 +297,18 @@ pub enum ChunkError {
         chunk_type: String,
         field: &'static str,
     },
+    /// A field of the wrong type (the `ai` package's chunk schema rejects it).
+    #[error("`{chunk_type}` chunk has an invalid `{field}`")]
+    Invalid {
+        chunk_type: String,
+        field: &'static str,
+    },
+    #[error("unknown chunk type `{0}`")]
+    UnknownType(String),
+    /// A `__proto__` key, or a `constructor` object with a `prototype` key, anywhere in the
+    /// chunk: the `ai` package's JSON parser refuses these.
+    #[error("chunk has a forbidden `__proto__` or `constructor.prototype` key")]
+    Forbidden,
 }
 
 fn missing(ty: &str, field: &'static str) -> ChunkError {
@@ -274,6 +329,9 @@ pub fn parse_chunk(data: &str) -> Result<Chunk, ChunkError> {
 }
 
 /// Reads a chunk already parsed as JSON (as the pure helpers receive them from JS).
+///
+/// Lenient, for the store: a `null` counts as absent, a field of the wrong type as absent,
+/// and an unknown type is kept as [`Chunk::Unknown`]. Only a missing required field fails.
 pub fn chunk_from_value(value: Value) -> Result<Chunk, ChunkError> {
     let Value::Object(mut obj) = value else {
         return Err(ChunkError::NoType);
@@ -284,15 +342,66 @@ pub fn chunk_from_value(value: Value) -> Result<Chunk, ChunkError> {
     if let Some(name) = ty.strip_prefix("data-") {
         return data_chunk(name, obj);
     }
-    let o = &mut obj;
-    let t = ty.as_str();
-    let chunk = match t {
+    match ui_chunk(&ty, &mut obj)? {
+        Some(c) => Ok(Chunk::Ui(c)),
+        None => {
+            obj.insert("type".into(), Value::String(ty.clone()));
+            Ok(Chunk::Unknown {
+                chunk_type: ty,
+                value: Value::Object(obj),
+            })
+        }
+    }
+}
+
+/// Reads a chunk as the `ai` package's HTTP transport does before its stream processor sees
+/// it: JSON with no `__proto__` / `constructor.prototype` key (its secure JSON parse), then
+/// `uiMessageChunkSchema` (zod). Anything the schema rejects is an error, an unknown type
+/// included; every `data-*` chunk (pi projection ones too) is a [`Chunk::Data`].
+pub fn strict_ui_chunk(value: Value) -> Result<Chunk, ChunkError> {
+    if has_forbidden_key(&value) {
+        return Err(ChunkError::Forbidden);
+    }
+    let Value::Object(mut obj) = value else {
+        return Err(ChunkError::NoType);
+    };
+    let Some(ty) = take_str(&mut obj, "type") else {
+        return Err(ChunkError::NoType);
+    };
+    validate(&ty, &mut obj)?;
+    if let Some(name) = ty.strip_prefix("data-") {
+        return Ok(Chunk::Data(plain_data_chunk(name, obj)));
+    }
+    ui_chunk(&ty, &mut obj)?
+        .map(Chunk::Ui)
+        .ok_or(ChunkError::UnknownType(ty))
+}
+
+/// The `ai` package's secure JSON parse refuses an object with an own `__proto__` key, or
+/// with a `constructor` key holding an object that has a `prototype` key.
+pub fn has_forbidden_key(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => {
+            o.contains_key("__proto__")
+                || matches!(o.get("constructor"), Some(Value::Object(c)) if c.contains_key("prototype"))
+                || o.values().any(has_forbidden_key)
+        }
+        Value::Array(a) => a.iter().any(has_forbidden_key),
+        _ => false,
+    }
+}
+
+/// The typed UI chunk of a non-data type, `None` for a type this version does not know.
+fn ui_chunk(t: &str, o: &mut Object) -> Result<Option<UiChunk>, ChunkError> {
+    let pm = |o: &mut Object| take(o, "providerMetadata");
+    Ok(Some(match t {
         "start" => UiChunk::Start {
             message_id: take_str(o, "messageId"),
             message_metadata: take(o, "messageMetadata"),
         },
         "start-step" => UiChunk::StartStep,
         "finish-step" => UiChunk::FinishStep,
+        "reset-step" => UiChunk::ResetStep,
         "finish" => UiChunk::Finish {
             finish_reason: take_str(o, "finishReason"),
             message_metadata: take(o, "messageMetadata"),
@@ -304,24 +413,28 @@ pub fn chunk_from_value(value: Value) -> Result<Chunk, ChunkError> {
             error_text: req_str(o, t, "errorText")?,
         },
         "message-metadata" => UiChunk::MessageMetadata {
-            message_metadata: take(o, "messageMetadata")
-                .ok_or_else(|| missing(t, "messageMetadata"))?,
+            message_metadata: take(o, "messageMetadata"),
         },
         "text-start" | "reasoning-start" => UiChunk::PartStart {
             kind: kind_of(t),
             id: req_str(o, t, "id")?,
-            provider_metadata: take(o, "providerMetadata"),
+            provider_metadata: pm(o),
         },
         "text-delta" | "reasoning-delta" => UiChunk::PartDelta {
             kind: kind_of(t),
             id: req_str(o, t, "id")?,
             delta: req_str(o, t, "delta")?,
-            provider_metadata: take(o, "providerMetadata"),
+            provider_metadata: pm(o),
         },
         "text-end" | "reasoning-end" => UiChunk::PartEnd {
             kind: kind_of(t),
             id: req_str(o, t, "id")?,
-            provider_metadata: take(o, "providerMetadata"),
+            provider_metadata: pm(o),
+            citations: take(o, "citations"),
+        },
+        "custom" => UiChunk::Custom {
+            kind: req_str(o, t, "kind")?,
+            provider_metadata: pm(o),
         },
         "tool-input-start" => UiChunk::ToolInputStart(tool_chunk(o, t, &["toolName"])?),
         "tool-input-delta" => UiChunk::ToolInputDelta(tool_chunk(o, t, &["inputTextDelta"])?),
@@ -332,34 +445,54 @@ pub fn chunk_from_value(value: Value) -> Result<Chunk, ChunkError> {
         "tool-output-available" => UiChunk::ToolOutputAvailable(tool_chunk(o, t, &[])?),
         "tool-output-error" => UiChunk::ToolOutputError(tool_chunk(o, t, &["errorText"])?),
         "tool-output-denied" => UiChunk::ToolOutputDenied(tool_chunk(o, t, &[])?),
-        "tool-approval-request" => UiChunk::ToolApprovalRequest(tool_chunk(o, t, &["approvalId"])?),
+        "tool-approval-request" => UiChunk::ToolApprovalRequest {
+            tool_call_id: req_str(o, t, "toolCallId")?,
+            approval_id: req_str(o, t, "approvalId")?,
+            approval_descriptor: take(o, "approvalDescriptor"),
+            input_schema_input: o.remove("inputSchemaInput"),
+            reason: take_str(o, "reason"),
+            is_automatic: get_bool(o, "isAutomatic"),
+            signature: take_str(o, "signature"),
+        },
+        "tool-approval-response" => UiChunk::ToolApprovalResponse {
+            approval_id: req_str(o, t, "approvalId")?,
+            approved: get_bool(o, "approved").ok_or_else(|| missing(t, "approved"))?,
+            reason: take_str(o, "reason"),
+            provider_executed: get_bool(o, "providerExecuted"),
+            provider_metadata: pm(o),
+        },
         "source-url" => UiChunk::SourceUrl {
             source_id: req_str(o, t, "sourceId")?,
             url: req_str(o, t, "url")?,
             title: take_str(o, "title"),
-            provider_metadata: take(o, "providerMetadata"),
+            provider_metadata: pm(o),
         },
         "source-document" => UiChunk::SourceDocument {
             source_id: req_str(o, t, "sourceId")?,
             media_type: req_str(o, t, "mediaType")?,
             title: req_str(o, t, "title")?,
             filename: take_str(o, "filename"),
-            provider_metadata: take(o, "providerMetadata"),
+            provider_metadata: pm(o),
         },
         "file" => UiChunk::File {
             url: req_str(o, t, "url")?,
             media_type: req_str(o, t, "mediaType")?,
-            provider_metadata: take(o, "providerMetadata"),
+            provider_metadata: pm(o),
         },
-        _ => {
-            obj.insert("type".into(), Value::String(ty.clone()));
-            return Ok(Chunk::Unknown {
-                chunk_type: ty,
-                value: Value::Object(obj),
-            });
-        }
-    };
-    Ok(Chunk::Ui(chunk))
+        "reasoning-file" => UiChunk::ReasoningFile {
+            url: req_str(o, t, "url")?,
+            media_type: req_str(o, t, "mediaType")?,
+            provider_metadata: pm(o),
+        },
+        "steering-message" => UiChunk::SteeringMessage {
+            id: req_str(o, t, "id")?,
+            parts: match o.remove("parts") {
+                Some(p @ Value::Array(_)) => p,
+                _ => return Err(missing(t, "parts")),
+            },
+        },
+        _ => return Ok(None),
+    }))
 }
 
 fn kind_of(chunk_type: &str) -> PartKind {
@@ -379,34 +512,277 @@ fn tool_chunk(o: &mut Object, t: &str, required: &[&'static str]) -> Result<Tool
     Ok(ToolChunk {
         tool_call_id: req_str(o, t, "toolCallId")?,
         tool_name: take_str(o, "toolName"),
-        input: take(o, "input"),
+        // `null` is an input (or output) of its own, unlike the optional fields.
+        input: o.remove("input"),
         input_text_delta: take_str(o, "inputTextDelta"),
-        output: take(o, "output"),
+        input_encoding: take_str(o, "inputEncoding"),
+        output: o.remove("output"),
         error_text: take_str(o, "errorText"),
         provider_executed: get_bool(o, "providerExecuted"),
         dynamic: get_bool(o, "dynamic"),
         preliminary: get_bool(o, "preliminary"),
         title: take_str(o, "title"),
         provider_metadata: take(o, "providerMetadata"),
-        approval_id: take_str(o, "approvalId"),
+        tool_metadata: take(o, "toolMetadata"),
     })
+}
+
+fn plain_data_chunk(name: &str, mut obj: Object) -> DataChunk {
+    DataChunk {
+        name: name.to_string(),
+        id: take_str(&mut obj, "id"),
+        transient: get_bool(&obj, "transient").unwrap_or(false),
+        data: obj.remove("data").unwrap_or(Value::Null),
+        extra: obj,
+    }
 }
 
 fn data_chunk(name: &str, mut obj: Object) -> Result<Chunk, ChunkError> {
     let is_pi = name.starts_with("pi-") || name == "followup-consumed" || name == "turn-start";
     if !is_pi {
-        return Ok(Chunk::Data(DataChunk {
-            name: name.to_string(),
-            id: take_str(&mut obj, "id"),
-            transient: get_bool(&obj, "transient").unwrap_or(false),
-            data: obj.remove("data").unwrap_or(Value::Null),
-        }));
+        return Ok(Chunk::Data(plain_data_chunk(name, obj)));
     }
     let data = match obj.remove("data") {
         Some(Value::Object(d)) => d,
         _ => return Err(missing(&format!("data-{name}"), "data")),
     };
     pi_event(name, data).map(Chunk::Pi)
+}
+
+/// The type of one field in `uiMessageChunkSchema`. `z.optional` refuses `null`;
+/// `z.unknown()` takes anything but requires the key.
+#[derive(Clone, Copy)]
+enum Field {
+    Str,
+    OptStr,
+    Bool,
+    OptBool,
+    /// Present, any value.
+    Any,
+    /// `Record<string, Record<string, JSONValue>>`.
+    OptProviderMetadata,
+    /// `Record<string, JSONValue>`.
+    OptObject,
+    /// `json` | `text`.
+    OptInputEncoding,
+    OptFinishReason,
+    OptCitations,
+    SteeringParts,
+}
+
+const FINISH_REASONS: [&str; 7] = [
+    "stop",
+    "length",
+    "content-filter",
+    "tool-calls",
+    "error",
+    "interrupted",
+    "other",
+];
+
+/// The fields `uiMessageChunkSchema` checks for each chunk type (other keys pass untouched).
+fn schema(t: &str) -> Option<&'static [(&'static str, Field)]> {
+    use Field::*;
+    const PM: (&str, Field) = ("providerMetadata", OptProviderMetadata);
+    const TOOL_CALL: (&str, Field) = ("toolCallId", Str);
+    const TOOL_INPUT: [(&str, Field); 8] = [
+        TOOL_CALL,
+        ("toolName", Str),
+        ("input", Any),
+        ("providerExecuted", OptBool),
+        PM,
+        ("toolMetadata", OptObject),
+        ("dynamic", OptBool),
+        ("title", OptStr),
+    ];
+    Some(match t {
+        "text-start" | "reasoning-start" | "reasoning-end" => &[("id", Str), PM],
+        "text-delta" | "reasoning-delta" => &[("id", Str), ("delta", Str), PM],
+        "text-end" => &[("id", Str), ("citations", OptCitations), PM],
+        "error" => &[("errorText", Str)],
+        "tool-input-start" => &[
+            TOOL_CALL,
+            ("toolName", Str),
+            ("inputEncoding", OptInputEncoding),
+            ("providerExecuted", OptBool),
+            PM,
+            ("toolMetadata", OptObject),
+            ("dynamic", OptBool),
+            ("title", OptStr),
+        ],
+        "tool-input-delta" => &[TOOL_CALL, ("inputTextDelta", Str)],
+        "tool-input-available" => &TOOL_INPUT,
+        "tool-input-error" => &[
+            TOOL_INPUT[0],
+            TOOL_INPUT[1],
+            TOOL_INPUT[2],
+            TOOL_INPUT[3],
+            TOOL_INPUT[4],
+            TOOL_INPUT[5],
+            TOOL_INPUT[6],
+            TOOL_INPUT[7],
+            ("errorText", Str),
+        ],
+        "tool-approval-request" => &[
+            ("approvalId", Str),
+            TOOL_CALL,
+            ("reason", OptStr),
+            ("isAutomatic", OptBool),
+            ("signature", OptStr),
+        ],
+        "tool-approval-response" => &[
+            ("approvalId", Str),
+            ("approved", Bool),
+            ("reason", OptStr),
+            ("providerExecuted", OptBool),
+            PM,
+        ],
+        "tool-output-available" => &[
+            TOOL_CALL,
+            ("output", Any),
+            ("providerExecuted", OptBool),
+            PM,
+            ("toolMetadata", OptObject),
+            ("dynamic", OptBool),
+            ("preliminary", OptBool),
+        ],
+        "tool-output-error" => &[
+            TOOL_CALL,
+            ("errorText", Str),
+            ("providerExecuted", OptBool),
+            PM,
+            ("toolMetadata", OptObject),
+            ("dynamic", OptBool),
+        ],
+        "tool-output-denied" => &[TOOL_CALL],
+        "custom" => &[("kind", Str), PM],
+        "source-url" => &[("sourceId", Str), ("url", Str), ("title", OptStr), PM],
+        "source-document" => &[
+            ("sourceId", Str),
+            ("mediaType", Str),
+            ("title", Str),
+            ("filename", OptStr),
+            PM,
+        ],
+        "file" | "reasoning-file" => &[("url", Str), ("mediaType", Str), PM],
+        "steering-message" => &[("id", Str), ("parts", SteeringParts)],
+        "start-step" | "finish-step" | "reset-step" => &[],
+        "start" => &[("messageId", OptStr)],
+        "finish" => &[("finishReason", OptFinishReason)],
+        "abort" => &[("reason", OptStr)],
+        "message-metadata" => &[("messageMetadata", Any)],
+        _ if t.starts_with("data-") => &[("id", OptStr), ("data", Any), ("transient", OptBool)],
+        _ => return None,
+    })
+}
+
+/// Checks a chunk (without its `type`) against `uiMessageChunkSchema`, and rewrites what the
+/// schema's output rewrites: `citations` lose the keys their `z.object` does not name.
+fn validate(t: &str, o: &mut Object) -> Result<(), ChunkError> {
+    let fields = schema(t).ok_or_else(|| ChunkError::UnknownType(t.to_string()))?;
+    for &(name, field) in fields {
+        let invalid = || ChunkError::Invalid {
+            chunk_type: t.to_string(),
+            field: name,
+        };
+        let Some(v) = o.get_mut(name) else {
+            match field {
+                Field::Str | Field::Bool | Field::Any | Field::SteeringParts => {
+                    return Err(missing(t, name))
+                }
+                _ => continue,
+            }
+        };
+        let ok = match field {
+            Field::Str | Field::OptStr => v.is_string(),
+            Field::Bool | Field::OptBool => v.is_boolean(),
+            Field::Any => true,
+            Field::OptProviderMetadata => is_provider_metadata(v),
+            Field::OptObject => v.is_object(),
+            Field::OptInputEncoding => matches!(v.as_str(), Some("json" | "text")),
+            Field::OptFinishReason => v.as_str().is_some_and(|r| FINISH_REASONS.contains(&r)),
+            Field::OptCitations => match v {
+                Value::Array(list) => list.iter_mut().all(citation),
+                _ => false,
+            },
+            Field::SteeringParts => match v {
+                Value::Array(list) => list.iter().all(steering_part),
+                _ => false,
+            },
+        };
+        if !ok {
+            return Err(invalid());
+        }
+    }
+    Ok(())
+}
+
+fn is_provider_metadata(v: &Value) -> bool {
+    matches!(v, Value::Object(m) if m.values().all(Value::is_object))
+}
+
+/// `z.optional(...)` of one of these: absent, or `ok` of the value.
+fn opt(o: &Object, k: &str, ok: impl Fn(&Value) -> bool) -> bool {
+    o.get(k).map_or(true, ok)
+}
+
+fn is_str(o: &Object, k: &str) -> bool {
+    o.get(k).is_some_and(Value::is_string)
+}
+
+/// One `citationSchema` entry (a strict `z.object`: unknown keys are dropped from its output).
+fn citation(v: &mut Value) -> bool {
+    let Value::Object(c) = v else { return false };
+    let index = |v: &Value| {
+        v.as_f64()
+            .is_some_and(|n| n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0)
+    };
+    let ok = opt(c, "startIndex", index)
+        && opt(c, "endIndex", index)
+        && opt(c, "citedText", Value::is_string)
+        && match c.get_mut("source") {
+            Some(Value::Object(s)) => {
+                let keys: &[&str] = match s.get("sourceType").and_then(Value::as_str) {
+                    Some("url") if is_str(s, "url") => &["url"],
+                    Some("document") if is_str(s, "mediaType") && is_str(s, "title") => {
+                        &["mediaType", "filename"]
+                    }
+                    _ => return false,
+                };
+                let ok = s.get("type").and_then(Value::as_str) == Some("source")
+                    && is_str(s, "id")
+                    && opt(s, "title", Value::is_string)
+                    && opt(s, "filename", Value::is_string)
+                    && opt(s, "providerMetadata", is_provider_metadata);
+                let common = ["type", "sourceType", "id", "title", "providerMetadata"];
+                s.retain(|k, _| common.contains(&k.as_str()) || keys.contains(&k.as_str()));
+                ok
+            }
+            _ => false,
+        };
+    c.retain(|k, _| ["source", "startIndex", "endIndex", "citedText"].contains(&k.as_str()));
+    ok
+}
+
+/// A `steering-message` part: a text or file part (loose objects).
+fn steering_part(v: &Value) -> bool {
+    let Value::Object(p) = v else { return false };
+    let pm = opt(p, "providerMetadata", is_provider_metadata);
+    match p.get("type").and_then(Value::as_str) {
+        Some("text") => is_str(p, "text") && pm,
+        Some("file") => {
+            is_str(p, "mediaType")
+                && is_str(p, "url")
+                && opt(p, "filename", Value::is_string)
+                && opt(
+                    p,
+                    "providerReference",
+                    |r| matches!(r, Value::Object(m) if m.values().all(Value::is_string)),
+                )
+                && pm
+        }
+        _ => false,
+    }
 }
 
 /// Reads a pi projection event. `name` is the chunk type without `data-`.
@@ -586,8 +962,61 @@ mod tests {
                 name: "status".into(),
                 id: Some("s".into()),
                 data: serde_json::json!({"a":1}),
-                transient: true
+                transient: true,
+                extra: serde_json::json!({"transient": true})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
             })
+        );
+    }
+
+    #[test]
+    fn the_strict_reader_follows_the_ai_chunk_schema() {
+        use serde_json::json;
+        let ok = |v: Value| strict_ui_chunk(v.clone()).unwrap_or_else(|e| panic!("{v}: {e}"));
+        let bad = |v: Value| assert!(strict_ui_chunk(v.clone()).is_err(), "{v} passed");
+        ok(json!({"type": "start", "messageMetadata": null, "extra": 1}));
+        ok(json!({"type": "data-x", "data": null, "transient": false}));
+        ok(json!({"type": "data-pi-text-start", "data": 1}));
+        ok(
+            json!({"type": "tool-input-available", "toolCallId": "c", "toolName": "t", "input": null}),
+        );
+        ok(json!({"type": "text-start", "id": "a", "providerMetadata": {"p": {}}}));
+        ok(
+            json!({"type": "tool-input-start", "toolCallId": "c", "toolName": "t", "toolMetadata": {"x": null}}),
+        );
+        bad(json!({"type": "start", "messageId": null}));
+        bad(json!({"type": "future"}));
+        bad(json!({"type": "data-x"}));
+        bad(json!({"type": "message-metadata"}));
+        bad(json!({"type": "tool-input-available", "toolCallId": "c", "toolName": "t"}));
+        bad(json!({"type": "text-start", "id": "a", "providerMetadata": {"p": []}}));
+        bad(json!({"type": "finish", "finishReason": "done"}));
+        bad(
+            json!({"type": "tool-input-start", "toolCallId": "c", "toolName": "t", "inputEncoding": "xml"}),
+        );
+        bad(json!({"type": "tool-approval-response", "approvalId": "a"}));
+        bad(json!({"type": "text-start", "id": "a", "x": {"__proto__": 1}}));
+        bad(json!({"type": "text-start", "id": "a", "x": [{"constructor": {"prototype": 1}}]}));
+        bad(
+            json!({"type": "steering-message", "id": "s", "parts": [{"type": "reasoning", "text": "t"}]}),
+        );
+        bad(
+            json!({"type": "text-end", "id": "a", "citations": [{"source": {"type": "source", "sourceType": "url", "id": "1", "url": "u"}, "startIndex": 1.5}]}),
+        );
+        // Citations are strict objects: their unknown keys are dropped.
+        let c = ok(json!({"type": "text-end", "id": "a", "citations": [
+            {"source": {"type": "source", "sourceType": "url", "id": "1", "url": "u", "x": 1}, "startIndex": 0, "y": 2}
+        ]}));
+        let Chunk::Ui(UiChunk::PartEnd { citations, .. }) = c else {
+            panic!("{c:?}")
+        };
+        assert_eq!(
+            citations,
+            Some(
+                json!([{"source": {"type": "source", "sourceType": "url", "id": "1", "url": "u"}, "startIndex": 0}])
+            )
         );
     }
 }

@@ -1,8 +1,9 @@
 //! `UIMessage` and its parts, in the AI SDK's shape (`ai` 5+ `UIMessage`).
 //!
 //! Serialisation writes exactly the keys the `ai` package writes (absent optional fields are
-//! omitted), so a message round-trips through `GET/PUT …/messages` unchanged. A part of a
-//! kind this version does not know is kept verbatim as [`Part::Other`].
+//! omitted; a JSON `null` stays `null`), so a message round-trips through `GET/PUT …/messages`
+//! unchanged. A part of a kind this version does not know is kept verbatim as [`Part::Other`];
+//! tool and data parts also keep keys this version does not model.
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -82,7 +83,7 @@ impl UIMessage {
             .as_deref()
             .and_then(Role::parse)
             .ok_or("message without a known role")?;
-        let metadata = take(&mut obj, "metadata");
+        let metadata = obj.remove("metadata");
         let parts = match take(&mut obj, "parts") {
             Some(Value::Array(items)) => items
                 .into_iter()
@@ -188,6 +189,8 @@ impl ToolState {
 }
 
 /// A `tool-NAME` part (static tool) or a `dynamic-tool` part.
+///
+/// `Some(Value::Null)` is a JSON `null`; `None` is absent (`undefined` in the `ai` package).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolPart {
     pub tool_name: String,
@@ -201,12 +204,21 @@ pub struct ToolPart {
     /// Structured tool-result details (pi `details`, typed tool UI metadata): never parsed
     /// from human text.
     pub details: Option<Value>,
+    /// The input text streamed so far (`tool-input-delta`).
     pub raw_input: Option<Value>,
+    /// `json` (the default) or `text`: how the input deltas are read.
+    pub input_encoding: Option<String>,
     pub provider_executed: Option<bool>,
     pub preliminary: Option<bool>,
     pub title: Option<String>,
+    pub tool_metadata: Option<Value>,
+    /// Provider metadata of the call (`tool-input-*` and approval chunks).
     pub call_provider_metadata: Option<Value>,
+    /// Provider metadata of the result (`tool-output-*` and `tool-input-error` chunks).
+    pub result_provider_metadata: Option<Value>,
     pub approval: Option<Value>,
+    /// Keys this version does not model, kept as they came.
+    pub extra: Object,
 }
 
 impl ToolPart {
@@ -225,11 +237,15 @@ impl ToolPart {
             error_text: None,
             details: None,
             raw_input: None,
+            input_encoding: None,
             provider_executed: None,
             preliminary: None,
             title: None,
+            tool_metadata: None,
             call_provider_metadata: None,
+            result_provider_metadata: None,
             approval: None,
+            extra: Object::new(),
         }
     }
 }
@@ -241,8 +257,12 @@ pub enum Part {
         text: String,
         state: Option<TextState>,
         provider_metadata: Option<Value>,
+        /// Set by `text-end`.
+        citations: Option<Value>,
     },
     Reasoning {
+        /// The `reasoning-start` chunk's id (text parts do not keep theirs).
+        id: Option<String>,
         text: String,
         state: Option<TextState>,
         provider_metadata: Option<Value>,
@@ -253,10 +273,18 @@ pub enum Part {
         name: String,
         id: Option<String>,
         data: Value,
+        /// The chunk's other keys (`transient: false`, unknown ones): the `ai` package stores
+        /// the whole chunk as the part.
+        extra: Object,
     },
     File {
         media_type: String,
         filename: Option<String>,
+        url: String,
+        provider_metadata: Option<Value>,
+    },
+    ReasoningFile {
+        media_type: String,
         url: String,
         provider_metadata: Option<Value>,
     },
@@ -273,6 +301,16 @@ pub enum Part {
         filename: Option<String>,
         provider_metadata: Option<Value>,
     },
+    /// `custom`: provider content the SDK does not model (`kind` is `provider.name`).
+    Custom {
+        kind: String,
+        provider_metadata: Option<Value>,
+    },
+    /// A user message added to the run by steering; `parts` are text and file parts.
+    SteeringMessage {
+        id: String,
+        parts: Value,
+    },
     StepStart,
     /// A part kind this version does not model, kept verbatim.
     Other(Value),
@@ -284,7 +322,13 @@ impl Part {
             text: text.into(),
             state,
             provider_metadata: None,
+            citations: None,
         }
+    }
+
+    /// `step-start`: the parts after the last one are the current step's.
+    pub fn is_step_start(&self) -> bool {
+        matches!(self, Part::StepStart)
     }
 
     pub fn from_json(value: Value) -> Result<Part, String> {
@@ -295,51 +339,60 @@ impl Part {
             return Err("part without a type".into());
         };
         let state = |obj: &mut Object| take_str(obj, "state").as_deref().and_then(TextState::parse);
+        let o = &mut obj;
         Ok(match ty.as_str() {
-            "text" | "reasoning" => {
-                let text = take_str(&mut obj, "text").unwrap_or_default();
-                let state = state(&mut obj);
-                let provider_metadata = take(&mut obj, "providerMetadata");
-                if ty == "text" {
-                    Part::Text {
-                        text,
-                        state,
-                        provider_metadata,
-                    }
-                } else {
-                    Part::Reasoning {
-                        text,
-                        state,
-                        provider_metadata,
-                    }
-                }
-            }
+            "text" => Part::Text {
+                text: take_str(o, "text").unwrap_or_default(),
+                state: state(o),
+                provider_metadata: o.remove("providerMetadata"),
+                citations: o.remove("citations"),
+            },
+            "reasoning" => Part::Reasoning {
+                id: take_str(o, "id"),
+                text: take_str(o, "text").unwrap_or_default(),
+                state: state(o),
+                provider_metadata: o.remove("providerMetadata"),
+            },
             "step-start" => Part::StepStart,
             "file" => Part::File {
-                media_type: take_str(&mut obj, "mediaType").unwrap_or_default(),
-                filename: take_str(&mut obj, "filename"),
-                url: take_str(&mut obj, "url").unwrap_or_default(),
-                provider_metadata: take(&mut obj, "providerMetadata"),
+                media_type: take_str(o, "mediaType").unwrap_or_default(),
+                filename: take_str(o, "filename"),
+                url: take_str(o, "url").unwrap_or_default(),
+                provider_metadata: o.remove("providerMetadata"),
+            },
+            "reasoning-file" => Part::ReasoningFile {
+                media_type: take_str(o, "mediaType").unwrap_or_default(),
+                url: take_str(o, "url").unwrap_or_default(),
+                provider_metadata: o.remove("providerMetadata"),
             },
             "source-url" => Part::SourceUrl {
-                source_id: take_str(&mut obj, "sourceId").unwrap_or_default(),
-                url: take_str(&mut obj, "url").unwrap_or_default(),
-                title: take_str(&mut obj, "title"),
-                provider_metadata: take(&mut obj, "providerMetadata"),
+                source_id: take_str(o, "sourceId").unwrap_or_default(),
+                url: take_str(o, "url").unwrap_or_default(),
+                title: take_str(o, "title"),
+                provider_metadata: o.remove("providerMetadata"),
             },
             "source-document" => Part::SourceDocument {
-                source_id: take_str(&mut obj, "sourceId").unwrap_or_default(),
-                media_type: take_str(&mut obj, "mediaType").unwrap_or_default(),
-                title: take_str(&mut obj, "title").unwrap_or_default(),
-                filename: take_str(&mut obj, "filename"),
-                provider_metadata: take(&mut obj, "providerMetadata"),
+                source_id: take_str(o, "sourceId").unwrap_or_default(),
+                media_type: take_str(o, "mediaType").unwrap_or_default(),
+                title: take_str(o, "title").unwrap_or_default(),
+                filename: take_str(o, "filename"),
+                provider_metadata: o.remove("providerMetadata"),
+            },
+            "custom" => Part::Custom {
+                kind: take_str(o, "kind").unwrap_or_default(),
+                provider_metadata: o.remove("providerMetadata"),
+            },
+            "steering-message" => Part::SteeringMessage {
+                id: take_str(o, "id").unwrap_or_default(),
+                parts: o.remove("parts").unwrap_or(Value::Array(Vec::new())),
             },
             "dynamic-tool" => tool_from_json(obj, String::new(), true)?,
             t if t.starts_with("tool-") => tool_from_json(obj, t[5..].to_string(), false)?,
             t if t.starts_with("data-") => Part::Data {
                 name: t[5..].to_string(),
-                id: take_str(&mut obj, "id"),
-                data: obj.remove("data").unwrap_or(Value::Null),
+                id: take_str(o, "id"),
+                data: o.remove("data").unwrap_or(Value::Null),
+                extra: obj,
             },
             _ => {
                 obj.insert("type".into(), Value::String(ty));
@@ -374,22 +427,29 @@ fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Result<Part, 
         .as_deref()
         .and_then(ToolState::parse)
         .unwrap_or(ToolState::InputAvailable);
-    Ok(Part::Tool(Box::new(ToolPart {
+    let o = &mut obj;
+    let flag = |o: &mut Object, k: &str| o.remove(k).and_then(|v| v.as_bool());
+    let part = ToolPart {
         tool_name,
         dynamic,
         tool_call_id,
         state,
-        input: take(&mut obj, "input"),
-        output: take(&mut obj, "output"),
-        error_text: take_str(&mut obj, "errorText"),
-        details: take(&mut obj, "details"),
-        raw_input: take(&mut obj, "rawInput"),
-        provider_executed: obj.get("providerExecuted").and_then(Value::as_bool),
-        preliminary: obj.get("preliminary").and_then(Value::as_bool),
-        title: take_str(&mut obj, "title"),
-        call_provider_metadata: take(&mut obj, "callProviderMetadata"),
-        approval: take(&mut obj, "approval"),
-    })))
+        input: o.remove("input"),
+        output: o.remove("output"),
+        error_text: take_str(o, "errorText"),
+        details: o.remove("details"),
+        raw_input: o.remove("rawInput"),
+        input_encoding: take_str(o, "inputEncoding"),
+        provider_executed: flag(o, "providerExecuted"),
+        preliminary: flag(o, "preliminary"),
+        title: take_str(o, "title"),
+        tool_metadata: o.remove("toolMetadata"),
+        call_provider_metadata: o.remove("callProviderMetadata"),
+        result_provider_metadata: o.remove("resultProviderMetadata"),
+        approval: o.remove("approval"),
+        extra: obj,
+    };
+    Ok(Part::Tool(Box::new(part)))
 }
 
 fn entry_opt<M: SerializeMap, T: Serialize + ?Sized>(
@@ -414,18 +474,22 @@ impl Serialize for Part {
                 text,
                 state,
                 provider_metadata,
+                citations,
+            } => {
+                m.serialize_entry("type", "text")?;
+                m.serialize_entry("text", text)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+                entry_opt(&mut m, "state", state.map(TextState::as_str))?;
+                entry_opt(&mut m, "citations", citations.as_ref())?;
             }
-            | Part::Reasoning {
+            Part::Reasoning {
+                id,
                 text,
                 state,
                 provider_metadata,
             } => {
-                let ty = if matches!(self, Part::Text { .. }) {
-                    "text"
-                } else {
-                    "reasoning"
-                };
-                m.serialize_entry("type", ty)?;
+                m.serialize_entry("type", "reasoning")?;
+                entry_opt(&mut m, "id", id.as_ref())?;
                 m.serialize_entry("text", text)?;
                 entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
                 entry_opt(&mut m, "state", state.map(TextState::as_str))?;
@@ -440,10 +504,12 @@ impl Serialize for Part {
                 m.serialize_entry("toolCallId", &t.tool_call_id)?;
                 m.serialize_entry("state", t.state.as_str())?;
                 entry_opt(&mut m, "title", t.title.as_ref())?;
+                entry_opt(&mut m, "toolMetadata", t.tool_metadata.as_ref())?;
                 entry_opt(&mut m, "providerExecuted", t.provider_executed.as_ref())?;
                 // `input` is present (possibly undefined) in every state; JSON has no
                 // undefined, so an unknown input is omitted.
                 entry_opt(&mut m, "input", t.input.as_ref())?;
+                entry_opt(&mut m, "inputEncoding", t.input_encoding.as_ref())?;
                 entry_opt(&mut m, "rawInput", t.raw_input.as_ref())?;
                 entry_opt(&mut m, "output", t.output.as_ref())?;
                 entry_opt(&mut m, "errorText", t.error_text.as_ref())?;
@@ -454,12 +520,28 @@ impl Serialize for Part {
                     "callProviderMetadata",
                     t.call_provider_metadata.as_ref(),
                 )?;
+                entry_opt(
+                    &mut m,
+                    "resultProviderMetadata",
+                    t.result_provider_metadata.as_ref(),
+                )?;
                 entry_opt(&mut m, "approval", t.approval.as_ref())?;
+                for (k, v) in &t.extra {
+                    m.serialize_entry(k, v)?;
+                }
             }
-            Part::Data { name, id, data } => {
+            Part::Data {
+                name,
+                id,
+                data,
+                extra,
+            } => {
                 m.serialize_entry("type", &format!("data-{name}"))?;
                 entry_opt(&mut m, "id", id.as_ref())?;
                 m.serialize_entry("data", data)?;
+                for (k, v) in extra {
+                    m.serialize_entry(k, v)?;
+                }
             }
             Part::File {
                 media_type,
@@ -499,6 +581,29 @@ impl Serialize for Part {
                 entry_opt(&mut m, "filename", filename.as_ref())?;
                 entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
             }
+            Part::ReasoningFile {
+                media_type,
+                url,
+                provider_metadata,
+            } => {
+                m.serialize_entry("type", "reasoning-file")?;
+                m.serialize_entry("mediaType", media_type)?;
+                m.serialize_entry("url", url)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+            }
+            Part::Custom {
+                kind,
+                provider_metadata,
+            } => {
+                m.serialize_entry("type", "custom")?;
+                m.serialize_entry("kind", kind)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+            }
+            Part::SteeringMessage { id, parts } => {
+                m.serialize_entry("type", "steering-message")?;
+                m.serialize_entry("id", id)?;
+                m.serialize_entry("parts", parts)?;
+            }
             Part::StepStart => m.serialize_entry("type", "step-start")?,
             Part::Other(_) => unreachable!("serialised above"),
         }
@@ -529,10 +634,17 @@ mod tests {
             {"type":"file","mediaType":"image/png","filename":"a.png","url":"https://x/a.png"},
             {"type":"source-url","sourceId":"s1","url":"https://x","title":"X"},
             {"type":"source-document","sourceId":"s2","mediaType":"text/plain","title":"T"},
-            {"type":"future-kind","anything":[1,2]}
+            {"type":"future-kind","anything":[1,2]},
+            {"type":"text","text":"c","citations":[{"source":{"type":"source","sourceType":"url","id":"1","url":"u"}}]},
+            {"type":"reasoning","id":"r1","text":"r"},
+            {"type":"tool-x","toolCallId":"c3","state":"input-streaming","input":null,"rawInput":"{","inputEncoding":"json","toolMetadata":{"k":1},"resultProviderMetadata":{"p":{}},"futureKey":[1]},
+            {"type":"data-y","data":null,"transient":false,"other":1},
+            {"type":"reasoning-file","mediaType":"image/png","url":"u"},
+            {"type":"custom","kind":"p.k","providerMetadata":{"p":{}}},
+            {"type":"steering-message","id":"s","parts":[{"type":"text","text":"t"}]}
         ]});
         let parsed = UIMessage::from_json(msg.clone()).unwrap();
-        assert_eq!(parsed.parts.len(), 10);
+        assert_eq!(parsed.parts.len(), 17);
         assert!(matches!(parsed.parts[9], Part::Other(_)));
         assert_eq!(serde_json::to_value(&parsed).unwrap(), msg);
     }

@@ -4,6 +4,7 @@
 //! re-exports only what changed.
 
 pub mod history;
+pub mod partial_json;
 pub mod pi;
 pub mod ui_message;
 

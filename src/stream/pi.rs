@@ -103,8 +103,10 @@ fn new_text_part(kind: PartKind, text: String, state: Option<TextState>) -> Part
             text,
             state,
             provider_metadata: None,
+            citations: None,
         },
         PartKind::Reasoning => Part::Reasoning {
+            id: None,
             text,
             state,
             provider_metadata: None,

@@ -1,22 +1,31 @@
 //! The AI SDK UI message stream reducer: chunks into one assistant message, the way the `ai`
-//! package's `processUIMessageStream` builds `state.message`.
+//! package (7.x) `processUIMessageStream` builds `state.message`.
 //!
-//! One `match` over [`UiChunk`]; parts are addressed by id (text/reasoning stream ids and
-//! `toolCallId`), so each chunk costs the same however long the message and history are.
-//! A protocol violation the `ai` package rejects (a delta for an unknown id, an output for an
-//! unknown tool call) stops processing with a [`Violation`]; the message keeps what it had.
+//! [`UiMessageReducer::apply`] is one `match` over [`UiChunk`]; every transition is there.
+//! Text and reasoning parts are addressed by their stream id, so a delta costs the same however
+//! long the message is. Tool chunks look their part up the way the `ai` package does: in the
+//! current step (the parts after the last `step-start`) first, then in the whole message.
+//!
+//! A chunk the `ai` package throws on (a delta for an unknown id, an output for an unknown
+//! tool call, an approval response for an unknown approval, metadata its `mergeObjects`
+//! cannot merge) is a [`Violation`]: processing stops there and the message keeps what it had.
+//! The caller decides what a violation means (the store fails the turn; the replay helper
+//! reports it).
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::protocol::chunk::{DataChunk, PartKind, ToolChunk, UiChunk};
-use crate::protocol::{Part, TextState, ToolPart, ToolState, UIMessage};
+use crate::protocol::json::Object;
+use crate::protocol::{Part, Role, TextState, ToolPart, ToolState, UIMessage};
+use crate::stream::partial_json::PartialJson;
 
 /// What the caller must act on besides the message itself.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UiEffect {
-    /// `start` named the message (the store renames it in the history).
+    /// `start` named the message (the store renames it in the history). Pushed before the
+    /// chunk's metadata is merged, so it holds even when that merge is a violation.
     MessageId(String),
     /// A data chunk for the host's `onData` (transient ones never reach the message).
     Data(DataChunk),
@@ -28,118 +37,216 @@ pub enum UiEffect {
     Abort,
 }
 
-/// A chunk the `ai` package rejects; processing stops there.
+/// A chunk the `ai` package rejects; processing stops there. The text is the `ai` package's
+/// own error message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct Violation(pub String);
 
-#[derive(Debug, Clone)]
+/// A tool call whose input is streaming (`partialToolCalls` in the `ai` package).
+#[derive(Debug)]
 struct PartialToolCall {
-    text: String,
+    input: PartialInput,
+    /// The part whose `rawInput` (and `text` input) this call's last delta wrote and no
+    /// other chunk has written since: the next delta appends to them.
+    synced: Option<usize>,
+    input_encoding: Option<String>,
     tool_name: String,
     dynamic: bool,
+    title: Option<String>,
+    tool_metadata: Option<Value>,
 }
 
-/// The reducer's state for one streamed assistant message.
-#[derive(Debug, Default, Clone)]
+/// The input text of a streaming tool call, and its value so far.
+#[derive(Debug)]
+enum PartialInput {
+    /// `inputEncoding: "json"` (the default): parsed incrementally, with the values the `ai`
+    /// package's `parsePartialJson` gives for the whole text at each delta.
+    Json(Box<PartialJson>),
+    /// `inputEncoding: "text"`: the input is the text.
+    Text(String),
+}
+
+impl PartialInput {
+    fn new(input_encoding: Option<&str>, text: &str) -> Self {
+        if input_encoding == Some("text") {
+            PartialInput::Text(text.to_string())
+        } else {
+            let mut p = PartialJson::new();
+            p.push(text);
+            PartialInput::Json(Box::new(p))
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            PartialInput::Json(p) => p.text(),
+            PartialInput::Text(t) => t,
+        }
+    }
+}
+
+/// The reducer's state for one streamed assistant message (`StreamingUIMessageState`).
+#[derive(Debug, Default)]
 pub struct UiMessageReducer {
+    /// The state was rebuilt from the message it continues (on the first chunk).
+    initialized: bool,
+    reset_on_message_id_change: bool,
+    reset_on_first_message_start: bool,
+    seen_start: bool,
     active_text: HashMap<String, usize>,
     active_reasoning: HashMap<String, usize>,
     partial_tool_calls: HashMap<String, PartialToolCall>,
     pub finish_reason: Option<String>,
 }
 
-/// `message-metadata`, `start` and `finish` merge metadata deeply: objects merge key by key,
-/// anything else (arrays included) replaces.
-pub fn merge_metadata(target: &mut Option<Value>, patch: Value) {
-    fn merge(t: &mut Value, p: Value) {
-        match (t, p) {
-            (Value::Object(t), Value::Object(p)) => {
-                for (k, v) in p {
-                    match t.get_mut(&k) {
-                        Some(existing) => merge(existing, v),
-                        None => {
-                            t.insert(k, v);
-                        }
-                    }
-                }
-            }
-            (t, p) => *t = p,
-        }
-    }
-    match target {
-        Some(t) => merge(t, patch),
-        None => *target = Some(patch),
-    }
+/// What one tool chunk writes into a tool part (`updateToolPart` / `updateDynamicToolPart`).
+/// `None` is `undefined`: it clears the field, except where noted.
+struct ToolUpdate {
+    tool_call_id: String,
+    tool_name: String,
+    dynamic: bool,
+    state: ToolState,
+    input: Option<Value>,
+    input_encoding: Option<String>,
+    raw_input: Option<Value>,
+    output: Option<Value>,
+    error_text: Option<String>,
+    preliminary: Option<bool>,
+    /// `None` keeps the part's.
+    provider_executed: Option<bool>,
+    /// `None` keeps the part's; the state decides call or result metadata.
+    provider_metadata: Option<Value>,
+    /// `None` keeps the part's.
+    title: Option<String>,
+    /// `None` keeps the part's.
+    tool_metadata: Option<Value>,
 }
 
-fn find_tool(msg: &UIMessage, tool_call_id: &str) -> Option<usize> {
-    msg.parts
-        .iter()
-        .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+impl ToolUpdate {
+    fn new(c: &mut ToolChunk, tool_name: String, dynamic: bool, state: ToolState) -> Self {
+        ToolUpdate {
+            tool_call_id: std::mem::take(&mut c.tool_call_id),
+            tool_name,
+            dynamic,
+            state,
+            input: None,
+            input_encoding: None,
+            raw_input: None,
+            output: None,
+            error_text: None,
+            preliminary: None,
+            provider_executed: c.provider_executed,
+            provider_metadata: c.provider_metadata.take(),
+            title: None,
+            tool_metadata: c.tool_metadata.take(),
+        }
+    }
 }
 
 impl UiMessageReducer {
+    /// The reducer `useChat` runs for a submitted message: a `start` with another id renames
+    /// the message.
     pub fn new() -> Self {
         UiMessageReducer::default()
     }
 
-    /// Applies one chunk to `msg`.
+    /// A `start` whose id differs from the message's starts the message over (as
+    /// `readUIMessageStream` and a resumed `useChat` stream do).
+    pub fn reset_on_message_id_change(mut self, on: bool) -> Self {
+        self.reset_on_message_id_change = on;
+        self
+    }
+
+    /// The first `start` starts the message over (a resume that replays the whole response).
+    pub fn reset_on_first_message_start(mut self, on: bool) -> Self {
+        self.reset_on_first_message_start = on;
+        self
+    }
+
+    /// A `data-NAME` chunk: [`UiMessageReducer::apply`] with [`UiChunk::Data`].
+    pub fn apply_data(&mut self, msg: &mut UIMessage, chunk: DataChunk, out: &mut Vec<UiEffect>) {
+        // Data chunks never violate the protocol.
+        let _ = self.apply(msg, UiChunk::Data(chunk), out);
+    }
+
+    /// Applies one chunk to `msg`, the message this reducer streams into (the same one every
+    /// time). The first chunk that touches it rebuilds the streaming tool calls of a
+    /// continued message, as `createStreamingUIMessageState` does.
     pub fn apply(
         &mut self,
         msg: &mut UIMessage,
         chunk: UiChunk,
         out: &mut Vec<UiEffect>,
     ) -> Result<(), Violation> {
+        if !self.initialized && !matches!(&chunk, UiChunk::Data(d) if d.transient) {
+            self.initialized = true;
+            self.continue_message(msg);
+        }
         match chunk {
             UiChunk::Start {
                 message_id,
                 message_metadata,
             } => {
+                let first = !std::mem::replace(&mut self.seen_start, true);
+                let reset = (self.reset_on_first_message_start && first)
+                    || (self.reset_on_message_id_change
+                        && message_id.as_ref().is_some_and(|id| *id != msg.id));
+                if reset {
+                    msg.role = Role::Assistant;
+                    msg.metadata = None;
+                    msg.parts.clear();
+                    self.active_text.clear();
+                    self.active_reasoning.clear();
+                    self.partial_tool_calls.clear();
+                    self.finish_reason = None;
+                }
                 if let Some(id) = message_id {
                     out.push(UiEffect::MessageId(id));
                 }
-                if let Some(md) = message_metadata {
-                    merge_metadata(&mut msg.metadata, md);
-                }
+                merge_metadata(msg, message_metadata)?;
             }
             UiChunk::StartStep => msg.parts.push(Part::StepStart),
-            UiChunk::FinishStep => {
-                // A new step starts new text and reasoning parts, even with reused ids.
+            // Active parts are closed by their own end chunks (a merged stream's step can
+            // finish while another stream's part is active).
+            UiChunk::FinishStep => {}
+            UiChunk::ResetStep => {
                 self.active_text.clear();
                 self.active_reasoning.clear();
+                self.partial_tool_calls.clear();
+                let start = current_step(msg);
+                msg.parts.truncate(start);
             }
             UiChunk::Finish {
                 finish_reason,
                 message_metadata,
             } => {
-                if let Some(md) = message_metadata {
-                    merge_metadata(&mut msg.metadata, md);
-                }
                 if finish_reason.is_some() {
                     self.finish_reason.clone_from(&finish_reason);
                 }
                 out.push(UiEffect::Finish(finish_reason));
+                merge_metadata(msg, message_metadata)?;
             }
             UiChunk::Abort { .. } => out.push(UiEffect::Abort),
             UiChunk::Error { error_text } => out.push(UiEffect::Error(error_text)),
-            UiChunk::MessageMetadata { message_metadata } => {
-                merge_metadata(&mut msg.metadata, message_metadata)
-            }
+            UiChunk::MessageMetadata { message_metadata } => merge_metadata(msg, message_metadata)?,
             UiChunk::PartStart {
                 kind,
                 id,
                 provider_metadata,
             } => {
+                let state = Some(TextState::Streaming);
                 let part = match kind {
                     PartKind::Text => Part::Text {
                         text: String::new(),
-                        state: Some(TextState::Streaming),
+                        state,
                         provider_metadata,
+                        citations: None,
                     },
                     PartKind::Reasoning => Part::Reasoning {
+                        id: Some(id.clone()),
                         text: String::new(),
-                        state: Some(TextState::Streaming),
+                        state,
                         provider_metadata,
                     },
                 };
@@ -174,38 +281,64 @@ impl UiMessageReducer {
                 kind,
                 id,
                 provider_metadata,
+                citations,
             } => {
                 let p = self.active_part(kind, &id, "end")?;
-                if let Part::Text {
-                    state,
-                    provider_metadata: pm,
-                    ..
-                }
-                | Part::Reasoning {
-                    state,
-                    provider_metadata: pm,
-                    ..
-                } = &mut msg.parts[p]
-                {
-                    *state = Some(TextState::Done);
-                    if provider_metadata.is_some() {
-                        *pm = provider_metadata;
+                match &mut msg.parts[p] {
+                    Part::Text {
+                        state,
+                        provider_metadata: pm,
+                        citations: c,
+                        ..
+                    } => {
+                        *state = Some(TextState::Done);
+                        if citations.is_some() {
+                            *c = citations;
+                        }
+                        if provider_metadata.is_some() {
+                            *pm = provider_metadata;
+                        }
                     }
+                    Part::Reasoning {
+                        state,
+                        provider_metadata: pm,
+                        ..
+                    } => {
+                        *state = Some(TextState::Done);
+                        if provider_metadata.is_some() {
+                            *pm = provider_metadata;
+                        }
+                    }
+                    _ => {}
                 }
                 self.active(kind).remove(&id);
             }
-            UiChunk::ToolInputStart(c) => {
-                let dynamic = c.dynamic.unwrap_or(false);
-                let tool_name = c.tool_name.clone().unwrap_or_default();
+            UiChunk::Custom {
+                kind,
+                provider_metadata,
+            } => msg.parts.push(Part::Custom {
+                kind,
+                provider_metadata,
+            }),
+            UiChunk::ToolInputStart(mut c) => {
+                let dynamic = c.dynamic == Some(true);
+                let tool_name = c.tool_name.take().unwrap_or_default();
                 self.partial_tool_calls.insert(
                     c.tool_call_id.clone(),
                     PartialToolCall {
-                        text: String::new(),
-                        tool_name,
+                        input: PartialInput::new(c.input_encoding.as_deref(), ""),
+                        synced: None,
+                        input_encoding: c.input_encoding.clone(),
+                        tool_name: tool_name.clone(),
                         dynamic,
+                        title: c.title.clone(),
+                        tool_metadata: c.tool_metadata.clone(),
                     },
                 );
-                update_tool(msg, c, ToolState::InputStreaming, |t, _| t.input = None);
+                let mut u = ToolUpdate::new(&mut c, tool_name, dynamic, ToolState::InputStreaming);
+                u.input_encoding = c.input_encoding;
+                u.title = c.title;
+                update_tool_part(msg, u, None);
             }
             UiChunk::ToolInputDelta(c) => {
                 let Some(partial) = self.partial_tool_calls.get_mut(&c.tool_call_id) else {
@@ -214,74 +347,177 @@ impl UiMessageReducer {
                         c.tool_call_id
                     )));
                 };
-                partial
-                    .text
-                    .push_str(c.input_text_delta.as_deref().unwrap_or(""));
-                // Whole-buffer parse only when the text could be complete JSON; the
-                // incremental partial-JSON parser of the `ai` parity work replaces this.
-                let parsed = partial
-                    .text
-                    .trim_end()
-                    .ends_with(['}', ']', '"'])
-                    .then(|| serde_json::from_str::<Value>(&partial.text).ok())
-                    .flatten();
-                let (name, dynamic) = (partial.tool_name.clone(), partial.dynamic);
-                let c = ToolChunk {
-                    tool_name: Some(name),
-                    dynamic: Some(dynamic),
-                    ..c
-                };
-                update_tool(msg, c, ToolState::InputStreaming, |t, _| {
-                    if parsed.is_some() {
-                        t.input = parsed;
+                let delta = c.input_text_delta.unwrap_or_default();
+                match &mut partial.input {
+                    PartialInput::Json(p) => p.push(&delta),
+                    PartialInput::Text(t) => t.push_str(&delta),
+                }
+                let full = partial.input.text();
+                // `rawInput` (and a `text` input) is the whole text so far: append the delta
+                // to the part's copy rather than copy the text again, so a long input costs
+                // linear work, not quadratic.
+                let part = step_tool_part(msg, &c.tool_call_id, partial.dynamic);
+                let synced = part.is_some() && part == partial.synced;
+                let mut tool = part.and_then(|p| msg.parts[p].as_tool_mut());
+                let extended = |field: Option<&mut Option<Value>>| match field {
+                    Some(Some(Value::String(s)))
+                        if synced && s.len() + delta.len() == full.len() =>
+                    {
+                        let mut s = std::mem::take(s);
+                        s.push_str(&delta);
+                        s
                     }
-                });
+                    _ => full.to_string(),
+                };
+                let raw_input = extended(tool.as_mut().map(|t| &mut t.raw_input));
+                let input = match &partial.input {
+                    PartialInput::Text(_) => {
+                        Some(Value::String(extended(tool.map(|t| &mut t.input))))
+                    }
+                    // The value is kept up to date in place by the parser; the part gets a
+                    // copy (O(value) per delta).
+                    PartialInput::Json(p) => p.value_ref().cloned(),
+                };
+                let u = ToolUpdate {
+                    tool_call_id: c.tool_call_id,
+                    tool_name: partial.tool_name.clone(),
+                    dynamic: partial.dynamic,
+                    state: ToolState::InputStreaming,
+                    input,
+                    input_encoding: partial.input_encoding.clone(),
+                    raw_input: Some(Value::String(raw_input)),
+                    output: None,
+                    error_text: None,
+                    preliminary: None,
+                    provider_executed: None,
+                    provider_metadata: None,
+                    title: partial.title.clone(),
+                    tool_metadata: partial.tool_metadata.clone(),
+                };
+                partial.synced = Some(update_tool_part(msg, u, part));
             }
-            UiChunk::ToolInputAvailable(c) => {
-                self.partial_tool_calls.remove(&c.tool_call_id);
-                update_tool(msg, c, ToolState::InputAvailable, |t, c| {
-                    t.input = c.input.take()
-                });
+            UiChunk::ToolInputAvailable(mut c) => {
+                self.unsync(&c.tool_call_id);
+                let dynamic = c.dynamic == Some(true);
+                let name = c.tool_name.take().unwrap_or_default();
+                let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::InputAvailable);
+                u.input = c.input;
+                u.title = c.title;
+                update_tool_part(msg, u, None);
             }
-            UiChunk::ToolInputError(c) => {
-                self.partial_tool_calls.remove(&c.tool_call_id);
-                update_tool(msg, c, ToolState::OutputError, |t, c| {
-                    t.input = None;
-                    t.raw_input = c.input.take();
-                    t.error_text = c.error_text.take();
-                });
+            UiChunk::ToolInputError(mut c) => {
+                self.unsync(&c.tool_call_id);
+                // A part of this call in the current step keeps its kind (static or dynamic).
+                let start = current_step(msg);
+                let dynamic = msg.parts[start..]
+                    .iter()
+                    .filter_map(Part::as_tool)
+                    .find(|t| t.tool_call_id == c.tool_call_id)
+                    .map_or(c.dynamic == Some(true), |t| t.dynamic);
+                let name = c.tool_name.take().unwrap_or_default();
+                let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::OutputError);
+                u.input = c.input;
+                u.error_text = c.error_text;
+                update_tool_part(msg, u, None);
             }
-            UiChunk::ToolOutputAvailable(c) => {
-                let p = existing_tool(msg, &c.tool_call_id)?;
-                let t = msg.parts[p].as_tool_mut().expect("found as a tool part");
-                t.state = ToolState::OutputAvailable;
-                t.output = c.output;
-                t.preliminary = c.preliminary;
-                if c.provider_executed.is_some() {
-                    t.provider_executed = c.provider_executed;
-                }
+            UiChunk::ToolOutputAvailable(mut c) => {
+                self.unsync(&c.tool_call_id);
+                let p = tool_invocation(msg, &c.tool_call_id)?;
+                let t = msg.parts[p].as_tool_mut().expect("a tool part");
+                let (name, dynamic) = (t.tool_name.clone(), t.dynamic);
+                let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::OutputAvailable);
+                u.input = t.input.take();
+                u.output = c.output;
+                u.preliminary = c.preliminary;
+                update_tool_part(msg, u, Some(p));
             }
-            UiChunk::ToolOutputError(c) => {
-                let p = existing_tool(msg, &c.tool_call_id)?;
-                let t = msg.parts[p].as_tool_mut().expect("found as a tool part");
-                t.state = ToolState::OutputError;
-                t.error_text = c.error_text;
-                if c.provider_executed.is_some() {
-                    t.provider_executed = c.provider_executed;
-                }
+            UiChunk::ToolOutputError(mut c) => {
+                self.unsync(&c.tool_call_id);
+                let p = tool_invocation(msg, &c.tool_call_id)?;
+                let t = msg.parts[p].as_tool_mut().expect("a tool part");
+                let (name, dynamic) = (t.tool_name.clone(), t.dynamic);
+                let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::OutputError);
+                u.input = t.input.take();
+                // Only the static tool part keeps its raw input.
+                u.raw_input = if dynamic { None } else { t.raw_input.take() };
+                u.error_text = c.error_text;
+                update_tool_part(msg, u, Some(p));
             }
             UiChunk::ToolOutputDenied(c) => {
-                let p = existing_tool(msg, &c.tool_call_id)?;
-                msg.parts[p]
-                    .as_tool_mut()
-                    .expect("found as a tool part")
-                    .state = ToolState::OutputDenied;
+                let p = tool_invocation(msg, &c.tool_call_id)?;
+                msg.parts[p].as_tool_mut().expect("a tool part").state = ToolState::OutputDenied;
             }
-            UiChunk::ToolApprovalRequest(c) => {
-                let p = existing_tool(msg, &c.tool_call_id)?;
-                let t = msg.parts[p].as_tool_mut().expect("found as a tool part");
+            UiChunk::ToolApprovalRequest {
+                tool_call_id,
+                approval_id,
+                approval_descriptor,
+                input_schema_input,
+                reason,
+                is_automatic,
+                signature,
+            } => {
+                let p = tool_invocation(msg, &tool_call_id)?;
+                let mut a = Object::new();
+                a.insert("id".into(), Value::String(approval_id));
+                if let Some(d) = approval_descriptor {
+                    a.insert("descriptor".into(), d);
+                }
+                if let Some(i) = input_schema_input {
+                    a.insert("inputSchemaInput".into(), i);
+                }
+                if let Some(r) = reason {
+                    a.insert("requestReason".into(), Value::String(r));
+                }
+                if is_automatic == Some(true) {
+                    a.insert("isAutomatic".into(), Value::Bool(true));
+                }
+                if let Some(s) = signature {
+                    a.insert("signature".into(), Value::String(s));
+                }
+                let t = msg.parts[p].as_tool_mut().expect("a tool part");
                 t.state = ToolState::ApprovalRequested;
-                t.approval = Some(serde_json::json!({ "id": c.approval_id }));
+                t.approval = Some(Value::Object(a));
+            }
+            UiChunk::ToolApprovalResponse {
+                approval_id,
+                approved,
+                reason,
+                provider_executed,
+                provider_metadata,
+            } => {
+                let Some(t) = msg
+                    .parts
+                    .iter_mut()
+                    .filter_map(Part::as_tool_mut)
+                    .find(|t| {
+                        t.approval
+                            .as_ref()
+                            .and_then(|a| a.get("id"))
+                            .and_then(Value::as_str)
+                            == Some(approval_id.as_str())
+                    })
+                else {
+                    return Err(Violation(format!(
+                        "No tool invocation found for approval ID \"{approval_id}\"."
+                    )));
+                };
+                let mut a = match t.approval.take() {
+                    Some(Value::Object(a)) => a,
+                    _ => Object::new(),
+                };
+                a.insert("id".into(), Value::String(approval_id));
+                a.insert("approved".into(), Value::Bool(approved));
+                if let Some(r) = reason {
+                    a.insert("reason".into(), Value::String(r));
+                }
+                t.approval = Some(Value::Object(a));
+                t.state = ToolState::ApprovalResponded;
+                if provider_executed.is_some() {
+                    t.provider_executed = provider_executed;
+                }
+                if provider_metadata.is_some() {
+                    t.call_provider_metadata = provider_metadata;
+                }
             }
             UiChunk::SourceUrl {
                 source_id,
@@ -317,29 +553,81 @@ impl UiMessageReducer {
                 url,
                 provider_metadata,
             }),
+            UiChunk::ReasoningFile {
+                url,
+                media_type,
+                provider_metadata,
+            } => msg.parts.push(Part::ReasoningFile {
+                media_type,
+                url,
+                provider_metadata,
+            }),
+            UiChunk::SteeringMessage { id, parts } => {
+                msg.parts.push(Part::SteeringMessage { id, parts })
+            }
+            UiChunk::Data(d) => {
+                // Transient data only reaches `onData`; other data replaces the part of the
+                // same type and id anywhere in the message, or is appended.
+                if !d.transient {
+                    let existing = d.id.as_ref().and_then(|id| {
+                        msg.parts.iter_mut().find_map(|p| match p {
+                            Part::Data {
+                                name,
+                                id: Some(pid),
+                                data,
+                                ..
+                            } if *name == d.name && pid == id => Some(data),
+                            _ => None,
+                        })
+                    });
+                    match existing {
+                        Some(data) => *data = d.data.clone(),
+                        None => msg.parts.push(Part::Data {
+                            name: d.name.clone(),
+                            id: d.id.clone(),
+                            data: d.data.clone(),
+                            extra: d.extra.clone(),
+                        }),
+                    }
+                }
+                out.push(UiEffect::Data(d));
+            }
         }
         Ok(())
     }
 
-    /// A `data-NAME` chunk: transient ones only reach `onData`; others replace the part of
-    /// the same type and id, or are appended.
-    pub fn apply_data(&mut self, msg: &mut UIMessage, chunk: DataChunk, out: &mut Vec<UiEffect>) {
-        if !chunk.transient {
-            let existing = chunk.id.as_ref().and_then(|id| {
-                msg.parts.iter_mut().find(|p| {
-                    matches!(p, Part::Data { name, id: Some(pid), .. } if *name == chunk.name && pid == id)
-                })
-            });
-            match existing {
-                Some(Part::Data { data, .. }) => *data = chunk.data.clone(),
-                _ => msg.parts.push(Part::Data {
-                    name: chunk.name.clone(),
-                    id: chunk.id.clone(),
-                    data: chunk.data.clone(),
-                }),
+    /// Rebuilds the partial tool calls of a continued message: the current step's tool parts
+    /// whose input is still streaming go on from their `rawInput`.
+    fn continue_message(&mut self, msg: &UIMessage) {
+        let start = current_step(msg);
+        for t in msg.parts[start..].iter().filter_map(Part::as_tool) {
+            if t.state != ToolState::InputStreaming {
+                continue;
             }
+            let text = match &t.raw_input {
+                Some(Value::String(s)) => s.as_str(),
+                _ => "",
+            };
+            self.partial_tool_calls.insert(
+                t.tool_call_id.clone(),
+                PartialToolCall {
+                    input: PartialInput::new(t.input_encoding.as_deref(), text),
+                    synced: None,
+                    input_encoding: t.input_encoding.clone(),
+                    tool_name: t.tool_name.clone(),
+                    dynamic: t.dynamic,
+                    title: t.title.clone(),
+                    tool_metadata: t.tool_metadata.clone(),
+                },
+            );
         }
-        out.push(UiEffect::Data(chunk));
+    }
+
+    /// A chunk other than a delta writes the parts of this call: the next delta copies.
+    fn unsync(&mut self, tool_call_id: &str) {
+        if let Some(p) = self.partial_tool_calls.get_mut(tool_call_id) {
+            p.synced = None;
+        }
     }
 
     fn active(&mut self, kind: PartKind) -> &mut HashMap<String, usize> {
@@ -362,44 +650,241 @@ impl UiMessageReducer {
     }
 }
 
-fn existing_tool(msg: &UIMessage, tool_call_id: &str) -> Result<usize, Violation> {
-    find_tool(msg, tool_call_id).ok_or_else(|| {
-        Violation(format!(
-            "No tool invocation found for tool call ID \"{tool_call_id}\"."
-        ))
-    })
+/// The index of the current step's first part: just after the last `step-start`.
+fn current_step(msg: &UIMessage) -> usize {
+    msg.parts
+        .iter()
+        .rposition(Part::is_step_start)
+        .map_or(0, |i| i + 1)
 }
 
-/// Updates the tool part of `c.tool_call_id`, creating it (as `tool-NAME` or `dynamic-tool`)
-/// when new, the way the `ai` package's `updateToolPart` does.
-fn update_tool(
-    msg: &mut UIMessage,
-    mut c: ToolChunk,
-    state: ToolState,
-    set: impl FnOnce(&mut ToolPart, &mut ToolChunk),
-) {
-    let p = match find_tool(msg, &c.tool_call_id) {
-        Some(p) => p,
-        None => {
-            let part = ToolPart::new(
-                c.tool_call_id.clone(),
-                c.tool_name.clone().unwrap_or_default(),
-                c.dynamic.unwrap_or(false),
-            );
-            msg.parts.push(Part::Tool(Box::new(part)));
-            msg.parts.len() - 1
+/// `getToolInvocation`: the call's part in the current step, else its last part anywhere.
+fn tool_invocation(msg: &UIMessage, tool_call_id: &str) -> Result<usize, Violation> {
+    let is_call = |p: &Part| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id);
+    let start = current_step(msg);
+    msg.parts[start..]
+        .iter()
+        .position(is_call)
+        .map(|i| start + i)
+        .or_else(|| msg.parts.iter().rposition(is_call))
+        .ok_or_else(|| {
+            Violation(format!(
+                "No tool invocation found for tool call ID \"{tool_call_id}\"."
+            ))
+        })
+}
+
+/// The current step's part of a tool call, of the given kind (static or dynamic).
+fn step_tool_part(msg: &UIMessage, tool_call_id: &str, dynamic: bool) -> Option<usize> {
+    let start = current_step(msg);
+    msg.parts[start..]
+        .iter()
+        .position(|p| {
+            p.as_tool()
+                .is_some_and(|t| t.dynamic == dynamic && t.tool_call_id == tool_call_id)
+        })
+        .map(|i| start + i)
+}
+
+/// `updateToolPart` / `updateDynamicToolPart`: writes `u` into `existing`, else into the
+/// current step's part of the same call and kind, else into a new part. Returns its index.
+fn update_tool_part(msg: &mut UIMessage, u: ToolUpdate, existing: Option<usize>) -> usize {
+    let found = existing.or_else(|| step_tool_part(msg, &u.tool_call_id, u.dynamic));
+    let output_state = matches!(u.state, ToolState::OutputAvailable | ToolState::OutputError);
+    let Some(p) = found else {
+        let mut t = ToolPart::new(u.tool_call_id, u.tool_name, u.dynamic);
+        t.state = u.state;
+        t.title = u.title;
+        t.tool_metadata = u.tool_metadata;
+        t.input = u.input;
+        t.input_encoding = u.input_encoding;
+        t.output = u.output;
+        // A new dynamic part has no `rawInput` (the `ai` package leaves it out there).
+        t.raw_input = if u.dynamic { None } else { u.raw_input };
+        t.error_text = u.error_text;
+        t.provider_executed = u.provider_executed;
+        t.preliminary = u.preliminary;
+        if output_state {
+            t.result_provider_metadata = u.provider_metadata;
+        } else {
+            t.call_provider_metadata = u.provider_metadata;
         }
+        msg.parts.push(Part::Tool(Box::new(t)));
+        return msg.parts.len() - 1;
     };
     let t = msg.parts[p].as_tool_mut().expect("a tool part");
-    t.state = state;
-    if c.provider_executed.is_some() {
-        t.provider_executed = c.provider_executed;
+    t.state = u.state;
+    t.tool_name = u.tool_name;
+    t.input = u.input;
+    t.output = u.output;
+    t.error_text = u.error_text;
+    t.raw_input = u.raw_input;
+    t.input_encoding = u.input_encoding;
+    t.preliminary = u.preliminary;
+    if u.title.is_some() {
+        t.title = u.title;
     }
-    if c.title.is_some() {
-        t.title = c.title.take();
+    if u.tool_metadata.is_some() {
+        t.tool_metadata = u.tool_metadata;
     }
-    if c.provider_metadata.is_some() {
-        t.call_provider_metadata = c.provider_metadata.take();
+    if u.provider_executed.is_some() {
+        t.provider_executed = u.provider_executed;
     }
-    set(t, &mut c);
+    if u.provider_metadata.is_some() {
+        if output_state {
+            t.result_provider_metadata = u.provider_metadata;
+        } else {
+            t.call_provider_metadata = u.provider_metadata;
+        }
+    }
+    p
+}
+
+/// `updateMessageMetadata`: a non-null patch replaces a null or absent metadata, else is
+/// merged into it with the `ai` package's `mergeObjects`.
+fn merge_metadata(msg: &mut UIMessage, patch: Option<Value>) -> Result<(), Violation> {
+    let Some(patch) = patch else { return Ok(()) };
+    let merged = match &msg.metadata {
+        Some(base) if !base.is_null() => merge_objects(base, &patch)?,
+        _ => patch,
+    };
+    msg.metadata = Some(merged);
+    Ok(())
+}
+
+/// The `ai` package's `mergeObjects(base, overrides)` with JavaScript's semantics, for
+/// non-null JSON: the result is `{...base}` with each own key of `overrides` set (objects
+/// merged deeply, anything else, arrays included, replacing). Spreading a string or an array
+/// gives its indices as keys; a number or boolean gives nothing; and looking a key up in a
+/// string, number or boolean `base` is a `TypeError`.
+pub fn merge_objects(base: &Value, overrides: &Value) -> Result<Value, Violation> {
+    let mut result = js_own_entries(base).collect::<Object>();
+    for (key, value) in js_own_entries(overrides) {
+        if matches!(key.as_str(), "__proto__" | "constructor" | "prototype") {
+            continue;
+        }
+        let base_value = match base {
+            Value::Object(o) => o.get(&key),
+            Value::Array(a) => key
+                .parse::<usize>()
+                .ok()
+                .filter(|i| i.to_string() == key)
+                .and_then(|i| a.get(i)),
+            Value::Null => None,
+            primitive => {
+                return Err(Violation(format!(
+                    "Cannot use 'in' operator to search for '{key}' in {}",
+                    js_string(primitive)
+                )))
+            }
+        };
+        let merged = match (base_value, &value) {
+            (Some(b @ Value::Object(_)), Value::Object(_)) => merge_objects(b, &value)?,
+            _ => value,
+        };
+        result.insert(key, merged);
+    }
+    Ok(Value::Object(result))
+}
+
+/// The own enumerable string-keyed properties of a JSON value as JavaScript sees them.
+fn js_own_entries(v: &Value) -> Box<dyn Iterator<Item = (String, Value)> + '_> {
+    match v {
+        Value::Object(o) => Box::new(o.iter().map(|(k, v)| (k.clone(), v.clone()))),
+        Value::Array(a) => Box::new(
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v.clone())),
+        ),
+        Value::String(s) => Box::new(s.encode_utf16().enumerate().map(|(i, u)| {
+            let c = String::from_utf16_lossy(&[u]);
+            (i.to_string(), Value::String(c))
+        })),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+/// `String(v)` for a JSON primitive.
+fn js_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) => js_number(f),
+            None => n.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// JavaScript's `Number.prototype.toString()` for a finite number.
+fn js_number(f: f64) -> String {
+    if f == 0.0 {
+        return "0".into();
+    }
+    // Rust's `{:e}` is the shortest round-trip mantissa, as JavaScript's: "1.5e-7", "1e21".
+    let s = format!("{f:e}");
+    let Some((m, e)) = s.split_once('e') else {
+        return s;
+    };
+    match e.parse::<i32>() {
+        Ok(-6..=20) => format!("{f}"),
+        Ok(e) if e > 0 => format!("{m}e+{e}"),
+        _ => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_objects_is_javascript_spread_and_in() {
+        let m = |a: Value, b: Value| merge_objects(&a, &b);
+        assert_eq!(
+            m(
+                json!({"a": {"x": 1, "y": [1]}}),
+                json!({"a": {"y": [2]}, "b": null})
+            )
+            .unwrap(),
+            json!({"a": {"x": 1, "y": [2]}, "b": null})
+        );
+        assert_eq!(
+            m(json!([1, 2]), json!({"a": 1})).unwrap(),
+            json!({"0": 1, "1": 2, "a": 1})
+        );
+        assert_eq!(
+            m(json!({"a": 1}), json!("xy")).unwrap(),
+            json!({"a": 1, "0": "x", "1": "y"})
+        );
+        assert_eq!(m(json!(5), json!({})).unwrap(), json!({}));
+        assert_eq!(
+            m(json!({"a": 1}), json!({"constructor": 1})).unwrap(),
+            json!({"a": 1})
+        );
+        assert_eq!(
+            m(json!(5), json!({"a": 1})).unwrap_err().0,
+            "Cannot use 'in' operator to search for 'a' in 5"
+        );
+        assert_eq!(
+            m(json!(1.5e-7), json!({"a": 1})).unwrap_err().0,
+            "Cannot use 'in' operator to search for 'a' in 1.5e-7"
+        );
+    }
+
+    #[test]
+    fn js_numbers() {
+        for (f, s) in [
+            (5.0, "5"),
+            (1.5, "1.5"),
+            (-0.25, "-0.25"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1e-7, "1e-7"),
+            (1e-6, "0.000001"),
+            (123456.789, "123456.789"),
+        ] {
+            assert_eq!(js_number(f), s);
+        }
+    }
 }

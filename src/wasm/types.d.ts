@@ -31,8 +31,8 @@ export interface FileAttachment {
 
 export type ProviderMetadata = Record<string, Record<string, unknown>>;
 
-export interface TextUIPart { type: 'text'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata }
-export interface ReasoningUIPart { type: 'reasoning'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata }
+export interface TextUIPart { type: 'text'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata; citations?: unknown[] }
+export interface ReasoningUIPart { type: 'reasoning'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata; id?: string }
 export type ToolState =
   | 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded'
   | 'output-available' | 'output-error' | 'output-denied';
@@ -49,18 +49,37 @@ interface ToolFields {
   details?: unknown;
   preliminary?: boolean;
   callProviderMetadata?: ProviderMetadata;
-  approval?: { id: string; approved?: boolean; reason?: string };
+  resultProviderMetadata?: ProviderMetadata;
+  toolMetadata?: Record<string, unknown>;
+  inputEncoding?: 'json' | 'text';
+  approval?: {
+    id: string;
+    approved?: boolean;
+    reason?: string;
+    descriptor?: unknown;
+    inputSchemaInput?: unknown;
+    requestReason?: string;
+    isAutomatic?: boolean;
+    signature?: string;
+  };
 }
 export interface ToolUIPart extends ToolFields { type: `tool-${string}` }
 export interface DynamicToolUIPart extends ToolFields { type: 'dynamic-tool'; toolName: string }
-export interface DataUIPart { type: `data-${string}`; id?: string; data: unknown }
+/** A data part is the whole chunk: keys other than these (e.g. `transient: false`) are kept. */
+export interface DataUIPart { type: `data-${string}`; id?: string; data: unknown; [key: string]: unknown }
 export interface FileUIPart { type: 'file'; mediaType: string; filename?: string; url: string; providerMetadata?: ProviderMetadata }
 export interface SourceUrlUIPart { type: 'source-url'; sourceId: string; url: string; title?: string; providerMetadata?: ProviderMetadata }
 export interface SourceDocumentUIPart { type: 'source-document'; sourceId: string; mediaType: string; title: string; filename?: string; providerMetadata?: ProviderMetadata }
 export interface StepStartUIPart { type: 'step-start' }
+export interface ReasoningFileUIPart { type: 'reasoning-file'; mediaType: string; url: string; providerMetadata?: ProviderMetadata }
+/** Provider content the AI SDK does not model (`kind` is `provider.name`). */
+export interface CustomUIPart { type: 'custom'; kind: string; providerMetadata?: ProviderMetadata }
+/** A user message added to the run by steering. */
+export interface SteeringMessageUIPart { type: 'steering-message'; id: string; parts: Array<TextUIPart | FileUIPart> }
 export type UIMessagePart =
   | TextUIPart | ReasoningUIPart | ToolUIPart | DynamicToolUIPart | DataUIPart | FileUIPart
-  | SourceUrlUIPart | SourceDocumentUIPart | StepStartUIPart;
+  | SourceUrlUIPart | SourceDocumentUIPart | StepStartUIPart | ReasoningFileUIPart | CustomUIPart
+  | SteeringMessageUIPart;
 
 /** A message in the AI SDK's `UIMessage` shape. */
 export interface UIMessage {

@@ -143,7 +143,34 @@ function Header({ snapshot, onSwitch }) {
           turn <code className="turn" title={turnId ?? ""}>{turnId ?? "—"}</code>
         </span>
       </div>
+      <div className="header-row meta">
+        <ToolCatalog tools={snapshot.tools} />
+      </div>
     </header>
+  );
+}
+
+// The session's tool catalog (`snapshot.tools`): what this runtime really has. Nothing here is
+// assumed: a runtime without `pi.subagent` shows no trace of it.
+function ToolCatalog({ tools }) {
+  const list = Array.isArray(tools) ? tools : [];
+  return (
+    <span className="meta-item tool-catalog" data-testid="tool-catalog" data-count={list.length}>
+      Tools
+      {list.length === 0 && <span className="muted">—</span>}
+      {list.map((tool) => (
+        <code
+          key={tool.name}
+          className={"tool-chip" + (tool.ui?.rendererId ? " rich" : "")}
+          data-tool={tool.name}
+          data-renderer={tool.ui?.rendererId ?? ""}
+          data-group={tool.ui?.displayGroup ?? ""}
+          title={[tool.description, tool.ui?.displayGroup && `group: ${tool.ui.displayGroup}`].filter(Boolean).join(" · ")}
+        >
+          {tool.name}
+        </code>
+      ))}
+    </span>
   );
 }
 

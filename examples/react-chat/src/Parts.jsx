@@ -1,17 +1,9 @@
-// Renderers for the parts of an AI SDK `UIMessage`, as the store's snapshot holds them.
+// Renderers for the parts of an AI SDK `UIMessage`, as the store's snapshot holds them. Tool
+// parts go through the package's `<ToolPart>` with the app's renderer registry (tools.jsx).
 import { memo } from "react";
-import { FileIcon, LinkIcon, ToolIcon } from "./icons.jsx";
-
-function Json({ value }) {
-  if (value === undefined) return <span className="muted">—</span>;
-  let text;
-  try {
-    text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  } catch {
-    text = String(value);
-  }
-  return <pre className="json">{text}</pre>;
-}
+import { ToolPart } from "agent-chat-store/react";
+import { FileIcon, LinkIcon } from "./icons.jsx";
+import { Json, TOOL_RENDERERS } from "./tools.jsx";
 
 function TextPart({ part }) {
   return (
@@ -28,68 +20,6 @@ function ReasoningPart({ part }) {
     <details className="part-reasoning" data-testid="part-reasoning" data-state={part.state ?? "done"}>
       <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
       <div className="reasoning-text">{part.text}</div>
-    </details>
-  );
-}
-
-const TOOL_STATE_LABEL = {
-  "input-streaming": "preparing",
-  "input-available": "running",
-  "approval-requested": "awaiting approval",
-  "approval-responded": "approval answered",
-  "output-available": "done",
-  "output-error": "error",
-  "output-denied": "denied",
-};
-
-function ToolPart({ part }) {
-  const toolName = part.type === "dynamic-tool" ? part.toolName : part.type.slice("tool-".length);
-  const state = part.state;
-  const failed = state === "output-error" || state === "output-denied";
-  return (
-    <details
-      className={"part-tool" + (failed ? " failed" : "")}
-      data-testid="part-tool"
-      data-tool-name={toolName}
-      data-state={state}
-      data-tool-call-id={part.toolCallId}
-      open={failed || undefined}
-    >
-      <summary>
-        <span className="tool-icon"><ToolIcon /></span>
-        <span className="tool-name">{part.title || toolName}</span>
-        <span className={"badge tool-state " + state}>{TOOL_STATE_LABEL[state] ?? state}</span>
-      </summary>
-      <div className="tool-body">
-        <div className="tool-section">
-          <div className="label">Input</div>
-          <Json value={part.input ?? part.rawInput} />
-        </div>
-        {state === "output-available" && (
-          <div className="tool-section" data-testid="tool-output">
-            <div className="label">Output{part.preliminary ? " (preliminary)" : ""}</div>
-            <Json value={part.output} />
-          </div>
-        )}
-        {state === "output-error" && (
-          <div className="tool-section" data-testid="tool-error">
-            <div className="label">Error</div>
-            <pre className="json error-text">{part.errorText}</pre>
-          </div>
-        )}
-        {part.approval && (
-          <div className="tool-section">
-            <div className="label">Approval</div>
-            <Json value={part.approval} />
-          </div>
-        )}
-        {part.details !== undefined && (
-          <div className="tool-section">
-            <div className="label">Details</div>
-            <Json value={part.details} />
-          </div>
-        )}
-      </div>
     </details>
   );
 }
@@ -143,7 +73,7 @@ export function Part({ part, index }) {
   const type = part.type;
   if (type === "text") return <TextPart part={part} />;
   if (type === "reasoning") return <ReasoningPart part={part} />;
-  if (type === "dynamic-tool" || type.startsWith("tool-")) return <ToolPart part={part} />;
+  if (type === "dynamic-tool" || type.startsWith("tool-")) return <ToolPart part={part} renderers={TOOL_RENDERERS} />;
   if (type.startsWith("data-")) return <DataPart part={part} />;
   if (type === "file") return <FilePart part={part} />;
   if (type === "source-url" || type === "source-document") return <SourcePart part={part} />;

@@ -19,3 +19,6 @@ export const StopIcon = () => (
 export const RetryIcon = () => (
   <svg {...base}><path d="M21 12a9 9 0 1 1-3-6.7L21 8" /><path d="M21 3v5h-5" /></svg>
 );
+export const BotIcon = () => (
+  <svg {...base}><rect x="4" y="8" width="16" height="12" rx="2" /><path d="M12 8V4" /><circle cx="12" cy="3" r="1" /><path d="M9 13v1M15 13v1" /><path d="M2 14h2M20 14h2" /></svg>
+);

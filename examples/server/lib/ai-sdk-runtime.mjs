@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { convertToModelMessages, isStepCount, jsonSchema, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { replyToToolResults, replyToUser } from './script.mjs';
-import { echoParameters, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
+import { catalogEntry, echoParameters, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
 import { Turn } from './turn.mjs';
 
 const TOOLS = {
@@ -21,6 +21,14 @@ const TOOLS = {
     execute: async (args) => (await runEcho(args)).text,
   }),
 };
+
+/** This runtime's tools: its own only (no harness tool such as `pi.subagent`). */
+export const AI_SDK_TOOL_NAMES = Object.keys(TOOLS);
+
+/** `GET …/catalog` of an AI SDK session. */
+export function aiSdkCatalog() {
+  return { tools: AI_SDK_TOOL_NAMES.map((name) => catalogEntry(name, TOOLS[name].description)) };
+}
 
 const USAGE = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
@@ -49,7 +57,7 @@ function replyTo(prompt, words) {
     const user = [...msgs].reverse().find((m) => m.role === 'user');
     return replyToToolResults(user ? promptText(user.content) : '', results);
   }
-  if (last?.role === 'user') return replyToUser(promptText(last.content), { words });
+  if (last?.role === 'user') return replyToUser(promptText(last.content), { words, tools: AI_SDK_TOOL_NAMES });
   return { blocks: [{ type: 'text', text: 'Nothing to answer.' }], stop: 'stop' };
 }
 
@@ -132,6 +140,10 @@ export class AiSdkSession {
 
   capabilities() {
     return { nativeFollowUp: false, aiSdkOwnsHistory: true, runtime: 'ai-sdk' };
+  }
+
+  catalog() {
+    return aiSdkCatalog();
   }
 
   uiMessages() {

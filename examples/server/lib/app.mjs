@@ -6,13 +6,14 @@ import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { safeValidateUIMessages } from 'ai';
-import { AiSdkSession } from './ai-sdk-runtime.mjs';
-import { err, PiSession } from './pi-runtime.mjs';
+import { aiSdkCatalog, AiSdkSession } from './ai-sdk-runtime.mjs';
+import { err, piCatalog, PiSession } from './pi-runtime.mjs';
 import { pipeTurn } from './turn.mjs';
 
 export const RUNTIMES = ['pi', 'ai-sdk'];
 export const ROUTES = [
   'capabilities',
+  'catalog',
   'chat',
   'followup',
   'followup-delete',
@@ -173,6 +174,13 @@ export function createApp(options = {}) {
         ? { nativeFollowUp: false, aiSdkOwnsHistory: true, runtime: 'ai-sdk' }
         : { nativeFollowUp: true, aiSdkOwnsHistory: false, runtime: 'pi', followUpMode: 'one-at-a-time' };
     json(res, 200, { ...caps, resume: true, stop: true });
+  }
+
+  /** The session's tools (unknown session: those a new one of the default runtime gets). */
+  async function catalog(req, res, url) {
+    const id = url.searchParams.get('sessionId');
+    const s = id ? session(id, false) : undefined;
+    json(res, 200, s ? s.catalog() : state.runtime === 'ai-sdk' ? aiSdkCatalog() : piCatalog());
   }
 
   async function chat(req, res, body, entry) {
@@ -373,6 +381,7 @@ export function createApp(options = {}) {
   /** `[route name, session id]` of an API path. */
   function routeOf(method, pathname) {
     if (pathname === `${API}/capabilities` && method === 'GET') return ['capabilities'];
+    if (pathname === `${API}/catalog` && method === 'GET') return ['catalog'];
     if (pathname === `${API}/chat` && method === 'POST') return ['chat'];
     const m = /^\/api\/v1\/agent\/chat\/([^/]+)(?:\/(followup|messages|stream|turn))?$/.exec(pathname);
     if (!m) return [undefined];
@@ -421,6 +430,8 @@ export function createApp(options = {}) {
       switch (route) {
         case 'capabilities':
           return await capabilities(req, res, url);
+        case 'catalog':
+          return await catalog(req, res, url);
         case 'chat':
           return await chat(req, res, body, entry);
         case 'followup':

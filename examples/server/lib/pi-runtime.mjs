@@ -14,6 +14,12 @@
 // - the follow-up queue cannot be edited: removing one item is clear + re-enqueue the others;
 //   which items the agent still holds is told by `peekQueuedMessages()` (its head), since the
 //   loop takes an item before it emits the item's `message_start`.
+//
+// Tool UI metadata: a tool's partial results (`onUpdate`, pi's `tool_execution_update` event)
+// whose `details.uiKind` is set are projected as `data-tool-ui` chunks
+// `{toolCallId, rendererId: details.uiKind, details}` (not history: the client keeps the latest
+// for the tool's part); the final `details` ride on `data-pi-tool-result` and the canonical
+// history. The catalog (`catalog()`) lists the tools the session's agent really has.
 import { randomUUID } from 'node:crypto';
 import { Agent } from '@earendil-works/pi-agent-core';
 import {
@@ -24,12 +30,14 @@ import {
   fauxThinking,
   fauxToolCall,
 } from '@earendil-works/pi-ai';
-import { replyToToolResults, replyToUser } from './script.mjs';
-import { echoParameters, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
+import { replyToToolResults, replyToUser, SUBAGENT_TOOL } from './script.mjs';
+import { subagentTool } from './subagent.mjs';
+import { catalogEntry, echoParameters, FIXTURE_FOLDERS, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
 import { Turn } from './turn.mjs';
 
 const MODEL = { id: 'faux-scripted', name: 'Scripted faux model', reasoning: true };
 const SYSTEM_PROMPT = 'You are the scripted agent of the agent-chat-store reference server.';
+const SUBAGENT_PROMPT = 'You are a subagent: do the task you are given and answer with a summary.';
 
 // One faux provider per pace (tokens per second, chunk size). The response queue holds only
 // copies of the same pure factory, so sessions can share a provider: whichever request takes
@@ -62,8 +70,11 @@ function textOf(content) {
     .join('');
 }
 
-/** The faux response factory: the scripted reply to the request's real transcript. */
-function respond(context, words) {
+/**
+ * The faux response factory: the scripted reply to the request's real transcript.
+ * `tools`: names of the tools the agent has; `folders`: a subagent's folder hints.
+ */
+function respond(context, { words, tools, folders }) {
   const msgs = context.messages.filter((m) => m.role !== 'system');
   const last = msgs[msgs.length - 1];
   let reply;
@@ -76,7 +87,7 @@ function respond(context, words) {
     const user = msgs.slice(0, i + 1).reverse().find((m) => m.role === 'user');
     reply = replyToToolResults(user ? textOf(user.content) : '', results);
   } else if (last?.role === 'user') {
-    reply = replyToUser(textOf(last.content), { words });
+    reply = replyToUser(textOf(last.content), { words, tools, folders });
   } else {
     reply = { blocks: [{ type: 'text', text: 'Nothing to answer.' }], stop: 'stop' };
   }
@@ -104,7 +115,31 @@ function agentTool(name, parameters, run) {
   };
 }
 
-const TOOLS = [agentTool('ls', lsParameters, runLs), agentTool('echo', echoParameters, runEcho)];
+/** The catalog of a pi session not created yet: the tools a new session's agent gets. */
+export function piCatalog() {
+  return { tools: ['ls', 'echo', SUBAGENT_TOOL].map((name) => catalogEntry(name)) };
+}
+
+/** The real tools every agent has (a subagent has only these). */
+const BASE_TOOLS = [agentTool('ls', lsParameters, runLs), agentTool('echo', echoParameters, runEcho)];
+
+/**
+ * A pi `Agent` whose model is the scripted faux provider at the knobs' current pace.
+ * `folders`: given to a subagent, so a task naming a fixture folder lists it.
+ */
+function scriptedAgent({ knobs, systemPrompt, tools, sessionId, folders }) {
+  const names = tools.map((t) => t.name);
+  return new Agent({
+    initialState: { systemPrompt, model: scriptedModels(0, 1).model, tools },
+    sessionId,
+    streamFn: (model, context, options) => {
+      const { faux, models } = scriptedModels(knobs.tps, knobs.chunkTokens);
+      const words = knobs.words;
+      faux.appendResponses([(ctx) => respond(ctx, { words, tools: names, folders })]);
+      return models.streamSimple(model, context, options);
+    },
+  });
+}
 
 function parseDataUrl(url) {
   const m = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url ?? '');
@@ -156,16 +191,11 @@ export class PiSession {
     this.activeTurn = null;
     /** @type {Turn | null} */
     this.lastTurn = null;
-    this.agent = new Agent({
-      initialState: { systemPrompt: SYSTEM_PROMPT, model: scriptedModels(0, 1).model, tools: TOOLS },
-      sessionId: id,
-      streamFn: (model, context, options) => {
-        const { faux, models } = scriptedModels(this.knobs.tps, this.knobs.chunkTokens);
-        const words = this.knobs.words;
-        faux.appendResponses([(ctx) => respond(ctx, words)]);
-        return models.streamSimple(model, context, options);
-      },
-    });
+    // The harness-only tool: a nested agent with the base tools (no recursion).
+    const subagent = subagentTool(() =>
+      scriptedAgent({ knobs, systemPrompt: SUBAGENT_PROMPT, tools: BASE_TOOLS, sessionId: `${id}/subagent`, folders: FIXTURE_FOLDERS }),
+    );
+    this.agent = scriptedAgent({ knobs, systemPrompt: SYSTEM_PROMPT, tools: [...BASE_TOOLS, subagent], sessionId: id });
     this.agent.subscribe((event) => this.onEvent(event));
     // Fault switch: a slow awaited `agent_end` listener, as a real app has when it persists the
     // session. pi's loop polled the follow-up queue before `agent_end`, so a follow-up posted
@@ -179,6 +209,11 @@ export class PiSession {
 
   capabilities() {
     return { nativeFollowUp: true, aiSdkOwnsHistory: false, runtime: 'pi', followUpMode: this.agent.followUpMode };
+  }
+
+  /** `GET …/catalog`: the tools this session's agent has, with their UI hints. */
+  catalog() {
+    return { tools: this.agent.state.tools.map((t) => catalogEntry(t.name, t.description, t.parameters)) };
   }
 
   newId(role, wanted) {
@@ -277,9 +312,26 @@ export class PiSession {
       case 'message_end':
         this.onMessageEnd(e.message);
         break;
+      case 'tool_execution_update':
+        this.onToolUpdate(e);
+        break;
       default:
-        break; // turn_start/turn_end (one model call), tool_execution_*: not history
+        break; // turn_start/turn_end (one model call), tool_execution_start/end: not history
     }
+  }
+
+  /**
+   * A tool's progress with typed UI details (`details.uiKind`): a `data-tool-ui` chunk. Not a
+   * `data-pi-*` chunk (no seq, not history): the client shows the latest for the tool's part
+   * until the result's own `details` arrive.
+   */
+  onToolUpdate(e) {
+    const details = e.partialResult?.details;
+    if (!details || typeof details.uiKind !== 'string') return;
+    this.activeTurn?.push({
+      type: 'data-tool-ui',
+      data: { toolCallId: e.toolCallId, rendererId: details.uiKind, details },
+    });
   }
 
   onMessageStart(m) {

@@ -5,10 +5,16 @@
 //
 // Rules, applied to the last message of the transcript:
 // - a user message with text T:
-//   - `fail provider` in T: the provider fails (an error response, no content);
+//   - `fail provider` in T: the provider fails (an error response, no content), unless T
+//     hands it to a subagent (below);
 //   - `think` in T: a reasoning block comes first;
 //   - `list files` in T (optionally `list files in DIR`): a call of the `ls` tool;
 //   - `echo X` in T: a call of the `echo` tool with `{text: X}` (X runs to the end of the line);
+//   - `subagent TASK` in T, when the agent has the `pi.subagent` tool (the pi runtime does, the
+//     AI SDK runtime does not): a call of `pi.subagent` with `{task: TASK}` (TASK runs to the end
+//     of the line) and no other call, since the task may itself say `list files` or `echo`;
+//   - for a subagent only (`folders` given): a task naming a folder of the fixture tree and
+//     asking for no tool calls `ls` on that folder;
 //   - otherwise the answer is `Answer <head>: w1 w2 … wN`, where <head> is the first three
 //     words of T and N is `words:N` from T or the server's `--words`;
 //   - with a tool call, a short text (`Answer <head>: calling ls.`) precedes the call(s);
@@ -36,32 +42,51 @@ export function fillerWords(n) {
   return Array.from({ length: n }, (_, i) => `w${i + 1}`).join(' ');
 }
 
-/** The tool calls a user message asks for, in the order the rules list them. */
-export function toolCallsFor(text) {
+/** The namespaced harness tool of the pi runtime: a nested agent run for a task. */
+export const SUBAGENT_TOOL = 'pi.subagent';
+const ALL_TOOLS = ['ls', 'echo', SUBAGENT_TOOL];
+
+/**
+ * The tool calls a user message asks for, in the order the rules list them. Only tools the
+ * agent has (`tools`, default all) are called: the model never asks for a tool its runtime
+ * lacks. `folders` (a subagent's): folder names of the fixture tree a task may name.
+ * @param {string} text
+ * @param {{tools?: readonly string[], folders?: readonly string[]}} [opts]
+ */
+export function toolCallsFor(text, { tools = ALL_TOOLS, folders } = {}) {
+  const has = (name) => tools.includes(name);
+  const sub = /\bsubagent\b[ \t]+([^\n]*\S)/i.exec(text);
+  if (sub && has(SUBAGENT_TOOL)) return [{ name: SUBAGENT_TOOL, args: { task: sub[1].trim() } }];
   const calls = [];
   const ls = /list files(?:\s+in\s+(\S+))?/i.exec(text);
-  if (ls) calls.push({ name: 'ls', args: { path: ls[1] ?? '.' } });
+  if (ls && has('ls')) calls.push({ name: 'ls', args: { path: ls[1] ?? '.' } });
   const echo = /\becho\b[ \t]*([^\n]*)/i.exec(text);
-  if (echo) calls.push({ name: 'echo', args: { text: echo[1].trim() } });
+  if (echo && has('echo')) calls.push({ name: 'echo', args: { text: echo[1].trim() } });
+  if (calls.length === 0 && folders && has('ls')) {
+    const folder = folders.find((f) => new RegExp(`\\b${f.replace(/[^\w-]/g, '')}\\b`, 'i').test(text));
+    if (folder) calls.push({ name: 'ls', args: { path: folder } });
+  }
   return calls;
 }
 
 /**
  * The reply to a user message.
  * @param {string} text the user's text
- * @param {{words: number}} opts
+ * @param {{words: number, tools?: readonly string[], folders?: readonly string[]}} opts
  * @returns {Reply}
  */
-export function replyToUser(text, { words }) {
+export function replyToUser(text, { words, tools, folders }) {
   const head = headOf(text);
-  if (/fail provider/i.test(text)) {
+  const calls = toolCallsFor(text, { tools, folders });
+  // A subagent's task is the subagent's business: `subagent fail provider` fails the nested run.
+  const delegated = calls.length === 1 && calls[0].name === SUBAGENT_TOOL;
+  if (/fail provider/i.test(text) && !delegated) {
     return { blocks: [], stop: 'error', errorMessage: 'scripted provider error' };
   }
   const blocks = [];
   if (/\bthink/i.test(text)) {
     blocks.push({ type: 'thinking', text: `Thinking about "${head}": the user wrote ${text.trim().split(/\s+/).length} words, so I answer them.` });
   }
-  const calls = toolCallsFor(text);
   if (calls.length > 0) {
     blocks.push({ type: 'text', text: `Answer ${head}: calling ${calls.map((c) => c.name).join(' and ')}.` });
     for (const c of calls) blocks.push({ type: 'toolCall', name: c.name, args: c.args });
@@ -82,7 +107,8 @@ export function replyToToolResults(userText, results) {
   const head = headOf(userText);
   const summary = results
     .map((r) => {
-      const flat = r.text.split('\n').map((s) => s.trim()).filter(Boolean).join(', ');
+      // (a result that is itself a sentence loses its final period: no `..` at the end)
+      const flat = r.text.split('\n').map((s) => s.trim()).filter(Boolean).join(', ').replace(/\.$/, '');
       return r.isError ? `${r.name} failed (${flat})` : `${r.name} → ${flat || '(nothing)'}`;
     })
     .join('; ');

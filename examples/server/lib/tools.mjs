@@ -1,6 +1,9 @@
 // The real tools both runtimes execute: `ls` lists a folder under fixture-files/, `echo`
 // returns its text. They are plain async functions; each runtime wraps them in its own tool
-// shape (pi's AgentTool, the AI SDK's tool()).
+// shape (pi's AgentTool, the AI SDK's tool()). The pi runtime adds a harness-only tool,
+// `pi.subagent` (lib/subagent.mjs). What a runtime really has is what its catalog lists
+// (`catalogEntry`), with the UI hints of `TOOL_UI`.
+import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +45,47 @@ export async function runEcho(args) {
   return { text, details: { length: text.length } };
 }
 
+export const subagentParameters = {
+  type: 'object',
+  properties: { task: { type: 'string', description: 'What the subagent should do' } },
+  required: ['task'],
+  additionalProperties: false,
+};
+
 export const TOOL_DESCRIPTIONS = {
   ls: 'List the files of a folder in the fixture folder',
   echo: 'Echo a text back',
+  'pi.subagent': 'Hand a task to a nested pi agent (with ls and echo) and return its answer',
 };
+
+export const TOOL_PARAMETERS = {
+  ls: lsParameters,
+  echo: echoParameters,
+  'pi.subagent': subagentParameters,
+};
+
+/**
+ * Renderer hints of the catalog (`ui`). `rendererId` names a rich renderer of the host app;
+ * the others are grouping and icon hints. A tool's own result `details.uiKind` wins over these.
+ */
+export const TOOL_UI = {
+  ls: { displayGroup: 'workspace', icon: 'folder' },
+  echo: { displayGroup: 'workspace', icon: 'message' },
+  'pi.subagent': { rendererId: 'pi-subagent', displayGroup: 'agents', icon: 'bot' },
+};
+
+/** One catalog entry: `{name, description, inputSchema, ui?}`. */
+export function catalogEntry(name, description = TOOL_DESCRIPTIONS[name], inputSchema = TOOL_PARAMETERS[name]) {
+  return {
+    name,
+    description,
+    inputSchema,
+    ...(TOOL_UI[name] ? { ui: { ...TOOL_UI[name] } } : {}),
+  };
+}
+
+/** Names of the folders at the root of the fixture tree (a subagent's task may name one). */
+export const FIXTURE_FOLDERS = readdirSync(FIXTURE_ROOT, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();

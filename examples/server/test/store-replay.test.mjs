@@ -17,6 +17,18 @@ before(async () => {
 });
 after(() => s?.stop());
 
+// `ui` on tool parts is the store's own resolution (result details, data-tool-ui chunks, the
+// catalog), not part of the server's canonical history: compared separately.
+const withoutUi = (messages) =>
+  messages.map((m) => ({
+    ...m,
+    parts: m.parts.map((p) => {
+      if (p.type !== 'dynamic-tool' && !p.type.startsWith('tool-')) return p;
+      const { ui, ...rest } = p;
+      return rest;
+    }),
+  }));
+
 const sorted = (v) =>
   Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
 
@@ -37,4 +49,29 @@ test('replayPiStream(stream of a turn with follow-ups, tools, thinking, a provid
   const canonical = await s.messages(id);
   assert.equal(canonical.length, 10);
   assert.deepEqual(sorted(replay.messages), sorted(canonical));
+});
+
+test('replayPiStream of a pi.subagent follow-up (data-tool-ui progress, details) = GET messages', { skip: !built && 'pkg/ is not built' }, async () => {
+  const { replayPiStream } = await import(pathToFileURL(PKG).href);
+  const id = sid('replay-sub');
+  let posted = false;
+  const { chunks } = await readChunks(await s.chat({ sessionId: id, message: 'first words:40' }), async (c) => {
+    if (c.type === 'data-pi-text-delta' && !posted) {
+      posted = true;
+      await s.followUp(id, { message: 'subagent summarize the notes', clientSeq: 1, clientNonce: 'sub' });
+    }
+  });
+  assert.ok(chunks.some((c) => c.type === 'data-tool-ui'));
+  const replay = replayPiStream(chunks);
+  assert.deepEqual(replay.diagnostics ?? [], []);
+  const canonical = await s.messages(id);
+  assert.equal(canonical.length, 5);
+  assert.deepEqual(sorted(withoutUi(replay.messages)), sorted(canonical));
+  const part = replay.messages[3].parts.find((p) => p.type === 'dynamic-tool');
+  assert.equal(part.details.uiKind, 'pi-subagent', 'details stay structured through the reducer');
+  if (part.ui !== undefined) {
+    // With the store's tool UI metadata: the result's details win.
+    assert.equal(part.ui.rendererId, 'pi-subagent');
+    assert.deepEqual(part.ui.details, part.details);
+  }
 });

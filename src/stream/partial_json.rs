@@ -1,0 +1,904 @@
+//! Streamed tool-call input: the `ai` package's `parsePartialJson`, made incremental.
+//!
+//! `parsePartialJson(text)` (ai 7) answers `JSON.parse(text)` when that works
+//! (`successful-parse`), else `JSON.parse(fixJson(text))` (`repaired-parse`), else nothing
+//! (`failed-parse`); both parses are the SDK's secure parse, which also rejects an object with a
+//! `__proto__` key or a `constructor` object holding `prototype`. `fixJson` is a lenient scanner:
+//! it keeps `text[..=lastValidIndex]` (the *committed prefix*) and appends closers for what it
+//! believes is still open. The SDK reruns all this on the whole text at every delta.
+//!
+//! [`PartialJson`] gives the same answer with work proportional to each delta. Every char is
+//! seen once by each of
+//! * `Fix`, an exact port of `fixJson`'s state machine (over UTF-16 code units, like JS): it
+//!   moves the committed prefix and knows the closers;
+//! * a strict JSON lexer over the whole text: is the text itself valid JSON?
+//! * a strict JSON lexer over the committed prefix (fed as the prefix grows) driving `Tree`,
+//!   which builds the value in place.
+//!
+//! The repaired text is valid iff the strict lexer accepts the committed prefix and then the
+//! closers; that is O(1) to check because the two container stacks are compared through the
+//! length of their common prefix, kept up to date on every push and pop.
+//!
+//! Where a JS value has no `serde_json::Value`: a lone surrogate (`"\ud83d"`) is U+FFFD and
+//! Infinity (`1e400`) is null, as they reach Rust from JS. Numbers are read by serde_json, as
+//! everywhere else in the crate: integers exactly (JS rounds those beyond 2^53) and floats
+//! within an ulp of JS (serde_json's default float parsing is not always correctly rounded;
+//! Rust's `f64::from_str` would cost the wasm some 13 KB gzip). Nesting deeper than
+//! [`MAX_DEPTH`] fails.
+
+use serde_json::{Map, Value};
+
+/// `parsePartialJson`'s `state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParseState {
+    /// Nothing pushed yet (the SDK's `undefined` text). Pushed text, even empty, never is.
+    UndefinedInput,
+    /// The text so far is valid JSON.
+    SuccessfulParse,
+    /// The text parses once `fixJson` closed it.
+    RepairedParse,
+    /// Neither parses.
+    FailedParse,
+}
+
+/// Streaming tool-call input: push text deltas, get the value the `ai` package's
+/// `parsePartialJson` would give for the whole text so far.
+#[derive(Debug)]
+pub struct PartialJson {
+    text: String,
+    pushed: bool,
+    fix: Fix,
+    /// Strict lexer over the whole text.
+    whole_lex: Lx,
+    whole_stack: Vec<Kind>,
+    /// Strict lexer over the committed prefix; its container stack is `stacks.b`.
+    lex: Lx,
+    stacks: Stacks,
+    /// Byte length of the committed prefix, fed to `lex` so far.
+    committed: usize,
+    tree: Tree,
+    /// The whole text's value, when it is valid JSON that `fixJson` misread (rare): (trimmed
+    /// length it was parsed at, value, poison).
+    whole: Option<(usize, Option<Value>, i64)>,
+    from_whole: bool,
+    state: ParseState,
+    revision: u64,
+    changed: bool,
+    work: u64,
+}
+
+impl Default for PartialJson {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialJson {
+    pub fn new() -> Self {
+        PartialJson {
+            text: String::new(),
+            pushed: false,
+            fix: Fix {
+                finished: false,
+                sub: Sub::ArrStart,
+                leaf: Leaf::None,
+            },
+            whole_lex: Lx::Value,
+            whole_stack: Vec::new(),
+            lex: Lx::Value,
+            stacks: Stacks::default(),
+            committed: 0,
+            tree: Tree::default(),
+            whole: None,
+            from_whole: false,
+            state: ParseState::UndefinedInput,
+            revision: 0,
+            changed: false,
+            work: 0,
+        }
+    }
+
+    /// Appends a delta. Amortised cost proportional to the delta's length (plus the depth of the
+    /// open path for each value the delta completes), not to the whole text.
+    pub fn push(&mut self, delta: &str) {
+        let start = self.text.len();
+        self.text.push_str(delta);
+        self.work += delta.len() as u64;
+        let before = (self.state, self.from_whole, self.tree.rev);
+        self.pushed = true;
+        // Both lexers failed: the text is not JSON and its committed prefix is not a JSON
+        // prefix, whatever follows.
+        if !matches!((self.lex, self.whole_lex), (Lx::Err, Lx::Err)) {
+            let mut committed = self.committed;
+            for (i, ch) in delta.char_indices() {
+                let ev = step(&mut self.whole_lex, ch, self.whole_stack.last().copied());
+                match ev {
+                    Ev::Push(_) if self.whole_stack.len() >= MAX_DEPTH => self.whole_lex = Lx::Err,
+                    Ev::Push(k) => self.whole_stack.push(k),
+                    Ev::Pop => {
+                        self.whole_stack.pop();
+                    }
+                    _ => {}
+                }
+                let unit = if ch.is_ascii() { ch as u8 } else { 0x80 };
+                let mut valid = false;
+                for _ in 0..ch.len_utf16() {
+                    valid |= self.fix.unit(unit, &mut self.stacks);
+                }
+                if valid {
+                    committed = start + i + ch.len_utf8();
+                }
+            }
+            let new = self.text.get(self.committed..committed).unwrap_or("");
+            feed(&mut self.lex, &mut self.stacks, &mut self.tree, new);
+            self.tree.flush();
+            self.committed = committed;
+        }
+        self.state = if self.whole_ok() {
+            ParseState::SuccessfulParse
+        } else if self.repaired_ok() {
+            ParseState::RepairedParse
+        } else {
+            ParseState::FailedParse
+        };
+        self.changed = (self.state, self.from_whole) != (before.0, before.1)
+            || (self.value_ref().is_some() && self.tree.rev != before.2);
+        self.revision += u64::from(self.changed);
+    }
+
+    /// Whether the text so far is valid JSON; parses it apart when `fixJson` misread it.
+    fn whole_ok(&mut self) -> bool {
+        self.from_whole = false;
+        if !complete(self.whole_lex, self.whole_stack.len()) {
+            self.whole = None;
+            return false;
+        }
+        let trimmed = self.text.trim_end_matches([' ', '\t', '\n', '\r']).len();
+        if self.committed == trimmed && complete(self.lex, self.stacks.b.len()) {
+            return self.tree.poison == 0;
+        }
+        // The committed prefix is not the text: an escaped quote in a key, or a top-level
+        // number with an exponent sign. Parse the whole text once (a valid text only grows by
+        // whitespace, bar a top-level number).
+        if self.whole.as_ref().map(|w| w.0) != Some(trimmed) {
+            let (mut lex, mut stacks, mut tree) = (Lx::Value, Stacks::default(), Tree::default());
+            feed(&mut lex, &mut stacks, &mut tree, &self.text);
+            tree.flush();
+            self.work += self.text.len() as u64 + tree.work;
+            let value = match tree.top {
+                Value::Array(mut a) => a.pop(),
+                _ => None,
+            };
+            self.whole = Some((trimmed, value, tree.poison));
+            self.tree.rev += 1; // counts as a change of value
+        }
+        self.from_whole = self.whole.as_ref().is_some_and(|w| w.2 == 0);
+        self.from_whole
+    }
+
+    /// Whether `JSON.parse(fixJson(text))` succeeds: the committed prefix, then the closers.
+    fn repaired_ok(&self) -> bool {
+        let mut st = self.lex;
+        let top = self.stacks.b.last().copied();
+        for &c in self.fix.closer() {
+            step(&mut st, char::from(c), top);
+        }
+        let n = self.stacks.f.len();
+        let closes = if n == 0 {
+            complete(st, 0)
+        } else {
+            matches!(st, Lx::After | Lx::ArrFirst | Lx::ObjFirst)
+                || matches!(st, Lx::Num(n) if num_done(n))
+        };
+        closes && n == self.stacks.b.len() && n == self.stacks.agree && self.tree.poison == 0
+    }
+
+    /// The current value (None for undefined input / failed parse): a clone, O(size).
+    pub fn value(&self) -> Option<Value> {
+        self.value_ref().cloned()
+    }
+
+    /// The current value, borrowed: the tree is kept up to date in place, so this is free.
+    pub fn value_ref(&self) -> Option<&Value> {
+        match self.state {
+            ParseState::SuccessfulParse | ParseState::RepairedParse if self.from_whole => {
+                self.whole.as_ref().and_then(|w| w.1.as_ref())
+            }
+            ParseState::SuccessfulParse | ParseState::RepairedParse => {
+                self.tree.top.as_array().and_then(|a| a.first())
+            }
+            _ => None,
+        }
+    }
+
+    pub fn state(&self) -> ParseState {
+        self.state
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the last push changed the value or the state.
+    pub fn value_changed(&self) -> bool {
+        self.changed
+    }
+
+    /// Counts the pushes that changed the value or the state.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Work done so far: bytes scanned plus value nodes visited. Grows linearly with the text
+    /// for inputs of bounded depth (the tests hold it to that).
+    pub fn work_units(&self) -> u64 {
+        self.work + self.tree.work
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Obj,
+    Arr,
+}
+
+/// The container stacks of `fixJson` (`f`) and of the strict lexer of the committed prefix
+/// (`b`), with the length of their longest common prefix.
+#[derive(Debug, Default)]
+struct Stacks {
+    f: Vec<Kind>,
+    b: Vec<Kind>,
+    agree: usize,
+}
+
+impl Stacks {
+    fn push(&mut self, fix: bool, k: Kind) {
+        let (me, other) = if fix {
+            (&mut self.f, &self.b)
+        } else {
+            (&mut self.b, &self.f)
+        };
+        if self.agree == me.len() && other.get(me.len()) == Some(&k) {
+            self.agree += 1;
+        }
+        me.push(k);
+    }
+
+    fn pop(&mut self, fix: bool) {
+        let me = if fix { &mut self.f } else { &mut self.b };
+        me.pop();
+        self.agree = self.agree.min(me.len());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// fixJson
+
+/// The state of the innermost open container (the others are all "after value").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sub {
+    ObjStart,
+    ObjKey,
+    ObjAfterKey,
+    ObjBeforeValue,
+    ObjAfterValue,
+    ObjAfterComma,
+    ArrStart,
+    ArrAfterValue,
+    ArrAfterComma,
+}
+
+/// An open scalar on top of `fixJson`'s stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leaf {
+    None,
+    Str,
+    Esc,
+    Uni(u8),
+    Num,
+    Lit([u8; 5], u8),
+}
+
+/// `fixJson`'s scanner; its containers are `Stacks::f`.
+#[derive(Debug)]
+struct Fix {
+    /// `FINISH` rather than `ROOT` at the bottom of the stack.
+    finished: bool,
+    sub: Sub,
+    leaf: Leaf,
+}
+
+/// Nesting beyond this fails the parse (where `JSON.parse` would go on): values this deep would
+/// overflow the wasm stack when dropped, cloned or serialised recursively.
+pub const MAX_DEPTH: usize = 512;
+
+const LITS: [&[u8]; 3] = [b"true", b"false", b"null"];
+
+impl Fix {
+    /// Scans one UTF-16 code unit (`0x80` for any non-ASCII one); true when `lastValidIndex`
+    /// moves to it.
+    fn unit(&mut self, c: u8, s: &mut Stacks) -> bool {
+        match self.leaf {
+            Leaf::Str => match c {
+                b'"' => {
+                    self.leaf = Leaf::None;
+                    true
+                }
+                b'\\' => {
+                    self.leaf = Leaf::Esc;
+                    false
+                }
+                _ => true,
+            },
+            Leaf::Esc if c == b'u' => {
+                self.leaf = Leaf::Uni(0);
+                false
+            }
+            Leaf::Esc => {
+                self.leaf = Leaf::Str;
+                true
+            }
+            Leaf::Uni(n) => {
+                if c.is_ascii_hexdigit() {
+                    self.leaf = if n == 3 { Leaf::Str } else { Leaf::Uni(n + 1) };
+                }
+                c.is_ascii_hexdigit() && n == 3
+            }
+            Leaf::Num => match c {
+                b'0'..=b'9' => true,
+                b'e' | b'E' | b'-' | b'.' => false,
+                _ => {
+                    self.leaf = Leaf::None;
+                    self.after_value(c, s)
+                }
+            },
+            Leaf::Lit(mut buf, n) => {
+                if let Some(slot) = buf.get_mut(usize::from(n)) {
+                    *slot = c;
+                    let lit = buf.get(..=usize::from(n)).unwrap_or_default();
+                    if LITS.iter().any(|l| l.starts_with(lit)) {
+                        self.leaf = Leaf::Lit(buf, n + 1);
+                        return true;
+                    }
+                }
+                self.leaf = Leaf::None;
+                self.after_value(c, s)
+            }
+            Leaf::None if s.f.is_empty() => !self.finished && self.value_start(c, s),
+            Leaf::None => match (self.sub, c) {
+                (Sub::ObjStart | Sub::ObjAfterComma, b'"') => {
+                    self.sub = Sub::ObjKey;
+                    false
+                }
+                (Sub::ObjStart, b'}') | (Sub::ArrStart, b']') => {
+                    self.close(s);
+                    true
+                }
+                (Sub::ObjKey, b'"') => {
+                    self.sub = Sub::ObjAfterKey;
+                    false
+                }
+                (Sub::ObjAfterKey, b':') => {
+                    self.sub = Sub::ObjBeforeValue;
+                    false
+                }
+                (Sub::ObjBeforeValue | Sub::ArrStart | Sub::ArrAfterComma, _) => {
+                    self.value_start(c, s)
+                }
+                (Sub::ObjAfterValue, _) | (Sub::ArrAfterValue, b',' | b']') => {
+                    self.after_value(c, s)
+                }
+                (Sub::ArrAfterValue, _) => true,
+                _ => false,
+            },
+        }
+    }
+
+    /// `processValueStart`.
+    fn value_start(&mut self, c: u8, s: &mut Stacks) -> bool {
+        let leaf = match c {
+            b'"' => Leaf::Str,
+            b't' | b'f' | b'n' => Leaf::Lit([c, 0, 0, 0, 0], 1),
+            b'-' | b'0'..=b'9' => Leaf::Num,
+            b'{' | b'[' => Leaf::None,
+            _ => return false,
+        };
+        match s.f.last() {
+            None => self.finished = true,
+            Some(Kind::Obj) => self.sub = Sub::ObjAfterValue,
+            Some(Kind::Arr) => self.sub = Sub::ArrAfterValue,
+        }
+        self.leaf = leaf;
+        if c == b'{' {
+            s.push(true, Kind::Obj);
+            self.sub = Sub::ObjStart;
+        } else if c == b'[' {
+            s.push(true, Kind::Arr);
+            self.sub = Sub::ArrStart;
+        }
+        c != b'-'
+    }
+
+    /// `processAfterObjectValue` / `processAfterArrayValue`, whichever the container is.
+    fn after_value(&mut self, c: u8, s: &mut Stacks) -> bool {
+        match (s.f.last(), c) {
+            (Some(Kind::Obj), b',') => self.sub = Sub::ObjAfterComma,
+            (Some(Kind::Arr), b',') => self.sub = Sub::ArrAfterComma,
+            (Some(Kind::Obj), b'}') | (Some(Kind::Arr), b']') => {
+                self.close(s);
+                return true;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    fn close(&mut self, s: &mut Stacks) {
+        s.pop(true);
+        self.sub = match s.f.last() {
+            Some(Kind::Obj) => Sub::ObjAfterValue,
+            _ => Sub::ArrAfterValue,
+        };
+    }
+
+    /// What `fixJson` appends before the containers' closers.
+    fn closer(&self) -> &'static [u8] {
+        match self.leaf {
+            Leaf::Str | Leaf::Esc | Leaf::Uni(_) => b"\"",
+            Leaf::Lit(buf, n) => {
+                let lit = buf.get(..usize::from(n)).unwrap_or_default();
+                LITS.iter()
+                    .copied()
+                    .find(|l| l.starts_with(lit))
+                    .and_then(|l| l.get(lit.len()..))
+                    .unwrap_or_default()
+            }
+            _ => b"",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strict JSON (what `JSON.parse` accepts)
+
+#[derive(Clone, Copy, Debug)]
+enum Esc {
+    No,
+    Bs,
+    U(u8, u16),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum N {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    E,
+    ESign,
+    Exp,
+}
+
+fn num_done(n: N) -> bool {
+    matches!(n, N::Zero | N::Int | N::Frac | N::Exp)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Lx {
+    /// A value is due (start, after `:`, after `,` in an array).
+    Value,
+    /// After `[`.
+    ArrFirst,
+    /// After `{`.
+    ObjFirst,
+    /// After `,` in an object.
+    Key,
+    KeyStr(Esc),
+    Colon,
+    After,
+    Str(Esc),
+    Num(N),
+    /// Which of `LITS`, chars matched.
+    Lit(u8, u8),
+    Err,
+}
+
+/// A complete JSON text (if nothing follows).
+fn complete(st: Lx, depth: usize) -> bool {
+    depth == 0 && (matches!(st, Lx::After) || matches!(st, Lx::Num(n) if num_done(n)))
+}
+
+enum Ev {
+    None,
+    Push(Kind),
+    Pop,
+    StrOpen,
+    KeyOpen,
+    Char(char),
+    Unit(u16),
+    StrEnd,
+    KeyEnd,
+    NumOpen(char),
+    NumChar(char),
+    Lit(usize),
+}
+
+/// One char of strict JSON; `top` is the innermost open container.
+fn step(st: &mut Lx, c: char, top: Option<Kind>) -> Ev {
+    let (next, ev) = match *st {
+        Lx::Err => return Ev::None,
+        Lx::Str(e) | Lx::KeyStr(e) => {
+            let key = matches!(*st, Lx::KeyStr(_));
+            let within = |e| if key { Lx::KeyStr(e) } else { Lx::Str(e) };
+            match (e, c) {
+                (Esc::No, '"') if key => (Lx::Colon, Ev::KeyEnd),
+                (Esc::No, '"') => (Lx::After, Ev::StrEnd),
+                (Esc::No, '\\') => (within(Esc::Bs), Ev::None),
+                (Esc::No, '\0'..='\u{1f}') => (Lx::Err, Ev::None),
+                (Esc::No, _) => (*st, Ev::Char(c)),
+                (Esc::Bs, 'u') => (within(Esc::U(0, 0)), Ev::None),
+                (Esc::Bs, _) => match c {
+                    '"' | '\\' | '/' => (within(Esc::No), Ev::Char(c)),
+                    'b' => (within(Esc::No), Ev::Char('\u{8}')),
+                    'f' => (within(Esc::No), Ev::Char('\u{c}')),
+                    'n' => (within(Esc::No), Ev::Char('\n')),
+                    'r' => (within(Esc::No), Ev::Char('\r')),
+                    't' => (within(Esc::No), Ev::Char('\t')),
+                    _ => (Lx::Err, Ev::None),
+                },
+                (Esc::U(n, acc), _) => match c.to_digit(16) {
+                    Some(d) => {
+                        let acc = (acc << 4) | d as u16;
+                        if n == 3 {
+                            (within(Esc::No), Ev::Unit(acc))
+                        } else {
+                            (within(Esc::U(n + 1, acc)), Ev::None)
+                        }
+                    }
+                    None => (Lx::Err, Ev::None),
+                },
+            }
+        }
+        Lx::Num(n) => {
+            let next = match (n, c) {
+                (N::Minus, '0') => N::Zero,
+                (N::Minus, '1'..='9') | (N::Int, '0'..='9') => N::Int,
+                (N::Zero | N::Int, '.') => N::Dot,
+                (N::Dot | N::Frac, '0'..='9') => N::Frac,
+                (N::Zero | N::Int | N::Frac, 'e' | 'E') => N::E,
+                (N::E, '+' | '-') => N::ESign,
+                (N::E | N::ESign | N::Exp, '0'..='9') => N::Exp,
+                _ if num_done(n) => {
+                    *st = Lx::After;
+                    return step(st, c, top);
+                }
+                _ => return err(st),
+            };
+            (Lx::Num(next), Ev::NumChar(c))
+        }
+        Lx::Lit(w, i) => {
+            let lit = LITS.get(usize::from(w)).copied().unwrap_or_default();
+            if lit.get(usize::from(i)).map(|&b| char::from(b)) != Some(c) {
+                return err(st);
+            }
+            let next = if usize::from(i) + 1 == lit.len() {
+                Lx::After
+            } else {
+                Lx::Lit(w, i + 1)
+            };
+            (next, Ev::None)
+        }
+        _ if matches!(c, ' ' | '\t' | '\n' | '\r') => return Ev::None,
+        Lx::Value | Lx::ArrFirst => match c {
+            ']' if matches!(*st, Lx::ArrFirst) => (Lx::After, Ev::Pop),
+            '{' => (Lx::ObjFirst, Ev::Push(Kind::Obj)),
+            '[' => (Lx::ArrFirst, Ev::Push(Kind::Arr)),
+            '"' => (Lx::Str(Esc::No), Ev::StrOpen),
+            '-' => (Lx::Num(N::Minus), Ev::NumOpen(c)),
+            '0' => (Lx::Num(N::Zero), Ev::NumOpen(c)),
+            '1'..='9' => (Lx::Num(N::Int), Ev::NumOpen(c)),
+            't' => (Lx::Lit(0, 1), Ev::Lit(0)),
+            'f' => (Lx::Lit(1, 1), Ev::Lit(1)),
+            'n' => (Lx::Lit(2, 1), Ev::Lit(2)),
+            _ => (Lx::Err, Ev::None),
+        },
+        Lx::ObjFirst | Lx::Key => match c {
+            '"' => (Lx::KeyStr(Esc::No), Ev::KeyOpen),
+            '}' if matches!(*st, Lx::ObjFirst) => (Lx::After, Ev::Pop),
+            _ => (Lx::Err, Ev::None),
+        },
+        Lx::Colon if c == ':' => (Lx::Value, Ev::None),
+        Lx::Colon => (Lx::Err, Ev::None),
+        Lx::After => match (c, top) {
+            (',', Some(Kind::Arr)) => (Lx::Value, Ev::None),
+            (',', Some(Kind::Obj)) => (Lx::Key, Ev::None),
+            (']', Some(Kind::Arr)) | ('}', Some(Kind::Obj)) => (Lx::After, Ev::Pop),
+            _ => (Lx::Err, Ev::None),
+        },
+    };
+    *st = next;
+    ev
+}
+
+fn err(st: &mut Lx) -> Ev {
+    *st = Lx::Err;
+    Ev::None
+}
+
+/// Feeds strict JSON text to a lexer whose stack is `stacks.b`, building `tree`.
+fn feed(lex: &mut Lx, stacks: &mut Stacks, tree: &mut Tree, text: &str) {
+    for c in text.chars() {
+        if matches!(*lex, Lx::Err) {
+            return;
+        }
+        let was_num = matches!(*lex, Lx::Num(_));
+        let ev = step(lex, c, stacks.b.last().copied());
+        if matches!(ev, Ev::Push(_)) && stacks.b.len() >= MAX_DEPTH {
+            *lex = Lx::Err;
+            return;
+        }
+        if was_num && !matches!(*lex, Lx::Num(_)) {
+            tree.end_leaf();
+        }
+        match ev {
+            Ev::Push(k) => stacks.push(false, k),
+            Ev::Pop => stacks.pop(false),
+            _ => {}
+        }
+        tree.apply(ev);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The value, built in place
+
+#[derive(Debug)]
+enum Seg {
+    Last,
+    Key(String),
+}
+
+#[derive(Debug)]
+enum Open {
+    None,
+    Str,
+    Num,
+}
+
+#[derive(Debug)]
+struct Tree {
+    /// An array holding the root value once it begins.
+    top: Value,
+    /// From `top` to the innermost open container, or open string/number (`open`).
+    path: Vec<Seg>,
+    open: Open,
+    in_key: bool,
+    key: String,
+    /// Chars of the open string not yet written to the tree.
+    chunk: String,
+    /// A `\uD8xx` escape waiting for its low half.
+    hi: Option<u16>,
+    /// The tree's open string ends with a stand-in U+FFFD for `hi`.
+    provisional: bool,
+    num: String,
+    num_dirty: bool,
+    /// Objects the secure parse rejects: with a `__proto__` key, or with a `constructor`
+    /// object that has a `prototype` key.
+    poison: i64,
+    work: u64,
+    rev: u64,
+}
+
+impl Default for Tree {
+    fn default() -> Self {
+        Tree {
+            top: Value::Array(Vec::new()),
+            path: Vec::new(),
+            open: Open::None,
+            in_key: false,
+            key: String::new(),
+            chunk: String::new(),
+            hi: None,
+            provisional: false,
+            num: String::new(),
+            num_dirty: false,
+            poison: 0,
+            work: 0,
+            rev: 0,
+        }
+    }
+}
+
+fn nav<'a>(mut v: &'a mut Value, path: &[Seg], work: &mut u64) -> Option<&'a mut Value> {
+    *work += path.len() as u64 + 1;
+    for seg in path {
+        v = match (v, seg) {
+            (Value::Array(a), Seg::Last) => a.last_mut()?,
+            (Value::Object(m), Seg::Key(k)) => m.get_mut(k)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+fn has_prototype(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| o.contains_key("prototype"))
+}
+
+/// The poisoned objects within `v`.
+fn poison_of(v: &Value, work: &mut u64) -> i64 {
+    let (mut n, mut todo) = (0, vec![v]);
+    while let Some(v) = todo.pop() {
+        *work += 1;
+        match v {
+            Value::Object(m) => {
+                n += i64::from(m.contains_key("__proto__"))
+                    + i64::from(m.get("constructor").is_some_and(has_prototype));
+                todo.extend(m.values());
+            }
+            Value::Array(a) => todo.extend(a),
+            _ => {}
+        }
+    }
+    n
+}
+
+/// Resolves a pending high surrogate that no low one follows (JS keeps it lone; it reaches
+/// Rust as U+FFFD).
+fn lone(buf: &mut String, hi: &mut Option<u16>) {
+    if hi.take().is_some() {
+        buf.push('\u{FFFD}');
+    }
+}
+
+impl Tree {
+    fn apply(&mut self, ev: Ev) {
+        match ev {
+            Ev::None => {}
+            Ev::Push(Kind::Obj) => self.begin(Value::Object(Map::new()), true),
+            Ev::Push(Kind::Arr) => self.begin(Value::Array(Vec::new()), true),
+            Ev::Pop => {
+                self.path.pop();
+            }
+            Ev::StrOpen => {
+                self.begin(Value::String(String::new()), true);
+                self.open = Open::Str;
+                self.provisional = false;
+            }
+            Ev::KeyOpen => {
+                self.key.clear();
+                self.in_key = true;
+            }
+            Ev::Char(c) => {
+                let buf = if self.in_key {
+                    &mut self.key
+                } else {
+                    &mut self.chunk
+                };
+                lone(buf, &mut self.hi);
+                buf.push(c);
+            }
+            Ev::Unit(u) => {
+                let buf = if self.in_key {
+                    &mut self.key
+                } else {
+                    &mut self.chunk
+                };
+                match (self.hi, u) {
+                    (Some(h), 0xDC00..=0xDFFF) => {
+                        self.hi = None;
+                        let c = 0x10000 + ((u32::from(h) - 0xD800) << 10) + u32::from(u) - 0xDC00;
+                        buf.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                    }
+                    _ => {
+                        lone(buf, &mut self.hi);
+                        match char::from_u32(u32::from(u)) {
+                            Some(c) => buf.push(c),
+                            None if u < 0xDC00 => self.hi = Some(u),
+                            None => buf.push('\u{FFFD}'),
+                        }
+                    }
+                }
+            }
+            Ev::KeyEnd => {
+                lone(&mut self.key, &mut self.hi);
+                self.in_key = false;
+            }
+            Ev::StrEnd => {
+                lone(&mut self.chunk, &mut self.hi);
+                self.end_leaf();
+            }
+            Ev::NumOpen(c) => {
+                self.begin(Value::Null, true);
+                self.open = Open::Num;
+                self.num.clear();
+                self.num.push(c);
+                self.num_dirty = true;
+            }
+            Ev::NumChar(c) => {
+                self.num.push(c);
+                self.num_dirty = true;
+            }
+            Ev::Lit(w) => self.begin(
+                if w < 2 {
+                    Value::Bool(w == 0)
+                } else {
+                    Value::Null
+                },
+                false,
+            ),
+        }
+    }
+
+    /// Adds a value to the innermost open container; `opens` when it stays open.
+    fn begin(&mut self, v: Value, opens: bool) {
+        self.rev += 1;
+        let Some(parent) = nav(&mut self.top, &self.path, &mut self.work) else {
+            return;
+        };
+        let seg = match parent {
+            Value::Array(a) => {
+                a.push(v);
+                Seg::Last
+            }
+            Value::Object(m) => {
+                let key = std::mem::take(&mut self.key);
+                let ctor = matches!(self.path.last(), Some(Seg::Key(k)) if k == "constructor");
+                self.poison += match m.insert(key.clone(), v) {
+                    None => i64::from(key == "__proto__") + i64::from(ctor && key == "prototype"),
+                    Some(old) => {
+                        -poison_of(&old, &mut self.work)
+                            - i64::from(key == "constructor" && has_prototype(&old))
+                    }
+                };
+                Seg::Key(key)
+            }
+            _ => return,
+        };
+        if opens {
+            self.path.push(seg);
+        }
+    }
+
+    /// Closes the open string or number.
+    fn end_leaf(&mut self) {
+        self.flush();
+        self.open = Open::None;
+        self.path.pop();
+    }
+
+    /// Writes the open string's or number's progress into the tree.
+    fn flush(&mut self) {
+        match self.open {
+            Open::Str if !self.chunk.is_empty() || self.provisional != self.hi.is_some() => {
+                if let Some(Value::String(s)) = nav(&mut self.top, &self.path, &mut self.work) {
+                    if self.provisional {
+                        s.pop();
+                    }
+                    s.push_str(&self.chunk);
+                    if self.hi.is_some() {
+                        s.push('\u{FFFD}');
+                    }
+                }
+                self.provisional = self.hi.is_some();
+                self.chunk.clear();
+                self.rev += 1;
+            }
+            Open::Num if self.num_dirty => {
+                self.num_dirty = false;
+                // Only a number ending in a digit is complete. It is read as serde_json reads
+                // numbers everywhere else in the crate (see the module docs); too large for an
+                // f64 is JS's Infinity, which JSON shows as null.
+                if self.num.ends_with(|c: char| c.is_ascii_digit()) {
+                    let v = serde_json::from_str(&self.num).unwrap_or_default();
+                    if let Some(slot) = nav(&mut self.top, &self.path, &mut self.work) {
+                        *slot = v;
+                        self.rev += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
