@@ -502,7 +502,7 @@ mod tests {
     fn long_comments_do_not_count_against_the_limit() {
         let mut d = SseDecoder::with_max_event_bytes(8);
         let mut body = b":".to_vec();
-        body.extend(std::iter::repeat(b'p').take(100));
+        body.extend(std::iter::repeat_n(b'p', 100));
         body.extend_from_slice(b"\ndata: x\n\n");
         assert_eq!(d.push(&body), vec![ev("x")]);
         for b in &body {

@@ -291,6 +291,20 @@ struct Session {
     /// not applied. A later hand-off to the pi projection must then not let the next user
     /// message-start (a follow-up's) adopt the optimistic message.
     ignored_user_start: bool,
+    /// A follow-up being re-sent as a new message after a DELETE of the server's copy: the
+    /// chat POST waits for the DELETE's answer, or the copy could still run first (a POST
+    /// that reached the server late would make it run twice).
+    held_turn: Option<HeldTurn>,
+}
+
+/// A turn whose user message is already shown, waiting for a DELETE to be answered.
+#[derive(Debug)]
+struct HeldTurn {
+    /// The DELETE in flight; `None` once answered (the session was parked meanwhile).
+    delete: Option<RequestId>,
+    message_id: String,
+    text: String,
+    files: Vec<FileAttachment>,
 }
 
 impl Session {
@@ -320,6 +334,7 @@ impl Session {
             resume_at: None,
             send_queue_when_idle: false,
             ignored_user_start: false,
+            held_turn: None,
         }
     }
 
@@ -606,6 +621,20 @@ impl ChatStore {
         if !self.status().is_busy() {
             return;
         }
+        if let Some(held) = self.session.held_turn.take() {
+            // Never sent: the message goes back to the composer (if it is empty) rather than
+            // stay as if it had been asked.
+            if let Some(i) = self.session.history.position(&held.message_id) {
+                self.session.history.remove(i);
+            }
+            if self.draft.is_empty() && self.draft_files.is_empty() {
+                self.draft = held.text;
+                self.draft_files = held.files;
+            }
+            self.session.status = Status::Ready;
+            self.touch();
+            return;
+        }
         if let Some(id) = self.session.stream.take() {
             self.abort(id);
         }
@@ -705,10 +734,7 @@ impl ChatStore {
         let Some((item, server_has_it)) = self.session.queue.take(item_id) else {
             return false;
         };
-        if server_has_it {
-            self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
-        }
-        self.start_turn(item.text, item.files, "submit-message", now_ms);
+        self.send_as_new_message(item, server_has_it, now_ms);
         true
     }
 
@@ -826,6 +852,10 @@ impl ChatStore {
         let Some(p) = self.pending.remove(&id) else {
             return;
         };
+        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
+            // Whatever session is current now: a held turn of any session waits for it.
+            self.on_delete_answered(id, now_ms);
+        }
         if p.generation != self.generation || p.session != self.session.id {
             return;
         }
@@ -875,6 +905,9 @@ impl ChatStore {
         let Some(p) = self.pending.remove(&id) else {
             return;
         };
+        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
+            self.on_delete_answered(id, now_ms);
+        }
         if p.generation != self.generation || p.session != self.session.id {
             return;
         }
@@ -1059,6 +1092,22 @@ impl ChatStore {
             self.session.resume_at = Some(now_ms);
             self.handle_timeout(now_ms);
         } else {
+            if let Some(held) = &self.session.held_turn {
+                // Its user message is shown; the turn starts as soon as the DELETE it waits
+                // for has been answered (perhaps while the session was parked).
+                self.session.status = Status::Submitted;
+                if held.delete.is_none() {
+                    if let Some(h) = self.session.held_turn.take() {
+                        self.start_request_turn(
+                            "submit-message",
+                            Some(h.message_id),
+                            h.text,
+                            h.files,
+                            now_ms,
+                        );
+                    }
+                }
+            }
             if self.opts.hydrate {
                 self.hydrate(now_ms);
             } else {
@@ -1202,7 +1251,7 @@ impl ChatStore {
         }
     }
 
-    fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) {
+    fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
         let path = format!(
             "{}?clientNonce={}&clientSeq={seq}",
             self.route(|r| &r.followup),
@@ -1214,7 +1263,7 @@ impl ChatStore {
             path,
             None,
             now_ms,
-        );
+        )
     }
 
     /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
@@ -1258,18 +1307,68 @@ impl ChatStore {
 
     /// Starts a turn with a new user message.
     fn start_turn(&mut self, text: String, files: Vec<FileAttachment>, trigger: &str, now_ms: u64) {
+        let id = self.push_user_message(&text, &files);
+        self.start_request_turn(trigger, Some(id), text, files, now_ms);
+    }
+
+    /// Sends a queued item's text as a new message. When the server may hold a copy of it,
+    /// the copy is deleted first and the chat POST waits for that answer: the message shows
+    /// at once, the turn starts once the copy can no longer run.
+    fn send_as_new_message(&mut self, item: FollowUpItem, server_may_have_it: bool, now_ms: u64) {
+        if !server_may_have_it {
+            return self.start_turn(item.text, item.files, "submit-message", now_ms);
+        }
+        let delete = self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
+        let message_id = self.push_user_message(&item.text, &item.files);
+        let s = &mut self.session;
+        s.status = Status::Submitted;
+        s.error = None;
+        s.held_turn = Some(HeldTurn {
+            delete: Some(delete),
+            message_id,
+            text: item.text,
+            files: item.files,
+        });
+        self.touch();
+    }
+
+    /// The DELETE a held turn waits for was answered (whatever it said: a failed DELETE
+    /// leaves nothing better to do than send).
+    fn on_delete_answered(&mut self, id: RequestId, now_ms: u64) {
+        let current = &mut self.session.held_turn;
+        if current.as_ref().and_then(|h| h.delete) == Some(id) {
+            if let Some(h) = current.take() {
+                self.start_request_turn(
+                    "submit-message",
+                    Some(h.message_id),
+                    h.text,
+                    h.files,
+                    now_ms,
+                );
+            }
+            return;
+        }
+        for parked in self.parked.values_mut() {
+            if let Some(h) = parked.held_turn.as_mut().filter(|h| h.delete == Some(id)) {
+                h.delete = None; // sent when the session is current again
+            }
+        }
+    }
+
+    /// Adds the optimistic user message of a new turn; returns its id.
+    fn push_user_message(&mut self, text: &str, files: &[FileAttachment]) -> String {
         let id = uuid_v4(self.rng.as_mut());
         let mut msg = UIMessage::new(id.clone(), Role::User);
         // `useChat` puts files before the text.
         msg.parts.extend(files.iter().map(FileAttachment::to_part));
         if !text.is_empty() {
-            msg.parts.push(Part::text(text.clone(), None));
+            msg.parts.push(Part::text(text, None));
         }
         self.session.history.push(msg);
         if self.session.pi_owns_history() {
             self.session.pi.set_pending_user(Some(id.clone()));
         }
-        self.start_request_turn(trigger, Some(id), text, files, now_ms);
+        id
     }
 
     /// Sends the chat POST for a turn whose user message (if any) is already in the history.
@@ -1690,12 +1789,9 @@ impl ChatStore {
                 _ => return,
             },
         };
-        if server_may_have_it {
-            // A lost answer may have left a copy on the server: cancel it so it cannot run
-            // a second time.
-            self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
-        }
-        self.start_turn(item.text, item.files, "submit-message", now_ms);
+        // A lost answer may have left a copy on the server: it is cancelled before the turn
+        // starts, so it cannot run a second time.
+        self.send_as_new_message(item, server_may_have_it, now_ms);
     }
 
     /// In AI SDK mode the client owns history: store it after every completed turn.

@@ -723,7 +723,7 @@ fn is_provider_metadata(v: &Value) -> bool {
 
 /// `z.optional(...)` of one of these: absent, or `ok` of the value.
 fn opt(o: &Object, k: &str, ok: impl Fn(&Value) -> bool) -> bool {
-    o.get(k).map_or(true, ok)
+    o.get(k).is_none_or(ok)
 }
 
 fn is_str(o: &Object, k: &str) -> bool {

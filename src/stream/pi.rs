@@ -223,7 +223,15 @@ impl PiReducer {
             "event for unknown message {id}"
         )));
         self.open.push((id.clone(), Role::Assistant));
+        self.state.insert(id.clone(), MessageState::default());
         h.push(UIMessage::new(id, Role::Assistant))
+    }
+
+    /// A message known only from the canonical history (complete there) whose part events a
+    /// replayed stream repeats without its start: they are already in it.
+    fn known_complete(&self, h: &History, message_id: &str) -> bool {
+        let id = self.resolve(message_id);
+        h.position(&id).is_some() && !self.state.contains_key(&id)
     }
 
     /// Applies one event. Returns whether history changed.
@@ -268,9 +276,33 @@ impl PiReducer {
                 ..
             } => {
                 let id = self.resolve(&message_id);
-                if h.position(&id).is_some() {
-                    return false; // a duplicate start
+                if let Some(at) = h.position(&id) {
+                    // A duplicate start, or the turn's own user message already known from a
+                    // canonical history loaded while the turn began: then the optimistic copy
+                    // is that message twice, and goes.
+                    let own = client_nonce.is_none() && role == Role::User;
+                    let local = if own { self.pending_user.take() } else { None };
+                    if let Some(i) = local.and_then(|l| h.position(&l).filter(|_| l != id)) {
+                        h.remove(i);
+                        return true;
+                    }
+                    if self.state.contains_key(&id) {
+                        return false;
+                    }
+                    // Known only from the canonical history, and the stream replays it from its
+                    // start (a resume from before it): rebuilt from the replay, so its parts are
+                    // not doubled.
+                    self.state.insert(id.clone(), MessageState::default());
+                    self.open.push((id.clone(), role));
+                    let msg = h.at_mut(at);
+                    msg.parts.clear();
+                    if let Some(t) = text.filter(|t| !t.is_empty()) {
+                        let state = (role == Role::Assistant).then_some(TextState::Streaming);
+                        msg.parts.push(Part::text(t, state));
+                    }
+                    return true;
                 }
+                self.state.insert(id.clone(), MessageState::default());
                 let adopt = match (&client_nonce, role, self.pending_user.take()) {
                     (None, Role::User, Some(local)) => h.position(&local),
                     (_, _, pending) => {
@@ -318,6 +350,9 @@ impl PiReducer {
                 part_id,
                 ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 self.part_index(h, i, kind, part_id);
             }
@@ -328,6 +363,9 @@ impl PiReducer {
                 delta,
                 ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 let p = self.part_index(h, i, kind, part_id);
                 if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
@@ -341,6 +379,9 @@ impl PiReducer {
                 text,
                 ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 let p = self.part_index(h, i, kind, part_id);
                 // A repeated end that says what the part already is changes nothing: the
@@ -369,6 +410,9 @@ impl PiReducer {
                 tool_name,
                 ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 self.tool_index(h, i, &tool_call_id, tool_name);
             }
@@ -378,6 +422,9 @@ impl PiReducer {
                 delta,
                 ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 let p = self.tool_index(h, i, &tool_call_id, None);
                 let id = h.messages()[i].id.clone();
@@ -417,6 +464,9 @@ impl PiReducer {
                 input,
                 ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 let p = self.tool_index(h, i, &tool_call_id, tool_name);
                 let id = h.messages()[i].id.clone();
@@ -480,6 +530,9 @@ impl PiReducer {
             PiEvent::LegacyMessageDelta {
                 message_id, delta, ..
             } => {
+                if self.known_complete(h, &message_id) {
+                    return false;
+                }
                 let i = self.ensure_message(h, &message_id, out);
                 let id = h.messages()[i].id.clone();
                 let st = self.state.entry(id).or_default();
