@@ -25,19 +25,20 @@
 //! use agent_chat_store::store::{ChatStore, Method, ResponseHead, StoreOptions};
 //!
 //! let mut store = ChatStore::new(StoreOptions::new("s1"), Box::new(SeededRandom(1)), 0);
-//! // Opening the session asks for its capabilities and its canonical history.
+//! // Opening the session asks for its capabilities, its tools and its canonical history.
 //! let mut asked = Vec::new();
 //! while let Some(req) = store.poll_request() {
 //!     asked.push((req.method, req.path.clone()));
-//!     // The host performs each request; here the server answers 404 to both.
+//!     // The host performs each request; here the server answers 404 to all.
 //!     store.handle_response_head(req.id, ResponseHead { status: 404, ..Default::default() }, 5);
 //!     store.handle_response_end(req.id, 5);
 //! }
 //! assert_eq!(asked[0], (Method::Get, "/api/v1/agent/capabilities?sessionId=s1".to_string()));
-//! assert_eq!(asked[1], (Method::Get, "/api/v1/agent/chat/s1/messages".to_string()));
-//! // 404s leave the defaults: a plain AI SDK runtime, no follow-ups, an empty history.
+//! assert_eq!(asked[1], (Method::Get, "/api/v1/agent/catalog?sessionId=s1".to_string()));
+//! assert_eq!(asked[2], (Method::Get, "/api/v1/agent/chat/s1/messages".to_string()));
+//! // 404s leave the defaults: a plain AI SDK runtime, no follow-ups, no tools, no history.
 //! assert!(store.capabilities_loaded() && !store.capabilities().native_follow_up);
-//! assert!(store.hydrated() && store.messages().is_empty());
+//! assert!(store.hydrated() && store.messages().is_empty() && store.tools().is_empty());
 //!
 //! store.set_draft("hello");
 //! store.submit(10);
@@ -65,5 +66,6 @@ pub mod replay;
 pub mod sse;
 pub mod store;
 pub mod stream;
+pub mod tool_ui;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -99,6 +99,8 @@ pub fn replay_ui_message_stream<'a>(
 #[derive(Debug, Clone, PartialEq)]
 pub struct PiReplay {
     pub messages: Vec<UIMessage>,
+    /// The `data-tool-ui` updates seen, by tool call (for the tool parts' resolved `ui`).
+    pub tool_ui: crate::tool_ui::ToolUiUpdates,
     /// Chunks that could not be read and oddities the reducer survived.
     pub diagnostics: Vec<String>,
 }
@@ -110,10 +112,16 @@ pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) ->
     let mut pi = PiReducer::new();
     let mut effects = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut tool_ui = crate::tool_ui::ToolUiUpdates::new();
     for input in chunks {
         match read(input) {
             Ok(Chunk::Pi(ev)) => {
                 pi.apply(&mut history, ev, &mut effects);
+            }
+            Ok(Chunk::Data(d)) if d.name == "tool-ui" => {
+                if let Some((call, u)) = crate::tool_ui::ToolUiUpdate::from_data(&d.data) {
+                    tool_ui.insert(call, u);
+                }
             }
             Ok(_) => {}
             Err(e) => diagnostics.push(e.to_string()),
@@ -127,6 +135,7 @@ pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) ->
     pi.end_of_stream(&mut history);
     PiReplay {
         messages: history.messages().to_vec(),
+        tool_ui,
         diagnostics,
     }
 }

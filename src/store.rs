@@ -32,6 +32,7 @@ use crate::sse::{SseDecoder, SseError, SseItem};
 use crate::stream::pi::{PiEffect, PiReducer};
 use crate::stream::ui_message::{UiEffect, UiMessageReducer};
 use crate::stream::History;
+use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdate, ToolUiUpdates};
 
 /// Identifies one request for its whole life (the driver hands it back with every answer).
 pub type RequestId = u64;
@@ -61,6 +62,7 @@ impl Method {
 #[serde(rename_all = "camelCase")]
 pub enum RequestKind {
     Capabilities,
+    Catalog,
     Chat,
     FollowUpPost,
     FollowUpDelete,
@@ -102,6 +104,7 @@ pub struct Request {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Routes {
     pub capabilities: String,
+    pub catalog: String,
     pub chat: String,
     pub followup: String,
     pub messages: String,
@@ -113,6 +116,7 @@ impl Default for Routes {
     fn default() -> Self {
         Routes {
             capabilities: "/api/v1/agent/capabilities".into(),
+            catalog: "/api/v1/agent/catalog".into(),
             chat: "/api/v1/agent/chat".into(),
             followup: "/api/v1/agent/chat/{sessionId}/followup".into(),
             messages: "/api/v1/agent/chat/{sessionId}/messages".into(),
@@ -256,6 +260,10 @@ struct Session {
     id: String,
     caps: Capabilities,
     caps_loaded: bool,
+    /// The session runtime's tools (`GET …/catalog`); empty without a catalog.
+    tools: Vec<ToolCatalogEntry>,
+    /// The latest `data-tool-ui` of each tool call.
+    tool_ui: ToolUiUpdates,
     /// `data-pi-mode` was seen: the pi projection owns history whatever was fetched.
     pi_mode: bool,
     history: History,
@@ -313,6 +321,8 @@ impl Session {
             id,
             caps: caps.unwrap_or_default(),
             caps_loaded: caps.is_some(),
+            tools: Vec::new(),
+            tool_ui: ToolUiUpdates::new(),
             pi_mode: false,
             history: History::new(),
             pi: PiReducer::new(),
@@ -478,6 +488,15 @@ impl ChatStore {
     }
     pub fn capabilities_loaded(&self) -> bool {
         self.session.caps_loaded
+    }
+    /// The session runtime's tool catalog (empty when the server has none).
+    pub fn tools(&self) -> &[ToolCatalogEntry] {
+        &self.session.tools
+    }
+    /// Message `i` as the UI gets it: its JSON with the resolved `ui` on every tool part.
+    pub fn export_message(&self, i: usize) -> Value {
+        let s = &self.session;
+        tool_ui::export_message(&s.history.messages()[i], &s.tool_ui, &s.tools)
     }
     /// The one canonical list: display and action eligibility both read it.
     pub fn messages(&self) -> &[UIMessage] {
@@ -652,6 +671,7 @@ impl ChatStore {
         let s = &mut self.session;
         s.pi.end_of_stream(&mut s.history);
         s.turn_active = false;
+        s.turn_id = None;
         s.resume_at = None;
         s.status = Status::Ready;
         s.send_queue_when_idle = false;
@@ -863,6 +883,7 @@ impl ChatStore {
         let ok = (200..300).contains(&status);
         match p.kind {
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..])),
+            RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body),
             RequestKind::FollowUpPost => {
                 let outcome = if ok {
@@ -914,6 +935,7 @@ impl ChatStore {
         let error = ChatError::network(message);
         match p.kind {
             RequestKind::Capabilities => self.on_capabilities(None),
+            RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
                 self.session.hydrated = true;
                 self.events.push_back(StoreEvent::Error { error });
@@ -1085,6 +1107,14 @@ impl ChatStore {
             );
             self.request(RequestKind::Capabilities, Method::Get, path, None, now_ms);
         }
+        // The tools are the runtime's, which can differ per session: fetched for each one,
+        // under the same generation guard as the capabilities.
+        let path = format!(
+            "{}?sessionId={}",
+            self.route(|r| &r.catalog),
+            encode(&self.session.id)
+        );
+        self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
         if self.session.turn_active {
             // Parked mid-turn: pick the stream up where it was left.
             self.session.status = Status::Streaming;
@@ -1122,6 +1152,70 @@ impl ChatStore {
     fn hydrate(&mut self, now_ms: u64) {
         let path = self.route(|r| &r.messages);
         self.request(RequestKind::MessagesGet, Method::Get, path, None, now_ms);
+    }
+
+    /// The catalog answer. 404 means the server has no catalog: no tools, not an error.
+    fn on_catalog(&mut self, status: u16, body: &[u8]) {
+        let tools = if (200..300).contains(&status) {
+            match tool_ui::parse_catalog(body) {
+                Some((tools, skipped)) => {
+                    if skipped > 0 {
+                        self.diagnostic(&format!(
+                            "{skipped} catalog entries without a name skipped"
+                        ));
+                    }
+                    tools
+                }
+                None => {
+                    self.diagnostic("catalog answer has no tools list");
+                    Vec::new()
+                }
+            }
+        } else {
+            if status != 404 {
+                self.diagnostic(&format!("catalog unavailable (HTTP {status})"));
+            }
+            Vec::new()
+        };
+        if tools != self.session.tools {
+            self.session.tools = tools;
+            // The tool parts' resolved `ui` may change with it.
+            self.touch_tool_messages(|_| true);
+        }
+        self.touch();
+    }
+
+    /// Bumps the version of every message with a tool part `pick` selects (their exported
+    /// `ui` depends on more than the message).
+    fn touch_tool_messages(&mut self, pick: impl Fn(&str) -> bool) {
+        let h = &mut self.session.history;
+        for i in 0..h.len() {
+            let hit = h.messages()[i]
+                .parts
+                .iter()
+                .any(|p| p.as_tool().is_some_and(|t| pick(&t.tool_call_id)));
+            if hit {
+                h.at_mut(i);
+            }
+        }
+    }
+
+    /// A `data-tool-ui` chunk: remembered for its tool call (in both modes: in pi mode it is
+    /// not history, yet the part shows it).
+    fn on_tool_ui(&mut self, data: &Value) {
+        let Some((call, update)) = ToolUiUpdate::from_data(data) else {
+            return self.diagnostic("data-tool-ui without a toolCallId");
+        };
+        self.session.tool_ui.insert(call.clone(), update);
+        // The newest message holding the call is almost always the last one or near it.
+        let h = &mut self.session.history;
+        if let Some(i) = (0..h.len())
+            .rev()
+            .find(|&i| tool_ui::has_call(&h.messages()[i], &call))
+        {
+            h.at_mut(i);
+        }
+        self.touch();
     }
 
     fn on_capabilities(&mut self, body: Option<&[u8]>) {
@@ -1463,6 +1557,13 @@ impl ChatStore {
 
     /// The one place a chunk meets the history: the authority gate of SPEC §8.
     fn apply_chunk(&mut self, chunk: Chunk, now_ms: u64) {
+        if let Chunk::Data(d) = &chunk {
+            if d.name == "tool-ui" {
+                // Typed tool UI metadata for a call; the chunk then goes where any data chunk
+                // goes (onData, and history in AI SDK mode).
+                self.on_tool_ui(&d.data);
+            }
+        }
         let pi_owns = self.session.pi_owns_history();
         match chunk {
             Chunk::Pi(PiEvent::Mode { enabled }) => {
@@ -1744,6 +1845,8 @@ impl ChatStore {
         let s = &mut self.session;
         s.pi.end_of_stream(&mut s.history);
         s.turn_active = false;
+        // `turnId` names the running turn: none runs now.
+        s.turn_id = None;
         s.resume_at = None;
         s.status = if s.stream_error {
             Status::Error
@@ -1814,6 +1917,7 @@ impl ChatStore {
         let s = &mut self.session;
         s.stream = None;
         s.turn_active = false;
+        s.turn_id = None;
         s.resume_at = None;
         s.status = Status::Error;
         s.send_queue_when_idle = false;

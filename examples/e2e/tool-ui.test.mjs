@@ -10,10 +10,9 @@
 //   without the catalog route (404) is not an error.
 // - assistant-ui: the same renderer through `makeToolUIs`.
 //
-// Assertions that need the store's tool catalog (`snapshot.tools`) or its tool UI metadata
-// (`part.ui`, including the live `data-tool-ui` progress) are wrapped in `core(...)`. With
-// E2E_WITHOUT_CORE=1 their failures are printed instead of failing the test (for a package
-// built without those features); by default they fail like any other assertion.
+// Assertions that read the store's tool catalog (`snapshot.tools`) or its tool UI metadata
+// (`part.ui`, including the live `data-tool-ui` progress) are grouped in `core(...)`, which
+// names the feature in the failure message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -21,18 +20,13 @@ import {
   canonicalView, queuedCount, screenshot, eventually, toolCatalog, subagentView,
 } from './lib.mjs';
 
-const WITHOUT_CORE = process.env.E2E_WITHOUT_CORE === '1';
-
-/** Runs assertions that depend on the store's tool catalog / tool UI metadata. */
+/** Runs assertions on the store's tool catalog / tool UI metadata, naming it on failure. */
 async function core(what, fn) {
   try {
     await fn();
   } catch (e) {
-    if (!WITHOUT_CORE) {
-      e.message = `[needs the store's ${what}] ${e.message}`;
-      throw e;
-    }
-    console.log(`# E2E_WITHOUT_CORE: not checked: ${what}: ${String(e.message).split('\n')[0]}`);
+    e.message = `[the store's ${what}] ${e.message}`;
+    throw e;
   }
 }
 

@@ -57,7 +57,13 @@ pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsV
 pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
     let list = chunk_list(&chunks)?;
     let r = replay::replay_pi_stream(list.into_iter().map(ChunkInput::Value));
-    let out = json!({ "messages": r.messages, "diagnostics": r.diagnostics });
+    // As the store exports them: tool parts carry their resolved `ui` (no catalog here).
+    let messages: Vec<Value> = r
+        .messages
+        .iter()
+        .map(|m| crate::tool_ui::export_message(m, &r.tool_ui, &[]))
+        .collect();
+    let out = json!({ "messages": messages, "diagnostics": r.diagnostics });
     Ok(js::parse(&to_string(&out)))
 }
 

@@ -82,6 +82,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     let r = &mut opts.routes;
     for (key, slot) in [
         ("capabilities", &mut r.capabilities),
+        ("catalog", &mut r.catalog),
         ("chat", &mut r.chat),
         ("followup", &mut r.followup),
         ("messages", &mut r.messages),

@@ -39,18 +39,20 @@ impl Default for SnapshotCache {
 }
 
 /// Re-exports the changed entries of a list; the unchanged ones keep their JS objects.
-fn patch<T: serde::Serialize>(
+/// `json(i)` is called only for the entries that changed.
+fn patch(
     prev: &JsValue,
     keys: &mut Vec<(String, u64)>,
-    items: impl ExactSizeIterator<Item = (String, u64, T)>,
+    items: impl ExactSizeIterator<Item = (String, u64)>,
+    json: impl Fn(usize) -> String,
 ) -> Option<JsValue> {
     let len = items.len();
     let changed = Array::new();
-    for (i, (id, version, item)) in items.enumerate() {
+    for (i, (id, version)) in items.enumerate() {
         let same = keys.get(i).is_some_and(|(k, v)| *k == id && *v == version);
         if !same {
             changed.push(&JsValue::from(i as u32));
-            changed.push(&js::parse_frozen(&to_string(&item)));
+            changed.push(&js::parse_frozen(&json(i)));
             if i < keys.len() {
                 keys[i] = (id, version);
             } else {
@@ -75,12 +77,16 @@ impl SnapshotCache {
         let msgs = messages
             .iter()
             .enumerate()
-            .map(|(i, m)| (m.id.clone(), core.message_version(i), m));
-        if let Some(arr) = patch(&self.messages, &mut self.message_keys, msgs) {
+            .map(|(i, m)| (m.id.clone(), core.message_version(i)));
+        let export = |i: usize| to_string(&core.export_message(i));
+        if let Some(arr) = patch(&self.messages, &mut self.message_keys, msgs, export) {
             self.messages = arr;
         }
-        let queued = core.queued().iter().map(|q| (q.id.clone(), q.version, q));
-        if let Some(arr) = patch(&self.queued, &mut self.queued_keys, queued) {
+        let items = core.queued();
+        let queued = items.iter().map(|q| (q.id.clone(), q.version));
+        if let Some(arr) = patch(&self.queued, &mut self.queued_keys, queued, |i| {
+            to_string(&items[i])
+        }) {
             self.queued = arr;
         }
         if core.error() != self.error.as_ref() {
@@ -93,6 +99,7 @@ impl SnapshotCache {
             "status": core.status(),
             "capabilities": core.capabilities(),
             "capabilitiesLoaded": core.capabilities_loaded(),
+            "tools": core.tools(),
             "composer": {
                 "draft": core.draft(),
                 "files": core.draft_files(),

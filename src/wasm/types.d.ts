@@ -36,8 +36,20 @@ export interface ReasoningUIPart { type: 'reasoning'; text: string; state?: 'str
 export type ToolState =
   | 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded'
   | 'output-available' | 'output-error' | 'output-denied';
+/** How a tool wants to be shown, as its runtime's catalog says. */
+export interface ToolUiHints { rendererId?: string; displayGroup?: string; icon?: string }
+/**
+ * A tool part's resolved UI metadata, each field from the first source that has it: the
+ * result's `details` (`details.uiKind` → `rendererId`), a `data-tool-ui` chunk for the call,
+ * the catalog entry's `ui`. Never parsed from text.
+ */
+export interface ToolUi extends ToolUiHints { details?: unknown }
+/** One tool of the session's runtime (`GET …/catalog`). */
+export interface ToolCatalogEntry { name: string; description?: string; inputSchema?: unknown; ui?: ToolUiHints }
 interface ToolFields {
   toolCallId: string;
+  /** Always present on exported tool parts (`{}` when nothing is known). */
+  ui?: ToolUi;
   state: ToolState;
   title?: string;
   providerExecuted?: boolean;
@@ -121,6 +133,8 @@ export interface ChatSnapshot {
   readonly error: ChatStoreError | null;
   readonly capabilities: Readonly<Capabilities>;
   readonly capabilitiesLoaded: boolean;
+  /** The session runtime's tools (empty when the server has no catalog). */
+  readonly tools: readonly ToolCatalogEntry[];
   readonly messages: readonly UIMessage[];
   readonly queued: readonly QueuedItem[];
   readonly composer: Readonly<ComposerSnapshot>;
@@ -136,6 +150,7 @@ export interface SubmitResult {
 
 export interface ChatRoutes {
   capabilities?: string;
+  catalog?: string;
   chat?: string;
   followup?: string;
   messages?: string;

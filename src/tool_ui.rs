@@ -1,0 +1,251 @@
+//! Typed tool UI metadata (the "harness tool UI capabilities" design): which renderer a tool
+//! part wants, resolved from typed data only, never from the tool's human text.
+//!
+//! Every tool part exposes `ui: {rendererId?, displayGroup?, icon?, details?}`, each field from
+//! the first of these that has it:
+//! 1. the tool result's `details` (`details.uiKind` is the renderer id);
+//! 2. a `data-tool-ui` chunk keyed by `toolCallId` (`{toolCallId, rendererId?, details?,
+//!    displayGroup?, icon?}`; the latest one for a call wins; it carries live progress);
+//! 3. the session's tool catalog entry for the tool's name (its `ui`).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::protocol::{Part, ToolPart, UIMessage};
+
+/// How the catalog says a tool would like to be shown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUiHints {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renderer_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_group: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+}
+
+/// One tool of the session's runtime (`GET …/catalog`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCatalogEntry {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<ToolUiHints>,
+}
+
+/// Reads a catalog answer; entries without a string `name` are skipped (reported by count).
+pub fn parse_catalog(body: &[u8]) -> Option<(Vec<ToolCatalogEntry>, usize)> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let list = value.get("tools")?.as_array()?;
+    let mut tools = Vec::with_capacity(list.len());
+    let mut skipped = 0;
+    for t in list {
+        match serde_json::from_value::<ToolCatalogEntry>(t.clone()) {
+            Ok(entry) => tools.push(entry),
+            Err(_) => skipped += 1,
+        }
+    }
+    Some((tools, skipped))
+}
+
+/// What a `data-tool-ui` chunk said for one tool call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolUiUpdate {
+    pub renderer_id: Option<String>,
+    pub display_group: Option<String>,
+    pub icon: Option<String>,
+    pub details: Option<Value>,
+}
+
+impl ToolUiUpdate {
+    /// Reads a `data-tool-ui` chunk's data; `None` without a `toolCallId`.
+    pub fn from_data(data: &Value) -> Option<(String, ToolUiUpdate)> {
+        let id = data.get("toolCallId")?.as_str()?.to_string();
+        let s = |k: &str| data.get(k).and_then(Value::as_str).map(str::to_string);
+        Some((
+            id,
+            ToolUiUpdate {
+                renderer_id: s("rendererId"),
+                display_group: s("displayGroup"),
+                icon: s("icon"),
+                details: data.get("details").filter(|d| !d.is_null()).cloned(),
+            },
+        ))
+    }
+}
+
+/// The `data-tool-ui` updates of a session, by tool call.
+pub type ToolUiUpdates = HashMap<String, ToolUiUpdate>;
+
+/// The tool result's structured details: pi's `details`, or an AI SDK output's `details`.
+fn result_details(t: &ToolPart) -> Option<&Value> {
+    t.details.as_ref().or_else(|| {
+        t.output
+            .as_ref()
+            .and_then(|o| o.get("details"))
+            .filter(|d| d.is_object())
+    })
+}
+
+/// The resolved `ui` of a tool part.
+pub fn resolve(t: &ToolPart, updates: &ToolUiUpdates, catalog: &[ToolCatalogEntry]) -> Value {
+    let details = result_details(t);
+    let update = updates.get(&t.tool_call_id);
+    let hints = catalog
+        .iter()
+        .find(|e| e.name == t.tool_name)
+        .and_then(|e| e.ui.as_ref());
+    let from_details = details
+        .and_then(|d| d.get("uiKind"))
+        .and_then(Value::as_str);
+    let mut ui = Map::new();
+    let mut put = |k: &str, v: Option<&str>| {
+        if let Some(v) = v {
+            ui.insert(k.to_string(), Value::String(v.to_string()));
+        }
+    };
+    put(
+        "rendererId",
+        from_details
+            .or(update.and_then(|u| u.renderer_id.as_deref()))
+            .or(hints.and_then(|h| h.renderer_id.as_deref())),
+    );
+    put(
+        "displayGroup",
+        update
+            .and_then(|u| u.display_group.as_deref())
+            .or(hints.and_then(|h| h.display_group.as_deref())),
+    );
+    put(
+        "icon",
+        update
+            .and_then(|u| u.icon.as_deref())
+            .or(hints.and_then(|h| h.icon.as_deref())),
+    );
+    if let Some(d) = details.or(update.and_then(|u| u.details.as_ref())) {
+        ui.insert("details".into(), d.clone());
+    }
+    Value::Object(ui)
+}
+
+/// A message as exported to the UI: its JSON with `ui` on every tool part.
+pub fn export_message(
+    msg: &UIMessage,
+    updates: &ToolUiUpdates,
+    catalog: &[ToolCatalogEntry],
+) -> Value {
+    let mut v = serde_json::to_value(msg).unwrap_or(Value::Null);
+    if !msg.parts.iter().any(|p| matches!(p, Part::Tool(_))) {
+        return v;
+    }
+    if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
+        for (json, part) in parts.iter_mut().zip(&msg.parts) {
+            if let (Part::Tool(t), Some(obj)) = (part, json.as_object_mut()) {
+                obj.insert("ui".into(), resolve(t, updates, catalog));
+            }
+        }
+    }
+    v
+}
+
+/// Whether `msg` has a tool part for `tool_call_id`.
+pub fn has_call(msg: &UIMessage, tool_call_id: &str) -> bool {
+    msg.parts
+        .iter()
+        .any(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn part(details: Option<Value>) -> ToolPart {
+        let mut t = ToolPart::new("c1", "pi.subagent", true);
+        t.details = details;
+        t
+    }
+
+    fn catalog() -> Vec<ToolCatalogEntry> {
+        parse_catalog(
+            br#"{"tools":[{"name":"pi.subagent","ui":{"rendererId":"from-catalog","displayGroup":"agents","icon":"bot"}},{"name":"ls"},{"bad":1}]}"#,
+        )
+        .map(|(t, skipped)| {
+            assert_eq!(skipped, 1);
+            t
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn details_win_then_data_part_then_catalog() {
+        let cat = catalog();
+        let mut updates = ToolUiUpdates::new();
+        // Catalog only.
+        assert_eq!(
+            resolve(&part(None), &updates, &cat),
+            json!({"rendererId":"from-catalog","displayGroup":"agents","icon":"bot"})
+        );
+        // A data-tool-ui chunk beats the catalog, field by field.
+        let (id, u) = ToolUiUpdate::from_data(
+            &json!({"toolCallId":"c1","rendererId":"from-data","details":{"status":"running"},"icon":"spinner"}),
+        )
+        .unwrap();
+        updates.insert(id, u);
+        assert_eq!(
+            resolve(&part(None), &updates, &cat),
+            json!({"rendererId":"from-data","displayGroup":"agents","icon":"spinner","details":{"status":"running"}})
+        );
+        // The result's details beat both.
+        let d = json!({"uiKind":"pi-subagent","status":"done"});
+        assert_eq!(
+            resolve(&part(Some(d.clone())), &updates, &cat),
+            json!({"rendererId":"pi-subagent","displayGroup":"agents","icon":"spinner","details":d})
+        );
+        // Nothing known: an empty object, never absent.
+        assert_eq!(
+            resolve(
+                &ToolPart::new("x", "echo", true),
+                &ToolUiUpdates::new(),
+                &[]
+            ),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn ai_sdk_output_details_count_as_result_details() {
+        let mut t = ToolPart::new("c2", "weather", false);
+        t.output = Some(json!({"temp": 3, "details": {"uiKind": "weather-card"}}));
+        assert_eq!(
+            resolve(&t, &ToolUiUpdates::new(), &[])["rendererId"],
+            "weather-card"
+        );
+    }
+
+    #[test]
+    fn exported_messages_carry_ui_on_tool_parts_only() {
+        let msg = UIMessage::from_json(json!({"id":"m","role":"assistant","parts":[
+            {"type":"text","text":"hi"},
+            {"type":"dynamic-tool","toolName":"ls","toolCallId":"c","state":"output-available","input":{},"output":[],"details":{"uiKind":"listing","n":2}}
+        ]}))
+        .unwrap();
+        let v = export_message(&msg, &ToolUiUpdates::new(), &[]);
+        assert!(v["parts"][0].get("ui").is_none());
+        assert_eq!(
+            v["parts"][1]["ui"],
+            json!({"rendererId":"listing","details":{"uiKind":"listing","n":2}})
+        );
+        assert_eq!(
+            v["parts"][1]["details"]["n"], 2,
+            "details stay structured on the part too"
+        );
+    }
+}
