@@ -164,6 +164,70 @@ pub struct StoreOptions {
     pub resume_attempts: u32,
     /// The first resume waits this long; each further one twice as long.
     pub resume_delay_ms: u64,
+    /// AI SDK mode: continue the conversation on its own once the last assistant message is
+    /// complete this way (`sendAutomaticallyWhen` of `useChat`).
+    pub send_automatically_when: AutoSend,
+}
+
+/// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AutoSend {
+    #[default]
+    Never,
+    /// `lastAssistantMessageIsCompleteWithToolCalls`: every client tool call of the last step
+    /// has its output (or error).
+    ToolCallsComplete,
+    /// `lastAssistantMessageIsCompleteWithApprovalResponses`: every approval asked in the last
+    /// step has an answer.
+    ApprovalsAnswered,
+}
+
+impl AutoSend {
+    /// Whether the predicate holds for `messages`, as the `ai` package computes it.
+    pub fn holds(self, messages: &[UIMessage]) -> bool {
+        use crate::protocol::ToolState as S;
+        let Some(last) = messages.last().filter(|m| m.role == Role::Assistant) else {
+            return false;
+        };
+        let start = last
+            .parts
+            .iter()
+            .rposition(|p| matches!(p, Part::StepStart))
+            .map_or(0, |i| i + 1);
+        let step = &last.parts[start..];
+        let done = |t: &crate::protocol::ToolPart| {
+            (t.state == S::OutputAvailable && t.preliminary != Some(true))
+                || t.state == S::OutputError
+        };
+        match self {
+            AutoSend::Never => false,
+            AutoSend::ToolCallsComplete => {
+                let client = |p: &Part| {
+                    p.as_tool()
+                        .is_some_and(|t| t.provider_executed != Some(true))
+                };
+                let Some(last_tool) = step.iter().rposition(client) else {
+                    return false;
+                };
+                let text_streaming = step[last_tool + 1..]
+                    .iter()
+                    .any(|p| matches!(p, Part::Text { state, .. } if *state != Some(crate::protocol::TextState::Done)));
+                !text_streaming
+                    && step
+                        .iter()
+                        .filter_map(Part::as_tool)
+                        .filter(|t| t.provider_executed != Some(true))
+                        .all(done)
+            }
+            AutoSend::ApprovalsAnswered => {
+                let tools: Vec<_> = step.iter().filter_map(Part::as_tool).collect();
+                tools.iter().any(|t| t.state == S::ApprovalResponded)
+                    && tools.iter().all(|t| {
+                        done(t) || matches!(t.state, S::OutputDenied | S::ApprovalResponded)
+                    })
+            }
+        }
+    }
 }
 
 impl StoreOptions {
@@ -178,6 +242,7 @@ impl StoreOptions {
             followup_timeout_ms: 30_000,
             resume_attempts: 3,
             resume_delay_ms: 500,
+            send_automatically_when: AutoSend::Never,
         }
     }
 }
@@ -778,16 +843,184 @@ impl ChatStore {
         } else {
             i + 1
         };
+        let target_id = h.messages()[i].id.clone();
         self.session.history.truncate(keep);
-        let anchor = self.messages().last().map(|m| m.id.clone());
         self.start_request_turn(
             "regenerate-message",
-            anchor,
+            Some(target_id),
             String::new(),
             Vec::new(),
             now_ms,
         );
         true
+    }
+
+    /// Edits a user message (AI SDK mode, nothing running): `send` with a `messageId`. The
+    /// message is replaced (same id), everything after it is dropped, and the turn is asked
+    /// again with that message. Refused in pi mode (the server owns history) and for ids that
+    /// are not user messages.
+    pub fn edit(
+        &mut self,
+        message_id: &str,
+        text: &str,
+        files: Vec<FileAttachment>,
+        now_ms: u64,
+    ) -> SubmitResult {
+        let blocked = |reason| SubmitResult {
+            kind: SubmitKind::Blocked,
+            reason: Some(reason),
+        };
+        if let Err(reason) =
+            composer::decide(self.status(), &self.capabilities(), text, files.len())
+        {
+            return blocked(reason);
+        }
+        let editable = !self.session.pi_owns_history()
+            && !self.status().is_busy()
+            && self
+                .session
+                .history
+                .get(message_id)
+                .is_some_and(|m| m.role == Role::User);
+        if !editable {
+            return blocked(Refusal::Busy);
+        }
+        let i = self.session.history.position(message_id).unwrap_or(0);
+        self.session.history.truncate(i);
+        let mut msg = UIMessage::new(message_id, Role::User);
+        msg.parts.extend(files.iter().map(FileAttachment::to_part));
+        if !text.is_empty() {
+            msg.parts.push(Part::text(text, None));
+        }
+        self.session.history.push(msg);
+        self.start_request_turn(
+            "submit-message",
+            Some(message_id.to_string()),
+            text.to_string(),
+            files,
+            now_ms,
+        );
+        SubmitResult {
+            kind: SubmitKind::Sent,
+            reason: None,
+        }
+    }
+
+    /// The client's result for a tool call (a tool the browser runs): the part becomes
+    /// `output-available` (or `output-error` with `error_text`), keeping a granted approval.
+    /// Then, when `send_automatically_when` holds and nothing runs, the conversation goes on.
+    pub fn add_tool_output(
+        &mut self,
+        tool_call_id: &str,
+        output: Result<Value, String>,
+        now_ms: u64,
+    ) -> bool {
+        use crate::protocol::ToolState;
+        let h = &mut self.session.history;
+        let Some(i) = (0..h.len()).find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
+        else {
+            return false;
+        };
+        for p in &mut h.at_mut(i).parts {
+            let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) else {
+                continue;
+            };
+            // Output states keep only an approval that was granted.
+            let granted = t
+                .approval
+                .as_ref()
+                .and_then(|a| a.get("approved"))
+                .and_then(Value::as_bool)
+                == Some(true);
+            if !granted {
+                t.approval = None;
+            }
+            match &output {
+                Ok(v) => {
+                    t.state = ToolState::OutputAvailable;
+                    t.output = Some(v.clone());
+                    t.error_text = None;
+                }
+                Err(e) => {
+                    t.state = ToolState::OutputError;
+                    t.output = None;
+                    t.error_text = Some(e.clone());
+                }
+            }
+        }
+        self.touch();
+        self.send_automatically(now_ms);
+        true
+    }
+
+    /// The user's answer to a tool approval request: the part becomes `approval-responded`.
+    /// Then, when `send_automatically_when` holds and nothing runs, the conversation goes on.
+    pub fn add_tool_approval_response(
+        &mut self,
+        approval_id: &str,
+        approved: bool,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> bool {
+        use crate::protocol::ToolState;
+        let asks = |p: &Part| {
+            p.as_tool().is_some_and(|t| {
+                t.state == ToolState::ApprovalRequested
+                    && t.approval
+                        .as_ref()
+                        .and_then(|a| a.get("id"))
+                        .and_then(Value::as_str)
+                        == Some(approval_id)
+            })
+        };
+        let h = &mut self.session.history;
+        let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
+            return false;
+        };
+        for p in &mut h.at_mut(i).parts {
+            if !asks(p) {
+                continue;
+            }
+            if let Some(t) = p.as_tool_mut() {
+                t.state = ToolState::ApprovalResponded;
+                let mut approval = match t.approval.take() {
+                    Some(Value::Object(o)) => o,
+                    _ => serde_json::Map::new(),
+                };
+                approval.insert("id".into(), Value::String(approval_id.to_string()));
+                approval.insert("approved".into(), Value::Bool(approved));
+                match &reason {
+                    Some(r) => approval.insert("reason".into(), Value::String(r.clone())),
+                    None => approval.remove("reason"),
+                };
+                t.approval = Some(Value::Object(approval));
+            }
+        }
+        self.touch();
+        self.send_automatically(now_ms);
+        true
+    }
+
+    /// Continues the conversation from the last assistant message (AI SDK mode, nothing
+    /// running): the request `useChat` makes after tool outputs or approvals. Hosts with their
+    /// own `sendAutomaticallyWhen` predicate call it; the built-in ones call it themselves.
+    pub fn continue_turn(&mut self, now_ms: u64) -> bool {
+        let last = self
+            .messages()
+            .last()
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.id.clone());
+        if self.session.pi_owns_history() || self.status().is_busy() || last.is_none() {
+            return false;
+        }
+        self.start_request_turn("submit-message", last, String::new(), Vec::new(), now_ms);
+        true
+    }
+
+    fn send_automatically(&mut self, now_ms: u64) {
+        if self.opts.send_automatically_when.holds(self.messages()) {
+            self.continue_turn(now_ms);
+        }
     }
 
     /// Ends the store: every request is aborted, nothing more is asked for, and late answers
@@ -991,6 +1224,7 @@ impl ChatStore {
                 self.route(|r| &r.stream),
                 encode(&self.session.cursor())
             );
+            self.session.ui.reducer.resumed();
             let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
             self.session.stream = Some(id);
         }
@@ -1860,6 +2094,11 @@ impl ChatStore {
         self.touch();
         self.session.send_queue_when_idle = !self.session.stream_error;
         self.send_next_queued(now_ms);
+        // Tool outputs that arrived while it streamed may complete the message (useChat's
+        // check when a response ends).
+        if self.session.status == Status::Ready {
+            self.send_automatically(now_ms);
+        }
     }
 
     /// Items queued during a turn that ended, which the server never accepted: the first

@@ -6,7 +6,7 @@ mod common;
 use agent_chat_store::composer::{Refusal, Status, BUSY_HINT, FILES_WHILE_BUSY_HINT};
 use agent_chat_store::followup::ItemState;
 use agent_chat_store::protocol::{Capabilities, ErrorKind, FileAttachment, Role};
-use agent_chat_store::store::{Method, RequestId, RequestKind, StoreEvent, SubmitKind};
+use agent_chat_store::store::{AutoSend, Method, RequestId, RequestKind, StoreEvent, SubmitKind};
 use common::*;
 use serde_json::{json, Value};
 
@@ -1593,4 +1593,199 @@ fn details_survive_hydration_from_the_canonical_history() {
     let part = &h.store.export_message(0)["parts"][0];
     assert_eq!(part["details"]["transcript"][0]["text"], "t");
     assert_eq!(part["ui"]["rendererId"], "pi-subagent");
+}
+
+// ===== AI SDK mode actions: regenerate, edit, tool outputs, approvals, resume ==============
+
+fn ai_answer(id: &str, text: &str) -> Vec<u8> {
+    let mut body = sse(&[
+        json!({"type": "start", "messageId": id}),
+        json!({"type": "start-step"}),
+        json!({"type": "text-start", "id": "t"}),
+        json!({"type": "text-delta", "id": "t", "delta": text}),
+        json!({"type": "text-end", "id": "t"}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish", "finishReason": "stop"}),
+    ]);
+    body.extend_from_slice(DONE);
+    body
+}
+
+/// Two finished AI SDK turns: [u(one), a1, u(two), a2].
+fn two_ai_turns(h: &mut Harness) {
+    for (text, id) in [("one", "a1"), ("two", "a2")] {
+        h.send(text);
+        let chat = h.last(RequestKind::Chat);
+        h.respond(
+            chat.id,
+            Reply::sse(ai_answer(id, &format!("answer {text}"))),
+        );
+        assert_eq!(h.store.status(), Status::Ready);
+    }
+    assert_eq!(h.store.messages().len(), 4);
+}
+
+#[test]
+fn regenerate_trims_after_the_user_message_and_asks_again() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    two_ai_turns(&mut h);
+    assert!(h.store.can_regenerate());
+    assert!(h.act(|s, now| s.regenerate(None, now)));
+    let chat = h.last(RequestKind::Chat);
+    assert_eq!(chat.body()["trigger"], "regenerate-message");
+    assert_eq!(chat.body()["messageId"], "a2");
+    let sent: Vec<&str> = chat.body()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, ["user", "assistant", "user"]);
+    assert_eq!(
+        h.store.messages().len(),
+        3,
+        "the old answer is gone at once"
+    );
+    h.respond(chat.id, Reply::sse(ai_answer("a2b", "again")));
+    let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["one", "answer one", "two", "again"]);
+    // pi mode: the server owns history, nothing to regenerate.
+    let mut pi = Harness::with_caps(PI_CAPS);
+    assert!(!pi.act(|s, now| s.regenerate(None, now)));
+}
+
+#[test]
+fn edit_replaces_the_user_message_and_drops_what_follows() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    two_ai_turns(&mut h);
+    let first = h.store.messages()[0].id.clone();
+    let r = h.act(|s, now| s.edit(&first, "one, edited", vec![], now));
+    assert_eq!(r.kind, SubmitKind::Sent);
+    let chat = h.last(RequestKind::Chat);
+    assert_eq!(chat.body()["trigger"], "submit-message");
+    assert_eq!(chat.body()["messageId"], first.as_str());
+    let sent = chat.body()["messages"].as_array().unwrap().clone();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["id"], first.as_str());
+    assert_eq!(sent[0]["parts"][0]["text"], "one, edited");
+    h.respond(chat.id, Reply::sse(ai_answer("a9", "new answer")));
+    let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["one, edited", "new answer"]);
+    // An assistant message is not editable; nor is anything while busy.
+    let a = h.store.messages()[1].id.clone();
+    assert_eq!(
+        h.act(|s, now| s.edit(&a, "x", vec![], now)).kind,
+        SubmitKind::Blocked
+    );
+}
+
+#[test]
+fn a_client_tool_output_completes_the_message_and_continues_it_automatically() {
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.send_automatically_when = AutoSend::ToolCallsComplete;
+    let mut h = Harness::new(opts);
+    h.send("where am I?");
+    let chat = h.last(RequestKind::Chat);
+    let mut body = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+        json!({"type": "tool-input-start", "toolCallId": "c1", "toolName": "getLocation"}),
+        json!({"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": "{\"precise\":"}),
+        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "getLocation", "input": {"precise": true}}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish", "finishReason": "tool-calls"}),
+    ]);
+    body.extend_from_slice(DONE);
+    h.respond(chat.id, Reply::sse(body));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(
+        h.count(RequestKind::Chat),
+        1,
+        "nothing to send before the output"
+    );
+    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
+    let next = h.last(RequestKind::Chat);
+    assert_eq!(h.count(RequestKind::Chat), 2, "sent automatically");
+    assert_eq!(next.body()["messageId"], "a1");
+    let sent = next.body()["messages"].as_array().unwrap().clone();
+    let part = &sent[1]["parts"][1];
+    assert_eq!(
+        (part["state"].as_str(), &part["output"]),
+        (Some("output-available"), &json!({"city": "Paris"}))
+    );
+    // The answer continues the same assistant message: no second bubble.
+    let mut more = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+        json!({"type": "text-start", "id": "t"}),
+        json!({"type": "text-delta", "id": "t", "delta": "You are in Paris."}),
+        json!({"type": "text-end", "id": "t"}),
+        json!({"type": "finish", "finishReason": "stop"}),
+    ]);
+    more.extend_from_slice(DONE);
+    h.respond(next.id, Reply::sse(more));
+    assert_eq!(h.store.messages().len(), 2);
+    assert_eq!(h.store.messages()[1].text(), "You are in Paris.");
+    assert_eq!(h.count(RequestKind::Chat), 2, "complete: no third request");
+}
+
+#[test]
+fn a_tool_approval_round_trip() {
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.send_automatically_when = AutoSend::ApprovalsAnswered;
+    let mut h = Harness::new(opts);
+    h.send("delete the file");
+    let chat = h.last(RequestKind::Chat);
+    let mut body = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "rm", "input": {"path": "x"}}),
+        json!({"type": "tool-approval-request", "approvalId": "ap1", "toolCallId": "c1"}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish"}),
+    ]);
+    body.extend_from_slice(DONE);
+    h.respond(chat.id, Reply::sse(body));
+    let part = h.store.messages()[1].parts[1].as_tool().unwrap().clone();
+    assert_eq!(part.state.as_str(), "approval-requested");
+    assert!(
+        !h.act(|s, now| s.add_tool_approval_response("nope", true, None, now)),
+        "unknown approval"
+    );
+    assert!(h.act(|s, now| s.add_tool_approval_response(
+        "ap1",
+        false,
+        Some("not now".into()),
+        now
+    )));
+    let next = h.last(RequestKind::Chat);
+    let sent = next.body()["messages"].as_array().unwrap().clone();
+    let p = &sent[1]["parts"][1];
+    assert_eq!(p["state"], "approval-responded");
+    assert_eq!(
+        p["approval"],
+        json!({"id": "ap1", "approved": false, "reason": "not now"})
+    );
+}
+
+#[test]
+fn an_ai_sdk_resume_that_replays_the_start_does_not_duplicate_the_message() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("tell me");
+    let chat = h.last(RequestKind::Chat);
+    let events = sse_events(&ai_answer("a1", "whole answer"));
+    // Three events arrive, then the connection breaks.
+    h.respond(chat.id, Reply::sse(events[..4].concat()).broken("reset"));
+    h.advance(10_000);
+    let resume = h.last(RequestKind::StreamResume);
+    assert!(resume.path.ends_with("?cursor=3"), "{}", resume.path);
+    // This server replays the whole response, start included, under a new id.
+    let mut replay = sse(&[json!({"type": "start", "messageId": "a1-renamed"})]);
+    replay.extend(events[1..].concat());
+    h.respond(resume.id, Reply::sse(replay));
+    assert_eq!(h.store.status(), Status::Ready);
+    let msgs = h.store.messages();
+    assert_eq!(msgs.len(), 2, "one assistant message");
+    assert_eq!(msgs[1].id, "a1-renamed");
+    assert_eq!(msgs[1].text(), "whole answer", "not doubled");
 }

@@ -164,6 +164,14 @@ impl UiMessageReducer {
         self
     }
 
+    /// The stream was dropped and is being resumed: the resumed stream may replay the
+    /// response from its beginning, so its first `start` rebuilds the message (as `useChat`
+    /// resumes); a stream that resumes after the cursor continues where this one stopped.
+    pub fn resumed(&mut self) {
+        self.reset_on_first_message_start = true;
+        self.seen_start = false;
+    }
+
     /// A `data-NAME` chunk: [`UiMessageReducer::apply`] with [`UiChunk::Data`].
     pub fn apply_data(&mut self, msg: &mut UIMessage, chunk: DataChunk, out: &mut Vec<UiEffect>) {
         // Data chunks never violate the protocol.

@@ -69,6 +69,8 @@ pub(crate) struct Shell {
     bound: RefCell<Option<(Function, Function)>>,
     draining: Cell<bool>,
     disposed: Cell<bool>,
+    /// A turn finished: the host's `sendAutomaticallyWhen` is asked once the drain is over.
+    auto_send_pending: Cell<bool>,
 }
 
 impl Shell {
@@ -117,6 +119,9 @@ impl Shell {
         self.draining.set(false);
         self.arm_timer();
         self.schedule_notify();
+        if self.auto_send_pending.replace(false) {
+            self.ask_host_predicate();
+        }
     }
 
     fn deliver(&self, ev: StoreEvent) {
@@ -133,11 +138,39 @@ impl Shell {
                     js::call_safely(f, &js_error(&error));
                 }
             }
+            StoreEvent::Finish { .. } if self.host.send_automatically_when.is_some() => {
+                if let Some(f) = &self.host.on_event {
+                    js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
+                }
+                self.auto_send_pending.set(true);
+            }
             StoreEvent::Diagnostic { .. } | StoreEvent::Finish { .. } => {
                 if let Some(f) = &self.host.on_event {
                     js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
                 }
             }
+        }
+    }
+
+    /// The host's own `sendAutomaticallyWhen` predicate, asked after a tool output, an
+    /// approval answer, or a finished turn; true continues the conversation.
+    fn ask_host_predicate(self: &Rc<Self>) {
+        let Some(f) = self.host.send_automatically_when.clone() else {
+            return;
+        };
+        let snapshot = self.get_snapshot();
+        let arg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(
+            &arg,
+            &"messages".into(),
+            &js_sys::Reflect::get(&snapshot, &"messages".into()).unwrap_or(JsValue::UNDEFINED),
+        );
+        let yes = f
+            .call1(&JsValue::UNDEFINED, &arg)
+            .map(|v| v.is_truthy())
+            .unwrap_or(false);
+        if yes {
+            self.with_core(|c, now| c.continue_turn(now));
         }
     }
 
@@ -274,6 +307,7 @@ impl JsChatStore {
             bound: RefCell::new(None),
             draining: Cell::new(false),
             disposed: Cell::new(false),
+            auto_send_pending: Cell::new(false),
         });
         shell.drive();
         Ok(JsChatStore { shell })
@@ -337,11 +371,71 @@ impl JsChatStore {
         submit_result(r)
     }
 
-    /// Sends `text` (and files) without touching the draft.
-    pub fn send(&self, text: &str, files: JsValue) -> Result<JsValue, JsValue> {
+    /// Sends `text` (and files) without touching the draft. With `{messageId}` it edits that
+    /// user message instead (AI SDK mode): it is replaced and what follows is dropped.
+    pub fn send(&self, text: &str, files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let files = read_files(&files)?;
-        let r = self.shell.with_core(|c, now| c.send(text, files, now));
+        let message_id = if options.is_object() {
+            js_sys::Reflect::get(&options, &"messageId".into())
+                .ok()
+                .and_then(|v| v.as_string())
+        } else {
+            None
+        };
+        let r = match message_id {
+            Some(id) => self.shell.with_core(|c, now| c.edit(&id, text, files, now)),
+            None => self.shell.with_core(|c, now| c.send(text, files, now)),
+        };
         Ok(submit_result(r))
+    }
+
+    /// `addToolOutput({toolCallId, output} | {toolCallId, errorText})`: the result of a tool
+    /// the client runs. Returns false for an unknown tool call.
+    #[wasm_bindgen(js_name = addToolOutput)]
+    pub fn add_tool_output(&self, args: JsValue) -> Result<bool, JsValue> {
+        let get = |k: &str| js_sys::Reflect::get(&args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let id = get("toolCallId")
+            .as_string()
+            .ok_or_else(|| usage_error("addToolOutput needs a toolCallId"))?;
+        let error = get("errorText").as_string();
+        let result = match error {
+            Some(e) => Err(e),
+            None => {
+                let text = js::stringify(&get("output")).unwrap_or_else(|| "null".into());
+                Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+            }
+        };
+        let ok = self
+            .shell
+            .with_core(|c, now| c.add_tool_output(&id, result, now));
+        self.shell.ask_host_predicate();
+        Ok(ok)
+    }
+
+    /// `addToolApprovalResponse({id, approved, reason?})` (`approvalId` is accepted for `id`).
+    #[wasm_bindgen(js_name = addToolApprovalResponse)]
+    pub fn add_tool_approval_response(&self, args: JsValue) -> Result<bool, JsValue> {
+        let get = |k: &str| js_sys::Reflect::get(&args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let id = get("id")
+            .as_string()
+            .or_else(|| get("approvalId").as_string())
+            .ok_or_else(|| usage_error("addToolApprovalResponse needs an approval id"))?;
+        let approved = get("approved")
+            .as_bool()
+            .ok_or_else(|| usage_error("approved must be a boolean"))?;
+        let reason = get("reason").as_string();
+        let ok = self
+            .shell
+            .with_core(|c, now| c.add_tool_approval_response(&id, approved, reason, now));
+        self.shell.ask_host_predicate();
+        Ok(ok)
+    }
+
+    /// Continues the conversation from the last assistant message (what `sendAutomaticallyWhen`
+    /// does when its predicate holds). Returns false when nothing can be continued.
+    #[wasm_bindgen(js_name = continueTurn)]
+    pub fn continue_turn(&self) -> bool {
+        self.shell.with_core(|c, now| c.continue_turn(now))
     }
 
     pub fn stop(&self) {

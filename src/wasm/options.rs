@@ -4,7 +4,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::protocol::Capabilities;
-use crate::store::StoreOptions;
+use crate::store::{AutoSend, StoreOptions};
 
 use super::{js, usage_error};
 
@@ -20,6 +20,8 @@ pub(crate) struct HostOptions {
     pub on_data: Option<Function>,
     pub on_error: Option<Function>,
     pub on_event: Option<Function>,
+    /// A host predicate `({messages}) => boolean` for `sendAutomaticallyWhen`.
+    pub send_automatically_when: Option<Function>,
 }
 
 fn get(obj: &JsValue, key: &str) -> JsValue {
@@ -125,6 +127,23 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(b) = get(o, "hydrate").as_bool() {
         opts.hydrate = b;
     }
+    // `sendAutomaticallyWhen`: the `ai` package's two built-in predicates by name, or the
+    // host's own function.
+    let auto = get(o, "sendAutomaticallyWhen");
+    let mut auto_fn = None;
+    if let Some(name) = auto.as_string() {
+        opts.send_automatically_when = match name.as_str() {
+            "lastAssistantMessageIsCompleteWithToolCalls" => AutoSend::ToolCallsComplete,
+            "lastAssistantMessageIsCompleteWithApprovalResponses" => AutoSend::ApprovalsAnswered,
+            _ => {
+                return Err(usage_error(
+                    "option sendAutomaticallyWhen: unknown predicate name",
+                ))
+            }
+        };
+    } else if js::is_function(&auto) {
+        auto_fn = Some(auto.unchecked_into::<Function>());
+    }
     let headers = get(o, "headers");
     if !(headers.is_undefined()
         || headers.is_null()
@@ -144,6 +163,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         on_data: function(o, "onData")?,
         on_error: function(o, "onError")?,
         on_event: function(o, "onEvent")?,
+        send_automatically_when: auto_fn,
     };
     Ok((opts, host))
 }

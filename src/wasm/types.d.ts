@@ -201,6 +201,14 @@ export interface ChatStoreOptions {
   resumeDelayMs?: number;
   /** Load the canonical history when a session opens (default true). */
   hydrate?: boolean;
+  /**
+   * AI SDK mode: continue the conversation on its own when the last assistant message is
+   * complete: the `ai` package's built-in predicates by name, or your own.
+   */
+  sendAutomaticallyWhen?:
+    | 'lastAssistantMessageIsCompleteWithToolCalls'
+    | 'lastAssistantMessageIsCompleteWithApprovalResponses'
+    | ((options: { messages: readonly UIMessage[] }) => boolean);
 }
 
 /** The chat store. */
@@ -213,7 +221,14 @@ export class ChatStore {
   setDraft(text: string): void;
   setDraftFiles(files: readonly FileAttachment[]): void;
   submit(): SubmitResult;
-  send(text: string, files?: readonly FileAttachment[]): SubmitResult;
+  /** With `{messageId}` (AI SDK mode) it edits that user message: replaced, what follows dropped. */
+  send(text: string, files?: readonly FileAttachment[], options?: { messageId?: string }): SubmitResult;
+  /** The result of a tool the client runs. */
+  addToolOutput(args: { toolCallId: string; output: unknown } | { toolCallId: string; errorText: string }): boolean;
+  /** The user's answer to a tool approval request. */
+  addToolApprovalResponse(args: { id: string; approved: boolean; reason?: string }): boolean;
+  /** Continues from the last assistant message (what `sendAutomaticallyWhen` does). */
+  continueTurn(): boolean;
   stop(): void;
   switchSession(sessionId: string): void;
   removeQueued(id: string): boolean;

@@ -28,7 +28,10 @@ const store = new ChatStore({
   limits: { maxEventBytes: 1 << 20, maxMessages: 1000 },
   retry: { maxAttempts: 3 },
   hydrate: true,
+  sendAutomaticallyWhen: 'lastAssistantMessageIsCompleteWithToolCalls',
 });
+const custom = new ChatStore({ sessionId: 's9', sendAutomaticallyWhen: ({ messages }) => messages.length > 2 });
+custom.dispose();
 const unsubscribe: () => void = store.subscribe(() => {});
 const snap: ChatSnapshot = store.getSnapshot();
 const m: UIMessage | undefined = snap.messages[0];
@@ -42,6 +45,12 @@ store.setDraftFiles([{ mediaType: 'image/png', url: 'data:image/png;base64,AA=='
 const r: SubmitResult = store.submit();
 if (r.kind === 'blocked') console.log(r.reason);
 store.send('again', [{ mediaType: 'text/plain', filename: 'a.txt', url: 'https://x/a.txt' }]);
+store.send('edited', [], { messageId: 'm1' });
+const added: boolean = store.addToolOutput({ toolCallId: 'c1', output: { city: 'Paris' } });
+store.addToolOutput({ toolCallId: 'c2', errorText: 'denied by the browser' });
+store.addToolApprovalResponse({ id: 'ap1', approved: false, reason: 'not now' });
+const continued: boolean = store.continueTurn();
+console.log(added, continued, snap.tools.map((t) => t.name), snap.canRegenerate);
 store.stop();
 store.switchSession('s2');
 const removed: boolean = store.removeQueued('fu-1');
