@@ -167,6 +167,9 @@ pub struct StoreOptions {
     /// AI SDK mode: continue the conversation on its own once the last assistant message is
     /// complete this way (`sendAutomaticallyWhen` of `useChat`).
     pub send_automatically_when: AutoSend,
+    /// A turn's stream silent this long (no byte at all) counts as dropped; `None`: wait
+    /// forever.
+    pub stream_idle_timeout_ms: Option<u64>,
 }
 
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
@@ -243,6 +246,7 @@ impl StoreOptions {
             resume_attempts: 3,
             resume_delay_ms: 500,
             send_automatically_when: AutoSend::Never,
+            stream_idle_timeout_ms: Some(300_000),
         }
     }
 }
@@ -1074,7 +1078,11 @@ impl ChatStore {
     /// Bytes of a response body arrived (any split: the SSE decoder reassembles events).
     pub fn handle_response_body(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
         let limit = self.opts.limits.max_body_bytes;
+        let idle = self.opts.stream_idle_timeout_ms;
         let Some(p) = self.live(id) else { return };
+        if p.kind.is_stream() {
+            p.deadline = idle.map(|t| now_ms + t);
+        }
         let streaming = p.kind.is_stream() && p.status.is_some_and(|s| (200..300).contains(&s));
         if !streaming {
             if p.body.len() + bytes.len() > limit {
@@ -1264,8 +1272,15 @@ impl ChatStore {
     ) -> RequestId {
         let id = self.next_request;
         self.next_request += 1;
-        let deadline =
-            (kind == RequestKind::FollowUpPost).then(|| now_ms + self.opts.followup_timeout_ms);
+        let deadline = match kind {
+            RequestKind::FollowUpPost => Some(now_ms + self.opts.followup_timeout_ms),
+            // A stream that says nothing (not even a keep-alive comment) for this long is
+            // treated as dropped: resumed if it had started, failed if it never answered.
+            RequestKind::Chat | RequestKind::StreamResume => {
+                self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
+            }
+            _ => None,
+        };
         self.pending.insert(
             id,
             Pending {

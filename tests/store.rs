@@ -1789,3 +1789,33 @@ fn an_ai_sdk_resume_that_replays_the_start_does_not_duplicate_the_message() {
     assert_eq!(msgs[1].id, "a1-renamed");
     assert_eq!(msgs[1].text(), "whole answer", "not doubled");
 }
+
+#[test]
+fn a_silent_stream_counts_as_dropped_after_the_idle_timeout() {
+    let mut opts = options_with(PI_CAPS);
+    opts.stream_idle_timeout_ms = Some(30_000);
+    let mut h = Harness::new(opts);
+    let chat = streaming_turn(&mut h, "hello");
+    // Bytes keep it alive (a keep-alive comment too).
+    h.advance(20_000);
+    h.body(chat, b": keep-alive\n\n");
+    h.advance(20_000);
+    assert_eq!(h.count(RequestKind::StreamResume), 0);
+    assert!(!h.aborted.contains(&chat));
+    // Then nothing for 30 s: aborted and resumed from the cursor, not left hanging.
+    h.advance(11_000);
+    assert!(h.aborted.contains(&chat));
+    h.advance(1_000);
+    let resume = h.the_open(RequestKind::StreamResume);
+    assert!(resume.path.ends_with("?cursor=0"), "{}", resume.path);
+    assert_eq!(h.store.status(), Status::Streaming);
+    // A chat POST that never answers at all fails the turn instead (nothing to resume).
+    let mut opts = options_with(PI_CAPS);
+    opts.stream_idle_timeout_ms = Some(30_000);
+    let mut h = Harness::new(opts);
+    h.send("anyone?");
+    h.advance(31_000);
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.messages().len(), 1, "the message is kept");
+}

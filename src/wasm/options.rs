@@ -124,6 +124,10 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(n) = number(o, "resumeDelayMs")? {
         opts.resume_delay_ms = n as u64;
     }
+    // 0 turns the stream idle timeout off.
+    if let Some(n) = number(o, "streamIdleTimeoutMs")? {
+        opts.stream_idle_timeout_ms = (n > 0.0).then_some(n as u64);
+    }
     if let Some(b) = get(o, "hydrate").as_bool() {
         opts.hydrate = b;
     }

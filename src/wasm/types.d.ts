@@ -199,6 +199,8 @@ export interface ChatStoreOptions {
   followUpTimeoutMs?: number;
   resumeAttempts?: number;
   resumeDelayMs?: number;
+  /** A turn's stream silent this long counts as dropped and is resumed (default 300,000; 0: never). */
+  streamIdleTimeoutMs?: number;
   /** Load the canonical history when a session opens (default true). */
   hydrate?: boolean;
   /**

@@ -43,9 +43,12 @@ pub const AI_SDK_CAPS: Capabilities = Capabilities {
 
 /// Options for session [`SESSION`] with fetched capabilities and no hydration request (tests
 /// that care about hydration turn it on), so the recorded requests are the ones under test.
+/// Streams have no idle timeout (tests that step to the next timer would otherwise meet it;
+/// the timeout has its own test).
 pub fn options() -> StoreOptions {
     let mut o = StoreOptions::new(SESSION);
     o.hydrate = false;
+    o.stream_idle_timeout_ms = None;
     o
 }
 
