@@ -4,6 +4,7 @@
 //! identity-stable frozen snapshots, and delivers notifications after every Rust call has
 //! returned (so a listener that reads the snapshot never re-enters a borrowed store).
 
+mod bench;
 mod driver;
 mod helpers;
 mod js;
