@@ -2,6 +2,7 @@
 # Builds the npm package into pkg/: the release wasm, wasm-bindgen's bundler output (pkg/)
 # and web output (pkg/web/), both optimised by wasm-opt from the npm `binaryen` package, and
 # the committed pkg-template/ merged over them. `npm install ./pkg` works afterwards.
+# PKG_OUT=dir builds elsewhere (benchmarks and parallel work keep pkg/ untouched).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,22 +12,23 @@ WASM_OPT=node_modules/.bin/wasm-opt
 cargo build --release --target wasm32-unknown-unknown --lib
 WASM=target/wasm32-unknown-unknown/release/agent_chat_store.wasm
 
-rm -rf pkg
-wasm-bindgen --target bundler --weak-refs --out-dir pkg "$WASM"
-wasm-bindgen --target web --weak-refs --out-dir pkg/web "$WASM"
-for f in pkg/agent_chat_store_bg.wasm pkg/web/agent_chat_store_bg.wasm; do
+OUT=${PKG_OUT:-pkg}
+rm -rf "$OUT"
+wasm-bindgen --target bundler --weak-refs --out-dir "$OUT" "$WASM"
+wasm-bindgen --target web --weak-refs --out-dir "$OUT/web" "$WASM"
+for f in "$OUT/agent_chat_store_bg.wasm" "$OUT/web/agent_chat_store_bg.wasm"; do
   # Features the wasm-bindgen output uses; -Oz for size (the bundle budget is 40 KB gzip).
   "$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue "$f" -o "$f"
 done
 
-cp -r pkg-template/. pkg/
-rm -f pkg/.gitignore pkg/web/.gitignore pkg/web/package.json
+cp -r pkg-template/. "$OUT/"
+rm -f "$OUT/.gitignore" "$OUT/web/.gitignore" "$OUT/web/package.json"
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 node -e '
   const fs = require("fs");
-  const p = JSON.parse(fs.readFileSync("pkg/package.json", "utf8"));
+  const p = JSON.parse(fs.readFileSync(process.argv[2] + "/package.json", "utf8"));
   p.version = process.argv[1];
-  fs.writeFileSync("pkg/package.json", JSON.stringify(p, null, 2) + "\n");
-' "$VERSION"
-echo "pkg/ built: $(gzip -9 -c pkg/agent_chat_store_bg.wasm | wc -c) bytes gzip wasm"
+  fs.writeFileSync(process.argv[2] + "/package.json", JSON.stringify(p, null, 2) + "\n");
+' "$VERSION" "$OUT"
+echo "$OUT/ built: $(gzip -9 -c "$OUT/agent_chat_store_bg.wasm" | wc -c) bytes gzip wasm"
