@@ -8,6 +8,8 @@
 //!   under arbitrary operation sequences, and the `ChatStore` never has two follow-up POSTs
 //!   out for items it still holds.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
 use std::collections::{HashMap, HashSet};

@@ -151,7 +151,11 @@ async fn a_streamed_turn_updates_the_snapshot_before_the_body_ends() {
     })
     .await;
     let r = s
-        .send("hello words:12 pace:60", JsValue::UNDEFINED)
+        .send(
+            "hello words:12 pace:60",
+            JsValue::UNDEFINED,
+            JsValue::UNDEFINED,
+        )
         .unwrap();
     assert_eq!(get(&r, "kind").as_string().as_deref(), Some("sent"));
     // Partial assistant text while the status is still streaming: the body is read as it
@@ -189,11 +193,15 @@ async fn three_follow_ups_are_posted_strictly_in_order() {
         get(v, "capabilitiesLoaded").as_bool() == Some(true)
     })
     .await;
-    s.send("start words:25 pace:60", JsValue::UNDEFINED)
-        .unwrap();
+    s.send(
+        "start words:25 pace:60",
+        JsValue::UNDEFINED,
+        JsValue::UNDEFINED,
+    )
+    .unwrap();
     until(&s, "busy", |v| status(v) == "streaming").await;
     for t in ["one", "two", "three"] {
-        let r = s.send(t, JsValue::UNDEFINED).unwrap();
+        let r = s.send(t, JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
         assert_eq!(get(&r, "kind").as_string().as_deref(), Some("queued"));
     }
     assert_eq!(Array::from(&get(&snap(&s), "queued")).length(), 3);
@@ -252,10 +260,15 @@ async fn switching_session_aborts_the_in_flight_post_and_its_late_answer_changes
         get(v, "capabilitiesLoaded").as_bool() == Some(true)
     })
     .await;
-    s.send("start words:40 pace:50", JsValue::UNDEFINED)
-        .unwrap();
+    s.send(
+        "start words:40 pace:50",
+        JsValue::UNDEFINED,
+        JsValue::UNDEFINED,
+    )
+    .unwrap();
     until(&s, "busy", |v| status(v) == "streaming").await;
-    s.send("queued while busy", JsValue::UNDEFINED).unwrap();
+    s.send("queued while busy", JsValue::UNDEFINED, JsValue::UNDEFINED)
+        .unwrap();
     until(&s, "posting", |v| {
         get(v, "queued.0.state").as_string().as_deref() == Some("posting")
     })
@@ -303,8 +316,12 @@ async fn stop_aborts_the_stream_and_sends_the_turn_delete() {
         get(v, "capabilitiesLoaded").as_bool() == Some(true)
     })
     .await;
-    s.send("long words:200 pace:40", JsValue::UNDEFINED)
-        .unwrap();
+    s.send(
+        "long words:200 pace:40",
+        JsValue::UNDEFINED,
+        JsValue::UNDEFINED,
+    )
+    .unwrap();
     let v = until(&s, "streaming with a turn id", |v| {
         status(v) == "streaming" && get(v, "turnId").is_string()
     })

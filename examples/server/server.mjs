@@ -19,6 +19,7 @@ const HELP = `Usage: node server.mjs [options]
   --cut-streams K        … of the next K stream responses (default 1)
   --not-found R[,R…]     answer these routes with 404: ${ROUTES.join(', ')}
   --agent-end-delay MS   pi: hold each agent_end MS (a follow-up then lands after pi's last queue poll)
+  --interactive-tools    ai-sdk: also the client tool getLocation and deleteFile (needs approval)   env INTERACTIVE_TOOLS=1
   -h, --help`;
 
 function fail(message) {
@@ -43,6 +44,7 @@ try {
       'cut-streams': { type: 'string' },
       'not-found': { type: 'string', multiple: true },
       'agent-end-delay': { type: 'string' },
+      'interactive-tools': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -83,6 +85,7 @@ const app = createApp({
   cutStreams: int('cut-streams', args['cut-streams'], 1),
   notFound,
   agentEndDelayMs: int('agent-end-delay', args['agent-end-delay'], 0),
+  interactiveTools: args['interactive-tools'] ?? ['1', 'true', 'yes'].includes(String(env.INTERACTIVE_TOOLS ?? '').toLowerCase()),
 });
 
 const port = int('port', args.port ?? env.PORT, 8787);

@@ -6,11 +6,58 @@ import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "./icons.jsx";
 
 const config = readConfig();
 
+// The `ai` package's two built-in `sendAutomaticallyWhen` predicates, combined: continue once
+// the last assistant message's last step has all its client tool calls answered
+// (`lastAssistantMessageIsCompleteWithToolCalls`) or all its approvals answered
+// (`lastAssistantMessageIsCompleteWithApprovalResponses`).
+function lastStepTools(messages) {
+  const message = messages[messages.length - 1];
+  if (!message || message.role !== "assistant") return null;
+  const start = message.parts.map((p) => p.type).lastIndexOf("step-start");
+  const step = message.parts.slice(start + 1);
+  const isTool = (p) => p.type === "dynamic-tool" || p.type.startsWith("tool-");
+  return { step, isTool };
+}
+const answered = (p) => (p.state === "output-available" && p.preliminary !== true) || p.state === "output-error";
+
+function completeWithToolCalls({ messages }) {
+  const last = lastStepTools(messages);
+  if (!last) return false;
+  const { step, isTool } = last;
+  const client = step.filter((p) => isTool(p) && !p.providerExecuted);
+  const lastTool = step.findLastIndex((p) => isTool(p) && !p.providerExecuted);
+  return (
+    client.length > 0 &&
+    !step.slice(lastTool + 1).some((p) => p.type === "text" && p.state !== "done") &&
+    client.every(answered)
+  );
+}
+
+function completeWithApprovalResponses({ messages }) {
+  const last = lastStepTools(messages);
+  if (!last) return false;
+  const tools = last.step.filter(last.isTool);
+  return (
+    tools.some((p) => p.state === "approval-responded") &&
+    tools.every((p) => answered(p) || p.state === "output-denied" || p.state === "approval-responded")
+  );
+}
+
 export function App() {
   const [sessionId, setSessionId] = useState(config.sessionId);
+  // Only where the AI SDK owns history (the server says so in its capabilities) does the
+  // conversation go on by itself after a client tool's output or an approval answer.
+  const storeRef = useRef(null);
+  const [sendAutomaticallyWhen] = useState(() => ({ messages }) => {
+    const aiSdk = storeRef.current?.getSnapshot().capabilities.aiSdkOwnsHistory === true;
+    return aiSdk && (completeWithToolCalls({ messages }) || completeWithApprovalResponses({ messages }));
+  });
   // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
-  const store = useCreateChatStore({ baseUrl: config.baseUrl, sessionId });
+  const store = useCreateChatStore({ baseUrl: config.baseUrl, sessionId, sendAutomaticallyWhen });
   const snapshot = useChatStore(store);
+  useEffect(() => {
+    storeRef.current = store;
+  }, [store]);
 
   const switchTo = useCallback(
     (id, { fromHistory = false } = {}) => {
@@ -43,6 +90,8 @@ export function App() {
 function Chat({ store, snapshot, onSwitch }) {
   const { status, messages, queued, composer, error, capabilities } = snapshot;
   const busy = status === "submitted" || status === "streaming";
+  // Editing a user message is an AI SDK action (the client owns the history).
+  const canEdit = capabilities.aiSdkOwnsHistory && !busy;
   const scrollRef = useAutoScroll([messages, queued, status]);
 
   return (
@@ -65,7 +114,7 @@ function Chat({ store, snapshot, onSwitch }) {
           )}
 
           {messages.map((message) => (
-            <Message key={message.id} message={message} />
+            <Message key={message.id} message={message} store={store} canEdit={canEdit} />
           ))}
 
           {status === "submitted" && lastRole(messages) !== "assistant" && (

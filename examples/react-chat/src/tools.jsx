@@ -2,6 +2,11 @@
 // explicit imports of the app, keyed by renderer id (`part.ui.rendererId`) or tool name
 // (exact, or the un-namespaced alias: `subagent` also takes `pi.subagent`); `fallback` takes
 // every other tool. Nothing is loaded from the server.
+//
+// Renderers also get the `store`, for the tools that wait for the user (AI SDK mode): a tool
+// asking for approval shows Approve / Deny (`store.addToolApprovalResponse`), and `getLocation`,
+// a tool the client runs, shows a small form that answers it (`store.addToolOutput`). With the
+// store's `sendAutomaticallyWhen` (App.jsx) the answer continues the conversation.
 import { useState } from "react";
 import { toolDetailsOf, toolNameOf } from "agent-chat-store/react";
 import { BotIcon, ToolIcon } from "./icons.jsx";
@@ -27,21 +32,27 @@ const TOOL_STATE_LABEL = {
   "output-denied": "denied",
 };
 
-/** The plain tool UI: name, state, input, output or error, approval, structured details. */
-export function PlainTool({ part }) {
+/**
+ * The plain tool UI: name, state, input, output or error, approval, structured details.
+ * A tool waiting for the user (an approval request, or `actions` of a client tool) is open,
+ * with its buttons first.
+ */
+export function PlainTool({ part, store, actions }) {
   const toolName = toolNameOf(part);
   const state = part.state;
   const failed = state === "output-error" || state === "output-denied";
   const details = toolDetailsOf(part);
+  const approval = state === "approval-requested" && store && part.approval?.id ? <ApprovalActions part={part} store={store} /> : null;
+  const waiting = approval != null || actions != null;
   return (
     <details
-      className={"part-tool" + (failed ? " failed" : "")}
+      className={"part-tool" + (failed ? " failed" : "") + (waiting ? " waiting" : "")}
       data-testid="part-tool"
       data-tool-name={toolName}
       data-state={state}
       data-tool-call-id={part.toolCallId}
       data-renderer="plain"
-      open={failed || undefined}
+      open={failed || waiting || undefined}
     >
       <summary>
         <span className="tool-icon"><ToolIcon /></span>
@@ -49,6 +60,13 @@ export function PlainTool({ part }) {
         <span className={"badge tool-state " + state}>{TOOL_STATE_LABEL[state] ?? state}</span>
       </summary>
       <div className="tool-body">
+        {approval}
+        {actions}
+        {state === "output-denied" && (
+          <div className="tool-section denied" data-testid="tool-denied">
+            Not run: the user denied it{part.approval?.reason ? ` (${part.approval.reason})` : ""}.
+          </div>
+        )}
         <div className="tool-section">
           <div className="label">Input</div>
           <Json value={part.input ?? part.rawInput} />
@@ -82,6 +100,50 @@ export function PlainTool({ part }) {
   );
 }
 
+/** Approve / Deny for a tool call that asks first (`approval-requested`). */
+function ApprovalActions({ part, store }) {
+  const answer = (approved) => store.addToolApprovalResponse({ id: part.approval.id, approved });
+  return (
+    <div className="tool-actions" data-testid="tool-approval" data-approval-id={part.approval.id}>
+      <span className="tool-question">
+        Run <code>{toolNameOf(part)}</code>{part.input !== undefined ? <> with <code>{JSON.stringify(part.input)}</code></> : null}?
+      </span>
+      <button type="button" className="approve" data-testid="tool-approve" onClick={() => answer(true)}>Approve</button>
+      <button type="button" className="deny" data-testid="tool-deny" onClick={() => answer(false)}>Deny</button>
+    </div>
+  );
+}
+
+/** The answer to `getLocation`, a tool the client runs: a city, prefilled. */
+function LocationForm({ part, store }) {
+  const [city, setCity] = useState("Paris");
+  const submit = (e) => {
+    e.preventDefault();
+    if (city.trim()) store.addToolOutput({ toolCallId: part.toolCallId, output: { city: city.trim() } });
+  };
+  const decline = () => store.addToolOutput({ toolCallId: part.toolCallId, errorText: "The user did not share a location." });
+  return (
+    <form className="tool-actions" data-testid="tool-output-form" onSubmit={submit}>
+      <label className="tool-question" htmlFor={"city-" + part.toolCallId}>Your city</label>
+      <input
+        id={"city-" + part.toolCallId}
+        data-testid="tool-output-input"
+        value={city}
+        onChange={(e) => setCity(e.target.value)}
+        spellCheck={false}
+      />
+      <button type="submit" className="approve" data-testid="tool-output-submit" disabled={!city.trim()}>Share</button>
+      <button type="button" className="deny" data-testid="tool-output-decline" onClick={decline}>Decline</button>
+    </form>
+  );
+}
+
+/** `getLocation`: the client runs it, so while it waits (`input-available`) the user answers. */
+export function GetLocationTool({ part, store }) {
+  const waiting = part.state === "input-available" && store;
+  return <PlainTool part={part} store={store} actions={waiting ? <LocationForm part={part} store={store} /> : undefined} />;
+}
+
 const SUBAGENT_STATUS_LABEL = { running: "working…", done: "done", error: "failed" };
 const ROLE_LABEL = { user: "Task", assistant: "Subagent", tool: "Tool" };
 
@@ -91,10 +153,10 @@ const ROLE_LABEL = { user: "Task", assistant: "Subagent", tool: "Tool" };
  * (`part.ui.details`: the result's details, or the latest progress while it runs); without
  * them (an older server, a plain-text result) it is the plain tool UI.
  */
-export function PiSubagentTool({ part }) {
+export function PiSubagentTool({ part, store }) {
   const details = toolDetailsOf(part);
   const [open, setOpen] = useState(false);
-  if (!details || typeof details !== "object" || details.uiKind !== "pi-subagent") return <PlainTool part={part} />;
+  if (!details || typeof details !== "object" || details.uiKind !== "pi-subagent") return <PlainTool part={part} store={store} />;
   const status = details.status ?? "running";
   const steps = Array.isArray(details.steps) ? details.steps : [];
   const transcript = Array.isArray(details.transcript) ? details.transcript : [];
@@ -153,5 +215,6 @@ export function PiSubagentTool({ part }) {
 export const TOOL_RENDERERS = {
   "pi-subagent": PiSubagentTool,
   subagent: PiSubagentTool,
+  getLocation: GetLocationTool,
   fallback: PlainTool,
 };

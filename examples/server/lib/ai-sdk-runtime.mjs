@@ -2,14 +2,23 @@
 // PUTs the result), the server answers one assistant message per request with the `ai`
 // package's `streamText` over a scripted mock model (`MockLanguageModelV4` from `ai/test`)
 // that answers from the request's messages. Standard UI message chunks only; no follow-ups.
+//
+// With `--interactive-tools` its sessions also have the tools of the human-in-the-loop flows
+// of `useChat`: `getLocation`, a client tool (no `execute`: the step ends at
+// `tool-input-available` and the client supplies the output with `addToolOutput`), and
+// `deleteFile`, which needs approval (`needsApproval: true`: the step ends at
+// `tool-approval-request`; the next request, carrying the answer, runs it or reports it denied).
 import { randomUUID } from 'node:crypto';
 import { convertToModelMessages, isStepCount, jsonSchema, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { replyToToolResults, replyToUser } from './script.mjs';
-import { catalogEntry, echoParameters, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
+import {
+  catalogEntry, deleteFileParameters, echoParameters, getLocationParameters, lsParameters,
+  runDeleteFile, runEcho, runLs, TOOL_DESCRIPTIONS,
+} from './tools.mjs';
 import { Turn } from './turn.mjs';
 
-const TOOLS = {
+const BASE_TOOLS = {
   ls: tool({
     description: TOOL_DESCRIPTIONS.ls,
     inputSchema: jsonSchema(lsParameters),
@@ -22,12 +31,36 @@ const TOOLS = {
   }),
 };
 
-/** This runtime's tools: its own only (no harness tool such as `pi.subagent`). */
-export const AI_SDK_TOOL_NAMES = Object.keys(TOOLS);
+const INTERACTIVE_TOOL_SET = {
+  ...BASE_TOOLS,
+  // A client tool: declared without `execute`, so `streamText` ends the step with the call
+  // (`tool-input-available`) and the client runs it.
+  getLocation: tool({
+    description: TOOL_DESCRIPTIONS.getLocation,
+    inputSchema: jsonSchema(getLocationParameters),
+  }),
+  // A server tool that asks first: `tool-approval-request`, then runs (approved) or not.
+  deleteFile: tool({
+    description: TOOL_DESCRIPTIONS.deleteFile,
+    inputSchema: jsonSchema(deleteFileParameters),
+    needsApproval: true,
+    execute: async (args) => (await runDeleteFile(args)).text,
+  }),
+};
+
+/** The tools of an AI SDK session (no harness tool such as `pi.subagent`). */
+export function aiSdkTools({ interactiveTools = false } = {}) {
+  if (!interactiveTools) return BASE_TOOLS;
+  return INTERACTIVE_TOOL_SET;
+}
+
+/** This runtime's default tools (without `--interactive-tools`). */
+export const AI_SDK_TOOL_NAMES = Object.keys(BASE_TOOLS);
 
 /** `GET …/catalog` of an AI SDK session. */
-export function aiSdkCatalog() {
-  return { tools: AI_SDK_TOOL_NAMES.map((name) => catalogEntry(name, TOOLS[name].description)) };
+export function aiSdkCatalog(opts) {
+  const tools = aiSdkTools(opts);
+  return { tools: Object.keys(tools).map((name) => catalogEntry(name, tools[name].description)) };
 }
 
 const USAGE = {
@@ -43,22 +76,45 @@ function promptText(content) {
 function toolOutputText(output) {
   if (!output) return '';
   if (typeof output.value === 'string') return output.value;
+  if (output.type === 'execution-denied') return output.reason ?? '';
   return JSON.stringify(output.value ?? output);
 }
 
 /** The scripted reply to a LanguageModelV4 prompt. */
-function replyTo(prompt, words) {
+function replyTo(prompt, { words, tools, attempt }) {
   const msgs = prompt.filter((m) => m.role !== 'system');
   const last = msgs[msgs.length - 1];
   if (last?.role === 'tool') {
+    // The inputs of the calls, for results that name them (`Kept FILE.`).
+    const inputs = new Map();
+    for (const m of msgs) {
+      if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+      for (const p of m.content) if (p.type === 'tool-call') inputs.set(p.toolCallId, p.input);
+    }
     const results = last.content
       .filter((p) => p.type === 'tool-result')
-      .map((p) => ({ name: p.toolName, text: toolOutputText(p.output), isError: /error/.test(p.output?.type ?? '') }));
+      .map((p) => ({
+        name: p.toolName,
+        text: toolOutputText(p.output),
+        isError: /error/.test(p.output?.type ?? ''),
+        denied: p.output?.type === 'execution-denied',
+        input: parseInput(inputs.get(p.toolCallId)),
+        value: p.output?.value,
+      }));
     const user = [...msgs].reverse().find((m) => m.role === 'user');
     return replyToToolResults(user ? promptText(user.content) : '', results);
   }
-  if (last?.role === 'user') return replyToUser(promptText(last.content), { words, tools: AI_SDK_TOOL_NAMES });
+  if (last?.role === 'user') return replyToUser(promptText(last.content), { words, tools, attempt });
   return { blocks: [{ type: 'text', text: 'Nothing to answer.' }], stop: 'stop' };
+}
+
+function parseInput(input) {
+  if (typeof input !== 'string') return input;
+  try {
+    return JSON.parse(input);
+  } catch {
+    return undefined;
+  }
 }
 
 function split(text, size) {
@@ -125,11 +181,18 @@ function scriptedStream(reply, { tps, chunkTokens, signal }) {
 }
 
 export class AiSdkSession {
-  /** @param {string} id @param {import('./app.mjs').Knobs} knobs */
-  constructor(id, knobs) {
+  /**
+   * @param {string} id @param {import('./app.mjs').Knobs} knobs
+   * @param {{interactiveTools?: boolean}} [opts] the session's tool set, fixed at creation
+   */
+  constructor(id, knobs, { interactiveTools = false } = {}) {
     this.id = id;
     this.runtime = 'ai-sdk';
     this.knobs = knobs;
+    this.interactiveTools = interactiveTools;
+    this.tools = aiSdkTools({ interactiveTools });
+    /** @type {Map<string, number>} answers given per user message id (regenerate counts up) */
+    this.attempts = new Map();
     /** @type {object[]} UIMessage[] as the client last stored it (or as the last turn ended) */
     this.history = [];
     /** @type {Turn | null} */
@@ -143,7 +206,7 @@ export class AiSdkSession {
   }
 
   catalog() {
-    return aiSdkCatalog();
+    return aiSdkCatalog({ interactiveTools: this.interactiveTools });
   }
 
   uiMessages() {
@@ -154,30 +217,44 @@ export class AiSdkSession {
     this.history = messages;
   }
 
-  /** Starts a turn over `messages` (validated UIMessages ending with the new user message). */
-  startTurn({ messages, clientTurnId }) {
+  /**
+   * Starts a turn over `messages` (validated UIMessages ending with the user message to answer,
+   * or with the assistant message to continue after tool outputs or approvals).
+   * `regenerate`: the answer to the last user message is asked for again; the answer then
+   * names its attempt (`(attempt 2)`), counted per user message id.
+   */
+  startTurn({ messages, clientTurnId, regenerate = false }) {
     const turn = new Turn({ sessionId: this.id, clientTurnId, runtime: 'ai-sdk' });
     this.activeTurn = turn;
     this.lastTurn = turn;
-    void this.run(turn, messages);
+    let attempt = 1;
+    const lastUser = messages.findLast((m) => m.role === 'user');
+    if (lastUser && messages.at(-1) === lastUser) {
+      // A fresh answer to a user message (a new one, an edited one, or a regenerated one).
+      attempt = regenerate ? (this.attempts.get(lastUser.id) ?? 1) + 1 : 1;
+      this.attempts.set(lastUser.id, attempt);
+    }
+    void this.run(turn, messages, attempt);
     return turn;
   }
 
-  async run(turn, messages) {
+  async run(turn, messages, attempt = 1) {
     const { tps, chunkTokens, words } = this.knobs;
+    const tools = this.tools;
+    const toolNames = Object.keys(tools);
     const signal = turn.abortController.signal;
     const model = new MockLanguageModelV4({
       provider: 'scripted',
       modelId: 'scripted-mock',
       doStream: async (options) => ({
-        stream: scriptedStream(replyTo(options.prompt, words), { tps, chunkTokens, signal: options.abortSignal ?? signal }),
+        stream: scriptedStream(replyTo(options.prompt, { words, tools: toolNames, attempt }), { tps, chunkTokens, signal: options.abortSignal ?? signal }),
       }),
     });
     try {
       const result = streamText({
         model,
-        messages: await convertToModelMessages(messages, { tools: TOOLS, ignoreIncompleteToolCalls: true }),
-        tools: TOOLS,
+        messages: await convertToModelMessages(messages, { tools, ignoreIncompleteToolCalls: true }),
+        tools,
         stopWhen: isStepCount(5),
         abortSignal: signal,
       });

@@ -44,6 +44,8 @@ export const ROUTES = [
  * @property {number|null} cutStreamAfter
  * @property {number} cutStreams
  * @property {string[]} notFound
+ * @property {boolean} interactiveTools ai-sdk: new sessions also get `getLocation` (a client
+ *   tool) and `deleteFile` (needs approval)
  */
 
 export const DEFAULTS = {
@@ -59,6 +61,7 @@ export const DEFAULTS = {
   cutStreams: 1,
   notFound: [],
   agentEndDelayMs: 0,
+  interactiveTools: false,
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -105,7 +108,7 @@ export function createApp(options = {}) {
   function session(id, create) {
     let s = sessions.get(id);
     if (!s && create) {
-      s = state.runtime === 'ai-sdk' ? new AiSdkSession(id, knobs) : new PiSession(id, knobs);
+      s = state.runtime === 'ai-sdk' ? new AiSdkSession(id, knobs, { interactiveTools: state.interactiveTools }) : new PiSession(id, knobs);
       sessions.set(id, s);
     }
     return s;
@@ -149,6 +152,10 @@ export function createApp(options = {}) {
       for (const r of list) if (!ROUTES.includes(r)) throw validation(`unknown route ${r}; one of ${ROUTES.join(', ')}`, 'notFound');
       state.notFound = list;
     }
+    if (body.interactiveTools !== undefined) {
+      if (typeof body.interactiveTools !== 'boolean') throw validation('interactiveTools must be a boolean', 'interactiveTools');
+      state.interactiveTools = body.interactiveTools;
+    }
     if (body.runtime !== undefined) {
       if (!RUNTIMES.includes(body.runtime)) throw validation(`runtime must be one of ${RUNTIMES.join(', ')}`, 'runtime');
       state.runtime = body.runtime;
@@ -180,7 +187,7 @@ export function createApp(options = {}) {
   async function catalog(req, res, url) {
     const id = url.searchParams.get('sessionId');
     const s = id ? session(id, false) : undefined;
-    json(res, 200, s ? s.catalog() : state.runtime === 'ai-sdk' ? aiSdkCatalog() : piCatalog());
+    json(res, 200, s ? s.catalog() : state.runtime === 'ai-sdk' ? aiSdkCatalog({ interactiveTools: state.interactiveTools }) : piCatalog());
   }
 
   async function chat(req, res, body, entry) {
@@ -215,31 +222,20 @@ export function createApp(options = {}) {
     } else {
       let messages;
       if (body.messages !== undefined) {
+        // The client's history, as `useChat` sends it: ending with the user message to answer
+        // (a new one, an edited one, the one before a regenerated answer), or with the
+        // assistant message to continue after tool outputs or approvals (then `message` is
+        // empty). The model answers exactly these.
         if (!Array.isArray(body.messages)) throw validation('messages must be an array', 'messages');
         messages = await validMessages(body.messages);
-      } else if (trigger === 'submit-message' && message.trim() === '' && attachments.length === 0) {
+      } else if (trigger === 'submit-message' && message.trim() === '' && attachments.length === 0 && !continuesStored(session(sid, false), body.messageId)) {
         throw validation('message is required', 'message');
       }
       const s = session(sid, true);
       busy(s); // again: another chat may have started one during the validation above
-      if (messages === undefined) {
-        messages = [...s.history];
-        if (trigger === 'regenerate-message') {
-          // Like useChat: drop the assistant message to regenerate (the named one, else the
-          // last) and everything after it.
-          let at = body.messageId ? messages.findIndex((m) => m.id === body.messageId) : messages.findLastIndex((m) => m.role === 'assistant');
-          if (at >= 0 && messages[at].role === 'user') at += 1;
-          if (at >= 0) messages = messages.slice(0, at);
-        } else {
-          messages.push({
-            id: body.messageId ?? `user-${randomUUID()}`,
-            role: 'user',
-            parts: [...attachments.map((a) => ({ type: 'file', ...a })), ...(message ? [{ type: 'text', text: message }] : [])],
-          });
-        }
-      }
+      if (messages === undefined) messages = fromStoredHistory(s.history, { trigger, messageId: body.messageId, message, attachments });
       if (messages.length === 0) throw validation('nothing to answer: messages is empty', 'messages');
-      turn = s.startTurn({ messages, clientTurnId: body.clientTurnId });
+      turn = s.startTurn({ messages, clientTurnId: body.clientTurnId, regenerate: trigger === 'regenerate-message' });
     }
     entry.turnId = turn.id;
     await streamTurn(res, turn, -1, entry);
@@ -541,6 +537,47 @@ function checkAttachments(list) {
     }
     return { mediaType: a.mediaType, url: a.url, ...(typeof a.filename === 'string' ? { filename: a.filename } : {}) };
   });
+}
+
+/** Does an empty submit naming `messageId` continue the stored history (its last message, an assistant's)? */
+function continuesStored(s, messageId) {
+  const last = s?.history?.at(-1);
+  return messageId !== undefined && last?.role === 'assistant' && last.id === messageId;
+}
+
+/**
+ * The messages to answer when the client sent none: the stored history, with
+ * - `regenerate-message`: the assistant message to regenerate (`messageId`, else the last)
+ *   and everything after it dropped, as `useChat` does;
+ * - `submit-message` naming a stored user message (an edit): that message replaced by the new
+ *   text (same id) and everything after it dropped;
+ * - `submit-message` with no text naming the last message, an assistant's: the history as it is
+ *   (a continuation after tool outputs or approvals);
+ * - otherwise: the new user message appended (id `messageId`, else a fresh one).
+ */
+function fromStoredHistory(history, { trigger, messageId, message, attachments }) {
+  let messages = [...history];
+  const userMessage = (id) => ({
+    id,
+    role: 'user',
+    parts: [...attachments.map((a) => ({ type: 'file', ...a })), ...(message ? [{ type: 'text', text: message }] : [])],
+  });
+  if (trigger === 'regenerate-message') {
+    let at = messageId ? messages.findIndex((m) => m.id === messageId) : messages.findLastIndex((m) => m.role === 'assistant');
+    if (at >= 0 && messages[at].role === 'user') at += 1;
+    if (at >= 0) messages = messages.slice(0, at);
+    return messages;
+  }
+  const named = messageId === undefined ? -1 : messages.findIndex((m) => m.id === messageId);
+  if (named >= 0 && messages[named].role === 'user' && (message !== '' || attachments.length > 0)) {
+    return [...messages.slice(0, named), userMessage(messageId)];
+  }
+  if (named === messages.length - 1 && named >= 0 && messages[named].role === 'assistant' && message === '' && attachments.length === 0) {
+    return messages;
+  }
+  // (a `messageId` of a stored message that is none of the above names no new message)
+  messages.push(userMessage(messageId !== undefined && named < 0 ? messageId : `user-${randomUUID()}`));
+  return messages;
 }
 
 async function validMessages(messages) {

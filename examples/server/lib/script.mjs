@@ -10,15 +10,23 @@
 //   - `think` in T: a reasoning block comes first;
 //   - `list files` in T (optionally `list files in DIR`): a call of the `ls` tool;
 //   - `echo X` in T: a call of the `echo` tool with `{text: X}` (X runs to the end of the line);
+//   - `where am I` in T, when the agent has the client tool `getLocation` (the AI SDK runtime
+//     with `--interactive-tools`): a call of `getLocation` `{}`, answered by the client;
+//   - `delete FILE` in T, when the agent has `deleteFile` (idem): a call of `deleteFile`
+//     `{path: FILE}`, which waits for the user's approval;
 //   - `subagent TASK` in T, when the agent has the `pi.subagent` tool (the pi runtime does, the
 //     AI SDK runtime does not): a call of `pi.subagent` with `{task: TASK}` (TASK runs to the end
 //     of the line) and no other call, since the task may itself say `list files` or `echo`;
 //   - for a subagent only (`folders` given): a task naming a folder of the fixture tree and
 //     asking for no tool calls `ls` on that folder;
 //   - otherwise the answer is `Answer <head>: w1 w2 … wN`, where <head> is the first three
-//     words of T and N is `words:N` from T or the server's `--words`;
+//     words of T and N is `words:N` from T or the server's `--words`; a regenerated answer
+//     says which attempt it is: `Answer <head> (attempt 2): …`;
 //   - with a tool call, a short text (`Answer <head>: calling ls.`) precedes the call(s);
-// - tool results (the model's turn after its tool calls): `Result for <head>: ls → a, b; echo → X.`
+// - tool results (the model's turn after its tool calls): `Result for <head>: ls → a, b; echo → X.`,
+//   except the interactive tools, which get a sentence of their own: `You are in <city>.`
+//   (getLocation's output), `Deleted FILE.` (deleteFile approved and run), `Kept FILE.`
+//   (deleteFile denied).
 
 /** @typedef {{type:'thinking', text:string} | {type:'text', text:string} | {type:'toolCall', name:string, args:object}} Block */
 /** @typedef {{blocks: Block[], stop: 'stop'|'toolUse'|'error', errorMessage?: string}} Reply */
@@ -62,6 +70,9 @@ export function toolCallsFor(text, { tools = ALL_TOOLS, folders } = {}) {
   if (ls && has('ls')) calls.push({ name: 'ls', args: { path: ls[1] ?? '.' } });
   const echo = /\becho\b[ \t]*([^\n]*)/i.exec(text);
   if (echo && has('echo')) calls.push({ name: 'echo', args: { text: echo[1].trim() } });
+  if (/\bwhere am i\b/i.test(text) && has('getLocation')) calls.push({ name: 'getLocation', args: {} });
+  const del = /\bdelete[ \t]+([^\s?!,;]*[^\s?!,;.])/i.exec(text);
+  if (del && has('deleteFile')) calls.push({ name: 'deleteFile', args: { path: del[1] } });
   if (calls.length === 0 && folders && has('ls')) {
     const folder = folders.find((f) => new RegExp(`\\b${f.replace(/[^\w-]/g, '')}\\b`, 'i').test(text));
     if (folder) calls.push({ name: 'ls', args: { path: folder } });
@@ -72,11 +83,12 @@ export function toolCallsFor(text, { tools = ALL_TOOLS, folders } = {}) {
 /**
  * The reply to a user message.
  * @param {string} text the user's text
- * @param {{words: number, tools?: readonly string[], folders?: readonly string[]}} opts
+ * @param {{words: number, tools?: readonly string[], folders?: readonly string[], attempt?: number}} opts
+ *   `attempt` (> 1: a regenerated answer) is named in the answer's text
  * @returns {Reply}
  */
-export function replyToUser(text, { words, tools, folders }) {
-  const head = headOf(text);
+export function replyToUser(text, { words, tools, folders, attempt = 1 }) {
+  const head = headOf(text) + (attempt > 1 ? ` (attempt ${attempt})` : '');
   const calls = toolCallsFor(text, { tools, folders });
   // A subagent's task is the subagent's business: `subagent fail provider` fails the nested run.
   const delegated = calls.length === 1 && calls[0].name === SUBAGENT_TOOL;
@@ -98,19 +110,49 @@ export function replyToUser(text, { words, tools, folders }) {
 }
 
 /**
+ * The sentence an interactive tool's result gets (undefined: the generic summary).
+ * @param {{name:string, text:string, isError:boolean, denied?:boolean, input?:any, value?:any}} r
+ */
+function toolSentence(r) {
+  if (r.name === 'getLocation' && !r.isError) {
+    const v = r.value;
+    const city = v && typeof v === 'object' && typeof v.city === 'string' ? v.city : typeof v === 'string' ? v : r.text;
+    return `You are in ${String(city).trim().replace(/\.$/, '') || 'an unknown place'}.`;
+  }
+  if (r.name === 'deleteFile') {
+    const file = typeof r.input?.path === 'string' ? r.input.path : r.text.replace(/^deleted /, '');
+    if (r.denied) return `Kept ${file}.`;
+    if (!r.isError) return `Deleted ${file}.`;
+  }
+  return undefined;
+}
+
+/**
  * The reply after tool results.
  * @param {string} userText the user message that led to the tool calls
- * @param {{name:string, text:string, isError:boolean}[]} results
+ * @param {{name:string, text:string, isError:boolean, denied?:boolean, input?:any, value?:any}[]} results
+ *   `denied`: the user denied the call; `input`: the call's input; `value`: the raw output
  * @returns {Reply}
  */
 export function replyToToolResults(userText, results) {
   const head = headOf(userText);
-  const summary = results
+  const sentences = [];
+  const rest = [];
+  for (const r of results) {
+    const sentence = toolSentence(r);
+    if (sentence) sentences.push(sentence);
+    else rest.push(r);
+  }
+  if (rest.length === 0 && sentences.length > 0) {
+    return { blocks: [{ type: 'text', text: sentences.join(' ') }], stop: 'stop' };
+  }
+  const summary = rest
     .map((r) => {
       // (a result that is itself a sentence loses its final period: no `..` at the end)
       const flat = r.text.split('\n').map((s) => s.trim()).filter(Boolean).join(', ').replace(/\.$/, '');
       return r.isError ? `${r.name} failed (${flat})` : `${r.name} → ${flat || '(nothing)'}`;
     })
     .join('; ');
-  return { blocks: [{ type: 'text', text: `Result for ${head}: ${summary}.` }], stop: 'stop' };
+  const text = [...sentences, `Result for ${head}: ${summary}.`].join(' ');
+  return { blocks: [{ type: 'text', text }], stop: 'stop' };
 }

@@ -1,5 +1,7 @@
 // The real tools both runtimes execute: `ls` lists a folder under fixture-files/, `echo`
-// returns its text. They are plain async functions; each runtime wraps them in its own tool
+// returns its text. The AI SDK runtime's interactive tools (`--interactive-tools`) are here too:
+// `getLocation`, which the client runs (no server side at all), and `deleteFile`, which needs the
+// user's approval and only pretends to delete (nothing on disk changes). They are plain async functions; each runtime wraps them in its own tool
 // shape (pi's AgentTool, the AI SDK's tool()). The pi runtime adds a harness-only tool,
 // `pi.subagent` (lib/subagent.mjs). What a runtime really has is what its catalog lists
 // (`catalogEntry`), with the UI hints of `TOOL_UI`.
@@ -45,6 +47,25 @@ export async function runEcho(args) {
   return { text, details: { length: text.length } };
 }
 
+export const getLocationParameters = {
+  type: 'object',
+  properties: {},
+  additionalProperties: false,
+};
+
+export const deleteFileParameters = {
+  type: 'object',
+  properties: { path: { type: 'string', description: 'The file to delete' } },
+  required: ['path'],
+  additionalProperties: false,
+};
+
+/** `deleteFile` after an approval: a pretend deletion (the fixture tree is never touched). */
+export async function runDeleteFile(args) {
+  const file = typeof args?.path === 'string' ? args.path : '';
+  return { text: `deleted ${file}`, details: { path: file } };
+}
+
 export const subagentParameters = {
   type: 'object',
   properties: { task: { type: 'string', description: 'What the subagent should do' } },
@@ -56,12 +77,16 @@ export const TOOL_DESCRIPTIONS = {
   ls: 'List the files of a folder in the fixture folder',
   echo: 'Echo a text back',
   'pi.subagent': 'Hand a task to a nested pi agent (with ls and echo) and return its answer',
+  getLocation: 'The city the user is in (the client answers it)',
+  deleteFile: 'Delete a file (asks the user for approval first)',
 };
 
 export const TOOL_PARAMETERS = {
   ls: lsParameters,
   echo: echoParameters,
   'pi.subagent': subagentParameters,
+  getLocation: getLocationParameters,
+  deleteFile: deleteFileParameters,
 };
 
 /**
@@ -72,6 +97,8 @@ export const TOOL_UI = {
   ls: { displayGroup: 'workspace', icon: 'folder' },
   echo: { displayGroup: 'workspace', icon: 'message' },
   'pi.subagent': { rendererId: 'pi-subagent', displayGroup: 'agents', icon: 'bot' },
+  getLocation: { displayGroup: 'client', icon: 'pin' },
+  deleteFile: { displayGroup: 'workspace', icon: 'trash' },
 };
 
 /** One catalog entry: `{name, description, inputSchema, ui?}`. */

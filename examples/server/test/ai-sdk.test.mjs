@@ -129,8 +129,8 @@ test('regenerate-message without messages answers the stored history again', asy
   const history = [user('u1', 'again words:2'), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'old answer', state: 'done' }] }];
   assert.equal((await postJson(`${s.api}/chat/${id}/messages`, { messages: history }, 'PUT')).status, 204);
   const { chunks } = await readChunks(await s.chat({ sessionId: id, message: '', trigger: 'regenerate-message', messageId: 'a1' }));
-  assert.equal(textOf(await reduce(chunks)), 'Answer again: w1 w2');
+  assert.equal(textOf(await reduce(chunks)), 'Answer again (attempt 2): w1 w2', 'a regenerated answer names its attempt');
   const after = await s.messages(id);
   assert.deepEqual(after.map((m) => m.role), ['user', 'assistant']);
-  assert.equal(textOf(after[1]), 'Answer again: w1 w2');
+  assert.equal(textOf(after[1]), 'Answer again (attempt 2): w1 w2');
 });
