@@ -1110,16 +1110,9 @@ impl ChatStore {
 
     /// The response ended normally.
     pub fn handle_response_end(&mut self, id: RequestId, now_ms: u64) {
-        let Some(p) = self.pending.remove(&id) else {
+        let Some(p) = self.settle(id, now_ms) else {
             return;
         };
-        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
-            // Whatever session is current now: a held turn of any session waits for it.
-            self.on_delete_answered(id, now_ms);
-        }
-        if p.generation != self.generation || p.session != self.session.id {
-            return;
-        }
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
@@ -1164,15 +1157,9 @@ impl ChatStore {
     /// The request failed without an answer (network error, CORS, DNS…), or the body broke
     /// off. An abort the store asked for is not reported here (its record is gone already).
     pub fn handle_request_failed(&mut self, id: RequestId, message: &str, now_ms: u64) {
-        let Some(p) = self.pending.remove(&id) else {
+        let Some(p) = self.settle(id, now_ms) else {
             return;
         };
-        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
-            self.on_delete_answered(id, now_ms);
-        }
-        if p.generation != self.generation || p.session != self.session.id {
-            return;
-        }
         let error = ChatError::network(message);
         match p.kind {
             RequestKind::Capabilities => self.on_capabilities(None),
@@ -1204,6 +1191,17 @@ impl ChatStore {
             }
         }
         self.pump(now_ms);
+    }
+
+    /// A request is over (answered or failed): its record goes, a held turn waiting for it
+    /// (of any session) moves on, and the record comes back only if the answer still matters
+    /// (same generation, same session).
+    fn settle(&mut self, id: RequestId, now_ms: u64) -> Option<Pending> {
+        let p = self.pending.remove(&id)?;
+        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
+            self.on_delete_answered(id, now_ms);
+        }
+        (p.generation == self.generation && p.session == self.session.id).then_some(p)
     }
 
     /// Time passed: backoffs end, timeouts expire, resumes start.

@@ -1,35 +1,19 @@
 //! Every legacy-server trace replays to the canonical history its server answered afterwards
 //! (ids aside), with no duplicate or misplaced part.
 
-use std::path::PathBuf;
+mod common;
 
 use agent_chat_store::replay::{replay_pi_stream, sse_data, ChunkInput};
+use common::{fixture, fixtures, without_ids};
 use serde_json::Value;
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/legacy-server")
-}
-
 fn replay(name: &str) -> Vec<Value> {
-    let body = std::fs::read(fixtures().join(name)).expect("fixture present");
+    let body = fixture(name);
     let data = sse_data(&body);
     let out = replay_pi_stream(data.iter().map(|d| ChunkInput::Text(d)));
     out.messages
         .iter()
         .map(|m| serde_json::to_value(m).unwrap())
-        .collect()
-}
-
-/// The canonical history with ids removed (they are the server's, assigned differently on
-/// the canonical route).
-fn without_ids(messages: &[Value]) -> Vec<Value> {
-    messages
-        .iter()
-        .map(|m| {
-            let mut m = m.clone();
-            m.as_object_mut().unwrap().remove("id");
-            m
-        })
         .collect()
 }
 
