@@ -12,7 +12,7 @@ import {
 } from "@assistant-ui/react";
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
 import { useChatStoreRuntime } from "agent-chat-store/assistant-ui";
-import { readConfig, sessionFromUrl, writeSession } from "./config.js";
+import { readConfig, sessionFromUrl, writeSession } from "../../shared/config.js";
 import { PART_COMPONENTS } from "./Parts.jsx";
 import { RetryIcon, StopIcon } from "./icons.jsx";
 

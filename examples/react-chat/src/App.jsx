@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
-import { readConfig, sessionFromUrl, writeSession } from "./config.js";
+import { readConfig, sessionFromUrl, writeSession } from "../../shared/config.js";
 import { Message } from "./Parts.jsx";
 import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "./icons.jsx";
 
