@@ -1,0 +1,746 @@
+//! The whole `ChatStore`, driven by an arbitrary sequence of inputs, as a host and a hostile
+//! server would: user actions, HTTP heads / bodies / ends / failures for the requests it asked
+//! for (answers of every kind: SSE bodies of generated chunks split anywhere, JSON, HTML, junk,
+//! error statuses, status 0), late answers of aborted requests, and time steps that fire its
+//! timer. After every input the outputs are drained (the run loop rule) and the invariants are
+//! checked:
+//! - never panics (every snapshot message exports and serialises);
+//! - queued items are never duplicated: ids and nonces unique, and an item that left the queue
+//!   never comes back nor is POSTed again;
+//! - at most one follow-up POST in flight per session;
+//! - status consistent: `error` ⇒ an error to show; busy ⇒ a stream request in flight, a
+//!   resume scheduled or a held turn's DELETE out; not busy ⇒ no stream request in flight for
+//!   the session (a zombie fetch); a turn id only while busy;
+//! - message ids unique;
+//! - a late answer of a request the store is done with changes nothing;
+//! - the timer makes progress: a timeout never fires again and again at the same instant.
+#![no_main]
+
+use std::collections::{HashMap, HashSet};
+
+use agent_chat_store::composer::Status;
+use agent_chat_store::followup::ItemState;
+use agent_chat_store::protocol::{Capabilities, FileAttachment};
+use agent_chat_store::random::SeededRandom;
+use agent_chat_store::store::{
+    AutoSend, ChatStore, RequestId, RequestKind, ResponseHead, StoreOptions,
+};
+use agent_chat_store_fuzz::{
+    any_chunk, chunk_text, int, message, one_in, pi_chunk, pick, split, sse_body, string, ui_chunk,
+    value, Ctx, TOOL_CALL_IDS, TURN_IDS,
+};
+use arbitrary::Unstructured;
+use libfuzzer_sys::fuzz_target;
+use serde_json::{json, Value};
+
+const SESSIONS: &[&str] = &["s1", "s2", "s 3"];
+
+/// Known bug (found by this target, reproduced by the ignored test
+/// `removing_a_posting_follow_up_keeps_one_post_in_flight` in tests/hostile.rs): an item that
+/// leaves the queue while its POST is in flight (`remove_queued`, `retry_queued` as a new
+/// message) leaves that POST open, untracked, and the queue moves on: the next item's POST
+/// can be in flight at the same time. While true, POSTs of items that left the queue while
+/// `posting` are left out of the checks. Set to false once that is fixed.
+const KNOWN_REMOVE_WHILE_POSTING: bool = true;
+
+/// Known bug (found by this target, reproduced by the ignored test
+/// `chunks_after_a_violation_in_the_same_read_are_not_applied` in tests/hostile.rs): the
+/// chunks decoded from the same network read as a protocol violation are still applied after
+/// the turn failed (a `data-turn-start` among them sets `turnId` with status `error`). While
+/// true, the turn-id check is skipped once a body read aborted its own stream, until the next
+/// stream request.
+const KNOWN_APPLIED_AFTER_VIOLATION: bool = true;
+
+/// Known bug (minor; found by this target, reproduced by the ignored test
+/// `dispose_mid_turn_leaves_no_turn_id` in tests/hostile.rs): `dispose()` during a turn sets
+/// the status to `ready` and keeps `turnId`. While true, the turn-id check ends at dispose.
+const KNOWN_TURN_ID_AFTER_DISPOSE: bool = true;
+
+// Also found (ignored test `a_turn_start_chunk_while_idle_leaves_no_turn_id`): the public
+// `handle_chunk` with a `data-turn-start` while no turn runs sets `turnId` with status
+// `ready`; the target feeds `handle_chunk` only while a turn runs.
+
+const T0: u64 = 1_700_000_000_000;
+
+/// `FUZZ_TRACE=1 cargo fuzz run store <crash file>` prints every step, to read a finding.
+fn tracing() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FUZZ_TRACE").is_some())
+}
+
+macro_rules! trace {
+    ($($t:tt)*) => {
+        if tracing() {
+            eprintln!($($t)*);
+        }
+    };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    Sent,
+    Head,
+}
+
+#[derive(Debug, Clone)]
+struct Req {
+    id: RequestId,
+    kind: RequestKind,
+    path: String,
+    body: Option<String>,
+    phase: Phase,
+    status: u16,
+}
+
+struct Host {
+    store: ChatStore,
+    now: u64,
+    /// Requests asked for and neither answered to the end, failed, nor aborted.
+    open: Vec<Req>,
+    /// Requests the store is done with (ended, failed, aborted), for late answers.
+    done: Vec<RequestId>,
+    /// Per session: the queue ids seen last time it was current, and those that left.
+    queue_ids: HashMap<String, HashSet<String>>,
+    gone_ids: HashMap<String, HashSet<String>>,
+    gone_nonces: HashMap<String, HashSet<String>>,
+    nonce_of: HashMap<String, String>,
+    /// Nonces of items removed while their POST was in flight (see the known bug above).
+    removed_posting: HashSet<String>,
+    /// Whether each item was `posting` when last seen.
+    posting: HashMap<String, bool>,
+    /// The stream request whose body is being fed, and whether feeding it aborted it.
+    feeding: Option<RequestId>,
+    aborted_while_feeding: bool,
+    disposed: bool,
+    ctx: Ctx,
+}
+
+fn options(u: &mut Unstructured) -> StoreOptions {
+    let mut o = StoreOptions::new(SESSIONS[0]);
+    o.capabilities = match int(u, 0, 4) {
+        0 | 1 => None,
+        2 => Some(Capabilities {
+            native_follow_up: true,
+            ai_sdk_owns_history: false,
+            follow_up_attachments: false,
+        }),
+        3 => Some(Capabilities::default()),
+        _ => Some(Capabilities {
+            native_follow_up: true,
+            ai_sdk_owns_history: true,
+            follow_up_attachments: true,
+        }),
+    };
+    o.hydrate = one_in(u, 2);
+    o.followup_timeout_ms = pick(u, &[30_000, 1_000, 50]);
+    o.resume_attempts = int(u, 0, 3) as u32;
+    o.resume_delay_ms = pick(u, &[500, 10, 1]);
+    o.stream_idle_timeout_ms = pick(u, &[None, Some(300_000), Some(100), Some(5)]);
+    o.limits.max_event_bytes = pick(u, &[16 << 20, 256, 64]);
+    o.limits.max_body_bytes = pick(u, &[64 << 20, 512]);
+    o.limits.max_messages = pick(u, &[100_000, 2]);
+    o.retry.max_attempts = pick(u, &[6, 1, 2]);
+    o.retry.base_delay_ms = pick(u, &[500, 1]);
+    o.retry.max_delay_ms = pick(u, &[15_000, 10]);
+    o.send_automatically_when = pick(
+        u,
+        &[
+            AutoSend::Never,
+            AutoSend::ToolCallsComplete,
+            AutoSend::ApprovalsAnswered,
+        ],
+    );
+    o
+}
+
+impl Host {
+    /// The run loop: drain every output, then check the invariants.
+    fn drain(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some(r) = self.store.poll_request() {
+                any = true;
+                if let Some(b) = &r.body {
+                    serde_json::from_str::<Value>(b).expect("request bodies are JSON");
+                }
+                if r.kind.is_stream() {
+                    self.aborted_while_feeding = false;
+                }
+                self.open.push(Req {
+                    id: r.id,
+                    kind: r.kind,
+                    path: r.path,
+                    body: r.body,
+                    phase: Phase::Sent,
+                    status: 0,
+                });
+            }
+            while let Some(id) = self.store.poll_abort() {
+                any = true;
+                if self.feeding == Some(id) {
+                    self.aborted_while_feeding = true;
+                }
+                self.close(id);
+            }
+            while self.store.poll_event().is_some() {
+                any = true;
+            }
+            if !any {
+                break;
+            }
+        }
+        self.check();
+    }
+
+    fn close(&mut self, id: RequestId) {
+        self.open.retain(|r| r.id != id);
+        self.done.push(id);
+    }
+
+    fn check(&mut self) {
+        let s = &self.store;
+        let session = s.session_id().to_string();
+        // Queue: unique ids and nonces; what left never comes back.
+        let mut ids = HashSet::new();
+        let mut nonces = HashSet::new();
+        for q in s.queued() {
+            assert!(ids.insert(q.id.clone()), "queued item {} twice", q.id);
+            assert!(
+                nonces.insert(q.client_nonce.clone()),
+                "nonce {} twice",
+                q.client_nonce
+            );
+            self.nonce_of.insert(q.id.clone(), q.client_nonce.clone());
+            self.posting
+                .insert(q.id.clone(), q.state == ItemState::Posting);
+        }
+        let gone = self.gone_ids.entry(session.clone()).or_default();
+        let gone_nonces = self.gone_nonces.entry(session.clone()).or_default();
+        if let Some(prev) = self.queue_ids.get(&session) {
+            for id in prev.difference(&ids) {
+                gone.insert(id.clone());
+                if let Some(n) = self.nonce_of.get(id) {
+                    gone_nonces.insert(n.clone());
+                    if self.posting.get(id) == Some(&true) {
+                        self.removed_posting.insert(n.clone());
+                    }
+                }
+            }
+        }
+        for id in &ids {
+            assert!(!gone.contains(id), "queued item {id} came back");
+        }
+        self.queue_ids.insert(session.clone(), ids);
+        // Follow-up POSTs: one in flight per session, never for an item that left.
+        let mut posts: HashMap<&str, usize> = HashMap::new();
+        for r in self
+            .open
+            .iter()
+            .filter(|r| r.kind == RequestKind::FollowUpPost)
+        {
+            let body: Value = serde_json::from_str(r.body.as_deref().unwrap_or("null")).unwrap();
+            let nonce = body["clientNonce"].as_str().unwrap_or_default();
+            if KNOWN_REMOVE_WHILE_POSTING && self.removed_posting.contains(nonce) {
+                continue;
+            }
+            *posts.entry(r.path.as_str()).or_default() += 1;
+            if r.path.contains(&format!("/{}/", encode(&session))) {
+                assert!(
+                    !gone_nonces.contains(nonce),
+                    "follow-up {nonce} posted after it left"
+                );
+            }
+        }
+        for (path, n) in posts {
+            assert!(n <= 1, "{n} follow-up POSTs in flight to {path}");
+        }
+        // Status.
+        let status = s.status();
+        if status == Status::Error {
+            assert!(s.error().is_some(), "status error without an error");
+        }
+        // Switching sessions aborts the old one's streams, so every open one is this session's.
+        let streams = self.open.iter().filter(|r| r.kind.is_stream()).count();
+        if status.is_busy() {
+            let deletes = self
+                .open
+                .iter()
+                .any(|r| r.kind == RequestKind::FollowUpDelete);
+            assert!(
+                streams > 0 || s.poll_timeout().is_some() || deletes,
+                "status {status:?} with nothing in flight or scheduled"
+            );
+        } else {
+            assert_eq!(
+                streams, 0,
+                "a stream request left open while {status:?}: {:?}",
+                self.open
+            );
+        }
+        let known = (KNOWN_APPLIED_AFTER_VIOLATION && self.aborted_while_feeding)
+            || (KNOWN_TURN_ID_AFTER_DISPOSE && self.disposed);
+        if s.turn_id().is_some() && !known {
+            assert!(
+                status.is_busy(),
+                "turn id {:?} while {status:?}",
+                s.turn_id()
+            );
+        }
+        // Messages: unique ids; every one exports (the snapshot path).
+        let mut seen = HashSet::new();
+        for (i, m) in s.messages().iter().enumerate() {
+            assert!(seen.insert(m.id.as_str()), "message id {:?} twice", m.id);
+            let _ = serde_json::to_string(&s.export_message(i)).unwrap();
+        }
+        let _ = serde_json::to_string(s.queued()).unwrap();
+        let _ = s.composer();
+        // What the generator may name next.
+        self.ctx.nonces = s.queued().iter().map(|q| q.client_nonce.clone()).collect();
+        self.ctx.client_seqs = s.queued().iter().map(|q| q.client_seq).collect();
+        self.ctx.local_ids = s.messages().iter().map(|m| m.id.clone()).take(8).collect();
+    }
+
+    fn act(&mut self, f: impl FnOnce(&mut ChatStore, u64)) {
+        let now = self.now;
+        f(&mut self.store, now);
+        self.drain();
+        trace!(
+            "    -> status {:?}, turn {:?}, messages {}, queued {:?}, open {:?}",
+            self.store.status(),
+            self.store.turn_id(),
+            self.store.messages().len(),
+            self.store
+                .queued()
+                .iter()
+                .map(|q| (&q.text, q.state))
+                .collect::<Vec<_>>(),
+            self.open
+                .iter()
+                .map(|r| (r.id, r.kind, r.phase))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    fn advance(&mut self, ms: u64) {
+        let target = self.now + ms;
+        let mut same = 0;
+        let mut last = None;
+        while let Some(t) = self.store.poll_timeout() {
+            if t > target {
+                break;
+            }
+            self.now = self.now.max(t);
+            if last == Some(self.now) {
+                same += 1;
+                assert!(
+                    same < 1000,
+                    "the timer keeps firing at {t} without progress"
+                );
+            } else {
+                same = 0;
+            }
+            last = Some(self.now);
+            trace!("timeout at +{}", self.now - T0);
+            self.act(|s, now| s.handle_timeout(now));
+        }
+        self.now = target;
+    }
+
+    /// A late answer: the store is done with the request, so nothing may change.
+    fn late_answer(&mut self, u: &mut Unstructured) {
+        let Some(&id) = u.choose(&self.done).ok() else {
+            return;
+        };
+        let rev = self.store.revision();
+        let now = self.now;
+        trace!("late answer for {id}");
+        match int(u, 0, 3) {
+            0 => self.store.handle_response_head(
+                id,
+                ResponseHead {
+                    status: 200,
+                    content_type: Some("text/event-stream".into()),
+                    turn_id: Some("late".into()),
+                },
+                now,
+            ),
+            1 => self.store.handle_response_body(
+                id,
+                b"data: {\"type\":\"text-start\",\"id\":\"x\"}\n\n",
+                now,
+            ),
+            2 => self.store.handle_response_end(id, now),
+            _ => self.store.handle_request_failed(id, "late", now),
+        }
+        assert_eq!(
+            self.store.revision(),
+            rev,
+            "a late answer of request {id} changed the store"
+        );
+        assert!(
+            self.store.poll_request().is_none(),
+            "a late answer made a request"
+        );
+        self.drain();
+    }
+
+    fn head(&mut self, u: &mut Unstructured, i: usize) {
+        let kind = self.open[i].kind;
+        let status = match int(u, 0, 15) {
+            0 => 404,
+            1 => pick(u, &[409, 400, 422]),
+            2 => pick(u, &[500, 503, 429]),
+            3 => 204,
+            4 => pick(u, &[416, 0, 301, 202]),
+            _ if kind == RequestKind::FollowUpPost => 202,
+            _ => 200,
+        };
+        let content_type = match int(u, 0, 7) {
+            0 => None,
+            1 => Some("text/html; charset=utf-8".to_string()),
+            2 => Some("application/json".to_string()),
+            3 => Some(" TEXT/HTML".to_string()),
+            _ if kind.is_stream() => Some("text/event-stream".to_string()),
+            _ => Some("application/json".to_string()),
+        };
+        let turn_id = one_in(u, 3).then(|| pick(u, TURN_IDS).to_string());
+        let id = self.open[i].id;
+        trace!("head of {id} ({kind:?}): {status} {content_type:?} turn {turn_id:?}");
+        self.open[i].phase = Phase::Head;
+        self.open[i].status = status;
+        self.act(|s, now| {
+            s.handle_response_head(
+                id,
+                ResponseHead {
+                    status,
+                    content_type,
+                    turn_id,
+                },
+                now,
+            )
+        });
+    }
+
+    fn body_bytes(&mut self, u: &mut Unstructured, kind: RequestKind, status: u16) -> Vec<u8> {
+        let ok = (200..300).contains(&status);
+        if one_in(u, 12) {
+            return match int(u, 0, 3) {
+                0 => b"<!doctype html><html><body>Bad gateway</body></html>".to_vec(),
+                1 => vec![0xFF, 0xFE, 0x00, b'{'],
+                2 => "[".repeat(int(u, 1, 5000) as usize).into_bytes(),
+                _ => string(u).into_bytes(),
+            };
+        }
+        if !ok {
+            let code = pick(
+                u,
+                &[
+                    "followup_session_not_ready",
+                    "followup_unsupported",
+                    "followup_out_of_order",
+                    "turn_already_active",
+                    "conflict",
+                    "bad_request",
+                ],
+            );
+            return json!({"error": {"code": code, "message": string(u)}})
+                .to_string()
+                .into_bytes();
+        }
+        match kind {
+            RequestKind::Chat | RequestKind::StreamResume => {
+                let n = int(u, 1, 8);
+                let mut texts = Vec::new();
+                for _ in 0..n {
+                    let c = match int(u, 0, 5) {
+                        0 => any_chunk(u, &mut self.ctx),
+                        1 | 2 => ui_chunk(u, &mut self.ctx),
+                        _ => pi_chunk(u, &mut self.ctx),
+                    };
+                    texts.push(chunk_text(u, &c));
+                }
+                sse_body(u, &texts)
+            }
+            RequestKind::Capabilities => pick(
+                u,
+                &[
+                    r#"{"nativeFollowUp":true,"aiSdkOwnsHistory":false}"#,
+                    r#"{"nativeFollowUp":false,"aiSdkOwnsHistory":true}"#,
+                    r#"{"nativeFollowUp":true,"aiSdkOwnsHistory":true,"followUpAttachments":true}"#,
+                    r#"{"__proto__":{"nativeFollowUp":true},"constructor":{"prototype":{}}}"#,
+                    r#"{"nativeFollowUp":"yes"}"#,
+                    "[1]",
+                    "null",
+                ],
+            )
+            .as_bytes()
+            .to_vec(),
+            RequestKind::Catalog => {
+                let tools = json!([
+                    {"name": "ls", "ui": {"rendererId": "files"}},
+                    {"name": "__proto__", "description": value(u, 2)},
+                    {"nameless": true},
+                    value(u, 2),
+                ]);
+                match int(u, 0, 2) {
+                    0 => json!({"tools": tools}).to_string().into_bytes(),
+                    1 => json!({"tools": value(u, 2)}).to_string().into_bytes(),
+                    _ => value(u, 3).to_string().into_bytes(),
+                }
+            }
+            RequestKind::MessagesGet => {
+                let list: Vec<Value> = (0..int(u, 0, 5))
+                    .map(|_| message(u, &mut self.ctx))
+                    .collect();
+                if one_in(u, 8) {
+                    value(u, 3).to_string().into_bytes()
+                } else {
+                    json!({"messages": list}).to_string().into_bytes()
+                }
+            }
+            RequestKind::FollowUpPost => pick(
+                u,
+                &[
+                    r#"{"queued":true}"#,
+                    r#"{"queued":true,"duplicate":true}"#,
+                    r#"{"queued":false,"deleted":true}"#,
+                    "",
+                    "junk",
+                ],
+            )
+            .as_bytes()
+            .to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn body(&mut self, u: &mut Unstructured, i: usize) {
+        let (id, kind, status) = (self.open[i].id, self.open[i].kind, self.open[i].status);
+        let bytes = self.body_bytes(u, kind, status);
+        for piece in split(u, &bytes) {
+            if !self.open.iter().any(|r| r.id == id) {
+                break; // aborted on the way (a violation, a limit)
+            }
+            trace!("body of {id}: {:?}", String::from_utf8_lossy(piece));
+            self.feeding = Some(id);
+            self.act(|s, now| s.handle_response_body(id, piece, now));
+            self.feeding = None;
+        }
+    }
+
+    fn end(&mut self, i: usize) {
+        let id = self.open[i].id;
+        trace!("end of {id}");
+        self.close(id);
+        self.act(|s, now| s.handle_response_end(id, now));
+    }
+
+    fn fail(&mut self, u: &mut Unstructured, i: usize) {
+        let id = self.open[i].id;
+        self.close(id);
+        let message = pick(u, &["network error", "timed out", "ECONNRESET"]);
+        trace!("failure of {id}: {message}");
+        self.act(|s, now| s.handle_request_failed(id, message, now));
+    }
+
+    fn pick_open(&self, u: &mut Unstructured, phase: Option<Phase>) -> Option<usize> {
+        let candidates: Vec<usize> = (0..self.open.len())
+            .filter(|&i| phase.is_none_or(|p| self.open[i].phase == p))
+            .collect();
+        u.choose(&candidates).ok().copied()
+    }
+
+    fn step(&mut self, u: &mut Unstructured) {
+        match int(u, 0, 30) {
+            0 | 1 => {
+                let text = string(u);
+                trace!("submit {text:?}");
+                self.act(|s, now| {
+                    s.set_draft(&text);
+                    s.submit(now);
+                });
+            }
+            2 => {
+                let text = string(u);
+                let files = if one_in(u, 4) {
+                    vec![FileAttachment {
+                        media_type: "image/png".into(),
+                        filename: Some("a.png".into()),
+                        url: "data:image/png;base64,AA==".into(),
+                    }]
+                } else {
+                    Vec::new()
+                };
+                trace!("send {text:?} with {} files", files.len());
+                self.act(|s, now| {
+                    s.send(&text, files, now);
+                });
+            }
+            3 => {
+                trace!("stop");
+                self.act(|s, now| s.stop(now))
+            }
+            4 => {
+                let to = pick(u, SESSIONS);
+                trace!("switch to {to:?}");
+                self.act(|s, now| s.switch_session(to, now));
+            }
+            5 | 6 => {
+                let ids: Vec<String> = self.store.queued().iter().map(|q| q.id.clone()).collect();
+                let id = u.choose(&ids).cloned().unwrap_or_else(|_| "fu-none".into());
+                if one_in(u, 2) {
+                    trace!("remove {id}");
+                    self.act(|s, now| {
+                        s.remove_queued(&id, now);
+                    });
+                } else {
+                    trace!("retry {id}");
+                    self.act(|s, now| {
+                        s.retry_queued(&id, now);
+                    });
+                }
+            }
+            7 => {
+                let id = self.ctx.local_ids.first().cloned();
+                let target = if one_in(u, 2) { id } else { None };
+                trace!("regenerate {target:?}");
+                self.act(|s, now| {
+                    s.regenerate(target.as_deref(), now);
+                });
+            }
+            8 => {
+                let ids: Vec<String> = self.store.messages().iter().map(|m| m.id.clone()).collect();
+                let id = u.choose(&ids).cloned().unwrap_or_default();
+                let text = string(u);
+                trace!("edit {id:?} {text:?}");
+                self.act(|s, now| {
+                    s.edit(&id, &text, Vec::new(), now);
+                });
+            }
+            9 => {
+                let call = pick(u, TOOL_CALL_IDS);
+                let out = if one_in(u, 3) {
+                    Err(string(u))
+                } else {
+                    Ok(value(u, 2))
+                };
+                trace!("tool output for {call}: {out:?}");
+                self.act(|s, now| {
+                    s.add_tool_output(call, out, now);
+                });
+            }
+            10 => {
+                let ap = pick(u, &["ap0", "ap1"]);
+                let yes = one_in(u, 2);
+                trace!("approval {ap} {yes}");
+                self.act(|s, now| {
+                    s.add_tool_approval_response(ap, yes, None, now);
+                });
+            }
+            11 => {
+                trace!("continue");
+                self.act(|s, now| {
+                    s.continue_turn(now);
+                })
+            }
+            12 if one_in(u, 16) => {
+                trace!("dispose");
+                self.disposed = true;
+                self.act(|s, _| s.dispose())
+            }
+            13..=15 => {
+                if let Some(i) = self.pick_open(u, Some(Phase::Sent)) {
+                    self.head(u, i);
+                }
+            }
+            16..=20 => {
+                if let Some(i) = self.pick_open(u, Some(Phase::Head)) {
+                    self.body(u, i);
+                }
+            }
+            21 | 22 => {
+                if let Some(i) = self.pick_open(u, Some(Phase::Head)) {
+                    self.end(i);
+                }
+            }
+            23 => {
+                if let Some(i) = self.pick_open(u, None) {
+                    self.fail(u, i);
+                }
+            }
+            24 | 25 => {
+                let ms = pick(u, &[1, 10, 100, 1_000, 30_000, 300_000]);
+                self.advance(ms);
+            }
+            26 => self.late_answer(u),
+            // A host with its own transport feeds chunks while a turn runs. (While none runs,
+            // a `data-turn-start` set `turnId` with status `ready`: reported, not fuzzed.)
+            27 if self.store.status().is_busy() => {
+                let c = if one_in(u, 2) {
+                    pi_chunk(u, &mut self.ctx)
+                } else {
+                    ui_chunk(u, &mut self.ctx)
+                };
+                let text = chunk_text(u, &c);
+                trace!("handle_chunk {text}");
+                if let Ok(chunk) = agent_chat_store::protocol::chunk::parse_chunk(&text) {
+                    self.act(|s, now| s.handle_chunk(chunk, now));
+                }
+            }
+            _ => {
+                // A whole answer at once: head, body, end.
+                if let Some(i) = self.pick_open(u, Some(Phase::Sent)) {
+                    let id = self.open[i].id;
+                    self.head(u, i);
+                    if let Some(i) = self.open.iter().position(|r| r.id == id) {
+                        self.body(u, i);
+                    }
+                    if let Some(i) = self.open.iter().position(|r| r.id == id) {
+                        self.end(i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let opts = options(&mut u);
+    let now = T0;
+    let store = ChatStore::new(opts, Box::new(SeededRandom(7)), now);
+    let mut host = Host {
+        store,
+        now,
+        open: Vec::new(),
+        done: Vec::new(),
+        queue_ids: HashMap::new(),
+        gone_ids: HashMap::new(),
+        gone_nonces: HashMap::new(),
+        nonce_of: HashMap::new(),
+        removed_posting: HashSet::new(),
+        posting: HashMap::new(),
+        feeding: None,
+        aborted_while_feeding: false,
+        disposed: false,
+        ctx: Ctx::default(),
+    };
+    host.drain();
+    let mut steps = 0;
+    while !u.is_empty() && steps < 200 {
+        host.step(&mut u);
+        steps += 1;
+    }
+});
