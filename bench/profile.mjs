@@ -2,11 +2,12 @@
 // Where our time goes: one scenario of the bench under V8's sampling profiler, on a web build
 // that keeps the wasm function names (the package's wasm-opt -Oz build strips them).
 //
-//   bash scripts/build-pkg.sh            # (once) the release wasm and pkg/
+//   bash bench/build.sh                  # (once) the release wasm with the bench feature
 //   node bench/run.mjs --only=gen        # (once) the inputs in target/bench/
 //   node bench/profile.mjs a [--no-subscriber] [--runs=3]
 //
-// Scenarios: a, b, c1000, c10000, d, d10000, e, f (snapshot at 10,000 messages), floor, core-a.
+// Scenarios: a, b, c1000, c10000, d, d10000, e, f (snapshot at 10,000 messages), floor, and the
+// wasm core alone (no JS shell): core-a, core-b, core-d, core-d10000, core-e.
 // Writes target/bench/profile-<scenario>.cpuprofile (open it in Chrome DevTools) and prints the
 // functions with the most self time.
 import { spawnSync } from 'node:child_process';
@@ -25,9 +26,10 @@ const scenario = args.find((a) => !a.startsWith('--')) ?? 'a';
 const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const subscriber = !args.includes('--no-subscriber');
 
-const wasmIn = join(root, 'target/wasm32-unknown-unknown/release/agent_chat_store.wasm');
+// bench/build.sh's release wasm (the `bench` feature, for the floor and core scenarios).
+const wasmIn = join(root, 'target/bench-wasm/wasm32-unknown-unknown/release/agent_chat_store.wasm');
 const prof = join(out, 'prof');
-if (!existsSync(wasmIn)) throw new Error('no release wasm: run bash scripts/build-pkg.sh first');
+if (!existsSync(wasmIn)) throw new Error('no release wasm: run bash bench/build.sh first');
 if (!existsSync(join(prof, 'agent_chat_store_bg.wasm')) || statSync(wasmIn).mtimeMs > statSync(join(prof, 'agent_chat_store_bg.wasm')).mtimeMs) {
   const r = spawnSync('wasm-bindgen', ['--target', 'web', '--weak-refs', '--out-dir', prof, wasmIn], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('wasm-bindgen failed');
@@ -51,6 +53,10 @@ const jobs = {
   f: () => L.snapshotCost(ours.ChatStore, { history: hist(10000), event: g.event, words: g.words, samples: 500 }),
   floor: async () => ours.benchFloor(file('a')),
   'core-a': async () => new ours.BenchCore(caps).run(file('a')),
+  'core-b': async () => new ours.BenchCore(caps).run(file('b')),
+  'core-d': async () => new ours.BenchCore(caps).run(file('d')),
+  'core-d10000': async () => new ours.BenchCore(caps).run(file('d10000')),
+  'core-e': async () => new ours.BenchCore(JSON.stringify(L.PI_CAPS)).run(file('e')),
 };
 const job = jobs[scenario];
 if (!job) throw new Error(`unknown scenario ${scenario}: ${Object.keys(jobs).join(', ')}`);

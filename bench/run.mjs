@@ -52,10 +52,14 @@ const say = (s) => process.stderr.write(`${s}\n`);
 
 // ----- the package under test: a private copy, so a rebuild meanwhile cannot mix builds ----
 
-const pkgSrc = join(root, 'pkg');
+// The bench build (bash bench/build.sh: the `bench` feature adds benchFloor, BenchCore) from
+// target/bench-pkg/, or BENCH_PKG=dir. The size figure is the shipped build's, which has no
+// bench exports: pkg/ (bash scripts/build-pkg.sh), or SIZE_PKG=dir.
+const pkgSrc = resolve(process.env.BENCH_PKG ?? join(root, 'target/bench-pkg'));
+const sizePkg = resolve(process.env.SIZE_PKG ?? join(root, 'pkg'));
 for (const f of ['node.mjs', 'react.js', 'agent_chat_store.js', 'web/agent_chat_store.js', 'web/agent_chat_store_bg.wasm']) {
   if (!existsSync(join(pkgSrc, f))) {
-    console.error(`pkg/${f} is missing: build the package first (bash scripts/build-pkg.sh)`);
+    console.error(`${pkgSrc}/${f} is missing: build the bench package first (bash bench/build.sh)`);
     process.exit(2);
   }
 }
@@ -65,7 +69,7 @@ rmSync(pkg, { recursive: true, force: true });
 cpSync(pkgSrc, pkg, { recursive: true });
 const ours = await import(pathToFileURL(join(pkg, 'node.mjs')).href);
 if (typeof ours.benchFloor !== 'function' || typeof ours.BenchCore !== 'function') {
-  console.error('pkg/ has no bench exports (src/wasm/bench.rs): rebuild it (bash scripts/build-pkg.sh)');
+  console.error(`${pkgSrc} has no bench exports (the bench feature): build it with bash bench/build.sh`);
   process.exit(2);
 }
 const aiMod = await import('ai');
@@ -336,6 +340,8 @@ if (want('size')) {
   say('size: esbuild bundles, minified, React external; gzip -9');
   if (!esbuild) {
     results.size = { error: 'esbuild is not installed (npm ci at the repo root)' };
+  } else if (!existsSync(join(sizePkg, 'agent_chat_store_bg.wasm'))) {
+    results.size = { error: `${sizePkg} is missing: build the shipped package (bash scripts/build-pkg.sh)` };
   } else {
     const common = {
       bundle: true,
@@ -354,14 +360,14 @@ if (want('size')) {
         resolveDir: root,
         loader: 'js',
       },
-      alias: { 'agent-chat-store': pkg },
+      alias: { 'agent-chat-store': sizePkg },
     });
     const aiJs = await esbuild.build({
       ...common,
       stdin: { contents: "export { useChat } from '@ai-sdk/react';\n", resolveDir: root, loader: 'js' },
     });
     const js = oursJs.outputFiles[0].contents;
-    const wasmBytes = readFileSync(join(pkg, 'agent_chat_store_bg.wasm'));
+    const wasmBytes = readFileSync(join(sizePkg, 'agent_chat_store_bg.wasm'));
     const aiBytes = aiJs.outputFiles[0].contents;
     results.size = {
       oursWasmRaw: wasmBytes.length,

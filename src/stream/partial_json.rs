@@ -65,6 +65,8 @@ pub struct PartialJson {
     revision: u64,
     changed: bool,
     work: u64,
+    /// The value was moved out by [`PartialJson::lend_value`] and not given back yet.
+    lent: bool,
 }
 
 impl Default for PartialJson {
@@ -95,12 +97,19 @@ impl PartialJson {
             revision: 0,
             changed: false,
             work: 0,
+            lent: false,
         }
     }
 
     /// Appends a delta. Amortised cost proportional to the delta's length (plus the depth of the
     /// open path for each value the delta completes), not to the whole text.
+    ///
+    /// A value lent out ([`PartialJson::lend_value`]) and not given back is rebuilt from the
+    /// text first (work proportional to the whole text, once).
     pub fn push(&mut self, delta: &str) {
+        if self.lent {
+            self.rebuild();
+        }
         let start = self.text.len();
         self.text.push_str(delta);
         self.work += delta.len() as u64;
@@ -144,6 +153,52 @@ impl PartialJson {
         self.changed = (self.state, self.from_whole) != (before.0, before.1)
             || (self.value_ref().is_some() && self.tree.rev != before.2);
         self.revision += u64::from(self.changed);
+    }
+
+    /// Parses the text so far again from scratch (a lent value was not given back).
+    fn rebuild(&mut self) {
+        let text = std::mem::take(&mut self.text);
+        let (revision, work) = (self.revision, self.work_units());
+        *self = PartialJson::new();
+        self.push(&text);
+        self.revision = revision;
+        self.work += work;
+    }
+
+    /// Moves the current value out (what [`PartialJson::value`] would clone), so that a
+    /// holder that shows it (the streaming tool part's `input`) costs no copy per delta. Give
+    /// it back with [`PartialJson::restore_value`] before the next push, unchanged; a value
+    /// not given back is rebuilt from the text on the next push. While lent,
+    /// [`PartialJson::value_ref`] gives `None`.
+    pub fn lend_value(&mut self) -> Option<Value> {
+        if self.lent {
+            return None;
+        }
+        match self.state {
+            ParseState::SuccessfulParse | ParseState::RepairedParse if !self.from_whole => {
+                let root = self.tree.top.as_array_mut().and_then(|a| a.first_mut())?;
+                self.lent = true;
+                Some(std::mem::take(root))
+            }
+            // The rare whole-text parse, or no value: a copy (or nothing).
+            _ => self.value_ref().cloned(),
+        }
+    }
+
+    /// Gives back the value [`PartialJson::lend_value`] moved out, as it was.
+    pub fn restore_value(&mut self, v: Value) {
+        if !self.lent {
+            return;
+        }
+        if let Some(root) = self.tree.top.as_array_mut().and_then(|a| a.first_mut()) {
+            *root = v;
+            self.lent = false;
+        }
+    }
+
+    /// Whether the value is lent out.
+    pub fn is_lent(&self) -> bool {
+        self.lent
     }
 
     /// Whether the text so far is valid JSON; parses it apart when `fixJson` misread it.
@@ -200,6 +255,9 @@ impl PartialJson {
 
     /// The current value, borrowed: the tree is kept up to date in place, so this is free.
     pub fn value_ref(&self) -> Option<&Value> {
+        if self.lent {
+            return None;
+        }
         match self.state {
             ParseState::SuccessfulParse | ParseState::RepairedParse if self.from_whole => {
                 self.whole.as_ref().and_then(|w| w.1.as_ref())
@@ -900,5 +958,37 @@ impl Tree {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod lend_tests {
+    use super::*;
+
+    #[test]
+    fn a_lent_value_comes_back_or_is_rebuilt() {
+        let text = r#"{"a":[1,{"b":"cd"}],"e":tru"#;
+        let (mut kept, mut lost) = (PartialJson::new(), PartialJson::new());
+        for (i, ch) in text.char_indices() {
+            let d = &text[i..i + ch.len_utf8()];
+            let mut want = PartialJson::new();
+            want.push(&text[..i + ch.len_utf8()]);
+            kept.push(d);
+            lost.push(d);
+            assert_eq!(kept.value(), want.value());
+            let v = kept.lend_value();
+            assert_eq!(v, want.value());
+            assert!(kept.value_ref().is_none() || !kept.is_lent());
+            if let Some(v) = v {
+                kept.restore_value(v);
+            }
+            // Never given back: the next push rebuilds it from the text.
+            assert_eq!(lost.lend_value(), want.value());
+        }
+        assert_eq!(kept.state(), ParseState::RepairedParse);
+        lost.push("e}");
+        kept.push("e}");
+        assert_eq!(lost.value(), kept.value());
+        assert_eq!(lost.state(), ParseState::SuccessfulParse);
     }
 }

@@ -91,6 +91,11 @@ pub struct PiReducer {
     /// The optimistic user message of the turn this client started, which the turn's first
     /// user message-start (without a follow-up nonce) replaces.
     pending_user: Option<String>,
+    /// Where the last event, a text or reasoning delta, went: (messageId, reasoning, partId,
+    /// message position, part position, history revision after it). The next delta of the
+    /// same part, with no other event and no history change in between, goes there directly:
+    /// every lookup would find the same.
+    last_delta: Option<(String, bool, String, usize, usize, u64)>,
 }
 
 fn kind_key(kind: PartKind) -> bool {
@@ -258,6 +263,27 @@ impl PiReducer {
             }
         }
         let before = h.revision();
+        if let Some(last) = self.last_delta.take() {
+            if let PiEvent::PartDelta {
+                kind,
+                message_id,
+                part_id,
+                delta,
+                ..
+            } = &ev
+            {
+                let (m, k, part, i, p, rev) = &last;
+                if *rev == before && m == message_id && *k == kind_key(*kind) && part == part_id {
+                    let (i, p) = (*i, *p);
+                    if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
+                        text.push_str(delta);
+                    }
+                    let rev = h.revision();
+                    self.last_delta = Some((last.0, last.1, last.2, i, p, rev));
+                    return true;
+                }
+            }
+        }
         match ev {
             PiEvent::Mode { enabled } => out.push(PiEffect::Mode(enabled)),
             PiEvent::TurnStart { turn_id } => {
@@ -367,10 +393,12 @@ impl PiReducer {
                     return false;
                 }
                 let i = self.ensure_message(h, &message_id, out);
-                let p = self.part_index(h, i, kind, part_id);
+                let p = self.part_index(h, i, kind, part_id.clone());
                 if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
                     text.push_str(&delta);
                 }
+                let key = (message_id, kind_key(kind), part_id);
+                self.last_delta = Some((key.0, key.1, key.2, i, p, h.revision()));
             }
             PiEvent::PartEnd {
                 kind,
@@ -757,5 +785,101 @@ impl PiReducer {
             return Some(found);
         }
         (0..h.len()).rev().find_map(find_in)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::chunk::parse_chunk;
+    use crate::protocol::chunk::Chunk;
+
+    /// The shortcut for a delta to the same part as the last event changes nothing: random
+    /// event sequences give the same history with it as without it, after every event.
+    #[test]
+    fn the_repeated_delta_shortcut_is_invisible() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut total_hits = 0;
+        for _ in 0..300 {
+            let (mut fast, mut slow) = (PiReducer::new(), PiReducer::new());
+            let (mut hf, mut hs) = (History::new(), History::new());
+            let (mut seq, mut hits) = (0, 0);
+            let (mut m, mut part, mut kind) = ("a1", "0", "text");
+            for _ in 0..60 {
+                // Mostly the same part again, as a real stream.
+                if next(4) == 0 {
+                    m = ["a1", "a2"][next(2) as usize];
+                    part = ["0", "1"][next(2) as usize];
+                    kind = ["text", "reasoning"][next(2) as usize];
+                }
+                seq += 1;
+                let s = if next(10) == 0 { seq / 2 } else { seq };
+                let data = match next(12) {
+                    0 => format!(
+                        r#""type":"data-pi-message-start","data":{{"seq":{s},"messageId":"{m}","role":"assistant"}}"#
+                    ),
+                    1 => format!(
+                        r#""type":"data-pi-{kind}-start","data":{{"seq":{s},"messageId":"{m}","partId":"{part}"}}"#
+                    ),
+                    2 => format!(
+                        r#""type":"data-pi-{kind}-end","data":{{"seq":{s},"messageId":"{m}","partId":"{part}"}}"#
+                    ),
+                    3 => format!(
+                        r#""type":"data-pi-message-end","data":{{"seq":{s},"messageId":"{m}","role":"assistant","text":"t{s}"}}"#
+                    ),
+                    4 => format!(
+                        r#""type":"data-pi-message-delta","data":{{"seq":{s},"messageId":"{m}","delta":"L{s}"}}"#
+                    ),
+                    5 => format!(
+                        r#""type":"data-pi-tool-call-start","data":{{"seq":{s},"messageId":"{m}","toolCallId":"c{s}","toolName":"t"}}"#
+                    ),
+                    6 => format!(
+                        r#""type":"data-pi-message-end","data":{{"seq":{s},"messageId":"{m}","role":"assistant","final":{{"id":"{m}","role":"assistant","parts":[{{"type":"text","text":"F"}}]}}}}"#
+                    ),
+                    _ => format!(
+                        r#""type":"data-pi-{kind}-delta","data":{{"seq":{s},"messageId":"{m}","partId":"{part}","delta":"d{s} "}}"#
+                    ),
+                };
+                let Ok(Chunk::Pi(ev)) = parse_chunk(&format!("{{{data}}}")) else {
+                    panic!("{data}")
+                };
+                // Now and then the host changes the history between two events.
+                match next(8) {
+                    0 => {
+                        for h in [&mut hf, &mut hs] {
+                            h.push(UIMessage::user_text(format!("u{seq}"), "hi"));
+                        }
+                    }
+                    // The host's own messages (not the projection's) come and go.
+                    1 => {
+                        for h in [&mut hf, &mut hs] {
+                            if let Some(i) = h.messages().iter().position(|m| m.id.starts_with('u'))
+                            {
+                                h.remove(i);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                let mut out = Vec::new();
+                hits += usize::from(fast.last_delta.is_some());
+                let a = fast.apply(&mut hf, ev.clone(), &mut out);
+                slow.last_delta = None;
+                let b = slow.apply(&mut hs, ev, &mut out);
+                assert_eq!(a, b);
+                assert_eq!(hf.messages(), hs.messages(), "after {data}");
+            }
+            total_hits += hits;
+        }
+        assert!(
+            total_hits > 1000,
+            "the shortcut was tried {total_hits} times"
+        );
     }
 }

@@ -356,35 +356,58 @@ impl UiMessageReducer {
                     )));
                 };
                 let delta = c.input_text_delta.unwrap_or_default();
+                let part = step_tool_part(msg, &c.tool_call_id, partial.dynamic);
+                let synced = part.is_some() && part == partial.synced;
                 match &mut partial.input {
-                    PartialInput::Json(p) => p.push(&delta),
+                    PartialInput::Json(p) => {
+                        // The part shows the parser's value, lent to it at the last delta
+                        // (no copy per delta): take it back unless another chunk wrote the
+                        // part since; a value not given back is rebuilt from the text.
+                        let before = p.text().len();
+                        let tool = part
+                            .filter(|_| synced && p.is_lent())
+                            .and_then(|i| msg.parts[i].as_tool_mut())
+                            .filter(|t| match &t.raw_input {
+                                Some(Value::String(s)) => s.len() == before,
+                                _ => true,
+                            });
+                        if let Some(v) = tool.and_then(|t| t.input.take()) {
+                            p.restore_value(v);
+                        }
+                        p.push(&delta);
+                    }
                     PartialInput::Text(t) => t.push_str(&delta),
                 }
-                let full = partial.input.text();
                 // `rawInput` (and a `text` input) is the whole text so far: append the delta
                 // to the part's copy rather than copy the text again, so a long input costs
                 // linear work, not quadratic.
-                let part = step_tool_part(msg, &c.tool_call_id, partial.dynamic);
-                let synced = part.is_some() && part == partial.synced;
-                let mut tool = part.and_then(|p| msg.parts[p].as_tool_mut());
-                let extended = |field: Option<&mut Option<Value>>| match field {
-                    Some(Some(Value::String(s)))
-                        if synced && s.len() + delta.len() == full.len() =>
-                    {
-                        let mut s = std::mem::take(s);
-                        s.push_str(&delta);
-                        s
-                    }
-                    _ => full.to_string(),
+                let (raw_input, text_input) = {
+                    let full = partial.input.text();
+                    let mut tool = part.and_then(|p| msg.parts[p].as_tool_mut());
+                    let extended = |field: Option<&mut Option<Value>>| match field {
+                        Some(Some(Value::String(s)))
+                            if synced && s.len() + delta.len() == full.len() =>
+                        {
+                            let mut s = std::mem::take(s);
+                            s.push_str(&delta);
+                            s
+                        }
+                        _ => full.to_string(),
+                    };
+                    let raw_input = extended(tool.as_mut().map(|t| &mut t.raw_input));
+                    let text_input = match &partial.input {
+                        PartialInput::Text(_) => {
+                            Some(Value::String(extended(tool.map(|t| &mut t.input))))
+                        }
+                        PartialInput::Json(_) => None,
+                    };
+                    (raw_input, text_input)
                 };
-                let raw_input = extended(tool.as_mut().map(|t| &mut t.raw_input));
-                let input = match &partial.input {
-                    PartialInput::Text(_) => {
-                        Some(Value::String(extended(tool.map(|t| &mut t.input))))
-                    }
-                    // The value is kept up to date in place by the parser; the part gets a
-                    // copy (O(value) per delta).
-                    PartialInput::Json(p) => p.value_ref().cloned(),
+                let input = match &mut partial.input {
+                    PartialInput::Text(_) => text_input,
+                    // The value is kept up to date in place by the parser and moved into the
+                    // part: no copy per delta.
+                    PartialInput::Json(p) => p.lend_value(),
                 };
                 let u = ToolUpdate {
                     tool_call_id: c.tool_call_id,
@@ -824,21 +847,52 @@ fn js_string(v: &Value) -> String {
     }
 }
 
-/// JavaScript's `Number.prototype.toString()` for a finite number.
+/// JavaScript's `Number.prototype.toString()` for a finite number: the shortest round-trip
+/// digits (serde_json's, as for every number the crate writes; Rust's float formatting would
+/// add its own code to the wasm), placed as ECMAScript's `Number::toString` places them.
 fn js_number(f: f64) -> String {
     if f == 0.0 {
         return "0".into();
     }
-    // Rust's `{:e}` is the shortest round-trip mantissa, as JavaScript's: "1.5e-7", "1e21".
-    let s = format!("{f:e}");
-    let Some((m, e)) = s.split_once('e') else {
-        return s;
+    let s = crate::protocol::json::to_string(&f);
+    let (sign, s) = match s.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", s.as_str()),
     };
-    match e.parse::<i32>() {
-        Ok(-6..=20) => format!("{f}"),
-        Ok(e) if e > 0 => format!("{m}e+{e}"),
-        _ => s,
+    let (mantissa, exp) = s.split_once(['e', 'E']).unwrap_or((s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let point = mantissa.find('.').unwrap_or(mantissa.len()) as i32;
+    let all: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = all.trim_start_matches('0');
+    // The value is 0.DIGITS × 10^n.
+    let n = point - (all.len() - digits.len()) as i32 + exp;
+    let digits = digits.trim_end_matches('0');
+    let k = digits.len() as i32;
+    let mut out = String::from(sign);
+    let zeros = |out: &mut String, n: i32| (0..n).for_each(|_| out.push('0'));
+    if k <= n && n <= 21 {
+        out.push_str(digits);
+        zeros(&mut out, n - k);
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(n as usize);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        zeros(&mut out, -n);
+        out.push_str(digits);
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push_str(if n > 1 { "e+" } else { "e-" });
+        out.push_str(&(n - 1).unsigned_abs().to_string());
     }
+    out
 }
 
 #[cfg(test)]
@@ -880,6 +934,68 @@ mod tests {
         );
     }
 
+    /// Streamed tool input: after every delta the part's `input` is what `parsePartialJson`
+    /// gives for the whole text so far, however the deltas interleave with other chunks
+    /// (the parser's value is lent to the part, not copied, and rebuilt when a chunk wrote
+    /// the part in between).
+    #[test]
+    fn streamed_tool_input_stays_exact_when_lent_to_the_part() {
+        use crate::protocol::chunk::{parse_chunk, Chunk};
+        let source =
+            r#"{"query":"weather in \u00e9t\u00e9","n":[1,2.5,{"deep":[true,null]}],"s":"x"}"#;
+        let chars: Vec<char> = source.chars().collect();
+        for (seed, dynamic) in [(1u64, false), (2, true), (3, false), (4, true)] {
+            let mut msg = UIMessage::new("m", Role::Assistant);
+            let mut r = UiMessageReducer::new();
+            let mut out = Vec::new();
+            let mut feed = |msg: &mut UIMessage, json: String| match parse_chunk(&json) {
+                Ok(Chunk::Ui(c)) => r.apply(msg, c, &mut out).unwrap(),
+                Ok(Chunk::Data(d)) => r.apply_data(msg, d, &mut out),
+                other => panic!("{json}: {other:?}"),
+            };
+            feed(
+                &mut msg,
+                format!(
+                    r#"{{"type":"tool-input-start","toolCallId":"c","toolName":"t","dynamic":{dynamic}}}"#
+                ),
+            );
+            let (mut at, mut x) = (0, seed);
+            let mut sent = String::new();
+            while at < chars.len() {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let n = 1 + (x >> 60) as usize % 4;
+                let delta: String = chars[at..(at + n).min(chars.len())].iter().collect();
+                at += n;
+                sent.push_str(&delta);
+                feed(
+                    &mut msg,
+                    format!(
+                        r#"{{"type":"tool-input-delta","toolCallId":"c","inputTextDelta":{}}}"#,
+                        serde_json::to_string(&delta).unwrap()
+                    ),
+                );
+                let mut want = PartialJson::new();
+                want.push(&sent);
+                let t = msg.parts.iter().rev().find_map(Part::as_tool).unwrap();
+                assert_eq!(t.input.as_ref(), want.value_ref(), "after {sent:?}");
+                // Other chunks in between, some of which write the part.
+                match (x >> 40) % 7 {
+                    0 => feed(&mut msg, r#"{"type":"text-start","id":"t"}"#.into()),
+                    1 => feed(&mut msg, r#"{"type":"data-x","data":{"a":1}}"#.into()),
+                    2 => feed(
+                        &mut msg,
+                        format!(
+                            r#"{{"type":"tool-input-available","toolCallId":"c","toolName":"t","dynamic":{dynamic},"input":{{"early":true}}}}"#
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+
     #[test]
     fn js_numbers() {
         for (f, s) in [
@@ -891,6 +1007,18 @@ mod tests {
             (1e-7, "1e-7"),
             (1e-6, "0.000001"),
             (123456.789, "123456.789"),
+            (-1.5e-7, "-1.5e-7"),
+            (0.1, "0.1"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (123e-20, "1.23e-18"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (4.35, "4.35"),
+            (1e15, "1000000000000000"),
+            (1e16, "10000000000000000"),
+            (12345678901234567890.0, "12345678901234567000"),
+            (0.000001234, "0.000001234"),
+            (1e-7, "1e-7"),
         ] {
             assert_eq!(js_number(f), s);
         }

@@ -1,4 +1,5 @@
-//! Exports used only by the benchmark (`bench/run.mjs`), not part of the documented API.
+//! Exports used only by the benchmark (`bench/run.mjs`), not part of the documented API, and
+//! only in a build with the `bench` feature (`bench/build.sh`).
 //!
 //! - `benchFloor(bytes)`: the floor of issue 6 (h). The least any SSE + JSON client must do
 //!   with a stream of text deltas: split the events with the crate's own SSE decoder, parse
@@ -151,4 +152,16 @@ impl BenchCore {
         while self.store.poll_event().is_some() {}
         while self.store.poll_abort().is_some() {}
     }
+}
+
+/// `benchExportedMessages(store) → string`: the store's messages as the core exports them
+/// (`ChatStore::export_message`), as JSON, for checking that the incremental snapshot shows
+/// exactly that.
+#[wasm_bindgen(js_name = benchExportedMessages, skip_typescript)]
+pub fn bench_exported_messages(store: &super::JsChatStore) -> String {
+    let core = store.shell.core.borrow();
+    let list: Vec<Value> = (0..core.messages().len())
+        .map(|i| core.export_message(i))
+        .collect();
+    crate::protocol::json::to_string(&list)
 }

@@ -19,12 +19,31 @@ export function parse_frozen(text) { return freeze(JSON.parse(text)); }
 export function parse(text) { return JSON.parse(text); }
 export function stringify(v) { return v === undefined ? undefined : JSON.stringify(v); }
 export function freeze_value(v) { return freeze(v); }
-// The new messages array: the previous one copied natively, the changed slots replaced.
+// The new queue array: the previous one copied natively, the changed slots replaced.
 export function patch_array(prev, len, changed) {
   const next = prev ? prev.slice(0, len) : [];
   next.length = len;
   for (let i = 0; i < changed.length; i += 2) next[changed[i]] = changed[i + 1];
   return Object.freeze(next);
+}
+// The messages: a master array mutated in place and never handed out (slicing a frozen array
+// is some 100x slower than slicing a plain one), and a frozen copy per snapshot.
+export function set_slot(arr, i, v) { arr[i] = v; }
+export function frozen_copy(arr, len) {
+  if (arr.length > len) arr.length = len;
+  return Object.freeze(arr.slice());
+}
+// A text or reasoning part: its JSON without the text, and the text, which is the previous
+// part's plus a suffix when it only grew (the engine concatenates without copying).
+export function text_part(head, prev, suffix) {
+  const p = JSON.parse(head);
+  p.text = prev === undefined ? suffix : prev.text + suffix;
+  return freeze(p);
+}
+export function message(head, parts) {
+  const m = JSON.parse(head);
+  m.parts = Object.freeze(parts);
+  return freeze(m);
 }
 export function make_error(text) {
   const d = JSON.parse(text);
@@ -36,11 +55,23 @@ export function make_error(text) {
   if (d.field !== undefined) e.field = d.field;
   return Object.freeze(e);
 }
-export function snapshot(head, messages, queued, error) {
-  head.messages = messages;
-  head.queued = queued;
-  head.error = error;
-  return freeze(head);
+const STATUS = ['ready', 'submitted', 'streaming', 'error'];
+// The keys in the order the snapshot always had (sorted, as serde_json's map writes them).
+export function snapshot(flags, status, sessionId, turnId, capabilities, composer, tools, messages, queued, error) {
+  return Object.freeze({
+    canRegenerate: (flags & 1) !== 0,
+    capabilities,
+    capabilitiesLoaded: (flags & 2) !== 0,
+    composer,
+    hydrated: (flags & 4) !== 0,
+    sessionId,
+    status: STATUS[status],
+    tools,
+    turnId,
+    messages,
+    queued,
+    error,
+  });
 }
 export function call_safely(f, a) {
   try { f(a); } catch (e) { setTimeout(() => { throw e; }, 0); }
@@ -84,9 +115,20 @@ extern "C" {
     pub fn stringify(v: &JsValue) -> Option<String>;
     pub fn freeze_value(v: &JsValue) -> JsValue;
     pub fn patch_array(prev: &JsValue, len: u32, changed: &Array) -> JsValue;
+    pub fn set_slot(arr: &JsValue, i: u32, v: &JsValue);
+    pub fn frozen_copy(arr: &JsValue, len: u32) -> JsValue;
+    pub fn text_part(head: &str, prev: &JsValue, suffix: &str) -> JsValue;
+    pub fn message(head: &str, parts: &Array) -> JsValue;
     pub fn make_error(text: &str) -> JsValue;
+    #[allow(clippy::too_many_arguments)]
     pub fn snapshot(
-        head: &JsValue,
+        flags: u32,
+        status: u32,
+        session_id: &JsValue,
+        turn_id: &JsValue,
+        capabilities: &JsValue,
+        composer: &JsValue,
+        tools: &JsValue,
         messages: &JsValue,
         queued: &JsValue,
         error: &JsValue,

@@ -1,26 +1,80 @@
-//! Identity-stable snapshots. A message (and a queued item) is converted to JS only when its
-//! version changed; otherwise the previous frozen object is reused, so React skips it. The
-//! whole snapshot is the same object until the store's revision moves.
+//! Identity-stable snapshots. The whole snapshot is the same frozen object until the store's
+//! revision moves; then only what changed is converted to JS:
+//!
+//! - **messages** by version: a message's version changes exactly when it changes, and
+//!   versions are never reused within a store, so an equal version at a position means the
+//!   very message exported there before, whose frozen object is kept. The objects live in a
+//!   master array only this cache holds (never frozen, never handed out); each snapshot's
+//!   `messages` is a frozen copy of it, so one change costs one slot and one native copy.
+//! - **parts** of a message that changes again (the streamed one): each part is compared with
+//!   what was exported for it last time and keeps its frozen object when equal. A text or
+//!   reasoning part whose text only grew gets a new object whose text is the previous JS
+//!   string plus the new suffix (a rope in the JS engine), so a delta costs its own length,
+//!   not the whole text's, to cross into JS.
+//! - the tool catalog (which can be large) is re-exported only when it differs.
 
 use js_sys::Array;
-use serde_json::json;
+use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+use crate::composer::{ComposerState, Status};
 use crate::protocol::json::to_string;
-use crate::protocol::ChatError;
+use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, UIMessage};
 use crate::store::ChatStore;
+use crate::tool_ui::ToolCatalogEntry;
 
 use super::{js, js_error};
+
+/// How many recently re-exported messages keep their parts' cache (one streams at a time; a
+/// second covers a tool output landing on an older message meanwhile).
+const PART_CACHES: usize = 2;
+
+/// What a part was exported from, to tell whether its frozen object still shows it.
+enum Exported {
+    /// A text or reasoning part: its JSON without the text, and the text.
+    Text { head: String, text: String },
+    /// Any other part: its JSON (with the resolved `ui` of a tool part).
+    Other(Value),
+}
+
+struct PartEntry {
+    from: Exported,
+    js: JsValue,
+}
+
+/// The parts' cache of the message last exported at `index`.
+struct MessageParts {
+    index: usize,
+    /// The message's JSON without its parts, and its object.
+    head: String,
+    js: JsValue,
+    parts: Vec<PartEntry>,
+}
 
 pub(crate) struct SnapshotCache {
     revision: u64,
     value: JsValue,
+    /// The exported message objects by position: mutated in place, never handed out.
+    master: JsValue,
+    /// The frozen copy of `master` the last snapshot holds.
     messages: JsValue,
-    message_keys: Vec<(String, u64)>,
+    /// The version each slot of `master` was exported at.
+    versions: Vec<u64>,
+    /// Most recently used last.
+    part_caches: Vec<MessageParts>,
     queued: JsValue,
     queued_keys: Vec<(String, u64)>,
     error: Option<ChatError>,
     error_js: JsValue,
+    /// The head's parts as last exported: each keeps its object while it is the same (the
+    /// catalog can be large).
+    session: (String, JsValue),
+    capabilities: Option<Capabilities>,
+    capabilities_js: JsValue,
+    tools: Option<Vec<ToolCatalogEntry>>,
+    tools_js: JsValue,
+    composer: Option<(String, Vec<FileAttachment>, ComposerState)>,
+    composer_js: JsValue,
 }
 
 impl Default for SnapshotCache {
@@ -28,44 +82,165 @@ impl Default for SnapshotCache {
         SnapshotCache {
             revision: 0,
             value: JsValue::UNDEFINED,
+            master: Array::new().into(),
             messages: JsValue::UNDEFINED,
-            message_keys: Vec::new(),
+            versions: Vec::new(),
+            part_caches: Vec::new(),
             queued: JsValue::UNDEFINED,
             queued_keys: Vec::new(),
             error: None,
             error_js: JsValue::NULL,
+            session: (String::new(), JsValue::from_str("")),
+            capabilities: None,
+            capabilities_js: JsValue::UNDEFINED,
+            tools: None,
+            tools_js: JsValue::UNDEFINED,
+            composer: None,
+            composer_js: JsValue::UNDEFINED,
         }
     }
 }
 
-/// Re-exports the changed entries of a list; the unchanged ones keep their JS objects.
-/// `json(i)` is called only for the entries that changed.
-fn patch(
-    prev: &JsValue,
-    keys: &mut Vec<(String, u64)>,
-    items: impl ExactSizeIterator<Item = (String, u64)>,
-    json: impl Fn(usize) -> String,
-) -> Option<JsValue> {
-    let len = items.len();
-    let changed = Array::new();
-    for (i, (id, version)) in items.enumerate() {
-        let same = keys.get(i).is_some_and(|(k, v)| *k == id && *v == version);
-        if !same {
-            changed.push(&JsValue::from(i as u32));
-            changed.push(&js::parse_frozen(&json(i)));
-            if i < keys.len() {
-                keys[i] = (id, version);
-            } else {
-                keys.push((id, version));
+/// Every part of message `i` as JSON values, as the store exports them (with the resolved
+/// `ui` of tool parts); `None` for a message without tool parts, whose parts need no more
+/// than their own JSON. Everything is exported through `serde_json::Value`, as the core's
+/// export is (one serialiser in the wasm, and the same sorted keys).
+fn exported_parts(core: &ChatStore, i: usize) -> Option<Vec<Value>> {
+    let msg = &core.messages()[i];
+    if !msg.parts.iter().any(|p| matches!(p, Part::Tool(_))) {
+        return None;
+    }
+    match core.export_message(i) {
+        Value::Object(mut m) => match m.remove("parts") {
+            Some(Value::Array(parts)) if parts.len() == msg.parts.len() => Some(parts),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A message's JSON without its parts (`parts` is an empty placeholder, so that the object
+/// keeps the core export's key order once the parts are set).
+fn message_head(msg: &UIMessage) -> String {
+    let mut head = json!({ "id": msg.id, "role": msg.role, "parts": [] });
+    if let (Some(md), Value::Object(o)) = (&msg.metadata, &mut head) {
+        o.insert("metadata".into(), md.clone());
+    }
+    to_string(&head)
+}
+
+/// A text or reasoning part's JSON with an empty text, and its text.
+fn text_head(part: &Part) -> Option<(String, &str)> {
+    match part {
+        Part::Text {
+            text,
+            state,
+            provider_metadata,
+            citations,
+        } => {
+            let head = Part::Text {
+                text: String::new(),
+                state: *state,
+                provider_metadata: provider_metadata.clone(),
+                citations: citations.clone(),
+            };
+            Some((
+                to_string(&serde_json::to_value(&head).unwrap_or_default()),
+                text,
+            ))
+        }
+        Part::Reasoning {
+            id,
+            text,
+            state,
+            provider_metadata,
+        } => {
+            let head = Part::Reasoning {
+                id: id.clone(),
+                text: String::new(),
+                state: *state,
+                provider_metadata: provider_metadata.clone(),
+            };
+            Some((
+                to_string(&serde_json::to_value(&head).unwrap_or_default()),
+                text,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// `text.starts_with(prefix)`, sixteen bytes at a time: the wasm `memcmp` goes byte by byte,
+/// and this runs over the whole streamed text at every snapshot.
+fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
+    let Some(text) = text.get(..prefix.len()) else {
+        return false;
+    };
+    let ((a, ra), (b, rb)) = (text.as_chunks::<16>(), prefix.as_chunks::<16>());
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| u128::from_ne_bytes(*x) == u128::from_ne_bytes(*y))
+        && ra == rb
+}
+
+/// Exports one part, reusing `prev` (what was exported at its position last time) where it
+/// still shows the part (then `true`). `exported` is the part's JSON from the core's export,
+/// when the message has tool parts (it then carries their `ui`).
+fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) -> (PartEntry, bool) {
+    if let Some((head, text)) = text_head(part) {
+        if let Some(PartEntry {
+            from:
+                Exported::Text {
+                    head: old_head,
+                    text: mut old,
+                },
+            js: old_js,
+        }) = prev
+        {
+            if starts_with(text.as_bytes(), old.as_bytes()) {
+                if text.len() == old.len() && head == old_head {
+                    let from = Exported::Text { head, text: old };
+                    return (PartEntry { from, js: old_js }, true);
+                }
+                // Only grew: the previous JS text plus the new suffix.
+                let suffix = &text[old.len()..];
+                let js = js::text_part(&head, &old_js, suffix);
+                old.push_str(suffix);
+                let from = Exported::Text { head, text: old };
+                return (PartEntry { from, js }, false);
             }
         }
+        let js = js::text_part(&head, &JsValue::UNDEFINED, text);
+        let from = Exported::Text {
+            head,
+            text: text.to_string(),
+        };
+        return (PartEntry { from, js }, false);
     }
-    let shrunk = keys.len() > len;
-    keys.truncate(len);
-    if changed.length() == 0 && !shrunk && !prev.is_undefined() {
-        return None; // the very same array
+    let json = exported.unwrap_or_else(|| serde_json::to_value(part).unwrap_or_default());
+    if let Some(PartEntry {
+        from: Exported::Other(old),
+        js,
+    }) = prev
+    {
+        if old == json {
+            return (
+                PartEntry {
+                    from: Exported::Other(old),
+                    js,
+                },
+                true,
+            );
+        }
     }
-    Some(js::patch_array(prev, len as u32, &changed))
+    let js = js::parse_frozen(&to_string(&json));
+    (
+        PartEntry {
+            from: Exported::Other(json),
+            js,
+        },
+        false,
+    )
 }
 
 impl SnapshotCache {
@@ -73,17 +248,9 @@ impl SnapshotCache {
         if self.revision == core.revision() && !self.value.is_undefined() {
             return self.value.clone();
         }
-        let messages = core.messages();
-        let msgs = messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.id.clone(), core.message_version(i)));
-        let export = |i: usize| to_string(&core.export_message(i));
-        if let Some(arr) = patch(&self.messages, &mut self.message_keys, msgs, export) {
-            self.messages = arr;
-        }
+        self.update_messages(core);
         let items = core.queued();
-        let queued = items.iter().map(|q| (q.id.clone(), q.version));
+        let queued = items.iter().map(|q| (q.id.as_str(), q.version));
         if let Some(arr) = patch(&self.queued, &mut self.queued_keys, queued, |i| {
             to_string(&items[i])
         }) {
@@ -93,27 +260,164 @@ impl SnapshotCache {
             self.error = core.error().cloned();
             self.error_js = self.error.as_ref().map(js_error).unwrap_or(JsValue::NULL);
         }
+        if self.session.0 != core.session_id() {
+            self.session = (
+                core.session_id().to_string(),
+                JsValue::from_str(core.session_id()),
+            );
+        }
+        let caps = core.capabilities();
+        if self.capabilities != Some(caps) {
+            self.capabilities = Some(caps);
+            self.capabilities_js = js::parse_frozen(&to_string(&json!(caps)));
+        }
+        if self.tools.as_deref() != Some(core.tools()) {
+            self.tools = Some(core.tools().to_vec());
+            self.tools_js = js::parse_frozen(&to_string(&json!(core.tools())));
+        }
         let composer = core.composer();
-        let head = json!({
-            "sessionId": core.session_id(),
-            "status": core.status(),
-            "capabilities": core.capabilities(),
-            "capabilitiesLoaded": core.capabilities_loaded(),
-            "tools": core.tools(),
-            "composer": {
+        let same_composer = self.composer.as_ref().is_some_and(|(d, f, c)| {
+            d == core.draft() && f.as_slice() == core.draft_files() && *c == composer
+        });
+        if !same_composer {
+            let json = json!({
                 "draft": core.draft(),
                 "files": core.draft_files(),
                 "canSend": composer.can_send,
                 "reason": composer.reason,
                 "hint": composer.hint,
-            },
-            "turnId": core.turn_id(),
-            "hydrated": core.hydrated(),
-            "canRegenerate": core.can_regenerate(),
-        });
-        let head = js::parse(&to_string(&head));
-        self.value = js::snapshot(&head, &self.messages, &self.queued, &self.error_js);
+            });
+            self.composer_js = js::parse_frozen(&to_string(&json));
+            let (draft, files) = (core.draft().to_string(), core.draft_files().to_vec());
+            self.composer = Some((draft, files, composer));
+        }
+        // The scalars without JSON: flags, and the status as its index in the JS list.
+        let flags = u32::from(core.can_regenerate())
+            | u32::from(core.capabilities_loaded()) << 1
+            | u32::from(core.hydrated()) << 2;
+        let status = match core.status() {
+            Status::Ready => 0,
+            Status::Submitted => 1,
+            Status::Streaming => 2,
+            Status::Error => 3,
+        };
+        self.value = js::snapshot(
+            flags,
+            status,
+            &self.session.1,
+            &core.turn_id().map_or(JsValue::NULL, JsValue::from_str),
+            &self.capabilities_js,
+            &self.composer_js,
+            &self.tools_js,
+            &self.messages,
+            &self.queued,
+            &self.error_js,
+        );
         self.revision = core.revision();
         self.value.clone()
     }
+
+    /// Re-exports the messages whose version moved; the others keep their objects.
+    fn update_messages(&mut self, core: &ChatStore) {
+        let len = core.messages().len();
+        let mut changed = self.messages.is_undefined() || self.versions.len() != len;
+        for i in 0..len {
+            let version = core.message_version(i);
+            let exported = self.versions.get(i).copied();
+            if exported == Some(version) {
+                continue;
+            }
+            changed = true;
+            // The streamed message (one of the last, changing again) goes part by part; the
+            // others (a hydrated history, a session switched to) go whole.
+            let streamed = exported.is_some() && i + PART_CACHES >= len;
+            let obj = if streamed || self.part_caches.iter().any(|c| c.index == i) {
+                self.export_by_parts(core, i)
+            } else {
+                js::parse_frozen(&to_string(&core.export_message(i)))
+            };
+            js::set_slot(&self.master, i as u32, &obj);
+            match self.versions.get_mut(i) {
+                Some(v) => *v = version,
+                None => self.versions.push(version),
+            }
+        }
+        if changed {
+            self.versions.truncate(len);
+            self.part_caches.retain(|c| c.index < len);
+            self.messages = js::frozen_copy(&self.master, len as u32);
+        }
+    }
+
+    fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {
+        let msg = &core.messages()[i];
+        let mut exported = exported_parts(core, i).map(Vec::into_iter);
+        let cached = self
+            .part_caches
+            .iter()
+            .position(|c| c.index == i)
+            .map(|k| self.part_caches.remove(k));
+        let (old_head, old_js, old_parts) = match cached {
+            Some(c) => (c.head, c.js, c.parts),
+            None => (String::new(), JsValue::UNDEFINED, Vec::new()),
+        };
+        // Nothing visible changed (a version bump without a change): the same object.
+        let mut same = old_parts.len() == msg.parts.len();
+        let mut old_parts = old_parts.into_iter();
+        let parts = Array::new_with_length(msg.parts.len() as u32);
+        let mut entries = Vec::with_capacity(msg.parts.len());
+        for (p, part) in msg.parts.iter().enumerate() {
+            let json = exported.as_mut().and_then(Iterator::next);
+            let (entry, reused) = export_part(part, json, old_parts.next());
+            same &= reused;
+            parts.set(p as u32, entry.js.clone());
+            entries.push(entry);
+        }
+        let head = message_head(msg);
+        let js = if same && head == old_head && !old_js.is_undefined() {
+            old_js
+        } else {
+            js::message(&head, &parts)
+        };
+        if self.part_caches.len() >= PART_CACHES {
+            self.part_caches.remove(0);
+        }
+        self.part_caches.push(MessageParts {
+            index: i,
+            head,
+            js: js.clone(),
+            parts: entries,
+        });
+        js
+    }
+}
+
+/// Re-exports the changed entries of a short list (the queue); the unchanged ones keep their
+/// JS objects. `json(i)` is called only for the entries that changed.
+fn patch<'a>(
+    prev: &JsValue,
+    keys: &mut Vec<(String, u64)>,
+    items: impl ExactSizeIterator<Item = (&'a str, u64)>,
+    json: impl Fn(usize) -> String,
+) -> Option<JsValue> {
+    let len = items.len();
+    let changed = Array::new();
+    for (i, (id, version)) in items.enumerate() {
+        let same = keys.get(i).is_some_and(|(k, v)| k == id && *v == version);
+        if !same {
+            changed.push(&JsValue::from(i as u32));
+            changed.push(&js::parse_frozen(&json(i)));
+            let key = (id.to_string(), version);
+            match keys.get_mut(i) {
+                Some(k) => *k = key,
+                None => keys.push(key),
+            }
+        }
+    }
+    let shrunk = keys.len() > len;
+    keys.truncate(len);
+    if changed.length() == 0 && !shrunk && !prev.is_undefined() {
+        return None; // the very same array
+    }
+    Some(js::patch_array(prev, len as u32, &changed))
 }
