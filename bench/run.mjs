@@ -566,7 +566,7 @@ md();
 md(`\`node bench/run.mjs\` on ${M.date.slice(0, 16).replace('T', ' ')} UTC — ${M.cpu}, Node ${M.node}, commit ${M.commit}${M.dirty ? ' (+ uncommitted changes)' : ''}; ` +
   `median of ${M.runs} alternating runs per runner${M.scale !== 1 ? `, inputs scaled ×${M.scale}` : ''}; bodies streamed in ${M.chunkSize / 1024} KB network chunks; ${M.seconds} s in all.`);
 md();
-md('Times in ms from send to status `ready`. **ours** = agent-chat-store (pkg/, Node wasm) with one subscriber that calls `getSnapshot()` on every notification (as `useSyncExternalStore` does); ' +
+md('Times in ms from send to status `ready`. **ours** = agent-chat-store (the bench build, `bench/build.sh`: the shipped code plus the bench exports; Node wasm) with one subscriber that calls `getSnapshot()` on every notification (as `useSyncExternalStore` does); ' +
   '**Chat** = `@ai-sdk/react` `Chat` + `DefaultChatTransport` with one messages callback; **read** = `parseJsonEventStream` → `readUIMessageStream`. Ratio = AI SDK time / ours.');
 md();
 if (['a', 'b', 'c1000', 'c10000', 'd', 'd2500', 'd10000', 'e'].some((id) => N[id])) {
@@ -635,7 +635,7 @@ if (N.a) {
 }
 if (results.size && !results.size.error) {
   const s = results.size;
-  md(`**Size** (esbuild ${esbuild?.version ?? ''}, minified, React external, gzip -9): agent-chat-store ${(s.oursTotalGzip / 1000).toFixed(1)} KB = wasm ${(s.oursWasmGzip / 1000).toFixed(1)} KB (${(s.oursWasmRaw / 1000).toFixed(0)} KB raw) + JS glue for \`useChatStore\` ${(s.oursJsGzip / 1000).toFixed(1)} KB (${(s.oursJsRaw / 1000).toFixed(1)} KB raw); ` +
+  md(`**Size** of the shipped build (\`scripts/build-pkg.sh\`, no bench exports; esbuild ${esbuild?.version ?? ''}, minified, React external, gzip -9 by zlib): agent-chat-store ${(s.oursTotalGzip / 1000).toFixed(1)} KB = wasm ${(s.oursWasmGzip / 1000).toFixed(1)} KB (${(s.oursWasmRaw / 1000).toFixed(0)} KB raw) + JS glue for \`useChatStore\` ${(s.oursJsGzip / 1000).toFixed(1)} KB (${(s.oursJsRaw / 1000).toFixed(1)} KB raw); ` +
     `AI SDK \`useChat\` ${(s.aiSdkUseChatGzip / 1000).toFixed(1)} KB (${(s.aiSdkUseChatRaw / 1000).toFixed(0)} KB raw).`);
   md();
 }

@@ -39,6 +39,12 @@ impl History {
         self.versions[i]
     }
 
+    /// Every message's version, by position: a consumer that keeps the versions it saw
+    /// compares them all at once (the snapshot, through the store).
+    pub fn versions(&self) -> &[u64] {
+        &self.versions
+    }
+
     /// Bumps on every change of any message and on every insertion or removal.
     pub fn revision(&self) -> u64 {
         self.clock

@@ -33,11 +33,12 @@ export function frozen_copy(arr, len) {
   if (arr.length > len) arr.length = len;
   return Object.freeze(arr.slice());
 }
-// A text or reasoning part: its JSON without the text, and the text, which is the previous
-// part's plus a suffix when it only grew (the engine concatenates without copying).
-export function text_part(head, prev, suffix) {
+// A part whose long string (`text`, `rawInput`) is set apart from its JSON: that string is
+// the previous part's plus a suffix when it only grew (the engine concatenates without
+// copying).
+export function string_part(head, key, prev, suffix) {
   const p = JSON.parse(head);
-  p.text = prev === undefined ? suffix : prev.text + suffix;
+  p[key] = prev === undefined ? suffix : prev[key] + suffix;
   return freeze(p);
 }
 export function message(head, parts) {
@@ -117,7 +118,7 @@ extern "C" {
     pub fn patch_array(prev: &JsValue, len: u32, changed: &Array) -> JsValue;
     pub fn set_slot(arr: &JsValue, i: u32, v: &JsValue);
     pub fn frozen_copy(arr: &JsValue, len: u32) -> JsValue;
-    pub fn text_part(head: &str, prev: &JsValue, suffix: &str) -> JsValue;
+    pub fn string_part(head: &str, key: &str, prev: &JsValue, suffix: &str) -> JsValue;
     pub fn message(head: &str, parts: &Array) -> JsValue;
     pub fn make_error(text: &str) -> JsValue;
     #[allow(clippy::too_many_arguments)]

@@ -13,6 +13,8 @@
 //!   not the whole text's, to cross into JS.
 //! - the tool catalog (which can be large) is re-exported only when it differs.
 
+use std::borrow::Cow;
+
 use js_sys::Array;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -29,12 +31,12 @@ use super::{js, js_error};
 /// second covers a tool output landing on an older message meanwhile).
 const PART_CACHES: usize = 2;
 
-/// What a part was exported from, to tell whether its frozen object still shows it.
-enum Exported {
-    /// A text or reasoning part: its JSON without the text, and the text.
-    Text { head: String, text: String },
-    /// Any other part: its JSON (with the resolved `ui` of a tool part).
-    Other(Value),
+/// What a part was exported from, to tell whether its frozen object still shows it: its JSON
+/// (with the resolved `ui` of a tool part) without the string that grows while the part
+/// streams (a text part's `text`, a tool part's `rawInput`), and that string.
+struct Exported {
+    head: Value,
+    long: Option<(&'static str, String)>,
 }
 
 struct PartEntry {
@@ -129,8 +131,14 @@ fn message_head(msg: &UIMessage) -> String {
     to_string(&head)
 }
 
-/// A text or reasoning part's JSON with an empty text, and its text.
-fn text_head(part: &Part) -> Option<(String, &str)> {
+/// A part's JSON without its long string (left empty, so the key keeps its place), and that
+/// string with its key. The text of a text part is borrowed: it is copied only when it is
+/// exported.
+fn split_part(
+    part: &Part,
+    exported: Option<Value>,
+) -> (Value, Option<(&'static str, Cow<'_, str>)>) {
+    let head = |p: Part| serde_json::to_value(p).unwrap_or_default();
     match part {
         Part::Text {
             text,
@@ -138,16 +146,13 @@ fn text_head(part: &Part) -> Option<(String, &str)> {
             provider_metadata,
             citations,
         } => {
-            let head = Part::Text {
+            let p = Part::Text {
                 text: String::new(),
                 state: *state,
                 provider_metadata: provider_metadata.clone(),
                 citations: citations.clone(),
             };
-            Some((
-                to_string(&serde_json::to_value(&head).unwrap_or_default()),
-                text,
-            ))
+            (head(p), Some(("text", Cow::Borrowed(text))))
         }
         Part::Reasoning {
             id,
@@ -155,18 +160,23 @@ fn text_head(part: &Part) -> Option<(String, &str)> {
             state,
             provider_metadata,
         } => {
-            let head = Part::Reasoning {
+            let p = Part::Reasoning {
                 id: id.clone(),
                 text: String::new(),
                 state: *state,
                 provider_metadata: provider_metadata.clone(),
             };
-            Some((
-                to_string(&serde_json::to_value(&head).unwrap_or_default()),
-                text,
-            ))
+            (head(p), Some(("text", Cow::Borrowed(text))))
         }
-        _ => None,
+        _ => {
+            let mut json =
+                exported.unwrap_or_else(|| serde_json::to_value(part).unwrap_or_default());
+            let raw = match json.get_mut("rawInput") {
+                Some(Value::String(s)) => Some(("rawInput", Cow::Owned(std::mem::take(s)))),
+                _ => None,
+            };
+            (json, raw)
+        }
     }
 }
 
@@ -187,56 +197,53 @@ fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
 /// still shows the part (then `true`). `exported` is the part's JSON from the core's export,
 /// when the message has tool parts (it then carries their `ui`).
 fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) -> (PartEntry, bool) {
-    if let Some((head, text)) = text_head(part) {
-        if let Some(PartEntry {
-            from:
-                Exported::Text {
-                    head: old_head,
-                    text: mut old,
-                },
-            js: old_js,
-        }) = prev
-        {
-            if starts_with(text.as_bytes(), old.as_bytes()) {
-                if text.len() == old.len() && head == old_head {
-                    let from = Exported::Text { head, text: old };
-                    return (PartEntry { from, js: old_js }, true);
-                }
-                // Only grew: the previous JS text plus the new suffix.
-                let suffix = &text[old.len()..];
-                let js = js::text_part(&head, &old_js, suffix);
-                old.push_str(suffix);
-                let from = Exported::Text { head, text: old };
-                return (PartEntry { from, js }, false);
-            }
-        }
-        let js = js::text_part(&head, &JsValue::UNDEFINED, text);
-        let from = Exported::Text {
-            head,
-            text: text.to_string(),
-        };
-        return (PartEntry { from, js }, false);
-    }
-    let json = exported.unwrap_or_else(|| serde_json::to_value(part).unwrap_or_default());
+    let (head, long) = split_part(part, exported);
     if let Some(PartEntry {
-        from: Exported::Other(old),
-        js,
+        from: old,
+        js: old_js,
     }) = prev
     {
-        if old == json {
-            return (
-                PartEntry {
-                    from: Exported::Other(old),
-                    js,
-                },
-                true,
-            );
+        match (&long, old.long) {
+            (None, None) if head == old.head => {
+                return (
+                    PartEntry {
+                        from: Exported { head, long: None },
+                        js: old_js,
+                    },
+                    true,
+                );
+            }
+            (Some((key, s)), Some((old_key, mut old_s)))
+                if *key == old_key && starts_with(s.as_bytes(), old_s.as_bytes()) =>
+            {
+                if s.len() == old_s.len() && head == old.head {
+                    let from = Exported {
+                        head,
+                        long: Some((key, old_s)),
+                    };
+                    return (PartEntry { from, js: old_js }, true);
+                }
+                // Only grew: the previous JS string plus the new suffix.
+                let suffix = &s[old_s.len()..];
+                let js = js::string_part(&to_string(&head), key, &old_js, suffix);
+                old_s.push_str(suffix);
+                let from = Exported {
+                    head,
+                    long: Some((key, old_s)),
+                };
+                return (PartEntry { from, js }, false);
+            }
+            _ => {}
         }
     }
-    let js = js::parse_frozen(&to_string(&json));
+    let js = match &long {
+        Some((key, s)) => js::string_part(&to_string(&head), key, &JsValue::UNDEFINED, s),
+        None => js::parse_frozen(&to_string(&head)),
+    };
+    let long = long.map(|(key, s)| (key, s.into_owned()));
     (
         PartEntry {
-            from: Exported::Other(json),
+            from: Exported { head, long },
             js,
         },
         false,
