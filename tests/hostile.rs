@@ -15,6 +15,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use agent_chat_store::composer::Status;
+use agent_chat_store::followup::ItemState;
 use agent_chat_store::protocol::chunk::{parse_chunk, strict_ui_chunk, ChunkError};
 use agent_chat_store::protocol::{Capabilities, ChatError, ErrorKind, Part};
 use agent_chat_store::replay::{replay_pi_stream, replay_ui_message_stream, ChunkInput};
@@ -963,4 +964,50 @@ fn dispose_mid_turn_leaves_no_turn_id() {
     assert!(h.aborted.contains(&chat));
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(h.store.turn_id(), None);
+}
+
+#[test]
+#[ignore = "bug: actions after dispose() still make requests"]
+fn actions_after_dispose_make_no_requests() {
+    // Found by fuzz/fuzz_targets/store.rs ("status Submitted with nothing in flight"). `send`
+    // refuses after `dispose()`, but `regenerate` sends a chat POST (a real turn nobody
+    // reads), and `retry_queued` of a stalled item sends a DELETE and then waits forever in
+    // `submitted` (the DELETE's answer is ignored once disposed). The shell spawns whatever
+    // the core asks for, so these reach the network.
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h);
+    h.send("queued");
+    let post = h.the_open(RequestKind::FollowUpPost).id;
+    h.respond(post, Reply::json(202, json!({"queued": true})));
+    h.respond(chat, Reply::sse(DONE.to_vec()));
+    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    let mut ai = ai_sdk();
+    a_normal_turn_works(&mut ai);
+
+    for h in [&mut h, &mut ai] {
+        let n = h.sent.len();
+        h.dispose();
+        let item = h.store.queued().first().map(|q| q.id.clone());
+        h.act(|s, now| {
+            s.regenerate(None, now);
+            if let Some(id) = item {
+                s.retry_queued(&id, now);
+            }
+        });
+        let after: Vec<_> = h.sent[n..].iter().map(|r| (r.kind, r.method)).collect();
+        assert!(after.is_empty(), "requests after dispose: {after:?}");
+        assert!(
+            !h.store.status().is_busy(),
+            "{:?} after dispose",
+            h.store.status()
+        );
+    }
+}
+
+fn streaming_turn(h: &mut Harness) -> agent_chat_store::store::RequestId {
+    h.send("hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    let first = sse(&[json!({"type": "data-turn-start", "data": {"turnId": "turn-1"}})]);
+    h.respond(chat, Reply::sse(first).open());
+    chat
 }

@@ -36,11 +36,12 @@ use serde_json::{json, Value};
 const SESSIONS: &[&str] = &["s1", "s2", "s 3"];
 
 /// Known bug (found by this target, reproduced by the ignored test
-/// `removing_a_posting_follow_up_keeps_one_post_in_flight` in tests/hostile.rs): an item that
-/// leaves the queue while its POST is in flight (`remove_queued`, `retry_queued` as a new
-/// message) leaves that POST open, untracked, and the queue moves on: the next item's POST
-/// can be in flight at the same time. While true, POSTs of items that left the queue while
-/// `posting` are left out of the checks. Set to false once that is fixed.
+/// `removing_a_posting_follow_up_keeps_one_post_in_flight` in tests/hostile.rs): an item the
+/// user takes out of the queue while its POST is in flight (`remove_queued`, `retry_queued`
+/// as a new message) leaves that POST open, untracked, and the queue moves on: the next
+/// item's POST can be in flight at the same time. While true, such POSTs are not counted.
+/// Set to false once that is fixed. (An item the server consumed while its POST was in
+/// flight is fine: the server has it, only the answer is pending; those are never counted.)
 const KNOWN_REMOVE_WHILE_POSTING: bool = true;
 
 /// Known bug (found by this target, reproduced by the ignored test
@@ -55,6 +56,12 @@ const KNOWN_APPLIED_AFTER_VIOLATION: bool = true;
 /// `dispose_mid_turn_leaves_no_turn_id` in tests/hostile.rs): `dispose()` during a turn sets
 /// the status to `ready` and keeps `turnId`. While true, the turn-id check ends at dispose.
 const KNOWN_TURN_ID_AFTER_DISPOSE: bool = true;
+
+/// Known bug (found by this target, reproduced by the ignored test
+/// `actions_after_dispose_make_no_requests` in tests/hostile.rs): after `dispose()`,
+/// `regenerate` still sends a chat POST and `retry_queued` a DELETE (then stays `submitted`
+/// forever). While true, the host stops acting on a disposed store.
+const KNOWN_ACTIONS_AFTER_DISPOSE: bool = true;
 
 // Also found (ignored test `a_turn_start_chunk_while_idle_leaves_no_turn_id`): the public
 // `handle_chunk` with a `data-turn-start` while no turn runs sets `turnId` with status
@@ -105,9 +112,8 @@ struct Host {
     gone_nonces: HashMap<String, HashSet<String>>,
     nonce_of: HashMap<String, String>,
     /// Nonces of items removed while their POST was in flight (see the known bug above).
-    removed_posting: HashSet<String>,
-    /// Whether each item was `posting` when last seen.
-    posting: HashMap<String, bool>,
+    /// Nonces of items the user removed or retried while their POST was in flight.
+    user_took: HashSet<String>,
     /// The stream request whose body is being fed, and whether feeding it aborted it.
     feeding: Option<RequestId>,
     aborted_while_feeding: bool,
@@ -166,6 +172,16 @@ impl Host {
                 if r.kind.is_stream() {
                     self.aborted_while_feeding = false;
                 }
+                if r.kind == RequestKind::FollowUpPost {
+                    // Never an item that already left the queue.
+                    let nonce = body_nonce(r.body.as_deref());
+                    let session = self.store.session_id().to_string();
+                    let gone = self.gone_nonces.get(&session);
+                    assert!(
+                        !gone.is_some_and(|g| g.contains(&nonce)),
+                        "follow-up {nonce} posted after it left the queue"
+                    );
+                }
                 self.open.push(Req {
                     id: r.id,
                     kind: r.kind,
@@ -211,8 +227,6 @@ impl Host {
                 q.client_nonce
             );
             self.nonce_of.insert(q.id.clone(), q.client_nonce.clone());
-            self.posting
-                .insert(q.id.clone(), q.state == ItemState::Posting);
         }
         let gone = self.gone_ids.entry(session.clone()).or_default();
         let gone_nonces = self.gone_nonces.entry(session.clone()).or_default();
@@ -221,9 +235,6 @@ impl Host {
                 gone.insert(id.clone());
                 if let Some(n) = self.nonce_of.get(id) {
                     gone_nonces.insert(n.clone());
-                    if self.posting.get(id) == Some(&true) {
-                        self.removed_posting.insert(n.clone());
-                    }
                 }
             }
         }
@@ -231,24 +242,19 @@ impl Host {
             assert!(!gone.contains(id), "queued item {id} came back");
         }
         self.queue_ids.insert(session.clone(), ids);
-        // Follow-up POSTs: one in flight per session, never for an item that left.
+        // Follow-up POSTs: one in flight per session (a POST for an item that left the queue
+        // is posted no more: the server consumed or deleted it, or the user took it).
         let mut posts: HashMap<&str, usize> = HashMap::new();
         for r in self
             .open
             .iter()
             .filter(|r| r.kind == RequestKind::FollowUpPost)
         {
-            let body: Value = serde_json::from_str(r.body.as_deref().unwrap_or("null")).unwrap();
-            let nonce = body["clientNonce"].as_str().unwrap_or_default();
-            if KNOWN_REMOVE_WHILE_POSTING && self.removed_posting.contains(nonce) {
-                continue;
-            }
-            *posts.entry(r.path.as_str()).or_default() += 1;
-            if r.path.contains(&format!("/{}/", encode(&session))) {
-                assert!(
-                    !gone_nonces.contains(nonce),
-                    "follow-up {nonce} posted after it left"
-                );
+            let nonce = nonce_of_post(r);
+            let queued = nonces.contains(&nonce);
+            let taken = self.user_took.contains(&nonce);
+            if queued || (taken && !KNOWN_REMOVE_WHILE_POSTING) {
+                *posts.entry(r.path.as_str()).or_default() += 1;
             }
         }
         for (path, n) in posts {
@@ -588,6 +594,11 @@ impl Host {
             5 | 6 => {
                 let ids: Vec<String> = self.store.queued().iter().map(|q| q.id.clone()).collect();
                 let id = u.choose(&ids).cloned().unwrap_or_else(|_| "fu-none".into());
+                if let Some(q) = self.store.queued().iter().find(|q| q.id == id) {
+                    if q.state == ItemState::Posting {
+                        self.user_took.insert(q.client_nonce.clone());
+                    }
+                }
                 if one_in(u, 2) {
                     trace!("remove {id}");
                     self.act(|s, now| {
@@ -704,16 +715,13 @@ impl Host {
     }
 }
 
-fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+fn body_nonce(body: Option<&str>) -> String {
+    let v: Value = serde_json::from_str(body.unwrap_or("null")).unwrap_or(Value::Null);
+    v["clientNonce"].as_str().unwrap_or_default().to_string()
+}
+
+fn nonce_of_post(r: &Req) -> String {
+    body_nonce(r.body.as_deref())
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -730,8 +738,7 @@ fuzz_target!(|data: &[u8]| {
         gone_ids: HashMap::new(),
         gone_nonces: HashMap::new(),
         nonce_of: HashMap::new(),
-        removed_posting: HashSet::new(),
-        posting: HashMap::new(),
+        user_took: HashSet::new(),
         feeding: None,
         aborted_while_feeding: false,
         disposed: false,
@@ -739,7 +746,7 @@ fuzz_target!(|data: &[u8]| {
     };
     host.drain();
     let mut steps = 0;
-    while !u.is_empty() && steps < 200 {
+    while !u.is_empty() && steps < 200 && !(KNOWN_ACTIONS_AFTER_DISPOSE && host.disposed) {
         host.step(&mut u);
         steps += 1;
     }
