@@ -9,7 +9,9 @@ const proxy = agentServer ? { "/api": { target: agentServer, changeOrigin: true 
 export default defineConfig({
   // `agent-chat-store` is a `file:` dependency (a symlink to ../../pkg): its imports of `react`
   // and `@assistant-ui/react` must resolve to this app's copies, not to whatever sits above pkg/.
-  resolve: { dedupe: ["react", "react-dom", "@assistant-ui/react"] },
+  // The same holds for the modules in ../shared, which import `react` and `agent-chat-store` from
+  // outside this app's folder.
+  resolve: { dedupe: ["react", "react-dom", "@assistant-ui/react", "agent-chat-store"] },
   server: { fs: { allow: ["..", "../.."] }, proxy },
   preview: { proxy },
   build: {

@@ -8,8 +8,9 @@ const proxy = agentServer ? { "/api": { target: agentServer, changeOrigin: true 
 
 export default defineConfig({
   // `agent-chat-store` is a `file:` dependency (a symlink to ../../pkg): its `react` import must
-  // resolve to this app's copy, not to whatever sits above pkg/.
-  resolve: { dedupe: ["react", "react-dom"] },
+  // resolve to this app's copy, not to whatever sits above pkg/. The same holds for the modules
+  // in ../shared, which import `react` and `agent-chat-store` from outside this app's folder.
+  resolve: { dedupe: ["react", "react-dom", "agent-chat-store"] },
   server: { fs: { allow: ["..", "../.."] }, proxy },
   preview: { proxy },
 });

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useState } from "react";
+import { createContext, useContext, useState } from "react";
 import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
@@ -12,9 +12,11 @@ import {
 } from "@assistant-ui/react";
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
 import { useChatStoreRuntime } from "agent-chat-store/assistant-ui";
-import { readConfig, sessionFromUrl, writeSession } from "../../shared/config.js";
+import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
+import { readConfig } from "../../shared/config.js";
+import { RetryIcon, StopIcon } from "../../shared/icons.jsx";
+import { useSessionSwitch } from "../../shared/session.js";
 import { PART_COMPONENTS } from "./Parts.jsx";
-import { RetryIcon, StopIcon } from "./icons.jsx";
 
 const config = readConfig();
 
@@ -30,25 +32,7 @@ export function App() {
   const snapshot = useChatStore(store);
   const runtime = useChatStoreRuntime(store);
 
-  const switchTo = useCallback(
-    (id, { fromHistory = false } = {}) => {
-      id = id.trim();
-      if (!id || !store) return;
-      if (store.getSnapshot().sessionId !== id) store.switchSession(id);
-      setSessionId(id);
-      if (!fromHistory) writeSession(id);
-    },
-    [store],
-  );
-
-  useEffect(() => {
-    const onPop = () => {
-      const id = sessionFromUrl();
-      if (id) switchTo(id, { fromHistory: true });
-    };
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
-  }, [switchTo]);
+  const switchTo = useSessionSwitch(store, setSessionId);
 
   return (
     <AssistantRuntimeProvider runtime={runtime}>
@@ -65,31 +49,11 @@ export function App() {
 function Header({ onSwitch, sessionId }) {
   const { snapshot } = useChat();
   const current = snapshot?.sessionId ?? sessionId;
-  const [draftSession, setDraftSession] = useState(current);
-  useEffect(() => setDraftSession(current), [current]);
-
-  const submit = (e) => {
-    e.preventDefault();
-    onSwitch(draftSession);
-  };
-
   return (
     <header className="header">
       <div className="header-row">
         <h1>agent-chat-store <span className="muted">assistant-ui</span></h1>
-        <form className="session-form" onSubmit={submit}>
-          <label htmlFor="session-input" className="muted">Session</label>
-          <input
-            id="session-input"
-            data-testid="session-input"
-            value={draftSession}
-            onChange={(e) => setDraftSession(e.target.value)}
-            spellCheck={false}
-          />
-          <button type="submit" data-testid="switch-session" disabled={!draftSession.trim() || draftSession.trim() === current}>
-            Switch
-          </button>
-        </form>
+        <SessionForm sessionId={current} onSwitch={onSwitch} />
       </div>
       {snapshot && (
         <div className="header-row meta">
@@ -120,33 +84,6 @@ function Header({ onSwitch, sessionId }) {
       )}
     </header>
   );
-}
-
-// The session's tool catalog (`snapshot.tools`): what this runtime really has.
-function ToolCatalog({ tools }) {
-  const list = Array.isArray(tools) ? tools : [];
-  return (
-    <span className="meta-item tool-catalog" data-testid="tool-catalog" data-count={list.length}>
-      Tools
-      {list.length === 0 && <span className="muted">—</span>}
-      {list.map((tool) => (
-        <code
-          key={tool.name}
-          className={"tool-chip" + (tool.ui?.rendererId ? " rich" : "")}
-          data-tool={tool.name}
-          data-renderer={tool.ui?.rendererId ?? ""}
-          data-group={tool.ui?.displayGroup ?? ""}
-          title={[tool.description, tool.ui?.displayGroup && `group: ${tool.ui.displayGroup}`].filter(Boolean).join(" · ")}
-        >
-          {tool.name}
-        </code>
-      ))}
-    </span>
-  );
-}
-
-function Flag({ on, children }) {
-  return <span className={"flag " + (on ? "on" : "off")}>{on ? "✓" : "✗"} {children}</span>;
 }
 
 function Thread() {
@@ -260,15 +197,7 @@ function QueuedBubble({ id }) {
 
 function StoreError() {
   const { snapshot } = useChat();
-  const error = snapshot?.error;
-  if (!error) return null;
-  return (
-    <div className="error-banner" role="alert" data-testid="error" data-code={error.code}>
-      <strong>{error.code}</strong>
-      {error.status ? <span className="muted"> (HTTP {error.status}{error.serverCode ? `, ${error.serverCode}` : ""})</span> : null}
-      <span>: {error.message}</span>
-    </div>
-  );
+  return <ErrorBanner error={snapshot?.error} />;
 }
 
 function Composer() {

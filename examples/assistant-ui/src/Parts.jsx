@@ -3,53 +3,27 @@
 // are `tool-call`s (args = input, result = output, isError + {error} for failures), data parts
 // keep their name, files and sources map to their counterparts. Tool calls go through the app's
 // renderer registry, mapped onto assistant-ui's tool UI slot by `makeToolUIs` (tools.jsx).
-import { FileIcon, LinkIcon } from "./icons.jsx";
-import { Json, TOOL_UIS } from "./tools.jsx";
+import { FileIcon, LinkIcon } from "../../shared/icons.jsx";
+import { DataView, FileView, ReasoningView, TextView } from "../../shared/parts.jsx";
+import { TOOL_UIS } from "./tools.jsx";
+
+// assistant-ui's part status, as the AI SDK part state the shared views take.
+const partState = (status) => (status?.type === "running" ? "streaming" : "done");
 
 function Text({ text, status }) {
-  const streaming = status?.type === "running";
-  return (
-    <div className="part-text" data-testid="part-text" data-state={streaming ? "streaming" : "done"}>
-      {text}
-      {streaming && <span className="cursor" aria-hidden="true" />}
-    </div>
-  );
+  return <TextView text={text} state={partState(status)} />;
 }
 
 function Reasoning({ text, status }) {
-  const streaming = status?.type === "running";
-  return (
-    <details className="part-reasoning" data-testid="part-reasoning" data-state={streaming ? "streaming" : "done"}>
-      <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
-      <div className="reasoning-text">{text}</div>
-    </details>
-  );
+  return <ReasoningView text={text} state={partState(status)} />;
 }
 
 function Data({ name, data }) {
-  return (
-    <details className="part-data" data-testid="part-data" data-name={name}>
-      <summary><span className="badge">data</span> {name}</summary>
-      <Json value={data} />
-    </details>
-  );
+  return <DataView name={name} data={data} />;
 }
 
 function File({ data, mimeType, filename }) {
-  const label = filename || mimeType;
-  if (mimeType?.startsWith("image/")) {
-    return (
-      <figure className="part-file" data-testid="part-file" data-media-type={mimeType}>
-        <img src={data} alt={label} />
-        {filename && <figcaption>{filename}</figcaption>}
-      </figure>
-    );
-  }
-  return (
-    <a className="part-file chip" data-testid="part-file" data-media-type={mimeType} href={data} target="_blank" rel="noreferrer">
-      <FileIcon /> {label}
-    </a>
-  );
+  return <FileView url={data} mediaType={mimeType} filename={filename} />;
 }
 
 function Image({ image, filename }) {

@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
-import { readConfig, sessionFromUrl, writeSession } from "../../shared/config.js";
+import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
+import { readConfig } from "../../shared/config.js";
+import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "../../shared/icons.jsx";
+import { useSessionSwitch } from "../../shared/session.js";
 import { Message } from "./Parts.jsx";
-import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "./icons.jsx";
 
 const config = readConfig();
 
@@ -59,27 +61,8 @@ export function App() {
     storeRef.current = store;
   }, [store]);
 
-  const switchTo = useCallback(
-    (id, { fromHistory = false } = {}) => {
-      id = id.trim();
-      if (!id || !store) return;
-      // Switch right away; the hook sees the store already on `id` and does nothing more.
-      if (store.getSnapshot().sessionId !== id) store.switchSession(id);
-      setSessionId(id);
-      if (!fromHistory) writeSession(id);
-    },
-    [store],
-  );
-
-  // Back/forward between sessions.
-  useEffect(() => {
-    const onPop = () => {
-      const id = sessionFromUrl();
-      if (id) switchTo(id, { fromHistory: true });
-    };
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
-  }, [switchTo]);
+  // Switches from the header's form and from back/forward.
+  const switchTo = useSessionSwitch(store, setSessionId);
 
   if (!store || !snapshot) {
     return <div className="app loading">Starting…</div>;
@@ -128,13 +111,7 @@ function Chat({ store, snapshot, onSwitch }) {
             <QueuedBubble key={item.id} item={item} store={store} />
           ))}
 
-          {error && (
-            <div className="error-banner" role="alert" data-testid="error" data-code={error.code}>
-              <strong>{error.code}</strong>
-              {error.status ? <span className="muted"> (HTTP {error.status}{error.serverCode ? `, ${error.serverCode}` : ""})</span> : null}
-              <span>: {error.message}</span>
-            </div>
-          )}
+          <ErrorBanner error={error} />
         </div>
       </main>
 
@@ -145,32 +122,11 @@ function Chat({ store, snapshot, onSwitch }) {
 
 function Header({ snapshot, onSwitch }) {
   const { status, capabilities, capabilitiesLoaded, turnId, sessionId } = snapshot;
-  const [draftSession, setDraftSession] = useState(sessionId);
-  // Follow switches made elsewhere (back/forward).
-  useEffect(() => setDraftSession(sessionId), [sessionId]);
-
-  const submit = (e) => {
-    e.preventDefault();
-    onSwitch(draftSession);
-  };
-
   return (
     <header className="header">
       <div className="header-row">
         <h1>agent-chat-store <span className="muted">React</span></h1>
-        <form className="session-form" onSubmit={submit}>
-          <label htmlFor="session-input" className="muted">Session</label>
-          <input
-            id="session-input"
-            data-testid="session-input"
-            value={draftSession}
-            onChange={(e) => setDraftSession(e.target.value)}
-            spellCheck={false}
-          />
-          <button type="submit" data-testid="switch-session" disabled={!draftSession.trim() || draftSession.trim() === sessionId}>
-            Switch
-          </button>
-        </form>
+        <SessionForm sessionId={sessionId} onSwitch={onSwitch} />
       </div>
       <div className="header-row meta">
         <span className={"badge status " + status} data-testid="status" data-status={status}>{status}</span>
@@ -197,34 +153,6 @@ function Header({ snapshot, onSwitch }) {
       </div>
     </header>
   );
-}
-
-// The session's tool catalog (`snapshot.tools`): what this runtime really has. Nothing here is
-// assumed: a runtime without `pi.subagent` shows no trace of it.
-function ToolCatalog({ tools }) {
-  const list = Array.isArray(tools) ? tools : [];
-  return (
-    <span className="meta-item tool-catalog" data-testid="tool-catalog" data-count={list.length}>
-      Tools
-      {list.length === 0 && <span className="muted">—</span>}
-      {list.map((tool) => (
-        <code
-          key={tool.name}
-          className={"tool-chip" + (tool.ui?.rendererId ? " rich" : "")}
-          data-tool={tool.name}
-          data-renderer={tool.ui?.rendererId ?? ""}
-          data-group={tool.ui?.displayGroup ?? ""}
-          title={[tool.description, tool.ui?.displayGroup && `group: ${tool.ui.displayGroup}`].filter(Boolean).join(" · ")}
-        >
-          {tool.name}
-        </code>
-      ))}
-    </span>
-  );
-}
-
-function Flag({ on, children }) {
-  return <span className={"flag " + (on ? "on" : "off")}>{on ? "✓" : "✗"} {children}</span>;
 }
 
 // Every bubble that is still on its way says "Waiting…"; the detail says where it is.

@@ -4,57 +4,9 @@
 // can be edited in AI SDK mode (`store.send(text, files, {messageId})`).
 import { memo, useState } from "react";
 import { ToolPart } from "agent-chat-store/react";
-import { FileIcon, LinkIcon } from "./icons.jsx";
-import { Json, TOOL_RENDERERS } from "./tools.jsx";
-
-function TextPart({ part }) {
-  return (
-    <div className="part-text" data-testid="part-text" data-state={part.state ?? "done"}>
-      {part.text}
-      {part.state === "streaming" && <span className="cursor" aria-hidden="true" />}
-    </div>
-  );
-}
-
-function ReasoningPart({ part }) {
-  const streaming = part.state === "streaming";
-  return (
-    <details className="part-reasoning" data-testid="part-reasoning" data-state={part.state ?? "done"}>
-      <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
-      <div className="reasoning-text">{part.text}</div>
-    </details>
-  );
-}
-
-function DataPart({ part }) {
-  const name = part.type.slice("data-".length);
-  return (
-    <details className="part-data" data-testid="part-data" data-name={name}>
-      <summary>
-        <span className="badge">data</span> {name}
-        {part.id ? <span className="muted"> #{part.id}</span> : null}
-      </summary>
-      <Json value={part.data} />
-    </details>
-  );
-}
-
-function FilePart({ part }) {
-  const label = part.filename || part.mediaType;
-  if (part.mediaType?.startsWith("image/")) {
-    return (
-      <figure className="part-file" data-testid="part-file" data-media-type={part.mediaType}>
-        <img src={part.url} alt={label} />
-        {part.filename && <figcaption>{part.filename}</figcaption>}
-      </figure>
-    );
-  }
-  return (
-    <a className="part-file chip" data-testid="part-file" data-media-type={part.mediaType} href={part.url} target="_blank" rel="noreferrer">
-      <FileIcon /> {label}
-    </a>
-  );
-}
+import { FileIcon, LinkIcon } from "../../shared/icons.jsx";
+import { DataView, FileView, Json, ReasoningView, TextView } from "../../shared/parts.jsx";
+import { TOOL_RENDERERS } from "./tools.jsx";
 
 function SourcePart({ part }) {
   if (part.type === "source-url") {
@@ -73,11 +25,11 @@ function SourcePart({ part }) {
 
 export function Part({ part, index, store }) {
   const type = part.type;
-  if (type === "text") return <TextPart part={part} />;
-  if (type === "reasoning") return <ReasoningPart part={part} />;
+  if (type === "text") return <TextView text={part.text} state={part.state} />;
+  if (type === "reasoning") return <ReasoningView text={part.text} state={part.state} />;
   if (type === "dynamic-tool" || type.startsWith("tool-")) return <ToolPart part={part} renderers={TOOL_RENDERERS} store={store} />;
-  if (type.startsWith("data-")) return <DataPart part={part} />;
-  if (type === "file") return <FilePart part={part} />;
+  if (type.startsWith("data-")) return <DataView name={type.slice("data-".length)} id={part.id} data={part.data} />;
+  if (type === "file") return <FileView url={part.url} mediaType={part.mediaType} filename={part.filename} />;
   if (type === "source-url" || type === "source-document") return <SourcePart part={part} />;
   // A step boundary: a thin rule between steps, nothing before the first.
   if (type === "step-start") return index > 0 ? <hr className="step" /> : null;

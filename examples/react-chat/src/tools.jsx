@@ -9,18 +9,9 @@
 // store's `sendAutomaticallyWhen` (App.jsx) the answer continues the conversation.
 import { useState } from "react";
 import { toolDetailsOf, toolNameOf } from "agent-chat-store/react";
-import { BotIcon, ToolIcon } from "./icons.jsx";
-
-export function Json({ value }) {
-  if (value === undefined) return <span className="muted">—</span>;
-  let text;
-  try {
-    text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-  } catch {
-    text = String(value);
-  }
-  return <pre className="json">{text}</pre>;
-}
+import { ToolIcon } from "../../shared/icons.jsx";
+import { Json } from "../../shared/parts.jsx";
+import { PiSubagent } from "../../shared/subagent.jsx";
 
 const TOOL_STATE_LABEL = {
   "input-streaming": "preparing",
@@ -144,71 +135,12 @@ export function GetLocationTool({ part, store }) {
   return <PlainTool part={part} store={store} actions={waiting ? <LocationForm part={part} store={store} /> : undefined} />;
 }
 
-const SUBAGENT_STATUS_LABEL = { running: "working…", done: "done", error: "failed" };
-const ROLE_LABEL = { user: "Task", assistant: "Subagent", tool: "Tool" };
-
 /**
- * `pi.subagent` (renderer id `pi-subagent`): the nested agent run as a collapsible transcript:
- * task, status, steps, and the nested transcript's messages. It reads the typed details
- * (`part.ui.details`: the result's details, or the latest progress while it runs); without
- * them (an older server, a plain-text result) it is the plain tool UI.
+ * `pi.subagent` (renderer id `pi-subagent`): the nested agent run as a collapsible transcript
+ * (shared with the assistant-ui example); without its typed details it is the plain tool UI.
  */
 export function PiSubagentTool({ part, store }) {
-  const details = toolDetailsOf(part);
-  const [open, setOpen] = useState(false);
-  if (!details || typeof details !== "object" || details.uiKind !== "pi-subagent") return <PlainTool part={part} store={store} />;
-  const status = details.status ?? "running";
-  const steps = Array.isArray(details.steps) ? details.steps : [];
-  const transcript = Array.isArray(details.transcript) ? details.transcript : [];
-  const failed = status === "error" || part.state === "output-error";
-  return (
-    <details
-      className={"part-tool subagent" + (failed ? " failed" : "")}
-      data-testid="part-tool"
-      data-tool-name={toolNameOf(part)}
-      data-state={part.state}
-      data-tool-call-id={part.toolCallId}
-      data-renderer="pi-subagent"
-      data-ui-renderer-id={part.ui?.rendererId ?? ""}
-      open={open}
-      onToggle={(e) => setOpen(e.currentTarget.open)}
-    >
-      <summary data-testid="subagent-summary">
-        <span className="tool-icon"><BotIcon /></span>
-        <span className="tool-name">subagent</span>
-        <span className="subagent-task" data-testid="subagent-task">{details.task}</span>
-        <span className={"badge subagent-status " + status} data-testid="subagent-status" data-status={status}>
-          {SUBAGENT_STATUS_LABEL[status] ?? status}
-        </span>
-        <span className="muted subagent-count">{steps.length} {steps.length === 1 ? "step" : "steps"}</span>
-      </summary>
-      <div className="tool-body subagent-body" data-testid="subagent-body">
-        {steps.length > 0 && (
-          <ol className="subagent-steps" data-testid="subagent-steps">
-            {steps.map((s, i) => (
-              <li key={s.id ?? i} className={"subagent-step " + (s.status ?? "")} data-testid="subagent-step" data-kind={s.kind} data-status={s.status}>
-                <span className="step-dot" aria-hidden="true" />
-                <span className="step-label">{s.label}</span>
-              </li>
-            ))}
-          </ol>
-        )}
-        <div className="subagent-transcript" data-testid="subagent-transcript">
-          {transcript.length === 0 && <div className="muted">Starting…</div>}
-          {transcript.map((entry, i) => (
-            <div key={i} className={"subagent-entry " + entry.role + (entry.isError ? " failed" : "")} data-testid="subagent-entry" data-role={entry.role}>
-              <div className="subagent-role">{ROLE_LABEL[entry.role] ?? entry.role}{entry.toolName ? ` · ${entry.toolName}` : ""}</div>
-              <div className="subagent-text">{entry.text || <span className="muted">(no text)</span>}</div>
-            </div>
-          ))}
-          {status === "running" && <span className="dots"><i /><i /><i /></span>}
-        </div>
-        {details.error && (
-          <div className="error-text" data-testid="subagent-error">{details.error}</div>
-        )}
-      </div>
-    </details>
-  );
+  return <PiSubagent part={part} fallback={<PlainTool part={part} store={store} />} />;
 }
 
 /** The app's registry: by renderer id, by (un-namespaced) tool name, then the plain UI. */
