@@ -27,6 +27,9 @@ fi
 step "native tests (virtual time, fixtures)"
 cargo test
 
+step "fuzzing: every cargo-fuzz target for 60 s (long runs: bash scripts/fuzz.sh 600)"
+bash scripts/fuzz.sh 60
+
 step "the npm package (release wasm, wasm-opt, template)"
 bash scripts/build-pkg.sh
 

@@ -306,8 +306,12 @@ struct Pending {
     generation: u64,
     kind: RequestKind,
     status: Option<u16>,
-    /// A JSON answer's body, gathered until the end.
+    /// A JSON answer's body, gathered until the end; of a 2xx stream answer, its first
+    /// [`SNIFF_BYTES`] (to tell an answer that was no event stream at all).
     body: Vec<u8>,
+    /// `events_seen` when a stream answer's head arrived: none more at its end means the body
+    /// held no event.
+    events_before: u64,
     /// The follow-up queue's ticket, for follow-up POSTs.
     ticket: Option<u64>,
     /// When the request counts as timed out.
@@ -467,6 +471,27 @@ impl std::fmt::Debug for ChatStore {
 }
 
 /// Percent-encodes a path segment or query value (everything but RFC 3986's unreserved set).
+/// How much of a 2xx stream answer is kept to tell what it was when it held no event.
+const SNIFF_BYTES: usize = 256;
+
+/// Whether the start of a body that yielded no event reads as an event stream (empty, only
+/// comments and keep-alives, or a field line cut before its event ended) rather than a page
+/// or a JSON document. Only the first non-blank line is looked at.
+fn looks_like_sse(body: &[u8]) -> bool {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let Some(line) = body
+        .split(|&b| b == b'\n' || b == b'\r')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+    else {
+        return true;
+    };
+    if line.starts_with(b":") {
+        return true;
+    }
+    let field = line.split(|&b| b == b':').next().unwrap_or(line);
+    matches!(field, b"data" | b"event" | b"id" | b"retry")
+}
+
 fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
@@ -607,7 +632,8 @@ impl ChatStore {
     /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is an
     /// assistant message to regenerate.
     pub fn can_regenerate(&self) -> bool {
-        !self.session.pi_owns_history()
+        !self.disposed
+            && !self.session.pi_owns_history()
             && !self.status().is_busy()
             && self.messages().iter().any(|m| m.role == Role::Assistant)
     }
@@ -775,6 +801,9 @@ impl ChatStore {
 
     /// Removes a waiting bubble. One the server may have is also deleted there.
     pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.disposed {
+            return false;
+        }
         let posting = self
             .session
             .queue
@@ -805,6 +834,9 @@ impl ChatStore {
     /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
     /// the server's copy, so it cannot run twice).
     pub fn retry_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.disposed {
+            return false;
+        }
         let Some(item) = self.session.queue.get(item_id) else {
             return false;
         };
@@ -879,7 +911,8 @@ impl ChatStore {
         {
             return blocked(reason);
         }
-        let editable = !self.session.pi_owns_history()
+        let editable = !self.disposed
+            && !self.session.pi_owns_history()
             && !self.status().is_busy()
             && self
                 .session
@@ -1014,7 +1047,11 @@ impl ChatStore {
             .last()
             .filter(|m| m.role == Role::Assistant)
             .map(|m| m.id.clone());
-        if self.session.pi_owns_history() || self.status().is_busy() || last.is_none() {
+        if self.disposed
+            || self.session.pi_owns_history()
+            || self.status().is_busy()
+            || last.is_none()
+        {
             return false;
         }
         self.start_request_turn("submit-message", last, String::new(), Vec::new(), now_ms);
@@ -1035,16 +1072,24 @@ impl ChatStore {
         }
         self.bump_generation();
         self.disposed = true;
-        self.session.resume_at = None;
+        let s = &mut self.session;
+        // The store no longer follows any turn (bump_generation set a busy status `ready`).
+        s.resume_at = None;
+        s.turn_active = false;
+        s.turn_id = None;
+        s.held_turn = None;
         self.requests.clear();
+        self.touch();
     }
 
     // ----- inputs --------------------------------------------------------------------------
 
     /// A response's status line and headers arrived.
     pub fn handle_response_head(&mut self, id: RequestId, head: ResponseHead, now_ms: u64) {
+        let events_seen = self.session.events_seen;
         let Some(p) = self.live(id) else { return };
         p.status = Some(head.status);
+        p.events_before = events_seen;
         let kind = p.kind;
         if !kind.is_stream() {
             return;
@@ -1092,6 +1137,10 @@ impl ChatStore {
                 p.body.extend_from_slice(bytes);
             }
             return;
+        }
+        if p.body.len() < SNIFF_BYTES {
+            let n = bytes.len().min(SNIFF_BYTES - p.body.len());
+            p.body.extend_from_slice(&bytes[..n]);
         }
         if self.session.stream != Some(id) {
             return;
@@ -1148,7 +1197,8 @@ impl ChatStore {
                 }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
-                self.on_stream_end(id, p.kind, status, &p.body, now_ms)
+                let no_event = self.session.events_seen == p.events_before;
+                self.on_stream_end(id, p.kind, status, &p.body, no_event, now_ms)
             }
         }
         self.pump(now_ms);
@@ -1242,6 +1292,9 @@ impl ChatStore {
     /// Applies one already-parsed chunk to the current session as if it came from the turn's
     /// stream. Hosts with their own transport (and tests) use it.
     pub fn handle_chunk(&mut self, chunk: Chunk, now_ms: u64) {
+        if self.disposed {
+            return;
+        }
         let before = self.session.history.revision();
         self.apply_chunk(chunk, now_ms);
         if self.session.history.revision() != before {
@@ -1268,6 +1321,8 @@ impl ChatStore {
         body: Option<String>,
         now_ms: u64,
     ) -> RequestId {
+        // Every action that leads here refuses after `dispose()`: the shell has stopped.
+        debug_assert!(!self.disposed, "{kind:?} request after dispose");
         let id = self.next_request;
         self.next_request += 1;
         let deadline = match kind {
@@ -1287,6 +1342,7 @@ impl ChatStore {
                 kind,
                 status: None,
                 body: Vec::new(),
+                events_before: 0,
                 ticket: None,
                 deadline,
             },
@@ -1773,7 +1829,14 @@ impl ChatStore {
 
     fn apply_events(&mut self, items: &mut Vec<SseItem>, now_ms: u64) {
         let before = self.session.history.revision();
+        let stream = self.session.stream;
         for item in items.drain(..) {
+            if self.session.stream != stream {
+                // A violation failed the turn (or an error ended it) mid-read: the `ai` package
+                // stops processing there, and so does the store — the rest of the read is
+                // dropped with the stream (found by the store fuzz target).
+                break;
+            }
             self.session.events_seen += 1;
             match item {
                 Ok(ev) => {
@@ -1781,7 +1844,13 @@ impl ChatStore {
                         self.session.stream_done = true;
                         continue;
                     }
-                    match parse_chunk(&ev.data) {
+                    // Deltas in their canonical shape skip the `Value` tree (most of the
+                    // per-event cost of a long stream); anything else takes the full parser.
+                    let parsed = match crate::stream::fast_chunk::parse_delta(&ev.data) {
+                        Some(chunk) => Ok(chunk),
+                        None => parse_chunk(&ev.data),
+                    };
+                    match parsed {
                         Ok(chunk) => self.apply_chunk(chunk, now_ms),
                         Err(e) => {
                             let error = ChatError::protocol(e.to_string());
@@ -1824,9 +1893,13 @@ impl ChatStore {
                 // server's buffer) is not a new turn: resetting the seq watermark would apply
                 // the replayed deltas a second time.
                 if self.session.turn_id.as_deref() != Some(turn_id.as_str()) {
-                    self.session.turn_id = Some(turn_id);
                     self.session.pi.new_turn();
-                    self.touch();
+                    // `turnId` names the running turn: a chunk fed while none runs (a host's
+                    // own transport through `handle_chunk`) starts the reducer's turn only.
+                    if self.session.turn_active {
+                        self.session.turn_id = Some(turn_id);
+                        self.touch();
+                    }
                 }
             }
             Chunk::Pi(ev) if pi_owns => {
@@ -2039,6 +2112,7 @@ impl ChatStore {
         kind: RequestKind,
         status: u16,
         body: &[u8],
+        no_event: bool,
         now_ms: u64,
     ) {
         if self.session.stream != Some(id) {
@@ -2063,6 +2137,16 @@ impl ChatStore {
             };
             self.fail_turn(e, now_ms);
             return;
+        }
+        if no_event && !looks_like_sse(body) {
+            // A JSON error, a login page served as text/plain…: ending the turn `ready` would
+            // hide that nothing answered (the `ai` package does; a user sees a silent no-op).
+            let text = String::from_utf8_lossy(&body[..body.len().min(120)]);
+            let e = ChatError::protocol(format!(
+                "the server answered {status} without an event stream: {}",
+                text.trim()
+            ));
+            return self.fail_turn(e, now_ms);
         }
         let cut = self.session.decoder.finish();
         if cut && !self.session.stream_done {

@@ -800,12 +800,9 @@ fn the_decoder_holds_at_most_the_limit_of_a_hostile_line() {
     assert_eq!(out[1].as_ref().unwrap().data, "ok");
 }
 
-// ===== found by these tests and the fuzzers: reproductions of open bugs ====================
-// Each is `#[ignore]`d until src/store.rs is fixed (that file is not this test's to change);
-// run them with `cargo test --test hostile -- --ignored`.
+// ===== found by these tests and the fuzzers: bugs fixed since, kept as regressions ===========
 
 #[test]
-#[ignore = "bug: a 2xx stream answer that is not an event stream ends the turn silently"]
 fn a_non_sse_success_answer_is_a_protocol_error() {
     // Only `text/html` is recognised. A JSON error body or a page served as text/plain with a
     // 200 holds no event: the turn ends `ready` with no answer, no error, nothing to retry.
@@ -837,7 +834,6 @@ fn a_non_sse_success_answer_is_a_protocol_error() {
 }
 
 #[test]
-#[ignore = "bug: handle_chunk(data-turn-start) while no turn runs sets turnId with status ready"]
 fn a_turn_start_chunk_while_idle_leaves_no_turn_id() {
     // Found by fuzz/fuzz_targets/store.rs ("turn id Some(..) while Ready"). `turnId` names the
     // running turn (finish_turn clears it); a chunk fed through the public `handle_chunk`
@@ -850,7 +846,6 @@ fn a_turn_start_chunk_while_idle_leaves_no_turn_id() {
 }
 
 #[test]
-#[ignore = "bug: removing an item while its POST is in flight puts a second POST in flight"]
 fn removing_a_posting_follow_up_keeps_one_post_in_flight() {
     // Found by fuzz/fuzz_targets/store.rs ("follow-up … posted after it left"). A's POST is
     // neither aborted nor waited for: B's POST starts at once, two are on the wire, and B can
@@ -915,7 +910,6 @@ fn a_number_streamed_digit_by_digit_costs_linear_work() {
 }
 
 #[test]
-#[ignore = "bug: chunks read together with a protocol violation are applied after the turn failed"]
 fn chunks_after_a_violation_in_the_same_read_are_not_applied() {
     // Found by fuzz/fuzz_targets/store.rs ("turn id Some(..) while Error"). The `ai` package
     // stops processing at a violation and so does the store (the turn fails, the stream is
@@ -950,7 +944,6 @@ fn chunks_after_a_violation_in_the_same_read_are_not_applied() {
 }
 
 #[test]
-#[ignore = "bug (minor): dispose() during a turn leaves turnId set with status ready"]
 fn dispose_mid_turn_leaves_no_turn_id() {
     // Found by fuzz/fuzz_targets/store.rs ("turn id Some(..) while Ready"). The store stays
     // readable after `dispose()` (React may read it once more): its snapshot then says
@@ -967,7 +960,6 @@ fn dispose_mid_turn_leaves_no_turn_id() {
 }
 
 #[test]
-#[ignore = "bug: actions after dispose() still make requests"]
 fn actions_after_dispose_make_no_requests() {
     // Found by fuzz/fuzz_targets/store.rs ("status Submitted with nothing in flight"). `send`
     // refuses after `dispose()`, but `regenerate` sends a chat POST (a real turn nobody

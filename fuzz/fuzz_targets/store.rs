@@ -35,35 +35,35 @@ use serde_json::{json, Value};
 
 const SESSIONS: &[&str] = &["s1", "s2", "s 3"];
 
-/// Known bug (found by this target, reproduced by the ignored test
+/// Fixed bug (found by this target; regression test
 /// `removing_a_posting_follow_up_keeps_one_post_in_flight` in tests/hostile.rs): an item the
 /// user takes out of the queue while its POST is in flight (`remove_queued`, `retry_queued`
 /// as a new message) leaves that POST open, untracked, and the queue moves on: the next
 /// item's POST can be in flight at the same time. While true, such POSTs are not counted.
-/// Set to false once that is fixed. (An item the server consumed while its POST was in
+/// False since the fix; true would switch the check off again. (An item the server consumed while its POST was in
 /// flight is fine: the server has it, only the answer is pending; those are never counted.)
-const KNOWN_REMOVE_WHILE_POSTING: bool = true;
+const KNOWN_REMOVE_WHILE_POSTING: bool = false;
 
-/// Known bug (found by this target, reproduced by the ignored test
+/// Fixed bug (found by this target; regression test
 /// `chunks_after_a_violation_in_the_same_read_are_not_applied` in tests/hostile.rs): the
 /// chunks decoded from the same network read as a protocol violation are still applied after
 /// the turn failed (a `data-turn-start` among them sets `turnId` with status `error`). While
 /// true, the turn-id check is skipped once a body read aborted its own stream, until the next
 /// stream request.
-const KNOWN_APPLIED_AFTER_VIOLATION: bool = true;
+const KNOWN_APPLIED_AFTER_VIOLATION: bool = false;
 
-/// Known bug (minor; found by this target, reproduced by the ignored test
+/// Fixed bug (minor; found by this target; regression test
 /// `dispose_mid_turn_leaves_no_turn_id` in tests/hostile.rs): `dispose()` during a turn sets
 /// the status to `ready` and keeps `turnId`. While true, the turn-id check ends at dispose.
-const KNOWN_TURN_ID_AFTER_DISPOSE: bool = true;
+const KNOWN_TURN_ID_AFTER_DISPOSE: bool = false;
 
-/// Known bug (found by this target, reproduced by the ignored test
+/// Fixed bug (found by this target; regression test
 /// `actions_after_dispose_make_no_requests` in tests/hostile.rs): after `dispose()`,
 /// `regenerate` still sends a chat POST and `retry_queued` a DELETE (then stays `submitted`
 /// forever). While true, the host stops acting on a disposed store.
-const KNOWN_ACTIONS_AFTER_DISPOSE: bool = true;
+const KNOWN_ACTIONS_AFTER_DISPOSE: bool = false;
 
-// Also found (ignored test `a_turn_start_chunk_while_idle_leaves_no_turn_id`): the public
+// Also found and fixed (test `a_turn_start_chunk_while_idle_leaves_no_turn_id`): the public
 // `handle_chunk` with a `data-turn-start` while no turn runs sets `turnId` with status
 // `ready`; the target feeds `handle_chunk` only while a turn runs.
 

@@ -9,12 +9,11 @@ use crate::protocol::UIMessage;
 use crate::replay::{self, ChunkInput};
 use crate::sse;
 
-use super::{js, usage_error};
+use super::{js, json_value, usage_error};
 
 fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
-    let text = js::stringify(chunks).ok_or_else(|| usage_error("chunks must be an array"))?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Array(list)) => Ok(list),
+    match json_value(chunks, "chunks")? {
+        Value::Array(list) => Ok(list),
         _ => Err(usage_error("chunks must be an array of chunk objects")),
     }
 }
@@ -23,9 +22,7 @@ fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
 #[wasm_bindgen(js_name = replayUiMessageStream, skip_typescript)]
 pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let list = chunk_list(&chunks)?;
-    let opts: Value = js::stringify(&options)
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
+    let opts = json_value(&options, "options")?;
     let message_id = opts
         .get("messageId")
         .and_then(Value::as_str)

@@ -113,7 +113,10 @@ export function error_message(e) {
 extern "C" {
     pub fn parse_frozen(text: &str) -> JsValue;
     pub fn parse(text: &str) -> JsValue;
-    pub fn stringify(v: &JsValue) -> Option<String>;
+    // `catch`: JSON.stringify throws on cycles, BigInt and nesting past the JS stack
+    // (a RangeError); each caller turns that into a typed `Validation` error.
+    #[wasm_bindgen(catch)]
+    pub fn stringify(v: &JsValue) -> Result<Option<String>, JsValue>;
     pub fn freeze_value(v: &JsValue) -> JsValue;
     pub fn patch_array(prev: &JsValue, len: u32, changed: &Array) -> JsValue;
     pub fn set_slot(arr: &JsValue, i: u32, v: &JsValue);

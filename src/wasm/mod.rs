@@ -53,6 +53,28 @@ fn usage_error(message: &str) -> JsValue {
     js_error(&ChatError::new(ErrorKind::Validation, message))
 }
 
+/// A JS argument as JSON text (`None` for `undefined`); a value JSON.stringify refuses (a cycle,
+/// a BigInt, nesting past the JS stack) is a typed `Validation` error naming the argument.
+fn json_text(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
+    js::stringify(v).map_err(|e| {
+        // A `toJSON` may throw anything, not only an Error.
+        let why = match e.dyn_ref::<js_sys::Error>() {
+            Some(err) => String::from(err.message()),
+            None => e.as_string().unwrap_or_default(),
+        };
+        usage_error(&format!("{what} cannot be sent as JSON: {why}"))
+    })
+}
+
+/// `json_text` parsed, under serde_json's nesting limit (128): deeper is a `Validation` error.
+fn json_value(v: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
+    match json_text(v, what)? {
+        None => Ok(serde_json::Value::Null),
+        Some(t) => serde_json::from_str(&t)
+            .map_err(|e| usage_error(&format!("{what} is not usable JSON: {e}"))),
+    }
+}
+
 /// Everything one JS `ChatStore` owns. Tasks (fetches, timers) hold it weakly or strongly
 /// for their life; the core is borrowed only inside one Rust call, never across an await or
 /// a call into JS.
@@ -402,10 +424,7 @@ impl JsChatStore {
         let error = get("errorText").as_string();
         let result = match error {
             Some(e) => Err(e),
-            None => {
-                let text = js::stringify(&get("output")).unwrap_or_else(|| "null".into());
-                Ok(serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
-            }
+            None => Ok(json_value(&get("output"), "output")?),
         };
         let ok = self
             .shell
@@ -479,10 +498,9 @@ fn read_files(files: &JsValue) -> Result<Vec<FileAttachment>, JsValue> {
     if files.is_undefined() || files.is_null() {
         return Ok(Vec::new());
     }
-    let text = js::stringify(files).unwrap_or_default();
     // Through a `Value`: its deserialiser is in the wasm anyway; one from text for this type
     // alone would add some 4 KB.
-    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let value = json_value(files, "files")?;
     serde_json::from_value(value).map_err(|e| usage_error(&format!("files: {e}")))
 }
 

@@ -74,7 +74,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     let mut opts = StoreOptions::new(session_id);
     let caps = get(o, "capabilities");
     if caps.is_object() {
-        let text = js::stringify(&caps).unwrap_or_default();
+        let text = super::json_text(&caps, "option capabilities")?.unwrap_or_default();
         opts.capabilities = Some(
             Capabilities::from_json(text.as_bytes())
                 .ok_or_else(|| usage_error("option capabilities must be an object"))?,

@@ -367,21 +367,35 @@ test('malformed capabilities, history and catalog bodies: defaults, the store wo
   }
 });
 
-// ===== open bugs, reproduced (a `todo` test reports but does not fail the run) =============
+// ===== arguments JSON.stringify refuses (too deep, cyclic, BigInt) ==========================
 
-test('replay helpers answer a too-deep chunk with a typed error', {
-  todo: 'bug: JSON.stringify in chunk_list (src/wasm/helpers.rs) throws a raw RangeError',
-}, () => {
+test('replay helpers answer a too-deep chunk with a typed error', () => {
   const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
   for (const f of [
     () => pkg.replayUiMessageStream([{ type: 'data-x', data: deep }]),
     () => pkg.replayPiStream([{ type: 'data-pi-x', data: { deep } }]),
   ]) {
-    let r;
-    try { r = f(); } catch (e) {
-      assert.ok(e.code, `a typed error, not ${e}`);
-      continue;
-    }
-    assert.ok(r.error || r.diagnostics?.length, 'an error in the answer');
+    assert.throws(f, (e) => e instanceof Error && e.code === 'Validation' && /chunks/.test(e.message));
   }
+  // The helpers keep working afterwards.
+  const r = pkg.replayUiMessageStream([{ type: 'start', messageId: 'm' }, { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: 'ok' }, { type: 'text-end', id: 't' }, { type: 'finish' }]);
+  assert.equal(r.message.parts[0].text, 'ok');
+});
+
+test('a tool output or files JSON cannot carry is a typed error, and the store keeps working', async () => {
+  const store = new pkg.ChatStore({
+    sessionId: 's', capabilities: { nativeFollowUp: false },
+    fetch: async () => new Response('', { status: 404 }),
+  });
+  const cyclic = {}; cyclic.self = cyclic;
+  const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+  for (const [what, output] of [['cyclic', cyclic], ['deep', deep], ['BigInt', { n: 1n }]]) {
+    assert.throws(() => store.addToolOutput({ toolCallId: 'c', output }),
+      (e) => e.code === 'Validation' && /output/.test(e.message), what);
+  }
+  assert.throws(() => store.send('hi', [cyclic]), (e) => e.code === 'Validation' && /files/.test(e.message));
+  assert.equal(store.getSnapshot().messages.length, 0, 'nothing was sent');
+  assert.equal(store.addToolOutput({ toolCallId: 'unknown', output: { ok: true } }), false);
+  store.dispose();
 });
