@@ -1783,10 +1783,7 @@ fn resuming_a_turn_the_server_refused_does_not_duplicate_hydrated_parts() {
     h.switch_session(SESSION);
     let resume = h.the_open(RequestKind::StreamResume);
     assert!(resume.path.ends_with("cursor=-1"));
-    let pi = |ty: &str, seq: u64, mut d: Value| {
-        d["seq"] = json!(seq);
-        json!({"type": format!("data-pi-{ty}"), "data": d})
-    };
+    let pi = pi_chunk;
     let replay = sse(&[
         json!({"type": "data-turn-start", "data": {"turnId": "turn-other-page"}}),
         pi(

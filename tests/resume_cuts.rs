@@ -83,10 +83,7 @@ fn legacy(name: &str, user_text: &str) -> Trace {
 /// keep-alive comment, and CRLF line ends (a cut may fall between CR and LF).
 fn synthetic_pi() -> Trace {
     let m = "as-1";
-    let pi = |ty: &str, seq: u64, mut data: Value| {
-        data["seq"] = json!(seq);
-        json!({"type": format!("data-pi-{ty}"), "data": data})
-    };
+    let pi = pi_chunk;
     let chunks: Vec<Value> = vec![
         json!({"type": "data-turn-start", "data": {"turnId": "turn-syn-pi"}}),
         json!({"type": "data-pi-mode", "data": {"enabled": true}}),

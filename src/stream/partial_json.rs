@@ -20,11 +20,14 @@
 //! length of their common prefix, kept up to date on every push and pop.
 //!
 //! Where a JS value has no `serde_json::Value`: a lone surrogate (`"\ud83d"`) is U+FFFD and
-//! Infinity (`1e400`) is null, as they reach Rust from JS. Numbers are read by serde_json, as
-//! everywhere else in the crate: integers exactly (JS rounds those beyond 2^53) and floats
-//! within an ulp of JS (serde_json's default float parsing is not always correctly rounded;
-//! Rust's `f64::from_str` would cost the wasm some 13 KB gzip). Nesting deeper than
-//! [`MAX_DEPTH`] fails.
+//! Infinity (`1e400`) is null, as they reach Rust from JS. Numbers are read as serde_json reads
+//! them, as everywhere else in the crate: integers exactly (JS rounds those beyond 2^53) and
+//! floats within an ulp of JS (serde_json's default float parsing is not always correctly
+//! rounded; Rust's `f64::from_str` would cost the wasm some 13 KB gzip). A number token is not
+//! kept as text: [`Num`] folds each char into what serde_json's parser would hold at that point
+//! (a u64 significand, a decimal exponent), so a number streamed digit by digit costs O(1) per
+//! digit and per read, with the value `serde_json::from_str` gives for the whole token. Nesting
+//! deeper than [`MAX_DEPTH`] fails.
 
 use serde_json::{Map, Value};
 
@@ -51,6 +54,10 @@ pub struct PartialJson {
     /// Strict lexer over the whole text.
     whole_lex: Lx,
     whole_stack: Vec<Kind>,
+    /// The top-level number of the whole text, when its value is one.
+    whole_num: Option<Num>,
+    /// Byte length of the text without its trailing JSON whitespace.
+    trimmed: usize,
     /// Strict lexer over the committed prefix; its container stack is `stacks.b`.
     lex: Lx,
     stacks: Stacks,
@@ -87,6 +94,8 @@ impl PartialJson {
             },
             whole_lex: Lx::Value,
             whole_stack: Vec::new(),
+            whole_num: None,
+            trimmed: 0,
             lex: Lx::Value,
             stacks: Stacks::default(),
             committed: 0,
@@ -113,6 +122,10 @@ impl PartialJson {
         let start = self.text.len();
         self.text.push_str(delta);
         self.work += delta.len() as u64;
+        let kept = delta.trim_end_matches(WS).len();
+        if kept > 0 {
+            self.trimmed = start + kept;
+        }
         let before = (self.state, self.from_whole, self.tree.rev);
         self.pushed = true;
         // Both lexers failed: the text is not JSON and its committed prefix is not a JSON
@@ -126,6 +139,14 @@ impl PartialJson {
                     Ev::Push(k) => self.whole_stack.push(k),
                     Ev::Pop => {
                         self.whole_stack.pop();
+                    }
+                    Ev::NumOpen(c) if self.whole_stack.is_empty() => {
+                        self.whole_num = Some(Num::open(c));
+                    }
+                    Ev::NumChar(c) if self.whole_stack.is_empty() => {
+                        if let Some(n) = &mut self.whole_num {
+                            n.push(c);
+                        }
                     }
                     _ => {}
                 }
@@ -208,23 +229,31 @@ impl PartialJson {
             self.whole = None;
             return false;
         }
-        let trimmed = self.text.trim_end_matches([' ', '\t', '\n', '\r']).len();
+        let trimmed = self.trimmed;
         if self.committed == trimmed && complete(self.lex, self.stacks.b.len()) {
             return self.tree.poison == 0;
         }
         // The committed prefix is not the text: an escaped quote in a key, or a top-level
-        // number with an exponent sign. Parse the whole text once (a valid text only grows by
-        // whitespace, bar a top-level number).
+        // number with an exponent sign (`1e+5`: `fixJson` stops at the `e`). A valid text only
+        // grows by whitespace, bar a top-level number, so a container is parsed whole once; a
+        // top-level number, which can grow by a digit at every delta, was read along by the
+        // whole-text lexer and costs O(1) here.
         if self.whole.as_ref().map(|w| w.0) != Some(trimmed) {
-            let (mut lex, mut stacks, mut tree) = (Lx::Value, Stacks::default(), Tree::default());
-            feed(&mut lex, &mut stacks, &mut tree, &self.text);
-            tree.flush();
-            self.work += self.text.len() as u64 + tree.work;
-            let value = match tree.top {
-                Value::Array(mut a) => a.pop(),
-                _ => None,
-            };
-            self.whole = Some((trimmed, value, tree.poison));
+            if let Some(n) = &self.whole_num {
+                self.work += 1;
+                self.whole = Some((trimmed, Some(n.value()), 0));
+            } else {
+                let (mut lex, mut stacks, mut tree) =
+                    (Lx::Value, Stacks::default(), Tree::default());
+                feed(&mut lex, &mut stacks, &mut tree, &self.text);
+                tree.flush();
+                self.work += self.text.len() as u64 + tree.work;
+                let value = match tree.top {
+                    Value::Array(mut a) => a.pop(),
+                    _ => None,
+                };
+                self.whole = Some((trimmed, value, tree.poison));
+            }
             self.tree.rev += 1; // counts as a change of value
         }
         self.from_whole = self.whole.as_ref().is_some_and(|w| w.2 == 0);
@@ -709,6 +738,159 @@ fn feed(lex: &mut Lx, stacks: &mut Stacks, tree: &mut Tree, text: &str) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Numbers
+
+/// JSON's whitespace.
+const WS: [char; 4] = [' ', '\t', '\n', '\r'];
+
+/// Where a number token is, for [`Num`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NumAt {
+    /// Nothing or `-`.
+    Sign,
+    /// Integer digits, all in the significand.
+    Int,
+    /// Integer digits past what a u64 holds: each one counts in the exponent only.
+    LongInt,
+    /// `.` and fraction digits, all in the significand.
+    Frac,
+    /// Fraction digits past what a u64 holds: ignored.
+    FracOver,
+    /// `e` and its sign, if any.
+    ExpSign,
+    /// Exponent digits, in `e`.
+    Exp,
+    /// Exponent digits past an i32.
+    ExpOver,
+}
+
+/// A number token, folded one char at a time into what serde_json's number parser (without
+/// `float_roundtrip`, as this crate builds it: `Deserializer::parse_integer` and what it calls)
+/// holds at that point of the token: the u64 significand it keeps (digits stop counting once
+/// the next one would overflow it), the decimal exponent, the exponent part. So each char costs
+/// O(1) and so does [`Num::value`], where `serde_json::from_str(token)` costs O(token): a
+/// number streamed digit by digit would cost quadratic time. `value` gives what that
+/// `from_str` gives (the tests compare them on tokens of every shape).
+#[derive(Clone, Copy, Debug)]
+struct Num {
+    positive: bool,
+    significand: u64,
+    /// The decimal exponent before the exponent part: +1 per integer digit past the u64, -1
+    /// per fraction digit in the significand (wrapping, as serde_json's i32 would in a release
+    /// build past 2^31 digits).
+    exponent: i32,
+    at: NumAt,
+    exp_positive: bool,
+    e: i32,
+    /// The token ends with a digit (a complete number).
+    digit: bool,
+}
+
+/// serde_json's `overflow!(a * 10 + b, max)`.
+fn overflows(a: u64, b: u64, max: u64) -> bool {
+    a >= max / 10 && (a > max / 10 || b > max % 10)
+}
+
+impl Num {
+    /// A token beginning with `c` (`-` or a digit).
+    fn open(c: char) -> Num {
+        let mut n = Num {
+            positive: true,
+            significand: 0,
+            exponent: 0,
+            at: NumAt::Sign,
+            exp_positive: true,
+            e: 0,
+            digit: false,
+        };
+        n.push(c);
+        n
+    }
+
+    /// The token's next char, as the strict lexer allows it.
+    fn push(&mut self, c: char) {
+        let d = c.to_digit(10).map(u64::from);
+        self.digit = d.is_some();
+        match (self.at, d) {
+            (NumAt::Sign, None) => self.positive = c != '-',
+            (NumAt::Sign, Some(d)) => {
+                self.significand = d;
+                self.at = NumAt::Int;
+            }
+            (NumAt::Int, Some(d)) if overflows(self.significand, d, u64::MAX) => {
+                // `parse_long_integer`, from this digit on.
+                self.exponent = self.exponent.wrapping_add(1);
+                self.at = NumAt::LongInt;
+            }
+            (NumAt::Int, Some(d)) => self.significand = self.significand * 10 + d,
+            (NumAt::LongInt, Some(_)) => self.exponent = self.exponent.wrapping_add(1),
+            (NumAt::Frac, Some(d)) if overflows(self.significand, d, u64::MAX) => {
+                // `parse_decimal_overflow`: the remaining fraction digits are ignored.
+                self.at = NumAt::FracOver;
+            }
+            (NumAt::Frac, Some(d)) => {
+                self.significand = self.significand * 10 + d;
+                self.exponent = self.exponent.wrapping_sub(1);
+            }
+            (NumAt::FracOver | NumAt::ExpOver, Some(_)) => {}
+            (NumAt::ExpSign, Some(d)) => {
+                self.e = d as i32;
+                self.at = NumAt::Exp;
+            }
+            (NumAt::ExpSign, None) => self.exp_positive = c != '-',
+            (NumAt::Exp, Some(d)) if overflows(self.e as u64, d, i32::MAX as u64) => {
+                self.at = NumAt::ExpOver;
+            }
+            (NumAt::Exp, Some(d)) => self.e = self.e * 10 + d as i32,
+            (_, None) if c == '.' => self.at = NumAt::Frac,
+            (_, None) => {
+                // `e` or `E`.
+                self.at = NumAt::ExpSign;
+                self.exp_positive = true;
+            }
+        }
+    }
+
+    /// Whether the token so far is a number (ends with a digit).
+    fn complete(&self) -> bool {
+        self.digit
+    }
+
+    /// What `serde_json::from_str` gives for the token so far (null where it fails: an f64
+    /// overflow, JS's Infinity), computed by serde_json itself from a token of at most ~35
+    /// chars that its parser reads to the same significand and exponent: the integer
+    /// `significand`, then the final exponent (or, when the token's exponent part overflowed
+    /// an i32, an exponent part that overflows too).
+    fn value(&self) -> Value {
+        use std::fmt::Write;
+        let mut t = String::with_capacity(40);
+        if !self.positive {
+            t.push('-');
+        }
+        let _ = write!(t, "{}", self.significand);
+        match self.at {
+            NumAt::Sign | NumAt::Int => {}
+            NumAt::LongInt | NumAt::Frac | NumAt::FracOver | NumAt::ExpSign => {
+                let _ = write!(t, "e{}", self.exponent);
+            }
+            NumAt::Exp => {
+                let e = if self.exp_positive {
+                    self.exponent.saturating_add(self.e)
+                } else {
+                    self.exponent.saturating_sub(self.e)
+                };
+                let _ = write!(t, "e{e}");
+            }
+            NumAt::ExpOver => {
+                t.push_str(if self.exp_positive { "e" } else { "e-" });
+                t.push_str("9999999999");
+            }
+        }
+        serde_json::from_str(&t).unwrap_or_default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The value, built in place
 
 #[derive(Debug)]
@@ -739,7 +921,8 @@ struct Tree {
     hi: Option<u16>,
     /// The tree's open string ends with a stand-in U+FFFD for `hi`.
     provisional: bool,
-    num: String,
+    /// The open number, read so far.
+    num: Num,
     num_dirty: bool,
     /// Objects the secure parse rejects: with a `__proto__` key, or with a `constructor`
     /// object that has a `prototype` key.
@@ -759,7 +942,7 @@ impl Default for Tree {
             chunk: String::new(),
             hi: None,
             provisional: false,
-            num: String::new(),
+            num: Num::open('0'),
             num_dirty: false,
             poison: 0,
             work: 0,
@@ -870,8 +1053,7 @@ impl Tree {
             Ev::NumOpen(c) => {
                 self.begin(Value::Null, true);
                 self.open = Open::Num;
-                self.num.clear();
-                self.num.push(c);
+                self.num = Num::open(c);
                 self.num_dirty = true;
             }
             Ev::NumChar(c) => {
@@ -946,10 +1128,11 @@ impl Tree {
             Open::Num if self.num_dirty => {
                 self.num_dirty = false;
                 // Only a number ending in a digit is complete. It is read as serde_json reads
-                // numbers everywhere else in the crate (see the module docs); too large for an
-                // f64 is JS's Infinity, which JSON shows as null.
-                if self.num.ends_with(|c: char| c.is_ascii_digit()) {
-                    let v = serde_json::from_str(&self.num).unwrap_or_default();
+                // numbers everywhere else in the crate (see the module docs), in O(1) however
+                // long the token; too large for an f64 is JS's Infinity, which JSON shows as
+                // null.
+                if self.num.complete() {
+                    let v = self.num.value();
                     if let Some(slot) = nav(&mut self.top, &self.path, &mut self.work) {
                         *slot = v;
                         self.rev += 1;
@@ -990,5 +1173,133 @@ mod lend_tests {
         kept.push("e}");
         assert_eq!(lost.value(), kept.value());
         assert_eq!(lost.state(), ParseState::SuccessfulParse);
+    }
+}
+
+#[cfg(test)]
+mod num_tests {
+    use super::*;
+
+    /// What the tree held before `Num`: serde_json on the whole token.
+    fn from_token(t: &str) -> Value {
+        serde_json::from_str(t).unwrap_or_default()
+    }
+
+    /// Same value, same representation (u64, i64 or f64 and its bits: `-0.0`, not `0`).
+    fn exact(v: &Value) -> String {
+        serde_json::to_string(v).unwrap_or_default()
+    }
+
+    /// Every prefix of `token` that ends with a digit, read char by char.
+    fn check(token: &str) {
+        let mut chars = token.chars();
+        let mut n = Num::open(chars.next().unwrap_or('0'));
+        let mut len = 1;
+        loop {
+            let prefix = &token[..len];
+            assert_eq!(n.complete(), prefix.ends_with(|c: char| c.is_ascii_digit()));
+            if n.complete() {
+                assert_eq!(exact(&n.value()), exact(&from_token(prefix)), "{prefix}");
+            }
+            let Some(c) = chars.next() else { break };
+            n.push(c);
+            len += c.len_utf8();
+        }
+    }
+
+    #[test]
+    fn a_number_read_char_by_char_is_what_serde_json_reads_whole() {
+        let ints = [
+            "0",
+            "7",
+            "9007199254740993",
+            "9223372036854775807",
+            "9223372036854775808",
+            "9223372036854775809",
+            "1844674407370955161",
+            "18446744073709551615",
+            "18446744073709551616",
+            "18446744073709551610",
+            "18446744073709551619123",
+            "99999999999999999999999",
+            &"3".repeat(400),
+            &format!("1{}", "0".repeat(308)),
+            &format!("1{}", "0".repeat(309)),
+        ];
+        let fracs = [
+            "",
+            ".0",
+            ".5",
+            ".000000000000000000001",
+            ".12345678901234567890123",
+            ".9",
+        ];
+        let exps = [
+            "",
+            "e0",
+            "E5",
+            "e+5",
+            "e-5",
+            "e+308",
+            "e309",
+            "e-324",
+            "e-400",
+            "e+2147483647",
+            "e2147483648",
+            "e-2147483647",
+            "e-2147483648",
+            "e99999999999",
+            "e-99999999999",
+            "e+00000000000000000012",
+        ];
+        for sign in ["", "-"] {
+            for int in ints {
+                for frac in fracs {
+                    for exp in exps {
+                        check(&format!("{sign}{int}{frac}{exp}"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seeded_tokens_read_char_by_char_are_what_serde_json_reads_whole() {
+        let mut x = 0x2545_F491_4F6C_DD1D_u64;
+        let mut below = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            if below(2) == 0 {
+                t.push('-');
+            }
+            let digits = |t: &mut String, n: u64, below: &mut dyn FnMut(u64) -> u64| {
+                for _ in 0..n {
+                    t.push(char::from(b'0' + below(10) as u8));
+                }
+            };
+            if below(4) == 0 {
+                t.push('0');
+            } else {
+                t.push(char::from(b'1' + below(9) as u8));
+                let n = below(30);
+                digits(&mut t, n, &mut below);
+            }
+            if below(2) == 0 {
+                t.push('.');
+                let n = 1 + below(30);
+                digits(&mut t, n, &mut below);
+            }
+            if below(2) == 0 {
+                t.push_str(["e", "E", "e+", "e-", "E+", "E-"][below(6) as usize]);
+                let n = 1 + below(12);
+                digits(&mut t, n, &mut below);
+            }
+            check(&t);
+        }
     }
 }

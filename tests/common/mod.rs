@@ -509,6 +509,12 @@ pub fn sse(chunks: &[Value]) -> Vec<u8> {
 
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
 
+/// A `data-pi-<ty>` chunk whose data is `data` with `seq` set.
+pub fn pi_chunk(ty: &str, seq: u64, mut data: Value) -> Value {
+    data["seq"] = serde_json::json!(seq);
+    serde_json::json!({"type": format!("data-pi-{ty}"), "data": data})
+}
+
 /// A history without message ids (they are the server's, assigned differently on the
 /// canonical route).
 pub fn without_ids(messages: &[Value]) -> Vec<Value> {
