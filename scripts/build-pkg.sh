@@ -2,15 +2,20 @@
 # Builds the npm package into pkg/: the release wasm, wasm-bindgen's bundler output (pkg/)
 # and web output (pkg/web/), both optimised by wasm-opt from the npm `binaryen` package, and
 # the committed pkg-template/ merged over them. `npm install ./pkg` works afterwards.
-# PKG_OUT=dir builds elsewhere (benchmarks and parallel work keep pkg/ untouched).
+# PKG_OUT=dir builds elsewhere (benchmarks and parallel work keep pkg/ untouched);
+# PKG_FEATURES=a,b builds with those cargo features, PKG_TARGET_DIR=dir in that cargo target
+# dir (default target/): bench/build.sh is PKG_FEATURES=bench PKG_TARGET_DIR=target/bench-wasm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_OPT=node_modules/.bin/wasm-opt
 [ -x "$WASM_OPT" ] || { echo "wasm-opt missing: run npm ci first" >&2; exit 1; }
 
-cargo build --release --target wasm32-unknown-unknown --lib
-WASM=target/wasm32-unknown-unknown/release/agent_chat_store.wasm
+FEATURES=${PKG_FEATURES:-}
+TARGET_DIR=${PKG_TARGET_DIR:-target}
+cargo build --release --target wasm32-unknown-unknown --lib ${FEATURES:+--features "$FEATURES"} \
+  --target-dir "$TARGET_DIR"
+WASM=$TARGET_DIR/wasm32-unknown-unknown/release/agent_chat_store.wasm
 
 OUT=${PKG_OUT:-pkg}
 rm -rf "$OUT"
@@ -31,4 +36,4 @@ node -e '
   p.version = process.argv[1];
   fs.writeFileSync(process.argv[2] + "/package.json", JSON.stringify(p, null, 2) + "\n");
 ' "$VERSION" "$OUT"
-echo "$OUT/ built: $(gzip -9 -c "$OUT/agent_chat_store_bg.wasm" | wc -c) bytes gzip wasm"
+echo "$OUT/ built${FEATURES:+ (features: $FEATURES)}: $(gzip -9 -c "$OUT/agent_chat_store_bg.wasm" | wc -c) bytes gzip wasm"
