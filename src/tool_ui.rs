@@ -8,7 +8,7 @@
 //!    displayGroup?, icon?}`; the latest one for a call wins; it carries live progress);
 //! 3. the session's tool catalog entry for the tool's name (its `ui`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -81,8 +81,50 @@ impl ToolUiUpdate {
     }
 }
 
-/// The `data-tool-ui` updates of a session, by tool call.
-pub type ToolUiUpdates = HashMap<String, ToolUiUpdate>;
+/// How many tool calls' `data-tool-ui` updates a session keeps: the newest calls. A server
+/// can name any number of calls; an evicted call's `ui` falls back to its result's details
+/// and the catalog.
+pub const MAX_TOOL_UI_CALLS: usize = 10_000;
+
+/// The `data-tool-ui` updates of a session, by tool call (the latest per call), bounded to
+/// the [`MAX_TOOL_UI_CALLS`] calls first seen most recently.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolUiUpdates {
+    by_call: HashMap<String, ToolUiUpdate>,
+    /// Calls in the order first seen, for eviction.
+    order: VecDeque<String>,
+}
+
+impl ToolUiUpdates {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn get(&self, tool_call_id: &str) -> Option<&ToolUiUpdate> {
+        self.by_call.get(tool_call_id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_call.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_call.is_empty()
+    }
+
+    /// Records the latest update for a call; a new call past the bound evicts the oldest.
+    pub fn insert(&mut self, tool_call_id: String, update: ToolUiUpdate) {
+        if self.by_call.insert(tool_call_id.clone(), update).is_some() {
+            return;
+        }
+        self.order.push_back(tool_call_id);
+        if self.order.len() > MAX_TOOL_UI_CALLS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.by_call.remove(&oldest);
+            }
+        }
+    }
+}
 
 /// The tool result's structured details: pi's `details`, or an AI SDK output's `details`.
 fn result_details(t: &ToolPart) -> Option<&Value> {
@@ -182,6 +224,30 @@ mod tests {
             t
         })
         .unwrap()
+    }
+
+    #[test]
+    fn updates_keep_the_newest_calls_only() {
+        // A hostile stream can name a new call per chunk: memory stays bounded, the newest
+        // calls (the live ones) keep their updates, a repeated call keeps its place.
+        let mut updates = ToolUiUpdates::new();
+        let update = |n: usize| {
+            ToolUiUpdate::from_data(&json!({"toolCallId": format!("c{n}"), "icon": n.to_string()}))
+                .unwrap()
+        };
+        for n in 0..MAX_TOOL_UI_CALLS + 500 {
+            let (id, u) = update(n);
+            updates.insert(id, u);
+            if n < 10 {
+                let (id, u) = update(0);
+                updates.insert(id, u); // an update for an existing call is not a new entry
+            }
+        }
+        assert_eq!(updates.len(), MAX_TOOL_UI_CALLS);
+        assert!(updates.get("c0").is_none() && updates.get("c499").is_none());
+        assert!(updates.get("c500").is_some());
+        let last = format!("c{}", MAX_TOOL_UI_CALLS + 499);
+        assert_eq!(updates.get(&last).unwrap().icon.as_deref(), Some("10499"));
     }
 
     #[test]
