@@ -29,6 +29,7 @@ use crate::protocol::json::to_string;
 use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
 use crate::sse::{SseDecoder, SseError, SseItem};
+use crate::stream::history::{HistoryBodyError, HistoryParser};
 use crate::stream::pi::{PiEffect, PiReducer};
 use crate::stream::ui_message::{UiEffect, UiMessageReducer};
 use crate::stream::History;
@@ -312,6 +313,10 @@ struct Pending {
     /// `events_seen` when a stream answer's head arrived: none more at its end means the body
     /// held no event.
     events_before: u64,
+    /// A 2xx history answer, read as it arrives (the body is not gathered).
+    history: Option<Box<HistoryParser>>,
+    /// Bytes of `history` received so far.
+    received: usize,
     /// The follow-up queue's ticket, for follow-up POSTs.
     ticket: Option<u64>,
     /// When the request counts as timed out.
@@ -340,6 +345,8 @@ struct Session {
     /// `data-pi-mode` was seen: the pi projection owns history whatever was fetched.
     pi_mode: bool,
     history: History,
+    /// The history's JSON by message, for the bodies of AI SDK mode.
+    history_json: HistoryJson,
     pi: PiReducer,
     ui: UiTurn,
     queue: FollowUpQueue,
@@ -398,6 +405,7 @@ impl Session {
             tool_ui: ToolUiUpdates::new(),
             pi_mode: false,
             history: History::new(),
+            history_json: HistoryJson::default(),
             pi: PiReducer::new(),
             ui: UiTurn::default(),
             queue: FollowUpQueue::new(retry),
@@ -456,6 +464,9 @@ pub struct ChatStore {
     /// The largest message version any session's history has used, so versions never repeat
     /// across sessions (the shell caches exported messages by id and version).
     version_floor: u64,
+    /// Bumped whenever the resolved `ui` of a tool part may change without the part changing
+    /// (a `data-tool-ui`, a new catalog, another session).
+    tool_ui_version: u64,
     disposed: bool,
     scratch: Vec<SseItem>,
 }
@@ -507,27 +518,118 @@ fn encode(s: &str) -> String {
 /// The history as the server stores it: `data:` URLs are stripped from file parts (they are
 /// the bytes themselves, often megabytes; the server keeps its own copy of attachments).
 pub fn history_for_storage(messages: &[UIMessage]) -> Value {
-    let list: Vec<Value> = messages
-        .iter()
-        .map(|m| {
-            let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
-            if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
-                for p in parts {
-                    let is_data_file = p.get("type").and_then(Value::as_str) == Some("file")
-                        && p.get("url")
-                            .and_then(Value::as_str)
-                            .is_some_and(|u| u.starts_with("data:"));
-                    if is_data_file {
-                        if let Some(obj) = p.as_object_mut() {
-                            obj.remove("url");
-                        }
-                    }
+    Value::Array(messages.iter().map(message_for_storage).collect())
+}
+
+/// One message as the server stores it (see [`history_for_storage`]).
+fn message_for_storage(m: &UIMessage) -> Value {
+    let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
+    if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
+        for p in parts {
+            let is_data_file = p.get("type").and_then(Value::as_str) == Some("file")
+                && p.get("url")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| u.starts_with("data:"));
+            if is_data_file {
+                if let Some(obj) = p.as_object_mut() {
+                    obj.remove("url");
                 }
             }
-            v
-        })
-        .collect();
-    Value::Array(list)
+        }
+    }
+    v
+}
+
+/// Whether the stored form of `m` differs from what the chat POST sends: it has a file part
+/// with a `data:` URL.
+fn has_data_url(m: &UIMessage) -> bool {
+    m.parts.iter().any(|p| match p {
+        Part::File { url, .. } => url.starts_with("data:"),
+        Part::Other(v) => {
+            v.get("type").and_then(Value::as_str) == Some("file")
+                && v.get("url")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| u.starts_with("data:"))
+        }
+        _ => false,
+    })
+}
+
+/// The history's JSON, message by message, each kept with the version it was written at. The
+/// chat POST and the PUT of AI SDK mode carry the whole history: with this, a turn after a long
+/// history serialises only the messages that changed, then concatenates.
+#[derive(Debug, Default)]
+struct HistoryJson {
+    /// By position in the history.
+    entries: Vec<MessageJson>,
+}
+
+#[derive(Debug)]
+struct MessageJson {
+    /// The message's version when `sent` was written (versions are never reused in a store).
+    version: u64,
+    /// The message as the chat POST sends it.
+    sent: String,
+    /// As the PUT stores it, when that differs (`data:` URLs stripped).
+    stored: Option<String>,
+}
+
+impl MessageJson {
+    fn new(m: &UIMessage, version: u64) -> Self {
+        MessageJson {
+            version,
+            // Straight to text through the message's own `Serialize` (no `Value` tree).
+            sent: to_string(m),
+            stored: has_data_url(m).then(|| to_string(&message_for_storage(m))),
+        }
+    }
+}
+
+impl HistoryJson {
+    /// Brings every entry up to date with `history`: only messages whose version moved are
+    /// serialised again.
+    fn refresh(&mut self, history: &History) {
+        let messages = history.messages();
+        self.entries.truncate(messages.len());
+        for (i, (m, &v)) in messages.iter().zip(history.versions()).enumerate() {
+            match self.entries.get_mut(i) {
+                Some(e) if e.version == v => {}
+                Some(e) => *e = MessageJson::new(m, v),
+                None => self.entries.push(MessageJson::new(m, v)),
+            }
+        }
+    }
+
+    /// `fields` (a JSON object) as text with `"messages"`: the history as sent (`stored`:
+    /// as stored) added last. Call [`HistoryJson::refresh`] first.
+    fn body(&self, fields: &Value, stored: bool) -> String {
+        let head = to_string(fields);
+        fn pick(e: &MessageJson, stored: bool) -> &str {
+            match (&e.stored, stored) {
+                (Some(s), true) => s,
+                _ => &e.sent,
+            }
+        }
+        let len: usize = self.entries.iter().map(|e| pick(e, stored).len() + 1).sum();
+        let mut out = String::with_capacity(head.len() + len + 16);
+        out.push_str(head.strip_suffix('}').unwrap_or("{"));
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str("\"messages\":[");
+        for (i, e) in self.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(pick(e, stored));
+        }
+        out.push_str("]}");
+        out
+    }
+
+    fn clear(&mut self) {
+        self.entries = Vec::new();
+    }
 }
 
 impl ChatStore {
@@ -555,6 +657,7 @@ impl ChatStore {
             draft_files: Vec::new(),
             revision: 1,
             version_floor: 0,
+            tool_ui_version: 0,
             disposed: false,
             scratch: Vec::new(),
         };
@@ -592,6 +695,22 @@ impl ChatStore {
         let s = &self.session;
         tool_ui::export_message(&s.history.messages()[i], &s.tool_ui, &s.tools)
     }
+    /// Part `k` of message `i` as the UI gets it: its JSON, with the resolved `ui` on a tool
+    /// part (`export_message(i)["parts"][k]`, without exporting the other parts).
+    pub fn export_part(&self, i: usize, k: usize) -> Value {
+        let s = &self.session;
+        let part = &s.history.messages()[i].parts[k];
+        let mut v = serde_json::to_value(part).unwrap_or(Value::Null);
+        if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
+            obj.insert("ui".into(), tool_ui::resolve(t, &s.tool_ui, &s.tools));
+        }
+        v
+    }
+    /// Changes whenever the resolved `ui` of a tool part may change while the part itself
+    /// does not: an unchanged tool part exported at the same `tool_ui_version` exports the same.
+    pub fn tool_ui_version(&self) -> u64 {
+        self.tool_ui_version
+    }
     /// The one canonical list: display and action eligibility both read it.
     pub fn messages(&self) -> &[UIMessage] {
         self.session.history.messages()
@@ -599,6 +718,10 @@ impl ChatStore {
     /// The version of message `i`: it changes exactly when that message changes.
     pub fn message_version(&self, i: usize) -> u64 {
         self.session.history.version(i)
+    }
+    /// Every message's version, by position ([`ChatStore::message_version`] of each).
+    pub fn message_versions(&self) -> &[u64] {
+        self.session.history.versions()
     }
     /// The waiting bubbles, shown after all messages.
     pub fn queued(&self) -> &[FollowUpItem] {
@@ -795,6 +918,7 @@ impl ChatStore {
         let old = std::mem::replace(&mut self.session, next);
         self.parked.insert(old.id.clone(), old);
         self.session.history.advance_clock(self.version_floor);
+        self.tool_ui_version += 1;
         self.open_session(now_ms);
         self.touch();
     }
@@ -1123,12 +1247,27 @@ impl ChatStore {
     /// Bytes of a response body arrived (any split: the SSE decoder reassembles events).
     pub fn handle_response_body(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
         let limit = self.opts.limits.max_body_bytes;
+        let max_messages = self.opts.limits.max_messages;
         let idle = self.opts.stream_idle_timeout_ms;
         let Some(p) = self.live(id) else { return };
         if p.kind.is_stream() {
             p.deadline = idle.map(|t| now_ms + t);
         }
-        let streaming = p.kind.is_stream() && p.status.is_some_and(|s| (200..300).contains(&s));
+        let ok = p.status.is_some_and(|s| (200..300).contains(&s));
+        if p.kind == RequestKind::MessagesGet && ok {
+            // Converted message by message as it arrives: the body is never held whole.
+            p.received += bytes.len();
+            if p.received > limit {
+                p.history = None;
+                p.status = Some(0); // marks the answer unusable; reported at the end
+            } else {
+                p.history
+                    .get_or_insert_with(|| Box::new(HistoryParser::new(max_messages)))
+                    .push(bytes);
+            }
+            return;
+        }
+        let streaming = p.kind.is_stream() && ok;
         if !streaming {
             if p.body.len() + bytes.len() > limit {
                 p.body.clear();
@@ -1167,7 +1306,7 @@ impl ChatStore {
         match p.kind {
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..])),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
-            RequestKind::MessagesGet => self.on_history(status, &p.body),
+            RequestKind::MessagesGet => self.on_history(status, &p.body, p.history),
             RequestKind::FollowUpPost => {
                 let outcome = if ok {
                     match serde_json::from_slice::<Value>(&p.body) {
@@ -1343,6 +1482,8 @@ impl ChatStore {
                 status: None,
                 body: Vec::new(),
                 events_before: 0,
+                history: None,
+                received: 0,
                 ticket: None,
                 deadline,
             },
@@ -1482,6 +1623,7 @@ impl ChatStore {
         };
         if tools != self.session.tools {
             self.session.tools = tools;
+            self.tool_ui_version += 1;
             // The tool parts' resolved `ui` may change with it.
             self.touch_tool_messages(|_| true);
         }
@@ -1510,6 +1652,7 @@ impl ChatStore {
             return self.diagnostic("data-tool-ui without a toolCallId");
         };
         self.session.tool_ui.insert(call.clone(), update);
+        self.tool_ui_version += 1;
         // The newest message holding the call is almost always the last one or near it.
         let h = &mut self.session.history;
         if let Some(i) = (0..h.len())
@@ -1540,7 +1683,7 @@ impl ChatStore {
         self.touch();
     }
 
-    fn on_history(&mut self, status: u16, body: &[u8]) {
+    fn on_history(&mut self, status: u16, body: &[u8], parser: Option<Box<HistoryParser>>) {
         self.session.hydrated = true;
         self.touch();
         if status == 404 {
@@ -1555,23 +1698,21 @@ impl ChatStore {
             self.events.push_back(StoreEvent::Error { error });
             return;
         }
-        let list = match serde_json::from_slice::<Value>(body) {
-            Ok(Value::Object(mut o)) => match o.remove("messages") {
-                Some(Value::Array(list)) => list,
-                _ => return self.diagnostic("history answer has no messages list"),
-            },
-            _ => return self.diagnostic("history answer is not JSON"),
-        };
-        let mut messages = Vec::with_capacity(list.len());
-        for m in list {
-            match UIMessage::from_json(m) {
-                Ok(m) => messages.push(m),
-                Err(e) => self.diagnostic(&format!("history message skipped: {e}")),
+        let parser = parser.unwrap_or_else(|| {
+            // The body came before any status (or not at all): read it now.
+            let mut p = Box::new(HistoryParser::new(self.opts.limits.max_messages));
+            p.push(body);
+            p
+        });
+        let (mut messages, skipped) = match parser.finish() {
+            Ok(list) => list,
+            Err(HistoryBodyError::NoMessagesList) => {
+                return self.diagnostic("history answer has no messages list")
             }
-        }
-        let max = self.opts.limits.max_messages;
-        if messages.len() > max {
-            messages.drain(..messages.len() - max);
+            Err(HistoryBodyError::NotJson) => return self.diagnostic("history answer is not JSON"),
+        };
+        for e in skipped {
+            self.diagnostic(&format!("history message skipped: {e}"));
         }
         if self.session.status.is_busy() || self.session.turn_active {
             // A turn started before the history came: canonical first, then what this client
@@ -1596,9 +1737,12 @@ impl ChatStore {
             let extra = local.iter().zip(listed).filter(|(_, l)| !l).map(|(m, _)| m);
             let merged: Vec<UIMessage> = messages.into_iter().chain(extra.cloned()).collect();
             self.session.history.replace_all(merged);
+            self.session.history_json.clear();
             return;
         }
         self.session.history.replace_all(messages);
+        // Every message has a new version: the old JSON would only be replaced.
+        self.session.history_json.clear();
         self.session.pi.reset();
         self.session.ui = UiTurn::default();
     }
@@ -1791,12 +1935,15 @@ impl ChatStore {
         if !files.is_empty() {
             body["attachments"] = serde_json::to_value(&files).unwrap_or(Value::Null);
         }
-        if !self.session.pi_owns_history() {
+        let body = if self.session.pi_owns_history() {
+            to_string(&body)
+        } else {
             // The whole history, files included, as `useChat` sends it: the model needs the
             // bytes. Only the stored copy (PUT) drops `data:` URLs.
-            body["messages"] =
-                serde_json::to_value(self.session.history.messages()).unwrap_or(Value::Null);
-        }
+            let s = &mut self.session;
+            s.history_json.refresh(&s.history);
+            s.history_json.body(&body, false)
+        };
         let s = &mut self.session;
         s.client_turn_id = Some(client_turn_id);
         s.pi.new_turn();
@@ -1815,13 +1962,7 @@ impl ChatStore {
         s.ignored_user_start = false;
         s.decoder = SseDecoder::with_max_event_bytes(self.opts.limits.max_event_bytes);
         let path = self.route(|r| &r.chat);
-        let id = self.request(
-            RequestKind::Chat,
-            Method::Post,
-            path,
-            Some(to_string(&body)),
-            now_ms,
-        );
+        let id = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
         self.session.stream = Some(id);
         self.touch();
         self.pump(now_ms);
@@ -1975,12 +2116,16 @@ impl ChatStore {
     /// last assistant message when the turn continues it, else a new one.
     fn ui_message_index(&mut self) -> usize {
         let s = &mut self.session;
-        if let Some(i) =
-            s.ui.message_id
-                .as_deref()
-                .and_then(|id| s.history.position(id))
-        {
-            return i;
+        if let Some(id) = s.ui.message_id.as_deref() {
+            // Every chunk asks: the streamed message is nearly always the last one, which
+            // costs one id comparison rather than hashing the id.
+            let last = s.history.len().wrapping_sub(1);
+            if s.history.last().is_some_and(|m| m.id == id) {
+                return last;
+            }
+            if let Some(i) = s.history.position(id) {
+                return i;
+            }
         }
         let continues = s.history.last().is_some_and(|m| m.role == Role::Assistant);
         let i = if continues {
@@ -2238,13 +2383,15 @@ impl ChatStore {
         if self.session.pi_owns_history() || self.session.history.is_empty() {
             return;
         }
-        let body = json!({ "messages": history_for_storage(self.session.history.messages()) });
+        let s = &mut self.session;
+        s.history_json.refresh(&s.history);
+        let body = s.history_json.body(&json!({}), true);
         let path = self.route(|r| &r.messages);
         self.request(
             RequestKind::MessagesPut,
             Method::Put,
             path,
-            Some(to_string(&body)),
+            Some(body),
             now_ms,
         );
     }
@@ -2262,5 +2409,89 @@ impl ChatStore {
         self.events.push_back(StoreEvent::Error { error });
         self.touch();
         let _ = now_ms;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, n: usize) -> UIMessage {
+        let v = json!({"id": id, "role": if n.is_multiple_of(2) { "user" } else { "assistant" },
+        "metadata": if n.is_multiple_of(3) { json!({"z": 1, "a": [n]}) } else { Value::Null },
+        "parts": [
+            {"type": "text", "text": format!("t{n} \"q\" \u{e9}"), "state": "done"},
+            {"type": "file", "mediaType": "image/png",
+             "url": if n.is_multiple_of(4) { "data:image/png;base64,AAAA" } else { "https://x/a.png" }},
+            {"type": "tool-x", "toolCallId": format!("c{n}"), "state": "output-available",
+             "input": {"b": 1, "a": 2}, "output": null, "futureKey": [n]},
+            {"type": "data-y", "data": {"k": n}, "transient": false},
+            {"type": "future-kind", "url": "data:x", "type2": 1},
+        ]});
+        let mut m = UIMessage::from_json(v).unwrap();
+        if n.is_multiple_of(4) {
+            m.metadata = None;
+        }
+        m
+    }
+
+    /// The bodies as they were built before the cache: through one `Value`.
+    fn expected(h: &History, fields: &Value, stored: bool) -> Value {
+        let mut body = fields.clone();
+        body["messages"] = if stored {
+            history_for_storage(h.messages())
+        } else {
+            serde_json::to_value(h.messages()).unwrap()
+        };
+        body
+    }
+
+    fn check(cache: &mut HistoryJson, h: &History) {
+        cache.refresh(h);
+        let fields = json!({"id": "s", "trigger": "submit-message", "message": "m"});
+        for (fields, stored) in [(fields, false), (json!({}), true)] {
+            let text = cache.body(&fields, stored);
+            let got: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(got, expected(h, &fields, stored), "stored: {stored}");
+        }
+    }
+
+    #[test]
+    fn cached_history_bodies_are_the_history() {
+        let mut h = History::new();
+        let mut cache = HistoryJson::default();
+        check(&mut cache, &h);
+        for n in 0..12 {
+            h.push(message(&format!("m{n}"), n));
+        }
+        check(&mut cache, &h);
+        // A change in the middle, a rename, a removal, a truncation, a replacement.
+        h.at_mut(3).parts.push(Part::StepStart);
+        h.rename(5, "renamed");
+        check(&mut cache, &h);
+        assert_eq!(cache.entries[3].version, h.version(3));
+        h.remove(1);
+        check(&mut cache, &h);
+        h.truncate(7);
+        h.push(message("m4", 4));
+        check(&mut cache, &h);
+        h.replace_all((0..5).map(|n| message(&format!("r{n}"), n + 1)).collect());
+        check(&mut cache, &h);
+    }
+
+    #[test]
+    fn unchanged_messages_are_not_serialised_again() {
+        let mut h = History::new();
+        for n in 0..4 {
+            h.push(message(&format!("m{n}"), n));
+        }
+        let mut cache = HistoryJson::default();
+        cache.refresh(&h);
+        let before: Vec<*const u8> = cache.entries.iter().map(|e| e.sent.as_ptr()).collect();
+        h.at_mut(2);
+        cache.refresh(&h);
+        let after: Vec<*const u8> = cache.entries.iter().map(|e| e.sent.as_ptr()).collect();
+        assert_eq!(before[..2], after[..2]);
+        assert_eq!(before[3], after[3]);
     }
 }

@@ -1,6 +1,9 @@
-//! The ordered message history with an id index and a version per message.
+//! The ordered message history with an id index and a version per message, and the reader
+//! of a messages-route answer that converts it message by message as its bytes arrive.
 
 use std::collections::HashMap;
+
+use serde_json::Value;
 
 use crate::protocol::UIMessage;
 
@@ -161,6 +164,270 @@ impl History {
     }
 }
 
+/// Why a messages-route answer was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryBodyError {
+    /// Not JSON, or JSON but not an object.
+    NotJson,
+    /// A JSON object without a `messages` array.
+    NoMessagesList,
+}
+
+/// serde_json refuses a document nested this deep (its recursion limit of 128, counted from the
+/// outermost bracket): a message that is deeper than that inside the answer is refused as well.
+const MAX_DEPTH: usize = 128;
+
+/// Where a byte outside the messages list stands, to tell the `"messages": [` of the top-level
+/// object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    None,
+    /// A string at depth 1 ended: its range in the skeleton.
+    String(usize, usize),
+    /// … followed by a colon: whether the string was `messages`.
+    Colon(bool),
+}
+
+/// Reads a messages-route answer (`{"messages": [...]}`) as its bytes arrive, converting each
+/// message ([`UIMessage::from_json`]) as soon as its last byte is in: neither the whole body
+/// nor a JSON tree of the whole history is ever held, only the messages, the bytes of the one
+/// being received, and whatever else the answer holds besides the list.
+///
+/// The answer means exactly what `serde_json::from_slice::<Value>` of the whole body would: the
+/// bytes outside the list's elements are kept (the *skeleton*, each element replaced by `0`)
+/// and parsed at the end, so a document that is not valid JSON is refused whatever it holds,
+/// and a duplicate `messages` key means its last value.
+#[derive(Debug)]
+pub struct HistoryParser {
+    max_messages: usize,
+    skeleton: Vec<u8>,
+    /// The bytes of the element being received (inside the list).
+    element: Vec<u8>,
+    /// Bracket depth (the top-level object is 1, the list 2).
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    in_list: bool,
+    /// No element of the list has ended yet (`[]` is an empty list).
+    first: bool,
+    key: Key,
+    /// Once `max_messages` are held, a ring: the next one replaces the oldest, at `oldest`.
+    messages: Vec<UIMessage>,
+    oldest: usize,
+    skipped: Vec<String>,
+    failed: bool,
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+impl HistoryParser {
+    /// Keeps the newest `max_messages` messages.
+    pub fn new(max_messages: usize) -> Self {
+        HistoryParser {
+            max_messages,
+            skeleton: Vec::new(),
+            element: Vec::new(),
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            in_list: false,
+            first: false,
+            key: Key::None,
+            messages: Vec::new(),
+            oldest: 0,
+            skipped: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The next bytes of the body (any split).
+    pub fn push(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() && !self.failed {
+            i = if self.in_list {
+                self.scan_list(bytes, i)
+            } else {
+                self.scan_outside(bytes, i)
+            };
+        }
+    }
+
+    /// The messages (the newest `max_messages`) and why each skipped one was skipped, or why
+    /// the answer is not usable.
+    pub fn finish(self) -> Result<(Vec<UIMessage>, Vec<String>), HistoryBodyError> {
+        if self.failed || self.in_list {
+            return Err(HistoryBodyError::NotJson);
+        }
+        match serde_json::from_slice::<Value>(&self.skeleton) {
+            Ok(Value::Object(o)) => match o.get("messages") {
+                Some(Value::Array(_)) => {
+                    // Oldest first: the ring from `oldest` on, then what wrapped around.
+                    let mut wrapped = self.messages;
+                    let mut ordered = wrapped.split_off(self.oldest);
+                    ordered.append(&mut wrapped);
+                    Ok((ordered, self.skipped))
+                }
+                _ => Err(HistoryBodyError::NoMessagesList),
+            },
+            _ => Err(HistoryBodyError::NotJson),
+        }
+    }
+
+    fn fail(&mut self) {
+        self.failed = true;
+        self.messages = Vec::new();
+        self.skipped = Vec::new();
+        self.element = Vec::new();
+        self.skeleton = Vec::new();
+    }
+
+    /// Outside the list: every byte goes to the skeleton. Returns where it stopped (the end,
+    /// or just after the `[` of the messages list).
+    fn scan_outside(&mut self, bytes: &[u8], from: usize) -> usize {
+        for (i, &b) in bytes.iter().enumerate().skip(from) {
+            let at = self.skeleton.len();
+            self.skeleton.push(b);
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    if let (1, Key::String(start, _)) = (self.depth, self.key) {
+                        self.key = Key::String(start, at + 1);
+                    }
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.key = Key::String(at, at);
+                }
+                b':' if self.depth == 1 => {
+                    self.key = match self.key {
+                        Key::String(s, e) => Key::Colon(
+                            serde_json::from_slice::<Value>(&self.skeleton[s..e])
+                                .is_ok_and(|k| k == "messages"),
+                        ),
+                        _ => Key::None,
+                    };
+                }
+                b if is_ws(b) => {}
+                b'[' if self.depth == 1 && self.key == Key::Colon(true) => {
+                    self.depth = 2;
+                    self.key = Key::None;
+                    self.in_list = true;
+                    self.first = true;
+                    // A later `messages` key wins, as in a JSON object.
+                    self.messages.clear();
+                    self.oldest = 0;
+                    self.skipped.clear();
+                    return i + 1;
+                }
+                b'[' | b'{' => {
+                    self.depth += 1;
+                    self.key = Key::None;
+                }
+                b']' | b'}' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.key = Key::None;
+                }
+                _ => self.key = Key::None,
+            }
+        }
+        bytes.len()
+    }
+
+    /// Inside the list: element bytes are gathered until the element ends. Returns where it
+    /// stopped (the end, or just after the list's closing bracket).
+    fn scan_list(&mut self, bytes: &[u8], from: usize) -> usize {
+        let mut start = from;
+        let mut i = from;
+        while i < bytes.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                // Most of a history is text: skip to the next quote or backslash.
+                match bytes[i..].iter().position(|&c| c == b'"' || c == b'\\') {
+                    Some(k) => {
+                        i += k;
+                        if bytes[i] == b'\\' {
+                            self.escaped = true;
+                        } else {
+                            self.in_string = false;
+                        }
+                        i += 1;
+                    }
+                    None => i = bytes.len(),
+                }
+                continue;
+            }
+            match bytes[i] {
+                b'"' => self.in_string = true,
+                b'[' | b'{' => {
+                    self.depth += 1;
+                    if self.depth >= MAX_DEPTH {
+                        self.fail();
+                        return bytes.len();
+                    }
+                }
+                b']' | b'}' if self.depth > 2 => self.depth -= 1,
+                c @ (b',' | b']' | b'}') if self.depth == 2 => {
+                    self.element.extend_from_slice(&bytes[start..i]);
+                    let close = c != b',';
+                    self.end_element(close);
+                    if self.failed {
+                        return bytes.len();
+                    }
+                    self.skeleton.push(c);
+                    if close {
+                        self.depth -= 1;
+                        self.in_list = false;
+                        return i + 1;
+                    }
+                    start = i + 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        self.element.extend_from_slice(&bytes[start..]);
+        bytes.len()
+    }
+
+    /// An element of the list ended (before a comma, or before the list's end).
+    fn end_element(&mut self, close: bool) {
+        let first = std::mem::replace(&mut self.first, false);
+        if close && first && self.element.iter().all(|&b| is_ws(b)) {
+            self.element.clear();
+            return; // an empty list
+        }
+        let parsed = serde_json::from_slice::<Value>(&self.element);
+        self.element.clear();
+        let Ok(value) = parsed else {
+            return self.fail();
+        };
+        self.skeleton.push(b'0');
+        match UIMessage::from_json(value) {
+            Ok(m) if self.messages.len() < self.max_messages => self.messages.push(m),
+            Ok(m) => {
+                if let Some(slot) = self.messages.get_mut(self.oldest) {
+                    *slot = m;
+                    self.oldest = (self.oldest + 1) % self.max_messages;
+                }
+            }
+            Err(e) => self.skipped.push(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,5 +451,164 @@ mod tests {
         h.truncate(1);
         assert_eq!(h.len(), 1);
         assert!(h.get("c").is_none());
+    }
+}
+
+#[cfg(test)]
+mod parser_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    type Outcome = Result<(Vec<UIMessage>, Vec<String>), HistoryBodyError>;
+
+    /// What the store did before the answer was read as it arrives: the whole body parsed into
+    /// one `Value`, then converted.
+    fn oracle(body: &[u8], max: usize) -> Outcome {
+        let list = match serde_json::from_slice::<Value>(body) {
+            Ok(Value::Object(mut o)) => match o.remove("messages") {
+                Some(Value::Array(list)) => list,
+                _ => return Err(HistoryBodyError::NoMessagesList),
+            },
+            _ => return Err(HistoryBodyError::NotJson),
+        };
+        let (mut messages, mut skipped) = (Vec::new(), Vec::new());
+        for m in list {
+            match UIMessage::from_json(m) {
+                Ok(m) => messages.push(m),
+                Err(e) => skipped.push(e),
+            }
+        }
+        if messages.len() > max {
+            messages.drain(..messages.len() - max);
+        }
+        Ok((messages, skipped))
+    }
+
+    fn parse(pieces: &[&[u8]], max: usize) -> Outcome {
+        let mut p = HistoryParser::new(max);
+        for piece in pieces {
+            p.push(piece);
+        }
+        p.finish()
+    }
+
+    /// Whole, at every split in two, and byte by byte: all as the oracle.
+    fn check(body: &[u8], max: usize) {
+        let expected = oracle(body, max);
+        assert_eq!(
+            parse(&[body], max),
+            expected,
+            "{}",
+            String::from_utf8_lossy(body)
+        );
+        for cut in 0..=body.len() {
+            let (a, b) = body.split_at(cut);
+            assert_eq!(parse(&[a, b], max), expected, "cut at {cut}");
+        }
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(parse(&bytes, max), expected, "byte by byte");
+    }
+
+    const M1: &str =
+        r#"{"id":"a","role":"user","parts":[{"type":"text","text":"hi [\"x\"] {,} \\ \u00e9"}]}"#;
+    const M2: &str = r#"{"id":"b","role":"assistant","metadata":{"messages":[1]},"parts":[{"type":"tool-x","toolCallId":"c","state":"input-available","input":{"a":[1,{"b":"]"}]}}]}"#;
+
+    #[test]
+    fn answers_mean_what_the_whole_document_means() {
+        let cases = [
+            format!(r#"{{"messages":[{M1},{M2}]}}"#),
+            format!(
+                " \n{{ \"messages\" :\t[ {M1} ,\r\n{M2} ] , \"x\" : [1,{{\"messages\":[2]}}] }} "
+            ),
+            r#"{"messages":[]}"#.into(),
+            r#"{"messages":[ ]}"#.into(),
+            r#"{"messages":[ 5, "x", null, {"id":1}, {"id":"x","role":"robot"}]}"#.into(),
+            format!(r#"{{"messages":[{M1}],"messages":[{M2}]}}"#),
+            format!(r#"{{"messages":[{M1}],"messages":null}}"#),
+            format!(r#"{{"messages":null,"messages":[{M2}]}}"#),
+            format!(r#"{{"\u006dessages":[{M1}]}}"#),
+            format!(r#"{{"other":{{"messages":[{M1}]}}}}"#),
+            format!(r#"{{"a":"messages","b":[{M1}]}}"#),
+            format!(r#"[{{"messages":[{M1}]}}]"#),
+            format!(r#"{{"messages":[{M1}]}} x"#),
+            format!(r#"{{"messages":[{M1},]}}"#),
+            format!(r#"{{"messages":[,{M1}]}}"#),
+            format!(r#"{{"messages":[{M1} {M2}]}}"#),
+            format!(r#"{{"messages":[{M1}}}]"#),
+            format!(r#"{{"messages":[{M1}"#),
+            format!(r#"{{"messages":[{M1}]"#),
+            format!(r#"{{"messages":[{M1}]}}}}"#),
+            format!(r#"{{"messages":[{M1}] "x":1}}"#),
+            r#"{"messages":[{"id":"a","role":"user","parts":[{"type":"text","text":"\x"}]}]}"#
+                .into(),
+            r#"{"messages":{"0":1}}"#.into(),
+            r#"{"messages":[1]"#.into(),
+            String::new(),
+            "null".into(),
+            r#"{"messages":[[]],[]}"#.into(),
+            r#"{"messages" "x":[]}"#.into(),
+            r#"{"messages":"[]"}"#.into(),
+            format!(
+                r#"{{"messages":[{}]}}"#,
+                (0..7)
+                    .map(|i| format!(r#"{{"id":"m{i}","role":"user"}}"#))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        ];
+        for body in &cases {
+            for max in [0, 1, 3, 100] {
+                check(body.as_bytes(), max);
+            }
+        }
+        let invalid_utf8 = [
+            br#"{"messages":[{"id":"a"#.as_slice(),
+            b"\xff",
+            br#"","role":"user"}]}"#,
+        ]
+        .concat();
+        check(&invalid_utf8, 10);
+    }
+
+    #[test]
+    fn the_nesting_limit_is_the_whole_documents() {
+        for depth in 120..132 {
+            let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let body = format!(r#"{{"messages":[{{"id":"a","role":"user","metadata":{inner}}}]}}"#);
+            check(body.as_bytes(), 10);
+            let body = format!(r#"{{"x":{inner},"messages":[]}}"#);
+            check(body.as_bytes(), 10);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_answers_mean_what_the_oracle_says(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("{"), Just("}"), Just("["), Just("]"), Just(","), Just(":"), Just(" "),
+                    Just("\""), Just("\\"), Just("\"messages\""), Just("\"id\":\"a\""),
+                    Just("\"role\":\"user\""), Just("\"parts\":[]"), Just("1"), Just("null"),
+                    Just(M1), Just(M2),
+                ],
+                0..24,
+            ),
+            cuts in proptest::collection::vec(0usize..400, 0..4),
+        ) {
+            let body = pieces.concat();
+            let bytes = body.as_bytes();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+            cuts.sort_unstable();
+            let mut split = Vec::new();
+            let mut at = 0;
+            for c in cuts {
+                split.push(&bytes[at..c]);
+                at = c;
+            }
+            split.push(&bytes[at..]);
+            prop_assert_eq!(parse(&split, 3), oracle(bytes, 3));
+            let doc = format!(r#"{{"messages":[{body}]}}"#);
+            prop_assert_eq!(parse(&[doc.as_bytes()], 3), oracle(doc.as_bytes(), 3));
+        }
     }
 }

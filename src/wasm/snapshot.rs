@@ -10,7 +10,9 @@
 //!   what was exported for it last time and keeps its frozen object when equal. A text or
 //!   reasoning part whose text only grew gets a new object whose text is the previous JS
 //!   string plus the new suffix (a rope in the JS engine), so a delta costs its own length,
-//!   not the whole text's, to cross into JS.
+//!   not the whole text's, to cross into JS. A tool part equal to the one exported last time,
+//!   at the same `tool_ui_version` of the core (its resolved `ui` depends on more than the
+//!   part), keeps its entry without being exported again.
 //! - the tool catalog (which can be large) is re-exported only when it differs.
 
 use std::borrow::Cow;
@@ -21,7 +23,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::composer::{ComposerState, Status};
 use crate::protocol::json::to_string;
-use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, UIMessage};
+use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
 use crate::store::ChatStore;
 use crate::tool_ui::ToolCatalogEntry;
 
@@ -42,6 +44,20 @@ struct Exported {
 struct PartEntry {
     from: Exported,
     js: JsValue,
+    /// A tool part: the part it was exported from, and the core's `tool_ui_version` then. The
+    /// same part at the same version exports the same, so its entry is kept without exporting
+    /// the part again (a message streaming its 50th tool call re-exports that one only).
+    tool: Option<(Box<ToolPart>, u64)>,
+}
+
+impl PartEntry {
+    fn new(from: Exported, js: JsValue) -> Self {
+        PartEntry {
+            from,
+            js,
+            tool: None,
+        }
+    }
 }
 
 /// The parts' cache of the message last exported at `index`.
@@ -100,24 +116,6 @@ impl Default for SnapshotCache {
             composer: None,
             composer_js: JsValue::UNDEFINED,
         }
-    }
-}
-
-/// Every part of message `i` as JSON values, as the store exports them (with the resolved
-/// `ui` of tool parts); `None` for a message without tool parts, whose parts need no more
-/// than their own JSON. Everything is exported through `serde_json::Value`, as the core's
-/// export is (one serialiser in the wasm, and the same sorted keys).
-fn exported_parts(core: &ChatStore, i: usize) -> Option<Vec<Value>> {
-    let msg = &core.messages()[i];
-    if !msg.parts.iter().any(|p| matches!(p, Part::Tool(_))) {
-        return None;
-    }
-    match core.export_message(i) {
-        Value::Object(mut m) => match m.remove("parts") {
-            Some(Value::Array(parts)) if parts.len() == msg.parts.len() => Some(parts),
-            _ => None,
-        },
-        _ => None,
     }
 }
 
@@ -195,23 +193,19 @@ fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
 
 /// Exports one part, reusing `prev` (what was exported at its position last time) where it
 /// still shows the part (then `true`). `exported` is the part's JSON from the core's export,
-/// when the message has tool parts (it then carries their `ui`).
+/// for a tool part (it then carries its `ui`).
 fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) -> (PartEntry, bool) {
     let (head, long) = split_part(part, exported);
     if let Some(PartEntry {
         from: old,
         js: old_js,
+        ..
     }) = prev
     {
         match (&long, old.long) {
             (None, None) if head == old.head => {
-                return (
-                    PartEntry {
-                        from: Exported { head, long: None },
-                        js: old_js,
-                    },
-                    true,
-                );
+                let from = Exported { head, long: None };
+                return (PartEntry::new(from, old_js), true);
             }
             (Some((key, s)), Some((old_key, mut old_s)))
                 if *key == old_key && starts_with(s.as_bytes(), old_s.as_bytes()) =>
@@ -221,7 +215,7 @@ fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) ->
                         head,
                         long: Some((key, old_s)),
                     };
-                    return (PartEntry { from, js: old_js }, true);
+                    return (PartEntry::new(from, old_js), true);
                 }
                 // Only grew: the previous JS string plus the new suffix.
                 let suffix = &s[old_s.len()..];
@@ -231,7 +225,7 @@ fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) ->
                     head,
                     long: Some((key, old_s)),
                 };
-                return (PartEntry { from, js }, false);
+                return (PartEntry::new(from, js), false);
             }
             _ => {}
         }
@@ -241,13 +235,7 @@ fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) ->
         None => js::parse_frozen(&to_string(&head)),
     };
     let long = long.map(|(key, s)| (key, s.into_owned()));
-    (
-        PartEntry {
-            from: Exported { head, long },
-            js,
-        },
-        false,
-    )
+    (PartEntry::new(Exported { head, long }, js), false)
 }
 
 impl SnapshotCache {
@@ -326,10 +314,16 @@ impl SnapshotCache {
 
     /// Re-exports the messages whose version moved; the others keep their objects.
     fn update_messages(&mut self, core: &ChatStore) {
-        let len = core.messages().len();
+        let versions = core.message_versions();
+        let len = versions.len();
         let mut changed = self.messages.is_undefined() || self.versions.len() != len;
-        for i in 0..len {
-            let version = core.message_version(i);
+        // The first message that moved; usually one of the last.
+        let common = self.versions.len().min(len);
+        let first = (self.versions[..common].iter())
+            .zip(&versions[..common])
+            .position(|(a, b)| a != b)
+            .unwrap_or(common);
+        for (i, &version) in versions.iter().enumerate().skip(first) {
             let exported = self.versions.get(i).copied();
             if exported == Some(version) {
                 continue;
@@ -358,7 +352,7 @@ impl SnapshotCache {
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {
         let msg = &core.messages()[i];
-        let mut exported = exported_parts(core, i).map(Vec::into_iter);
+        let ui_version = core.tool_ui_version();
         let cached = self
             .part_caches
             .iter()
@@ -374,8 +368,24 @@ impl SnapshotCache {
         let parts = Array::new_with_length(msg.parts.len() as u32);
         let mut entries = Vec::with_capacity(msg.parts.len());
         for (p, part) in msg.parts.iter().enumerate() {
-            let json = exported.as_mut().and_then(Iterator::next);
-            let (entry, reused) = export_part(part, json, old_parts.next());
+            let prev = old_parts.next();
+            let (entry, reused) = match (part, prev) {
+                (Part::Tool(t), Some(prev))
+                    if prev
+                        .tool
+                        .as_ref()
+                        .is_some_and(|(old, v)| *v == ui_version && old == t) =>
+                {
+                    (prev, true)
+                }
+                (Part::Tool(t), prev) => {
+                    let json = core.export_part(i, p);
+                    let (mut entry, reused) = export_part(part, Some(json), prev);
+                    entry.tool = Some((t.clone(), ui_version));
+                    (entry, reused)
+                }
+                (_, prev) => export_part(part, None, prev),
+            };
             same &= reused;
             parts.set(p as u32, entry.js.clone());
             entries.push(entry);
