@@ -2398,6 +2398,10 @@ impl ChatStore {
 
     fn fail_turn(&mut self, error: ChatError, now_ms: u64) {
         let s = &mut self.session;
+        // A turn held for a DELETE's answer fails with it (its user message stays, as after a
+        // failed chat POST): kept, the answer would start it beside a turn the user sends
+        // next (found by the store fuzz target's long run).
+        s.held_turn = None;
         s.stream = None;
         s.turn_active = false;
         s.turn_id = None;

@@ -996,6 +996,42 @@ fn actions_after_dispose_make_no_requests() {
     }
 }
 
+#[test]
+fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
+    // Found by the long run of fuzz/fuzz_targets/store.rs ("a stream request left open while
+    // Ready"). A stalled item retried as a new message holds its turn until the DELETE of the
+    // server's copy is answered. A violating chunk fed meanwhile (`handle_chunk`, AI SDK
+    // reducer) failed the turn but kept it held: the user could send again (status `error`),
+    // and the DELETE's answer would then have started the held turn beside the new one, while
+    // `stop()` took the held one and left the new stream running.
+    let mut h = Harness::with_caps(Capabilities {
+        native_follow_up: true,
+        ai_sdk_owns_history: true,
+        ..PI_CAPS
+    });
+    let chat = streaming_turn(&mut h);
+    h.send("queued");
+    let post = h.the_open(RequestKind::FollowUpPost).id;
+    h.respond(post, Reply::json(202, json!({"queued": true})));
+    h.respond(chat, Reply::sse(DONE.to_vec()));
+    let item = h.store.queued()[0].id.clone();
+    assert!(h.retry_queued(&item));
+    let delete = h.the_open(RequestKind::FollowUpDelete).id;
+    assert_eq!(h.store.status(), Status::Submitted, "held for the DELETE");
+    let chunk = parse_chunk(r#"{"type":"reasoning-delta","id":"r","delta":"x"}"#).unwrap();
+    h.act(|s, now| s.handle_chunk(chunk, now));
+    assert_eq!(h.store.status(), Status::Error);
+
+    h.send("next");
+    let next = h.the_open(RequestKind::Chat).id;
+    h.respond(delete, Reply::json(200, json!({"deleted": true})));
+    assert_eq!(h.open(RequestKind::Chat).len(), 1, "one turn at a time");
+    h.stop();
+    assert!(h.aborted.contains(&next), "stop ends the running turn");
+    assert!(h.open(RequestKind::Chat).is_empty());
+    assert_eq!(h.store.status(), Status::Ready);
+}
+
 fn streaming_turn(h: &mut Harness) -> agent_chat_store::store::RequestId {
     h.send("hello");
     let chat = h.the_open(RequestKind::Chat).id;
