@@ -188,4 +188,43 @@ for (const t of traces) {
   store.dispose();
 }
 
+// 4. Streamed JSON tool inputs, read in cuts of random length: the input shared with the
+// previous snapshot's value where it did not change (nested arrays and objects that grow, a
+// `__proto__` key, values that change type, a text that turns invalid and back).
+{
+  const inputs = [
+    JSON.stringify({ query: 'q', files: Array.from({ length: 40 }, (_, i) => ({ path: `src/f${i}.rs`, line: i * 37, tags: ['a', `t${i}`], nested: { deep: [[i], { k: 'v'.repeat(i) }] }, open: i % 2 === 0, score: i / 7 })) }),
+    '[[1,2,[3,[4,5]]],{"__proto__":{"x":[1,{"y":null}]},"constructor":{"a":1}},"tail",12345.5e2,true,null]',
+    '{"a":{"b":{"c":[{"d":"eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"},{"d":1}]}},"z":[]}',
+    '{"x":[1,2,3]} garbage {"y":',
+    '"just a long string' + ' value'.repeat(30) + '"',
+  ];
+  for (let seed = 1; seed <= 20; seed++) {
+    const r = prng(3000 + seed);
+    const text = inputs[seed % inputs.length];
+    const chunks = [{ type: 'start', messageId: 'm' }, { type: 'start-step' }, { type: 'tool-input-start', toolCallId: 't1', toolName: 'search' }];
+    for (let i = 0; i < text.length; ) {
+      const n = 1 + r.int(seed % 2 ? 4 : 40);
+      chunks.push({ type: 'tool-input-delta', toolCallId: 't1', inputTextDelta: text.slice(i, i + n) });
+      i += n;
+    }
+    let input;
+    try {
+      input = JSON.parse(text);
+    } catch {
+      input = { x: 1 };
+    }
+    chunks.push({ type: 'tool-input-available', toolCallId: 't1', toolName: 'search', input }, { type: 'finish-step' }, { type: 'finish' });
+    const { store, feed, close } = storeWith({ caps: aiCaps });
+    await settle(4);
+    store.send('go');
+    await settle(2);
+    await drive(r, store, feed, chunks, `tool input ${seed}`);
+    close();
+    await settle(3);
+    check(store, null, `tool input ${seed} end`);
+    store.dispose();
+  }
+}
+
 console.log(`snapshots checked: ${checks} (messages kept: ${kept}, parts kept in changed messages: ${partsKept}, unchanged messages given a new object: ${renewed})`);

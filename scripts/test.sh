@@ -37,6 +37,10 @@ step "Node: the installed package (release build) and the .d.ts"
 node --test tests/js/
 node_modules/.bin/tsc -p tests/ts/tsconfig.json
 
+step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
+bash bench/build.sh
+node bench/check-snapshots.mjs
+
 step "headless Chromium: wasm-bindgen-test against the scripted server"
 PORT=18787
 node tests/server/test-server.mjs "$PORT" > target/test-server.log 2>&1 &

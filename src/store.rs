@@ -695,12 +695,14 @@ impl ChatStore {
         let s = &self.session;
         tool_ui::export_message(&s.history.messages()[i], &s.tool_ui, &s.tools)
     }
-    /// Part `k` of message `i` as the UI gets it: its JSON, with the resolved `ui` on a tool
-    /// part (`export_message(i)["parts"][k]`, without exporting the other parts).
-    pub fn export_part(&self, i: usize, k: usize) -> Value {
+    /// Part `k` of message `i` as the UI gets it, shown as `shown` (the part itself, or it with
+    /// placeholders: [`crate::protocol::ToolPart::without_input`]): its JSON, with the resolved `ui` of the
+    /// part on a tool part (`export_message(i)["parts"][k]`, without exporting the other
+    /// parts). The `ui` does not depend on the fields a placeholder stands for.
+    pub fn export_part_as(&self, i: usize, k: usize, shown: &Part) -> Value {
         let s = &self.session;
         let part = &s.history.messages()[i].parts[k];
-        let mut v = serde_json::to_value(part).unwrap_or(Value::Null);
+        let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
         if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
             obj.insert("ui".into(), tool_ui::resolve(t, &s.tool_ui, &s.tools));
         }

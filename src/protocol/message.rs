@@ -248,6 +248,55 @@ impl ToolPart {
             extra: Object::new(),
         }
     }
+
+    /// This part with placeholders for its two long fields, to export it without them: an
+    /// `input` shows as `null` and a string `rawInput` as `""` (each keeps its key, and so
+    /// its place); a part without them has none.
+    pub fn without_input(&self) -> ToolPart {
+        let ToolPart {
+            tool_name,
+            dynamic,
+            tool_call_id,
+            state,
+            input,
+            output,
+            error_text,
+            details,
+            raw_input,
+            input_encoding,
+            provider_executed,
+            preliminary,
+            title,
+            tool_metadata,
+            call_provider_metadata,
+            result_provider_metadata,
+            approval,
+            extra,
+        } = self;
+        ToolPart {
+            tool_name: tool_name.clone(),
+            dynamic: *dynamic,
+            tool_call_id: tool_call_id.clone(),
+            state: *state,
+            input: input.as_ref().map(|_| Value::Null),
+            output: output.clone(),
+            error_text: error_text.clone(),
+            details: details.clone(),
+            raw_input: match raw_input {
+                Some(Value::String(_)) => Some(Value::String(String::new())),
+                other => other.clone(),
+            },
+            input_encoding: input_encoding.clone(),
+            provider_executed: *provider_executed,
+            preliminary: *preliminary,
+            title: title.clone(),
+            tool_metadata: tool_metadata.clone(),
+            call_provider_metadata: call_provider_metadata.clone(),
+            result_provider_metadata: result_provider_metadata.clone(),
+            approval: approval.clone(),
+            extra: extra.clone(),
+        }
+    }
 }
 
 /// One part of a message.

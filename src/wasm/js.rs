@@ -33,13 +33,26 @@ export function frozen_copy(arr, len) {
   if (arr.length > len) arr.length = len;
   return Object.freeze(arr.slice());
 }
-// A part whose long string (`text`, `rawInput`) is set apart from its JSON: that string is
-// the previous part's plus a suffix when it only grew (the engine concatenates without
-// copying).
-export function string_part(head, key, prev, suffix) {
+// A part whose long string (`text`, `rawInput`; none when `key` is empty) is set apart from its
+// JSON: that string is the previous part's plus a suffix when it only grew (the engine
+// concatenates without copying). A tool part's `input` (a placeholder in `head`) is given
+// apart too, when it has one (a value made by share_value or parse_frozen).
+export function string_part(head, key, prev, suffix, input) {
   const p = JSON.parse(head);
-  p[key] = prev === undefined ? suffix : prev[key] + suffix;
+  if (key) p[key] = prev === undefined ? suffix : prev[key] + suffix;
+  if (input !== undefined) p.input = input;
   return freeze(p);
+}
+// A changed array or object whose unchanged entries keep their (frozen) values: `json` is the
+// new value, from index `from` on for an array (the entries before are `prev`'s), with a null
+// in place of the entries `keep` lists (taken from `prev`) and of those `set` gives as
+// (key, value) pairs. The placeholders are own properties, so `__proto__` is one too.
+export function share_value(prev, from, json, keep, set) {
+  let v = JSON.parse(json);
+  if (from > 0) v = prev.slice(0, from).concat(v);
+  for (let i = 0; i < keep.length; i++) v[keep[i]] = prev[keep[i]];
+  for (let i = 0; i < set.length; i += 2) v[set[i]] = set[i + 1];
+  return freeze(v);
 }
 export function message(head, parts) {
   const m = JSON.parse(head);
@@ -121,7 +134,15 @@ extern "C" {
     pub fn patch_array(prev: &JsValue, len: u32, changed: &Array) -> JsValue;
     pub fn set_slot(arr: &JsValue, i: u32, v: &JsValue);
     pub fn frozen_copy(arr: &JsValue, len: u32) -> JsValue;
-    pub fn string_part(head: &str, key: &str, prev: &JsValue, suffix: &str) -> JsValue;
+    pub fn string_part(
+        head: &str,
+        key: &str,
+        prev: &JsValue,
+        suffix: &str,
+        input: &JsValue,
+    ) -> JsValue;
+    pub fn share_value(prev: &JsValue, from: u32, json: &str, keep: &Array, set: &Array)
+        -> JsValue;
     pub fn message(head: &str, parts: &Array) -> JsValue;
     pub fn make_error(text: &str) -> JsValue;
     #[allow(clippy::too_many_arguments)]

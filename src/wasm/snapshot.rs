@@ -12,13 +12,15 @@
 //!   string plus the new suffix (a rope in the JS engine), so a delta costs its own length,
 //!   not the whole text's, to cross into JS. A tool part equal to the one exported last time,
 //!   at the same `tool_ui_version` of the core (its resolved `ui` depends on more than the
-//!   part), keeps its entry without being exported again.
+//!   part), keeps its entry without being exported again. A tool part's `input` that changed
+//!   (the value streamed input deltas build) keeps the JS objects of its unchanged arrays and
+//!   objects: only what changed since the last snapshot crosses into JS.
 //! - the tool catalog (which can be large) is re-exported only when it differs.
 
 use std::borrow::Cow;
 
 use js_sys::Array;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::composer::{ComposerState, Status};
@@ -44,20 +46,12 @@ struct Exported {
 struct PartEntry {
     from: Exported,
     js: JsValue,
-    /// A tool part: the part it was exported from, and the core's `tool_ui_version` then. The
-    /// same part at the same version exports the same, so its entry is kept without exporting
-    /// the part again (a message streaming its 50th tool call re-exports that one only).
-    tool: Option<(Box<ToolPart>, u64)>,
-}
-
-impl PartEntry {
-    fn new(from: Exported, js: JsValue) -> Self {
-        PartEntry {
-            from,
-            js,
-            tool: None,
-        }
-    }
+    /// A tool part: the part it was exported from ([`ToolPart::without_input`]), and the core's
+    /// `tool_ui_version` then. The same part at the same version exports the same head, so it
+    /// is not exported again (a message streaming its 50th tool call re-exports that one only).
+    tool: Option<(Part, u64)>,
+    /// A tool part's `input` as exported, and its JS value.
+    input: Option<(Value, JsValue)>,
 }
 
 /// The parts' cache of the message last exported at `index`.
@@ -129,13 +123,10 @@ fn message_head(msg: &UIMessage) -> String {
     to_string(&head)
 }
 
-/// A part's JSON without its long string (left empty, so the key keeps its place), and that
-/// string with its key. The text of a text part is borrowed: it is copied only when it is
-/// exported.
-fn split_part(
-    part: &Part,
-    exported: Option<Value>,
-) -> (Value, Option<(&'static str, Cow<'_, str>)>) {
+/// A part other than a tool part ([`export_tool`]): its JSON without its long string (left
+/// empty, so the key keeps its place), and that string with its key. The text of a text part
+/// is borrowed: it is copied only when it is exported.
+fn split_part(part: &Part) -> (Value, Option<(&'static str, Cow<'_, str>)>) {
     let head = |p: Part| serde_json::to_value(p).unwrap_or_default();
     match part {
         Part::Text {
@@ -166,15 +157,7 @@ fn split_part(
             };
             (head(p), Some(("text", Cow::Borrowed(text))))
         }
-        _ => {
-            let mut json =
-                exported.unwrap_or_else(|| serde_json::to_value(part).unwrap_or_default());
-            let raw = match json.get_mut("rawInput") {
-                Some(Value::String(s)) => Some(("rawInput", Cow::Owned(std::mem::take(s)))),
-                _ => None,
-            };
-            (json, raw)
-        }
+        _ => (serde_json::to_value(part).unwrap_or_default(), None),
     }
 }
 
@@ -191,51 +174,187 @@ fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
         && ra == rb
 }
 
-/// Exports one part, reusing `prev` (what was exported at its position last time) where it
-/// still shows the part (then `true`). `exported` is the part's JSON from the core's export,
-/// for a tool part (it then carries its `ui`).
-fn export_part(part: &Part, exported: Option<Value>, prev: Option<PartEntry>) -> (PartEntry, bool) {
-    let (head, long) = split_part(part, exported);
+/// Exports one part from its JSON without its long string (`head`), that string with its key
+/// (`long`), and a tool part's `input` as it is to be exported (with whether it is the one
+/// `prev` shows), reusing `prev` (what was exported at its position last time) where it still
+/// shows the part (then `true`).
+fn export_part(
+    head: Value,
+    long: Option<(&'static str, Cow<'_, str>)>,
+    (input, same_input): (Option<(Value, JsValue)>, bool),
+    prev: Option<PartEntry>,
+) -> (PartEntry, bool) {
+    let input_js = input
+        .as_ref()
+        .map_or(JsValue::UNDEFINED, |(_, js)| js.clone());
+    let entry = |head, long, js| PartEntry {
+        from: Exported { head, long },
+        js,
+        tool: None,
+        input,
+    };
     if let Some(PartEntry {
         from: old,
         js: old_js,
         ..
     }) = prev
     {
+        let same = same_input && head == old.head;
         match (&long, old.long) {
-            (None, None) if head == old.head => {
-                let from = Exported { head, long: None };
-                return (PartEntry::new(from, old_js), true);
-            }
+            (None, None) if same => return (entry(head, None, old_js), true),
             (Some((key, s)), Some((old_key, mut old_s)))
                 if *key == old_key && starts_with(s.as_bytes(), old_s.as_bytes()) =>
             {
-                if s.len() == old_s.len() && head == old.head {
-                    let from = Exported {
-                        head,
-                        long: Some((key, old_s)),
-                    };
-                    return (PartEntry::new(from, old_js), true);
+                if s.len() == old_s.len() && same {
+                    return (entry(head, Some((key, old_s)), old_js), true);
                 }
                 // Only grew: the previous JS string plus the new suffix.
                 let suffix = &s[old_s.len()..];
-                let js = js::string_part(&to_string(&head), key, &old_js, suffix);
+                let js = js::string_part(&to_string(&head), key, &old_js, suffix, &input_js);
                 old_s.push_str(suffix);
-                let from = Exported {
-                    head,
-                    long: Some((key, old_s)),
-                };
-                return (PartEntry::new(from, js), false);
+                return (entry(head, Some((key, old_s)), js), false);
             }
             _ => {}
         }
     }
-    let js = match &long {
-        Some((key, s)) => js::string_part(&to_string(&head), key, &JsValue::UNDEFINED, s),
-        None => js::parse_frozen(&to_string(&head)),
-    };
+    let (key, s) = long.as_ref().map_or(("", ""), |(key, s)| (*key, &**s));
+    let js = js::string_part(&to_string(&head), key, &JsValue::UNDEFINED, s, &input_js);
     let long = long.map(|(key, s)| (key, s.into_owned()));
-    (PartEntry::new(Exported { head, long }, js), false)
+    (entry(head, long, js), false)
+}
+
+/// Exports tool part `k` of message `i` (see [`export_part`]). Its head (the part without its
+/// `input` and `rawInput`, with its resolved `ui`) is exported again only when it or the
+/// core's `tool_ui_version` changed; its `input`, when it changed, crosses into JS by its
+/// changed subtrees only ([`child`]): the streamed input of a call costs per snapshot one
+/// comparison and what changed since the last one, not a copy and a parse of the whole value.
+fn export_tool(
+    core: &ChatStore,
+    (i, k): (usize, usize),
+    t: &ToolPart,
+    ui_version: u64,
+    mut prev: Option<PartEntry>,
+) -> (PartEntry, bool) {
+    let shown = Part::Tool(Box::new(t.without_input()));
+    let kept = (prev.as_ref())
+        .filter(|e| (e.tool.as_ref()).is_some_and(|(old, v)| *v == ui_version && *old == shown))
+        .map(|e| e.from.head.clone());
+    let head = kept.unwrap_or_else(|| core.export_part_as(i, k, &shown));
+    let raw = match &t.raw_input {
+        Some(Value::String(s)) => Some(("rawInput", Cow::Borrowed(s.as_str()))),
+        _ => None,
+    };
+    // None exported before counts as a null (which a part without `input` has another head
+    // than one with).
+    let input = match (&t.input, prev.as_mut().and_then(|e| e.input.take())) {
+        (None, old) => (None, old.is_none()),
+        (Some(v), old) => {
+            let (mut old, old_js) = old.unwrap_or((Value::Null, JsValue::NULL));
+            match child(&mut old, &|| old_js.clone(), v) {
+                Child::Same => (Some((old, old_js)), true),
+                Child::Set(js) => (Some((old, js)), false),
+                Child::New => (Some((old, js::parse_frozen(&to_string(v)))), false),
+            }
+        }
+    };
+    let (mut entry, reused) = export_part(head, raw, input, prev);
+    entry.tool = Some((shown, ui_version));
+    (entry, reused)
+}
+
+/// How a value compares with what was exported for it.
+enum Child {
+    Same,
+    /// A changed array or object, exported sharing what did not change.
+    Set(JsValue),
+    /// Anything else that changed: to export whole.
+    New,
+}
+
+/// Brings `old` (exported as `old_js()`, called only when needed) to `new`, and tells how
+/// it changed. A changed array or object (of the same kind as before) gets a JS value whose
+/// unchanged entries keep their JS values: only what changed crosses into JS.
+fn child(old: &mut Value, old_js: &dyn Fn() -> JsValue, new: &Value) -> Child {
+    if *old == *new {
+        return Child::Same;
+    }
+    if !matches!(
+        (&*old, new),
+        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_))
+    ) {
+        *old = new.clone();
+        return Child::New;
+    }
+    let prev = old_js();
+    let (keep, set) = (Array::new(), Array::new());
+    // An entry of the JSON: a null for an unchanged array or object (taken from `prev`) and
+    // for one set, else itself.
+    let entry = |key: JsValue, c: Child, v: &Value| match c {
+        Child::Same if v.is_array() || v.is_object() => {
+            keep.push(&key);
+            Value::Null
+        }
+        Child::Set(js) => {
+            set.push(&key);
+            set.push(&js);
+            Value::Null
+        }
+        _ => v.clone(),
+    };
+    let get = |key: &JsValue| js_sys::Reflect::get(&prev, key).unwrap_or_default();
+    // The leading unchanged elements of an array are `prev`'s, not in the JSON.
+    let mut from = 0;
+    let json = match (old, new) {
+        (Value::Array(a), Value::Array(b)) => {
+            let mut out = Vec::new();
+            for (n, v) in b.iter().enumerate() {
+                let key = JsValue::from(n as u32);
+                let c = match a.get_mut(n) {
+                    Some(o) => child(o, &|| get(&key), v),
+                    None => {
+                        a.push(v.clone());
+                        Child::New
+                    }
+                };
+                if out.is_empty() && matches!(c, Child::Same) {
+                    from = n + 1;
+                } else {
+                    out.push(entry(key, c, v));
+                }
+            }
+            if a.len() > b.len() {
+                *a = b.clone();
+            }
+            Value::Array(out)
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            let mut out = Map::new();
+            let mut missing = a.len() != b.len();
+            for (k, v) in b {
+                let key = JsValue::from_str(k);
+                let c = match a.get_mut(k) {
+                    Some(o) => child(o, &|| get(&key), v),
+                    None => {
+                        missing = true;
+                        Child::New
+                    }
+                };
+                out.insert(k.clone(), entry(key, c, v));
+            }
+            if missing {
+                *a = b.clone();
+            }
+            Value::Object(out)
+        }
+        _ => Value::Null, // not reached: the same kinds
+    };
+    Child::Set(js::share_value(
+        &prev,
+        from as u32,
+        &to_string(&json),
+        &keep,
+        &set,
+    ))
 }
 
 impl SnapshotCache {
@@ -369,22 +488,12 @@ impl SnapshotCache {
         let mut entries = Vec::with_capacity(msg.parts.len());
         for (p, part) in msg.parts.iter().enumerate() {
             let prev = old_parts.next();
-            let (entry, reused) = match (part, prev) {
-                (Part::Tool(t), Some(prev))
-                    if prev
-                        .tool
-                        .as_ref()
-                        .is_some_and(|(old, v)| *v == ui_version && old == t) =>
-                {
-                    (prev, true)
+            let (entry, reused) = match part {
+                Part::Tool(t) => export_tool(core, (i, p), t, ui_version, prev),
+                _ => {
+                    let (head, long) = split_part(part);
+                    export_part(head, long, (None, true), prev)
                 }
-                (Part::Tool(t), prev) => {
-                    let json = core.export_part(i, p);
-                    let (mut entry, reused) = export_part(part, Some(json), prev);
-                    entry.tool = Some((t.clone(), ui_version));
-                    (entry, reused)
-                }
-                (_, prev) => export_part(part, None, prev),
             };
             same &= reused;
             parts.set(p as u32, entry.js.clone());
