@@ -482,6 +482,9 @@ impl std::fmt::Debug for ChatStore {
 }
 
 /// Percent-encodes a path segment or query value (everything but RFC 3986's unreserved set).
+/// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
+const TOOL_UI_SEARCH: usize = 64;
+
 /// How much of a 2xx stream answer is kept to tell what it was when it held no event.
 const SNIFF_BYTES: usize = 256;
 
@@ -1655,10 +1658,14 @@ impl ChatStore {
         };
         self.session.tool_ui.insert(call.clone(), update);
         self.tool_ui_version += 1;
-        // The newest message holding the call is almost always the last one or near it.
+        // The message holding the call is the running turn's, the last one or near it. The
+        // search stops after TOOL_UI_SEARCH messages: a chunk naming a call no message has
+        // (hostile, or a stale progress update) would otherwise cost the whole history per
+        // chunk. An older message shows the update the next time it changes.
         let h = &mut self.session.history;
         if let Some(i) = (0..h.len())
             .rev()
+            .take(TOOL_UI_SEARCH)
             .find(|&i| tool_ui::has_call(&h.messages()[i], &call))
         {
             h.at_mut(i);

@@ -1032,6 +1032,53 @@ fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
     assert_eq!(h.store.status(), Status::Ready);
 }
 
+#[test]
+fn tool_ui_chunks_for_unknown_calls_change_no_message_at_a_long_history() {
+    // A server naming calls no message holds, chunk after chunk: nothing is marked changed
+    // (the snapshot re-exports nothing), the search for the call stops after the newest
+    // messages, the map of updates stays bounded, and the store goes on working. A call in
+    // the running turn's message still updates it. (pi mode: there data chunks are not
+    // history; in AI SDK mode each one is a data part of the streamed message.)
+    let mut opts = options_with(PI_CAPS);
+    opts.hydrate = true;
+    let mut h = Harness::new(opts);
+    let tool = |id: &str, call: &str| {
+        json!({"id": id, "role": "assistant", "parts": [
+        {"type": "dynamic-tool", "toolName": "ls", "toolCallId": call, "state": "output-available",
+         "input": {}, "output": "ok"}]})
+    };
+    let mut list: Vec<Value> = (0..5_000)
+        .map(|i| json!({"id": format!("m{i}"), "role": "user", "parts": [{"type": "text", "text": "t"}]}))
+        .collect();
+    list.push(tool("last", "live"));
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(get, Reply::json(200, json!({"messages": list})));
+    assert_eq!(h.store.messages().len(), 5_001);
+    let versions: Vec<u64> = (0..5_001).map(|i| h.store.message_version(i)).collect();
+    for n in 0..20_000 {
+        let chunk = parse_chunk(
+            &json!({"type": "data-tool-ui", "data": {"toolCallId": format!("nobody-{n}"), "icon": "x"}})
+                .to_string(),
+        )
+        .unwrap();
+        h.act(|s, now| s.handle_chunk(chunk, now));
+    }
+    let changed: Vec<usize> = (0..5_001)
+        .filter(|&i| h.store.message_version(i) != versions[i])
+        .collect();
+    assert!(changed.is_empty(), "messages changed: {changed:?}");
+    let chunk =
+        parse_chunk(r#"{"type":"data-tool-ui","data":{"toolCallId":"live","icon":"spinner"}}"#)
+            .unwrap();
+    h.act(|s, now| s.handle_chunk(chunk, now));
+    assert!(h.store.message_version(5_000) > versions[5_000]);
+    assert_eq!(
+        h.store.export_message(5_000)["parts"][0]["ui"]["icon"],
+        "spinner"
+    );
+    a_normal_turn_works(&mut h);
+}
+
 fn streaming_turn(h: &mut Harness) -> agent_chat_store::store::RequestId {
     h.send("hello");
     let chat = h.the_open(RequestKind::Chat).id;
