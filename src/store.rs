@@ -379,6 +379,9 @@ struct Session {
     /// not applied. A later hand-off to the pi projection must then not let the next user
     /// message-start (a follow-up's) adopt the optimistic message.
     ignored_user_start: bool,
+    /// The turn the reducers last started (`data-turn-start`), running or not: a repeated
+    /// turn-start of it (a replay from the start of the server's buffer) is not a new turn.
+    reducer_turn: Option<String>,
     /// A follow-up being re-sent as a new message after a DELETE of the server's copy: the
     /// chat POST waits for the DELETE's answer, or the copy could still run first (a POST
     /// that reached the server late would make it run twice).
@@ -425,6 +428,7 @@ impl Session {
             resume_at: None,
             send_queue_when_idle: false,
             ignored_user_start: false,
+            reducer_turn: None,
             held_turn: None,
         }
     }
@@ -502,8 +506,15 @@ fn looks_like_sse(body: &[u8]) -> bool {
     if line.starts_with(b":") {
         return true;
     }
+    const FIELDS: [&[u8]; 4] = [b"data", b"event", b"id", b"retry"];
     let field = line.split(|&b| b == b':').next().unwrap_or(line);
-    matches!(field, b"data" | b"event" | b"id" | b"retry")
+    if FIELDS.contains(&field) {
+        return true;
+    }
+    // The kept bytes may end inside the first field name (a body padded with blank lines):
+    // an unterminated line that begins a field name still reads as a stream.
+    let end = line.as_ptr() as usize - body.as_ptr() as usize + line.len();
+    end == body.len() && FIELDS.iter().any(|f| f.starts_with(line))
 }
 
 fn encode(s: &str) -> String {
@@ -2042,14 +2053,17 @@ impl ChatStore {
                 // of the turn already running (a resume that replays from the start of the
                 // server's buffer) is not a new turn: resetting the seq watermark would apply
                 // the replayed deltas a second time.
-                if self.session.turn_id.as_deref() != Some(turn_id.as_str()) {
-                    self.session.pi.new_turn();
-                    // `turnId` names the running turn: a chunk fed while none runs (a host's
-                    // own transport through `handle_chunk`) starts the reducer's turn only.
-                    if self.session.turn_active {
-                        self.session.turn_id = Some(turn_id);
-                        self.touch();
-                    }
+                let s = &mut self.session;
+                let id = Some(turn_id.as_str());
+                if s.turn_id.as_deref() != id && s.reducer_turn.as_deref() != id {
+                    s.pi.new_turn();
+                    s.reducer_turn = Some(turn_id.clone());
+                }
+                // `turnId` names the running turn: a chunk fed while none runs (a host's own
+                // transport through `handle_chunk`) starts the reducers' turn only.
+                if s.turn_active && s.turn_id.as_deref() != id {
+                    s.turn_id = Some(turn_id);
+                    self.touch();
                 }
             }
             Chunk::Pi(ev) if pi_owns => {

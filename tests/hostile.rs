@@ -1086,3 +1086,68 @@ fn streaming_turn(h: &mut Harness) -> agent_chat_store::store::RequestId {
     h.respond(chat, Reply::sse(first).open());
     chat
 }
+
+#[test]
+fn a_host_transport_replaying_the_turn_start_applies_deltas_once() {
+    // Found in review: with `turnId` kept only for a running turn, a `data-turn-start` fed
+    // through `handle_chunk` again (a host's transport resuming from the start of the
+    // server's buffer) restarted the seq watermark and the replayed deltas doubled the text.
+    let mut h = pi();
+    let feed = |h: &mut Harness, v: Value| {
+        let c = parse_chunk(&v.to_string()).unwrap();
+        h.act(|s, now| s.handle_chunk(c, now));
+    };
+    feed(
+        &mut h,
+        json!({"type": "data-pi-mode", "data": {"enabled": true}}),
+    );
+    for _ in 0..2 {
+        feed(
+            &mut h,
+            json!({"type": "data-turn-start", "data": {"turnId": "turn-1"}}),
+        );
+        feed(
+            &mut h,
+            pi_chunk(
+                "message-start",
+                1,
+                json!({"messageId": "a1", "role": "assistant"}),
+            ),
+        );
+        feed(
+            &mut h,
+            pi_chunk(
+                "text-delta",
+                2,
+                json!({"messageId": "a1", "partId": "0", "delta": "Hi"}),
+            ),
+        );
+    }
+    let i = h
+        .store
+        .messages()
+        .iter()
+        .position(|m| m.id == "a1")
+        .unwrap();
+    assert_eq!(h.store.messages()[i].text(), "Hi");
+    assert_eq!(h.store.turn_id(), None, "no turn runs");
+}
+
+#[test]
+fn a_stream_cut_inside_its_first_field_name_after_padding_is_resumed() {
+    // Found in review: the first 256 bytes of a body without events are kept to tell a page
+    // from a stream; blank-line padding pushed the first field name across that boundary and
+    // a cut stream (to be resumed) was failed as "not an event stream".
+    let run = |pad: usize| {
+        let mut h = pi();
+        h.send("hi");
+        let chat = h.the_open(RequestKind::Chat).id;
+        let mut body = vec![b'\n'; pad];
+        body.extend_from_slice(b"data: {\"type\":\"start\"");
+        h.respond(chat, Reply::sse(body));
+        (h.store.status(), h.store.error().map(|e| e.kind))
+    };
+    for pad in [10, 253, 254, 255] {
+        assert_eq!(run(pad), (Status::Streaming, None), "padding {pad}");
+    }
+}
