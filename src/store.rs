@@ -539,19 +539,21 @@ pub fn history_for_storage(messages: &[UIMessage]) -> Value {
 fn message_for_storage(m: &UIMessage) -> Value {
     let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
     if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
-        for p in parts {
-            let is_data_file = p.get("type").and_then(Value::as_str) == Some("file")
-                && p.get("url")
-                    .and_then(Value::as_str)
-                    .is_some_and(|u| u.starts_with("data:"));
-            if is_data_file {
-                if let Some(obj) = p.as_object_mut() {
-                    obj.remove("url");
-                }
+        for p in parts.iter_mut().filter(|p| is_data_url_file(p)) {
+            if let Some(obj) = p.as_object_mut() {
+                obj.remove("url");
             }
         }
     }
     v
+}
+
+/// A part's JSON is a file part whose `url` is a `data:` URL.
+fn is_data_url_file(p: &Value) -> bool {
+    p.get("type").and_then(Value::as_str) == Some("file")
+        && p.get("url")
+            .and_then(Value::as_str)
+            .is_some_and(|u| u.starts_with("data:"))
 }
 
 /// Whether the stored form of `m` differs from what the chat POST sends: it has a file part
@@ -559,12 +561,7 @@ fn message_for_storage(m: &UIMessage) -> Value {
 fn has_data_url(m: &UIMessage) -> bool {
     m.parts.iter().any(|p| match p {
         Part::File { url, .. } => url.starts_with("data:"),
-        Part::Other(v) => {
-            v.get("type").and_then(Value::as_str) == Some("file")
-                && v.get("url")
-                    .and_then(Value::as_str)
-                    .is_some_and(|u| u.starts_with("data:"))
-        }
+        Part::Other(v) => is_data_url_file(v),
         _ => false,
     })
 }
@@ -2139,16 +2136,12 @@ impl ChatStore {
     /// last assistant message when the turn continues it, else a new one.
     fn ui_message_index(&mut self) -> usize {
         let s = &mut self.session;
-        if let Some(id) = s.ui.message_id.as_deref() {
-            // Every chunk asks: the streamed message is nearly always the last one, which
-            // costs one id comparison rather than hashing the id.
-            let last = s.history.len().wrapping_sub(1);
-            if s.history.last().is_some_and(|m| m.id == id) {
-                return last;
-            }
-            if let Some(i) = s.history.position(id) {
-                return i;
-            }
+        if let Some(i) =
+            s.ui.message_id
+                .as_deref()
+                .and_then(|id| s.history.position(id))
+        {
+            return i;
         }
         let continues = s.history.last().is_some_and(|m| m.role == Role::Assistant);
         let i = if continues {

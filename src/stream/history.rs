@@ -60,7 +60,12 @@ impl History {
     }
 
     pub fn position(&self, id: &str) -> Option<usize> {
-        self.index.get(id).copied()
+        // The message asked for is nearly always the last one (the streamed message, once per
+        // chunk): one comparison rather than hashing the id.
+        match self.messages.last() {
+            Some(m) if m.id == id => Some(self.messages.len() - 1),
+            _ => self.index.get(id).copied(),
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<&UIMessage> {
