@@ -853,10 +853,7 @@ fn removing_a_posting_follow_up_keeps_one_post_in_flight() {
     // handling alone). `retry_queued` of a `posting` item after the turn ended (sent as a new
     // message) leaves its POST untracked the same way.
     let mut h = pi();
-    h.send("hello");
-    let chat = h.the_open(RequestKind::Chat).id;
-    let first = sse(&[json!({"type": "data-turn-start", "data": {"turnId": "turn-1"}})]);
-    h.respond(chat, Reply::sse(first).open());
+    streaming_turn(&mut h);
     h.send("A");
     h.send("B");
     let a = h.the_open(RequestKind::FollowUpPost);
@@ -1123,12 +1120,7 @@ fn a_host_transport_replaying_the_turn_start_applies_deltas_once() {
             ),
         );
     }
-    let i = h
-        .store
-        .messages()
-        .iter()
-        .position(|m| m.id == "a1")
-        .unwrap();
+    let i = h.message_index("a1");
     assert_eq!(h.store.messages()[i].text(), "Hi");
     assert_eq!(h.store.turn_id(), None, "no turn runs");
 }

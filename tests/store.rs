@@ -1528,12 +1528,7 @@ fn tool_parts_resolve_their_ui_from_details_then_data_tool_ui_then_the_catalog()
             ),
         ]),
     );
-    let i = h
-        .store
-        .messages()
-        .iter()
-        .position(|m| m.id == "a1")
-        .unwrap();
+    let i = h.message_index("a1");
     // From the catalog only.
     assert_eq!(
         h.store.export_message(i)["parts"][0]["ui"],

@@ -476,6 +476,12 @@ impl Harness {
             .map(|m| serde_json::to_value(m).unwrap())
             .collect()
     }
+
+    /// The position of message `id` in the store's history (panics when it is not there).
+    pub fn message_index(&self, id: &str) -> usize {
+        let messages = self.store.messages();
+        (messages.iter().position(|m| m.id == id)).unwrap_or_else(|| panic!("no message {id}"))
+    }
 }
 
 // ----- fixtures and stream building -----
