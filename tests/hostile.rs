@@ -43,6 +43,25 @@ fn pi() -> Harness {
     Harness::with_caps(PI_CAPS)
 }
 
+/// A store that asks for its capabilities and catalog and hydrates: three start-up requests.
+fn starting() -> Harness {
+    let mut opts = options();
+    opts.hydrate = true;
+    Harness::new(opts)
+}
+
+/// Answers the three start-up requests of [`starting`] alike.
+fn answer_start_up(h: &mut Harness, reply: impl Fn() -> Reply) {
+    for kind in [
+        RequestKind::Capabilities,
+        RequestKind::Catalog,
+        RequestKind::MessagesGet,
+    ] {
+        let id = h.the_open(kind).id;
+        h.respond(id, reply());
+    }
+}
+
 /// An AI SDK turn's stream answering `text`.
 fn ui_turn(message_id: &str, text: &str) -> Vec<u8> {
     let mut b = sse(&[
@@ -190,22 +209,11 @@ fn invalid_utf8_in_the_stream_becomes_replacement_characters_and_the_turn_goes_o
 #[test]
 fn invalid_utf8_in_json_answers_falls_back_to_defaults() {
     small_stack(|| {
-        let mut opts = options();
-        opts.hydrate = true;
-        let mut h = Harness::new(opts);
-        let bad = b"{\"nativeFollowUp\":\xFFtrue}".to_vec();
-        let caps = h.the_open(RequestKind::Capabilities).id;
-        h.respond(
-            caps,
-            Reply::bytes(200, Some("application/json"), bad.clone()),
-        );
-        let cat = h.the_open(RequestKind::Catalog).id;
-        h.respond(
-            cat,
-            Reply::bytes(200, Some("application/json"), bad.clone()),
-        );
-        let hist = h.the_open(RequestKind::MessagesGet).id;
-        h.respond(hist, Reply::bytes(200, Some("application/json"), bad));
+        let mut h = starting();
+        let bad = b"{\"nativeFollowUp\":\xFFtrue}";
+        answer_start_up(&mut h, || {
+            Reply::bytes(200, Some("application/json"), bad.to_vec())
+        });
         assert!(h.store.capabilities_loaded() && h.store.hydrated());
         assert_eq!(h.store.capabilities(), Capabilities::default());
         assert!(h.store.messages().is_empty() && h.store.tools().is_empty());
@@ -404,24 +412,14 @@ fn deeply_nested_tool_input_deltas_fail_the_parse_not_the_stack() {
 #[test]
 fn deeply_nested_json_answers_fall_back_to_defaults() {
     small_stack(|| {
-        let mut opts = options();
-        opts.hydrate = true;
-        let mut h = Harness::new(opts);
+        let mut h = starting();
         let deep = format!(
             r#"{{"messages":{0},"tools":{0},"nativeFollowUp":{0}}}"#,
             nested(100_000)
         );
-        for kind in [
-            RequestKind::Capabilities,
-            RequestKind::Catalog,
-            RequestKind::MessagesGet,
-        ] {
-            let id = h.the_open(kind).id;
-            h.respond(
-                id,
-                Reply::bytes(200, Some("application/json"), deep.clone()),
-            );
-        }
+        answer_start_up(&mut h, || {
+            Reply::bytes(200, Some("application/json"), deep.clone())
+        });
         assert!(h.store.capabilities_loaded() && h.store.hydrated());
         assert_eq!(h.store.capabilities(), Capabilities::default());
         a_normal_turn_works(&mut h);
@@ -434,9 +432,7 @@ fn deeply_nested_json_answers_fall_back_to_defaults() {
 fn proto_keys_stay_plain_data_in_every_place_they_can_appear() {
     small_stack(|| {
         let hostile = json!({"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "prototype": 1, "ok": 1});
-        let mut opts = options();
-        opts.hydrate = true;
-        let mut h = Harness::new(opts);
+        let mut h = starting();
         // Capabilities: a `__proto__` holding `nativeFollowUp` is not the field.
         let caps = h.the_open(RequestKind::Capabilities).id;
         h.respond(
@@ -623,20 +619,10 @@ fn an_html_answer_instead_of_the_stream_is_a_protocol_error_and_the_store_stays_
             a_normal_turn_works(&mut h);
         }
         // The same page as a capabilities / catalog / history answer: defaults, no crash.
-        let mut opts = options();
-        opts.hydrate = true;
-        let mut h = Harness::new(opts);
-        for kind in [
-            RequestKind::Capabilities,
-            RequestKind::Catalog,
-            RequestKind::MessagesGet,
-        ] {
-            let id = h.the_open(kind).id;
-            h.respond(
-                id,
-                Reply::bytes(200, Some("text/html"), "<html>oops</html>"),
-            );
-        }
+        let mut h = starting();
+        answer_start_up(&mut h, || {
+            Reply::bytes(200, Some("text/html"), "<html>oops</html>")
+        });
         assert!(h.store.capabilities_loaded() && h.store.hydrated());
         a_normal_turn_works(&mut h);
     });
@@ -715,20 +701,10 @@ fn malformed_json_answers_never_break_the_store() {
             b"{\"nativeFollowUp\":true}garbage",
         ];
         for body in bodies {
-            let mut opts = options();
-            opts.hydrate = true;
-            let mut h = Harness::new(opts);
-            for kind in [
-                RequestKind::Capabilities,
-                RequestKind::Catalog,
-                RequestKind::MessagesGet,
-            ] {
-                let id = h.the_open(kind).id;
-                h.respond(
-                    id,
-                    Reply::bytes(200, Some("application/json"), body.to_vec()),
-                );
-            }
+            let mut h = starting();
+            answer_start_up(&mut h, || {
+                Reply::bytes(200, Some("application/json"), body.to_vec())
+            });
             let what = String::from_utf8_lossy(body);
             assert!(
                 h.store.capabilities_loaded() && h.store.hydrated(),
