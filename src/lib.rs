@@ -66,6 +66,7 @@ pub mod followup;
 pub mod protocol;
 pub mod random;
 pub mod replay;
+mod scan;
 pub mod sse;
 pub mod store;
 pub mod stream;

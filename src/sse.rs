@@ -46,6 +46,79 @@ pub enum SseError {
 /// One decoded item: an event, or the report of an event that was dropped.
 pub type SseItem = Result<SseEvent, SseError>;
 
+/// Where the decoder puts what it decodes. The decoder lends each event's fields only for the
+/// call, so a sink that needs no owned copy (the store's [`SseBatch`]) costs no allocation per
+/// event.
+pub trait SseSink {
+    /// A dispatched event: its data, the last event id (`None` when empty) and its type
+    /// (`None` when absent or empty).
+    fn event(&mut self, data: &str, id: Option<&str>, event: Option<&str>);
+    /// An event over the size limit was dropped.
+    fn too_large(&mut self, limit: usize);
+}
+
+impl SseSink for Vec<SseItem> {
+    fn event(&mut self, data: &str, id: Option<&str>, event: Option<&str>) {
+        self.push(Ok(SseEvent {
+            data: data.to_owned(),
+            id: id.map(str::to_owned),
+            event: event.map(str::to_owned),
+        }));
+    }
+
+    fn too_large(&mut self, limit: usize) {
+        self.push(Err(SseError::EventTooLarge { limit }));
+    }
+}
+
+/// The data of the events of one network read, in one buffer that is reused read after read:
+/// the store's sink. The store reads only an event's data (resume uses the decoder's
+/// [`last_event_id`](SseDecoder::last_event_id)), so ids and types are not kept.
+#[derive(Debug, Default, Clone)]
+pub struct SseBatch {
+    text: String,
+    /// Per item: the end of its data in `text` (it starts where the previous one ended), or
+    /// `Err` for an event dropped as too large.
+    ends: Vec<Result<usize, SseError>>,
+}
+
+impl SseBatch {
+    /// The items in order: an event's data, or the report of a dropped event.
+    pub fn iter(&self) -> impl Iterator<Item = Result<&str, &SseError>> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |end| match end {
+            Ok(end) => {
+                let data = &self.text[start..*end];
+                start = *end;
+                Ok(data)
+            }
+            Err(e) => Err(e),
+        })
+    }
+
+    /// Empties the batch, keeping its buffers for the next read.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+
+    /// Whether no item is held.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl SseSink for SseBatch {
+    fn event(&mut self, data: &str, _id: Option<&str>, _event: Option<&str>) {
+        self.text.push_str(data);
+        self.ends.push(Ok(self.text.len()));
+    }
+
+    fn too_large(&mut self, limit: usize) {
+        self.ends.push(Err(SseError::EventTooLarge { limit }));
+    }
+}
+
 /// Generous enough for a full message snapshot in one event, small enough that a broken server
 /// cannot exhaust a browser tab's memory.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
@@ -122,9 +195,10 @@ impl SseDecoder {
         }
     }
 
-    /// Feeds bytes split anywhere; appends completed items to `out`, so a caller that decodes a
-    /// long stream reuses one vector instead of allocating one per network chunk.
-    pub fn push_into(&mut self, mut bytes: &[u8], out: &mut Vec<SseItem>) {
+    /// Feeds bytes split anywhere; hands completed items to `out` (a `Vec<SseItem>` or an
+    /// [`SseBatch`]), so a caller that decodes a long stream reuses its buffers instead of
+    /// allocating per network chunk.
+    pub fn push_into(&mut self, mut bytes: &[u8], out: &mut dyn SseSink) {
         // The BOM may arrive a byte at a time: hold a matching prefix until it is decided.
         while self.bom < 3 {
             let Some((&b, rest)) = bytes.split_first() else {
@@ -182,14 +256,14 @@ impl SseDecoder {
         self.dispatched
     }
 
-    fn feed(&mut self, mut rest: &[u8], out: &mut Vec<SseItem>) {
+    fn feed(&mut self, mut rest: &[u8], out: &mut dyn SseSink) {
         if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
             if rest[0] == b'\n' {
                 rest = &rest[1..];
             }
         }
-        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(i) = crate::scan::line_end(rest) {
             let line = &rest[..i];
             if self.mode == Line::Keep
                 && self.line.is_empty()
@@ -220,7 +294,7 @@ impl SseDecoder {
     }
 
     /// Adds bytes to the unfinished line, or drops them (comment, oversized event).
-    fn append(&mut self, bytes: &[u8], out: &mut Vec<SseItem>) {
+    fn append(&mut self, bytes: &[u8], out: &mut dyn SseSink) {
         if bytes.is_empty() || self.mode != Line::Keep {
             return;
         }
@@ -229,7 +303,7 @@ impl SseDecoder {
         } else if self.line.is_empty() && bytes[0] == b':' {
             self.mode = Line::Comment;
         } else if !self.fits(bytes.len()) {
-            out.push(Err(SseError::EventTooLarge { limit: self.limit }));
+            out.too_large(self.limit);
             self.dispatched += 1;
             self.line.clear();
             self.data.clear();
@@ -243,7 +317,7 @@ impl SseDecoder {
     }
 
     /// A line end after the bytes collected by `append`.
-    fn end_line(&mut self, out: &mut Vec<SseItem>) {
+    fn end_line(&mut self, out: &mut dyn SseSink) {
         match mem::replace(&mut self.mode, Line::Keep) {
             Line::Comment | Line::Skip => {}
             // Nothing was kept while skipping, so this line is blank: the oversized event ends.
@@ -261,7 +335,7 @@ impl SseDecoder {
     }
 
     /// WHATWG "process the line" on a complete line without its line end.
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseItem>) {
+    fn process_line(&mut self, line: &[u8], out: &mut dyn SseSink) {
         if line.is_empty() {
             self.dispatch(out);
             return;
@@ -298,7 +372,7 @@ impl SseDecoder {
     }
 
     /// WHATWG "dispatch the event" at a blank line.
-    fn dispatch(&mut self, out: &mut Vec<SseItem>) {
+    fn dispatch(&mut self, out: &mut dyn SseSink) {
         self.in_event = false;
         // The id is committed even when there is no data: a server may send `id:` alone to
         // move the resume point.
@@ -309,21 +383,24 @@ impl SseDecoder {
             self.event_type.clear();
             return;
         }
-        self.data.pop();
-        let event = SseEvent {
-            data: mem::take(&mut self.data),
-            id: self.last_event_id().map(str::to_owned),
-            event: (!self.event_type.is_empty()).then(|| mem::take(&mut self.event_type)),
-        };
+        // Lent to the sink, then cleared: the buffers keep their capacity for the next event.
+        let data = &self.data[..self.data.len() - 1];
+        let event = (!self.event_type.is_empty()).then_some(self.event_type.as_str());
+        out.event(data, self.last_event_id(), event);
+        self.data.clear();
         self.event_type.clear();
-        out.push(Ok(event));
         self.dispatched += 1;
     }
 }
 
 /// UTF-8 with U+FFFD for invalid bytes, as the WHATWG decoder does; borrows when valid.
+/// `from_utf8` first: it checks a valid line (the usual case) several times faster than the
+/// lossy decoder's chunk iterator does.
 fn decode(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 #[cfg(test)]
@@ -345,6 +422,34 @@ mod tests {
             d.push_into(c, &mut out);
         }
         (out, d)
+    }
+
+    /// The store's batch holds the same data as the owned items, in every split of a body with
+    /// ids, types, CRs, a dropped event, invalid UTF-8 and a multi-byte character.
+    #[test]
+    fn the_batch_holds_what_the_items_hold_in_every_split() {
+        let body: &[u8] = b"id: 1\nevent: e\ndata: a\r\ndata: \xC3\xA9\xFF\r\r: c\ndata: 0123456789\n\ndata: [DONE]\n\ndata\n\n";
+        for cut in 0..=body.len() {
+            let (mut owned, mut batch) = (Vec::new(), SseBatch::default());
+            let (mut d1, mut d2) = (
+                SseDecoder::with_max_event_bytes(12),
+                SseDecoder::with_max_event_bytes(12),
+            );
+            for part in [&body[..cut], &body[cut..]] {
+                d1.push_into(part, &mut owned);
+                d2.push_into(part, &mut batch);
+            }
+            let from_items: Vec<Result<String, SseError>> =
+                owned.into_iter().map(|i| i.map(|e| e.data)).collect();
+            let from_batch: Vec<Result<String, SseError>> = batch
+                .iter()
+                .map(|i| i.map(str::to_owned).map_err(Clone::clone))
+                .collect();
+            assert_eq!(from_batch, from_items, "cut at {cut}");
+            assert_eq!(from_items.len(), 4);
+            batch.clear();
+            assert!(batch.is_empty() && batch.iter().next().is_none());
+        }
     }
 
     #[test]

@@ -28,10 +28,11 @@ use crate::protocol::chunk::{parse_chunk, Chunk, PiEvent, UiChunk};
 use crate::protocol::json::to_string;
 use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
-use crate::sse::{SseDecoder, SseError, SseItem};
+use crate::sse::{SseBatch, SseDecoder, SseError};
+use crate::stream::fast_chunk::Delta;
 use crate::stream::history::{HistoryBodyError, HistoryParser};
 use crate::stream::pi::{PiEffect, PiReducer};
-use crate::stream::ui_message::{UiEffect, UiMessageReducer};
+use crate::stream::ui_message::{UiEffect, UiMessageReducer, Violation};
 use crate::stream::History;
 use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdate, ToolUiUpdates};
 
@@ -472,7 +473,7 @@ pub struct ChatStore {
     /// (a `data-tool-ui`, a new catalog, another session).
     tool_ui_version: u64,
     disposed: bool,
-    scratch: Vec<SseItem>,
+    scratch: SseBatch,
 }
 
 impl std::fmt::Debug for ChatStore {
@@ -670,7 +671,7 @@ impl ChatStore {
             version_floor: 0,
             tool_ui_version: 0,
             disposed: false,
-            scratch: Vec::new(),
+            scratch: SseBatch::default(),
         };
         store.open_session(now_ms);
         store
@@ -731,6 +732,11 @@ impl ChatStore {
     /// The version of message `i`: it changes exactly when that message changes.
     pub fn message_version(&self, i: usize) -> u64 {
         self.session.history.version(i)
+    }
+    /// The version of the last change of message `i` other than appends to its texts: while
+    /// it is not newer than a version seen, its texts only grew since.
+    pub fn message_reshaped(&self, i: usize) -> u64 {
+        self.session.history.reshaped(i)
     }
     /// Every message's version, by position ([`ChatStore::message_version`] of each).
     pub fn message_versions(&self) -> &[u64] {
@@ -1303,10 +1309,11 @@ impl ChatStore {
             // Follow-ups queued while the chat POST was on its way may go now.
             self.pump(now_ms);
         }
-        let mut items = std::mem::take(&mut self.scratch);
-        self.session.decoder.push_into(bytes, &mut items);
-        self.apply_events(&mut items, now_ms);
-        self.scratch = items;
+        let mut batch = std::mem::take(&mut self.scratch);
+        self.session.decoder.push_into(bytes, &mut batch);
+        self.apply_events(&batch, now_ms);
+        batch.clear();
+        self.scratch = batch;
     }
 
     /// The response ended normally.
@@ -1985,10 +1992,10 @@ impl ChatStore {
         self.pump(now_ms);
     }
 
-    fn apply_events(&mut self, items: &mut Vec<SseItem>, now_ms: u64) {
+    fn apply_events(&mut self, batch: &SseBatch, now_ms: u64) {
         let before = self.session.history.revision();
         let stream = self.session.stream;
-        for item in items.drain(..) {
+        for item in batch.iter() {
             if self.session.stream != stream {
                 // A violation failed the turn (or an error ended it) mid-read: the `ai` package
                 // stops processing there, and so does the store — the rest of the read is
@@ -1997,25 +2004,20 @@ impl ChatStore {
             }
             self.session.events_seen += 1;
             match item {
-                Ok(ev) => {
-                    if ev.data == "[DONE]" {
-                        self.session.stream_done = true;
-                        continue;
-                    }
-                    // Deltas in their canonical shape skip the `Value` tree (most of the
-                    // per-event cost of a long stream); anything else takes the full parser.
-                    let parsed = match crate::stream::fast_chunk::parse_delta(&ev.data) {
-                        Some(chunk) => Ok(chunk),
-                        None => parse_chunk(&ev.data),
-                    };
-                    match parsed {
+                Ok("[DONE]") => self.session.stream_done = true,
+                // Deltas in their canonical shape are applied in place, without the `Value`
+                // tree or the chunk (most of the per-event cost of a long stream); anything
+                // else takes the full parser.
+                Ok(data) => match crate::stream::fast_chunk::parse_delta(data) {
+                    Some(delta) => self.apply_delta(delta, now_ms),
+                    None => match parse_chunk(data) {
                         Ok(chunk) => self.apply_chunk(chunk, now_ms),
                         Err(e) => {
                             let error = ChatError::protocol(e.to_string());
                             self.events.push_back(StoreEvent::Error { error });
                         }
-                    }
-                }
+                    },
+                },
                 Err(SseError::EventTooLarge { limit }) => {
                     let error = ChatError::protocol(format!(
                         "an event larger than {limit} bytes was skipped"
@@ -2026,6 +2028,42 @@ impl ChatStore {
         }
         if self.session.history.revision() != before {
             self.touch();
+        }
+    }
+
+    /// What [`apply_chunk`](Self::apply_chunk) does with a delta's chunk, without building it:
+    /// the same authority gate, and the reducers' own entry points for a delta read in place.
+    fn apply_delta(&mut self, delta: Delta<'_>, now_ms: u64) {
+        let pi_owns = self.session.pi_owns_history();
+        match delta {
+            Delta::Pi {
+                seq,
+                kind,
+                message_id,
+                part_id,
+                delta,
+            } if pi_owns => {
+                let mut effects = Vec::new();
+                let s = &mut self.session;
+                let ids = (&*message_id, &*part_id);
+                s.pi.apply_delta(&mut s.history, seq, kind, ids, &delta, &mut effects);
+                for e in effects {
+                    self.on_pi_effect(e, now_ms);
+                }
+            }
+            // AI SDK mode ignores the projection's deltas; pi mode the standard ones.
+            Delta::Pi { .. } => {}
+            _ if pi_owns => {}
+            Delta::Part { kind, id, delta } => {
+                let i = self.ui_message_index();
+                let s = &mut self.session;
+                // The reducer's delta entry only appends to a text: `append_mut` says so.
+                let msg = s.history.append_mut(i);
+                let result = s.ui.reducer.apply_delta(msg, kind, &id, &delta);
+                self.on_ui_result(result, now_ms);
+            }
+            // Tool input deltas cost their parse, not their chunk: the general path.
+            d @ Delta::ToolInput { .. } => self.apply_chunk(d.into_chunk(), now_ms),
         }
     }
 
@@ -2095,13 +2133,7 @@ impl ChatStore {
                 let s = &mut self.session;
                 let result = s.ui.reducer.apply(s.history.at_mut(i), c, &mut effects);
                 self.on_ui_effects(i, effects);
-                if let Err(v) = result {
-                    // The `ai` package stops processing here; so does the turn.
-                    if let Some(id) = self.session.stream.take() {
-                        self.abort(id);
-                    }
-                    self.fail_turn(ChatError::protocol(v.0), now_ms);
-                }
+                self.on_ui_result(result, now_ms);
             }
             Chunk::Data(d) if pi_owns => self.events.push_back(StoreEvent::Data {
                 name: d.name,
@@ -2152,6 +2184,16 @@ impl ChatStore {
         };
         s.ui.message_id = Some(s.history.messages()[i].id.clone());
         i
+    }
+
+    /// A protocol violation fails the turn: the `ai` package stops processing there.
+    fn on_ui_result(&mut self, result: Result<(), Violation>, now_ms: u64) {
+        if let Err(v) = result {
+            if let Some(id) = self.session.stream.take() {
+                self.abort(id);
+            }
+            self.fail_turn(ChatError::protocol(v.0), now_ms);
+        }
     }
 
     fn on_ui_effects(&mut self, i: usize, effects: Vec<UiEffect>) {

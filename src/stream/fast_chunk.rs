@@ -7,15 +7,89 @@
 //! [`parse_chunk`](crate::protocol::chunk::parse_chunk) builds a `serde_json::Value` (a map
 //! with a string per key and value) and then moves the fields out into the typed chunk; for a
 //! delta that is most of the work the store does per event. [`parse_delta`] reads those
-//! shapes straight into the typed chunk. Anything else (another key order, whitespace, an
-//! extra key, a number that is not a small integer) gives `None`, and the caller falls back
-//! to `parse_chunk`; where it gives a chunk, it is exactly the one `parse_chunk` gives (the
-//! tests hold it to that).
+//! shapes in place, into a [`Delta`] that borrows the event's data, and the store applies it
+//! without building the chunk at all (no allocation per delta). Anything else (another key
+//! order, whitespace, an extra key, a number that is not a small integer) gives `None`, and
+//! the caller falls back to `parse_chunk`; where it gives a delta, its chunk is exactly the one
+//! `parse_chunk` gives (the tests hold it to that).
+
+use std::borrow::Cow;
 
 use crate::protocol::chunk::{Chunk, PartKind, PiEvent, ToolChunk, UiChunk};
 
-/// The chunk of a delta in its canonical shape, or `None` (then use `parse_chunk`).
-pub fn parse_delta(data: &str) -> Option<Chunk> {
+/// A delta read in place: its strings borrow the event's data unless they hold escapes. The
+/// store applies it without building the [`Chunk`] (no allocation per delta);
+/// [`into_chunk`](Delta::into_chunk) gives the chunk `parse_chunk` would give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delta<'a> {
+    /// `text-delta` or `reasoning-delta`.
+    Part {
+        kind: PartKind,
+        id: Cow<'a, str>,
+        delta: Cow<'a, str>,
+    },
+    /// `tool-input-delta`.
+    ToolInput {
+        tool_call_id: Cow<'a, str>,
+        delta: Cow<'a, str>,
+    },
+    /// `data-pi-text-delta` or `data-pi-reasoning-delta`.
+    Pi {
+        seq: u64,
+        kind: PartKind,
+        message_id: Cow<'a, str>,
+        part_id: Cow<'a, str>,
+        delta: Cow<'a, str>,
+    },
+}
+
+impl Delta<'_> {
+    /// The chunk [`parse_chunk`](crate::protocol::chunk::parse_chunk) gives for the same data.
+    pub fn into_chunk(self) -> Chunk {
+        match self {
+            Delta::Part { kind, id, delta } => Chunk::Ui(UiChunk::PartDelta {
+                kind,
+                id: id.into_owned(),
+                delta: delta.into_owned(),
+                provider_metadata: None,
+            }),
+            Delta::ToolInput {
+                tool_call_id,
+                delta,
+            } => Chunk::Ui(UiChunk::ToolInputDelta(ToolChunk {
+                tool_call_id: tool_call_id.into_owned(),
+                tool_name: None,
+                input: None,
+                input_text_delta: Some(delta.into_owned()),
+                input_encoding: None,
+                output: None,
+                error_text: None,
+                provider_executed: None,
+                dynamic: None,
+                preliminary: None,
+                title: None,
+                provider_metadata: None,
+                tool_metadata: None,
+            })),
+            Delta::Pi {
+                seq,
+                kind,
+                message_id,
+                part_id,
+                delta,
+            } => Chunk::Pi(PiEvent::PartDelta {
+                seq: Some(seq),
+                kind,
+                message_id: message_id.into_owned(),
+                part_id: part_id.into_owned(),
+                delta: delta.into_owned(),
+            }),
+        }
+    }
+}
+
+/// The delta in its canonical shape, or `None` (then use `parse_chunk`).
+pub fn parse_delta(data: &str) -> Option<Delta<'_>> {
     let rest = data.strip_prefix(r#"{"type":""#)?;
     if let Some(rest) = rest.strip_prefix(r#"text-delta","id":"#) {
         return part_delta(PartKind::Text, rest);
@@ -27,21 +101,10 @@ pub fn parse_delta(data: &str) -> Option<Chunk> {
         let (tool_call_id, rest) = string(rest)?;
         let (delta, rest) = string(rest.strip_prefix(r#","inputTextDelta":"#)?)?;
         end(rest, "}")?;
-        return Some(Chunk::Ui(UiChunk::ToolInputDelta(ToolChunk {
+        return Some(Delta::ToolInput {
             tool_call_id,
-            tool_name: None,
-            input: None,
-            input_text_delta: Some(delta),
-            input_encoding: None,
-            output: None,
-            error_text: None,
-            provider_executed: None,
-            dynamic: None,
-            preliminary: None,
-            title: None,
-            provider_metadata: None,
-            tool_metadata: None,
-        })));
+            delta,
+        });
     }
     if let Some(rest) = rest.strip_prefix(r#"reasoning-delta","id":"#) {
         return part_delta(PartKind::Reasoning, rest);
@@ -52,31 +115,26 @@ pub fn parse_delta(data: &str) -> Option<Chunk> {
     None
 }
 
-fn part_delta(kind: PartKind, rest: &str) -> Option<Chunk> {
+fn part_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     let (id, rest) = string(rest)?;
     let (delta, rest) = string(rest.strip_prefix(r#","delta":"#)?)?;
     end(rest, "}")?;
-    Some(Chunk::Ui(UiChunk::PartDelta {
-        kind,
-        id,
-        delta,
-        provider_metadata: None,
-    }))
+    Some(Delta::Part { kind, id, delta })
 }
 
-fn pi_delta(kind: PartKind, rest: &str) -> Option<Chunk> {
+fn pi_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     let (seq, rest) = integer(rest)?;
     let (message_id, rest) = string(rest.strip_prefix(r#","messageId":"#)?)?;
     let (part_id, rest) = string(rest.strip_prefix(r#","partId":"#)?)?;
     let (delta, rest) = string(rest.strip_prefix(r#","delta":"#)?)?;
     end(rest, "}}")?;
-    Some(Chunk::Pi(PiEvent::PartDelta {
-        seq: Some(seq),
+    Some(Delta::Pi {
+        seq,
         kind,
         message_id,
         part_id,
         delta,
-    }))
+    })
 }
 
 /// The closing braces, then only the whitespace JSON allows after a value.
@@ -87,23 +145,25 @@ fn end(rest: &str, closing: &str) -> Option<()> {
         .then_some(())
 }
 
-/// A JSON string literal at the start of `s`: its value and the rest. Escapes are decoded by
-/// serde_json (as the general path does); a control character or a bad escape gives `None`.
-fn string(s: &str) -> Option<(String, &str)> {
+/// A JSON string literal at the start of `s`: its value (borrowed when it holds no escape) and
+/// the rest. Escapes are decoded by serde_json (as the general path does); a control character
+/// or a bad escape gives `None`.
+fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let bytes = s.as_bytes();
     if bytes.first() != Some(&b'"') {
         return None;
     }
     let mut escaped = false;
     let mut i = 1;
-    while let Some(&b) = bytes.get(i) {
-        match b {
+    loop {
+        i += crate::scan::string_special(bytes.get(i..)?)?;
+        match bytes[i] {
             b'"' => {
                 let (lit, rest) = s.split_at(i + 1);
                 let value = if escaped {
-                    serde_json::from_str::<String>(lit).ok()?
+                    Cow::Owned(serde_json::from_str::<String>(lit).ok()?)
                 } else {
-                    lit[1..lit.len() - 1].to_string()
+                    Cow::Borrowed(&lit[1..lit.len() - 1])
                 };
                 return Some((value, rest));
             }
@@ -111,11 +171,9 @@ fn string(s: &str) -> Option<(String, &str)> {
                 escaped = true;
                 i += 2;
             }
-            0..=0x1f => return None,
-            _ => i += 1,
+            _ => return None, // a control character
         }
     }
-    None
 }
 
 /// A JSON integer small enough that the general path reads it exactly (`get_u64` takes an
@@ -141,8 +199,8 @@ mod tests {
     /// Whatever the fast path reads, the general path reads the same.
     fn same(data: &str) -> bool {
         match parse_delta(data) {
-            Some(c) => {
-                assert_eq!(Ok(c), parse_chunk(data), "{data}");
+            Some(d) => {
+                assert_eq!(Ok(d.into_chunk()), parse_chunk(data), "{data}");
                 true
             }
             None => false,

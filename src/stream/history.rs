@@ -14,6 +14,10 @@ use crate::protocol::UIMessage;
 pub struct History {
     messages: Vec<UIMessage>,
     versions: Vec<u64>,
+    /// Per message, the version of its last change that was not an append to a text part
+    /// ([`append_mut`](Self::append_mut)): while it is not newer than a version a consumer
+    /// exported, the message's texts only grew since (the snapshot then skips comparing them).
+    reshaped: Vec<u64>,
     index: HashMap<String, usize>,
     clock: u64,
 }
@@ -40,6 +44,11 @@ impl History {
     #[inline(always)]
     pub fn version(&self, i: usize) -> u64 {
         self.versions[i]
+    }
+
+    /// The version of the last change of the message at `i` that was not a text append.
+    pub fn reshaped(&self, i: usize) -> u64 {
+        self.reshaped[i]
     }
 
     /// Every message's version, by position: a consumer that keeps the versions it saw
@@ -88,16 +97,27 @@ impl History {
         if let Some(i) = self.position(&msg.id) {
             self.messages[i] = msg;
             self.versions[i] = v;
+            self.reshaped[i] = v;
             return i;
         }
         self.index.insert(msg.id.clone(), self.messages.len());
         self.messages.push(msg);
         self.versions.push(v);
+        self.reshaped.push(v);
         self.messages.len() - 1
     }
 
     /// Mutable access to the message at `i`; counts as a change.
     pub fn at_mut(&mut self, i: usize) -> &mut UIMessage {
+        let v = self.tick();
+        self.versions[i] = v;
+        self.reshaped[i] = v;
+        &mut self.messages[i]
+    }
+
+    /// Mutable access to the message at `i` for appending to the text of its text or
+    /// reasoning parts, and nothing else (the streamed deltas); counts as a change.
+    pub fn append_mut(&mut self, i: usize) -> &mut UIMessage {
         let v = self.tick();
         self.versions[i] = v;
         &mut self.messages[i]
@@ -124,6 +144,7 @@ impl History {
         self.index.insert(new_id.to_string(), i);
         let v = self.tick();
         self.versions[i] = v;
+        self.reshaped[i] = v;
     }
 
     /// Keeps the first `len` messages.
@@ -136,6 +157,7 @@ impl History {
         }
         self.messages.truncate(len);
         self.versions.truncate(len);
+        self.reshaped.truncate(len);
         self.tick();
     }
 
@@ -143,6 +165,7 @@ impl History {
     pub fn remove(&mut self, i: usize) -> UIMessage {
         let msg = self.messages.remove(i);
         self.versions.remove(i);
+        self.reshaped.remove(i);
         self.reindex();
         self.tick();
         msg
@@ -152,6 +175,7 @@ impl History {
     pub fn replace_all(&mut self, messages: Vec<UIMessage>) {
         self.messages.clear();
         self.versions.clear();
+        self.reshaped.clear();
         self.index.clear();
         for m in messages {
             if !self.index.contains_key(&m.id) {
@@ -456,6 +480,27 @@ mod tests {
         h.truncate(1);
         assert_eq!(h.len(), 1);
         assert!(h.get("c").is_none());
+    }
+
+    /// An append moves the version but not `reshaped`; every other change moves both, and a
+    /// message that shifts position keeps its own.
+    #[test]
+    fn reshaped_moves_for_every_change_but_an_append() {
+        let mut h = History::new();
+        h.push(UIMessage::user_text("a", "1"));
+        h.push(UIMessage::new("b", Role::Assistant));
+        let exported = h.version(1);
+        h.append_mut(1);
+        assert!(h.version(1) > exported && h.reshaped(1) <= exported);
+        h.at_mut(1);
+        assert!(h.reshaped(1) > exported);
+        let b = (h.version(1), h.reshaped(1));
+        h.remove(0);
+        assert_eq!((h.version(0), h.reshaped(0)), b);
+        h.rename(0, "c");
+        assert!(h.reshaped(0) > b.1);
+        h.replace_all(vec![UIMessage::user_text("d", "2")]);
+        assert_eq!(h.reshaped(0), h.version(0));
     }
 }
 

@@ -239,6 +239,57 @@ impl PiReducer {
         h.position(&id).is_some() && !self.state.contains_key(&id)
     }
 
+    /// A part delta read in place (the store's fast path): the same as [`apply`](Self::apply)
+    /// with `PiEvent::PartDelta`; only a delta that does not extend the last one builds it.
+    pub fn apply_delta(
+        &mut self,
+        h: &mut History,
+        seq: u64,
+        kind: PartKind,
+        (message_id, part_id): (&str, &str),
+        delta: &str,
+        out: &mut Vec<PiEffect>,
+    ) -> bool {
+        if self.watermark.is_some_and(|w| seq <= w) {
+            return false; // as `apply` would say
+        }
+        if self.append_to_last(h, kind, message_id, part_id, delta) {
+            self.watermark = Some(seq);
+            return true;
+        }
+        let ev = PiEvent::PartDelta {
+            seq: Some(seq),
+            kind,
+            message_id: message_id.to_owned(),
+            part_id: part_id.to_owned(),
+            delta: delta.to_owned(),
+        };
+        self.apply(h, ev, out)
+    }
+
+    /// A delta to the part the last delta went to, with nothing changed in between, is
+    /// appended without looking the message and part up again; false when it is not one.
+    fn append_to_last(
+        &mut self,
+        h: &mut History,
+        kind: PartKind,
+        message_id: &str,
+        part_id: &str,
+        delta: &str,
+    ) -> bool {
+        let Some((m, k, part, i, p, rev)) = &mut self.last_delta else {
+            return false;
+        };
+        if *rev != h.revision() || m != message_id || *k != kind_key(kind) || part != part_id {
+            return false;
+        }
+        if let Some((text, _)) = text_of(&mut h.append_mut(*i).parts[*p]) {
+            text.push_str(delta);
+        }
+        *rev = h.revision();
+        true
+    }
+
     /// Applies one event. Returns whether history changed.
     pub fn apply(&mut self, h: &mut History, ev: PiEvent, out: &mut Vec<PiEffect>) -> bool {
         let seq = ev.seq();
@@ -262,28 +313,20 @@ impl PiReducer {
                 self.watermark = Some(s);
             }
         }
-        let before = h.revision();
-        if let Some(last) = self.last_delta.take() {
-            if let PiEvent::PartDelta {
-                kind,
-                message_id,
-                part_id,
-                delta,
-                ..
-            } = &ev
-            {
-                let (m, k, part, i, p, rev) = &last;
-                if *rev == before && m == message_id && *k == kind_key(*kind) && part == part_id {
-                    let (i, p) = (*i, *p);
-                    if let Some((text, _)) = text_of(&mut h.at_mut(i).parts[p]) {
-                        text.push_str(delta);
-                    }
-                    let rev = h.revision();
-                    self.last_delta = Some((last.0, last.1, last.2, i, p, rev));
-                    return true;
-                }
+        if let PiEvent::PartDelta {
+            kind,
+            message_id,
+            part_id,
+            delta,
+            ..
+        } = &ev
+        {
+            if self.append_to_last(h, *kind, message_id, part_id, delta) {
+                return true;
             }
         }
+        self.last_delta = None;
+        let before = h.revision();
         match ev {
             PiEvent::Mode { enabled } => out.push(PiEffect::Mode(enabled)),
             PiEvent::TurnStart { turn_id } => {

@@ -96,6 +96,9 @@ pub struct UiMessageReducer {
     seen_start: bool,
     active_text: HashMap<String, usize>,
     active_reasoning: HashMap<String, usize>,
+    /// The active part the last delta went to: the next delta of a long stream (nearly always
+    /// the same part) finds it without hashing its id. Dropped whenever the active maps change.
+    hot: Option<(PartKind, String, usize)>,
     partial_tool_calls: HashMap<String, PartialToolCall>,
     pub finish_reason: Option<String>,
 }
@@ -187,9 +190,8 @@ impl UiMessageReducer {
         chunk: UiChunk,
         out: &mut Vec<UiEffect>,
     ) -> Result<(), Violation> {
-        if !self.initialized && !matches!(&chunk, UiChunk::Data(d) if d.transient) {
-            self.initialized = true;
-            self.continue_message(msg);
+        if !matches!(&chunk, UiChunk::Data(d) if d.transient) {
+            self.begin(msg);
         }
         match chunk {
             UiChunk::Start {
@@ -204,9 +206,7 @@ impl UiMessageReducer {
                     msg.role = Role::Assistant;
                     msg.metadata = None;
                     msg.parts.clear();
-                    self.active_text.clear();
-                    self.active_reasoning.clear();
-                    self.partial_tool_calls.clear();
+                    self.clear_active();
                     self.finish_reason = None;
                 }
                 if let Some(id) = message_id {
@@ -219,9 +219,7 @@ impl UiMessageReducer {
             // finish while another stream's part is active).
             UiChunk::FinishStep => {}
             UiChunk::ResetStep => {
-                self.active_text.clear();
-                self.active_reasoning.clear();
-                self.partial_tool_calls.clear();
+                self.clear_active();
                 let start = current_step(msg);
                 msg.parts.truncate(start);
             }
@@ -266,25 +264,7 @@ impl UiMessageReducer {
                 id,
                 delta,
                 provider_metadata,
-            } => {
-                let p = self.active_part(kind, &id, "delta")?;
-                if let Part::Text {
-                    text,
-                    provider_metadata: pm,
-                    ..
-                }
-                | Part::Reasoning {
-                    text,
-                    provider_metadata: pm,
-                    ..
-                } = &mut msg.parts[p]
-                {
-                    text.push_str(&delta);
-                    if provider_metadata.is_some() {
-                        *pm = provider_metadata;
-                    }
-                }
-            }
+            } => self.part_delta(msg, kind, &id, &delta, provider_metadata)?,
             UiChunk::PartEnd {
                 kind,
                 id,
@@ -661,7 +641,66 @@ impl UiMessageReducer {
         }
     }
 
+    /// A `text-delta` or `reasoning-delta` read in place (the store's fast path): the same as
+    /// [`apply`](Self::apply) with `UiChunk::PartDelta` and no provider metadata, without
+    /// building the chunk.
+    pub fn apply_delta(
+        &mut self,
+        msg: &mut UIMessage,
+        kind: PartKind,
+        id: &str,
+        delta: &str,
+    ) -> Result<(), Violation> {
+        self.begin(msg);
+        self.part_delta(msg, kind, id, delta, None)
+    }
+
+    /// The first chunk of the turn rebuilds the state from the message it continues.
+    fn begin(&mut self, msg: &UIMessage) {
+        if !self.initialized {
+            self.initialized = true;
+            self.continue_message(msg);
+        }
+    }
+
+    fn part_delta(
+        &mut self,
+        msg: &mut UIMessage,
+        kind: PartKind,
+        id: &str,
+        delta: &str,
+        provider_metadata: Option<Value>,
+    ) -> Result<(), Violation> {
+        let p = self.active_part(kind, id, "delta")?;
+        if let Part::Text {
+            text,
+            provider_metadata: pm,
+            ..
+        }
+        | Part::Reasoning {
+            text,
+            provider_metadata: pm,
+            ..
+        } = &mut msg.parts[p]
+        {
+            text.push_str(delta);
+            if provider_metadata.is_some() {
+                *pm = provider_metadata;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear_active(&mut self) {
+        self.active_text.clear();
+        self.active_reasoning.clear();
+        self.partial_tool_calls.clear();
+        self.hot = None;
+    }
+
+    /// The active parts of a kind, to change: the hot entry may go stale, so it goes.
     fn active(&mut self, kind: PartKind) -> &mut HashMap<String, usize> {
+        self.hot = None;
         match kind {
             PartKind::Text => &mut self.active_text,
             PartKind::Reasoning => &mut self.active_reasoning,
@@ -669,15 +708,26 @@ impl UiMessageReducer {
     }
 
     fn active_part(&mut self, kind: PartKind, id: &str, what: &str) -> Result<usize, Violation> {
-        self.active(kind).get(id).copied().ok_or_else(|| {
-            let k = match kind {
-                PartKind::Text => "text",
-                PartKind::Reasoning => "reasoning",
-            };
-            Violation(format!(
-                "Received {k}-{what} for missing {k} part with ID \"{id}\". Ensure a \"{k}-start\" chunk is sent before any \"{k}-{what}\" chunks."
-            ))
-        })
+        if let Some((k, hot_id, p)) = &self.hot {
+            if *k == kind && hot_id == id {
+                return Ok(*p);
+            }
+        }
+        let map = match kind {
+            PartKind::Text => &self.active_text,
+            PartKind::Reasoning => &self.active_reasoning,
+        };
+        if let Some(&p) = map.get(id) {
+            self.hot = Some((kind, id.to_owned(), p));
+            return Ok(p);
+        }
+        let k = match kind {
+            PartKind::Text => "text",
+            PartKind::Reasoning => "reasoning",
+        };
+        Err(Violation(format!(
+            "Received {k}-{what} for missing {k} part with ID \"{id}\". Ensure a \"{k}-start\" chunk is sent before any \"{k}-{what}\" chunks."
+        )))
     }
 }
 

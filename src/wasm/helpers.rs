@@ -68,7 +68,7 @@ pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(skip_typescript)]
 pub struct SseDecoder {
     inner: sse::SseDecoder,
-    items: Vec<sse::SseItem>,
+    batch: sse::SseBatch,
     skipped: u32,
 }
 
@@ -84,7 +84,7 @@ impl SseDecoder {
         };
         SseDecoder {
             inner,
-            items: Vec::new(),
+            batch: sse::SseBatch::default(),
             skipped: 0,
         }
     }
@@ -92,16 +92,17 @@ impl SseDecoder {
     /// Bytes split anywhere; returns the data of each completed event. An event over the size
     /// limit is skipped (counted in `skipped`), and decoding goes on after it.
     pub fn push(&mut self, bytes: &Uint8Array) -> Array {
-        self.inner.push_into(&bytes.to_vec(), &mut self.items);
+        self.inner.push_into(&bytes.to_vec(), &mut self.batch);
         let out = Array::new();
-        for item in self.items.drain(..) {
+        for item in self.batch.iter() {
             match item {
-                Ok(ev) => {
-                    out.push(&JsValue::from_str(&ev.data));
+                Ok(data) => {
+                    out.push(&JsValue::from_str(data));
                 }
                 Err(_) => self.skipped += 1,
             }
         }
+        self.batch.clear();
         out
     }
 

@@ -57,6 +57,11 @@ struct PartEntry {
 /// The parts' cache of the message last exported at `index`.
 struct MessageParts {
     index: usize,
+    /// The message's id and version when it was exported: while its texts only grew since
+    /// ([`ChatStore::message_reshaped`]), a text is re-exported as its old string plus its new
+    /// end without comparing the old part of it.
+    id: String,
+    version: u64,
     /// The message's JSON without its parts, and its object.
     head: String,
     js: JsValue,
@@ -177,12 +182,13 @@ fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
 /// Exports one part from its JSON without its long string (`head`), that string with its key
 /// (`long`), and a tool part's `input` as it is to be exported (with whether it is the one
 /// `prev` shows), reusing `prev` (what was exported at its position last time) where it still
-/// shows the part (then `true`).
+/// shows the part (then `true`). `grew`: the part's text can only have grown since `prev`.
 fn export_part(
     head: Value,
     long: Option<(&'static str, Cow<'_, str>)>,
     (input, same_input): (Option<(Value, JsValue)>, bool),
     prev: Option<PartEntry>,
+    grew: bool,
 ) -> (PartEntry, bool) {
     let input_js = input
         .as_ref()
@@ -203,7 +209,9 @@ fn export_part(
         match (&long, old.long) {
             (None, None) if same => return (entry(head, None, old_js), true),
             (Some((key, s)), Some((old_key, mut old_s)))
-                if *key == old_key && starts_with(s.as_bytes(), old_s.as_bytes()) =>
+                if *key == old_key
+                    && (grew && s.len() >= old_s.len()
+                        || starts_with(s.as_bytes(), old_s.as_bytes())) =>
             {
                 if s.len() == old_s.len() && same {
                     return (entry(head, Some((key, old_s)), old_js), true);
@@ -257,7 +265,7 @@ fn export_tool(
             }
         }
     };
-    let (mut entry, reused) = export_part(head, raw, input, prev);
+    let (mut entry, reused) = export_part(head, raw, input, prev, false);
     entry.tool = Some((shown, ui_version));
     (entry, reused)
 }
@@ -477,6 +485,9 @@ impl SnapshotCache {
             .iter()
             .position(|c| c.index == i)
             .map(|k| self.part_caches.remove(k));
+        let grew = cached
+            .as_ref()
+            .is_some_and(|c| c.id == msg.id && core.message_reshaped(i) <= c.version);
         let (old_head, old_js, old_parts) = match cached {
             Some(c) => (c.head, c.js, c.parts),
             None => (String::new(), JsValue::UNDEFINED, Vec::new()),
@@ -492,7 +503,7 @@ impl SnapshotCache {
                 Part::Tool(t) => export_tool(core, (i, p), t, ui_version, prev),
                 _ => {
                     let (head, long) = split_part(part);
-                    export_part(head, long, (None, true), prev)
+                    export_part(head, long, (None, true), prev, grew)
                 }
             };
             same &= reused;
@@ -510,6 +521,8 @@ impl SnapshotCache {
         }
         self.part_caches.push(MessageParts {
             index: i,
+            id: msg.id.clone(),
+            version: core.message_version(i),
             head,
             js: js.clone(),
             parts: entries,
