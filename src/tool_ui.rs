@@ -47,12 +47,56 @@ pub fn parse_catalog(body: &[u8]) -> Option<(Vec<ToolCatalogEntry>, usize)> {
     let mut tools = Vec::with_capacity(list.len());
     let mut skipped = 0;
     for t in list {
-        match serde_json::from_value::<ToolCatalogEntry>(t.clone()) {
-            Ok(entry) => tools.push(entry),
-            Err(_) => skipped += 1,
+        match catalog_entry(t) {
+            Some(entry) => tools.push(entry),
+            None => skipped += 1,
         }
     }
     Some((tools, skipped))
+}
+
+/// `ToolCatalogEntry`'s derived `Deserialize` over a `Value`, by hand (serde's would add a
+/// second `Value` deserialiser, some 2.5 KB gzip). `None` where that fails: no string `name`, a
+/// field of the wrong type. Like the derive, an array is read as the fields in order.
+fn catalog_entry(t: &Value) -> Option<ToolCatalogEntry> {
+    const ENTRY: [&str; 4] = ["name", "description", "inputSchema", "ui"];
+    const HINTS: [&str; 3] = ["rendererId", "displayGroup", "icon"];
+    /// The fields of a struct, by name from an object, by position from an array.
+    fn fields<'a, const N: usize>(
+        v: &'a Value,
+        names: [&str; N],
+    ) -> Option<[Option<&'a Value>; N]> {
+        match v {
+            Value::Object(o) => Some(names.map(|k| o.get(k))),
+            Value::Array(a) if a.len() <= N => Some(std::array::from_fn(|i| a.get(i))),
+            _ => None,
+        }
+    }
+    fn opt_str(v: Option<&Value>) -> Option<Option<String>> {
+        match v {
+            None | Some(Value::Null) => Some(None),
+            Some(Value::String(s)) => Some(Some(s.clone())),
+            Some(_) => None,
+        }
+    }
+    let [name, description, input_schema, ui] = fields(t, ENTRY)?;
+    let ui = match ui {
+        None | Some(Value::Null) => None,
+        Some(u) => {
+            let [renderer_id, display_group, icon] = fields(u, HINTS)?;
+            Some(ToolUiHints {
+                renderer_id: opt_str(renderer_id)?,
+                display_group: opt_str(display_group)?,
+                icon: opt_str(icon)?,
+            })
+        }
+    };
+    Some(ToolCatalogEntry {
+        name: name?.as_str()?.to_string(),
+        description: opt_str(description)?,
+        input_schema: input_schema.filter(|v| !v.is_null()).cloned(),
+        ui,
+    })
 }
 
 /// What a `data-tool-ui` chunk said for one tool call.
@@ -313,5 +357,53 @@ mod tests {
             v["parts"][1]["details"]["n"], 2,
             "details stay structured on the part too"
         );
+    }
+}
+
+#[cfg(test)]
+mod catalog_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The hand-written reader gives what the derived `Deserialize` gives (the oracle, kept
+    /// for that), entry by entry, on well-formed, mistyped and oddly shaped entries.
+    #[test]
+    fn catalog_entry_matches_the_derive() {
+        let cases = vec![
+            json!({"name": "a"}),
+            json!({"name": 1}),
+            json!({}),
+            json!(null),
+            json!("x"),
+            json!(3),
+            json!({"name": "a", "description": null, "inputSchema": null, "ui": null}),
+            json!({"name": "a", "description": "d", "inputSchema": {"type": "object"}, "ui": {}}),
+            json!({"name": "a", "description": 5}),
+            json!({"name": "a", "inputSchema": 5}),
+            json!({"name": "a", "inputSchema": [1, {"b": null}]}),
+            json!({"name": "a", "ui": []}),
+            json!({"name": "a", "ui": {"rendererId": "r", "displayGroup": "g", "icon": "i", "x": 1}}),
+            json!({"name": "a", "ui": {"rendererId": 1}}),
+            json!({"name": "a", "ui": {"icon": null}}),
+            json!({"name": "a", "ui": "s"}),
+            json!({"name": "a", "ui": false}),
+            json!({"name": "a", "extra": {"y": 2}}),
+            json!({"name": null}),
+            json!({"Name": "a"}),
+            json!(["a"]),
+            json!([]),
+            json!(["a", null, {"x": 1}, ["r", "g"]]),
+            json!(["a", "d", null, null, 5]),
+            json!(["a", 1]),
+            json!({"name": "a", "ui": ["r", "g", "i", "z"]}),
+            json!({"name": "a", "ui": [null, 2]}),
+            json!({"name": "a", "ui": ["r"]}),
+            json!({"name": "a", "input_schema": 1}),
+            json!({"name": "a", "display_group": 1, "ui": {"display_group": 2}}),
+        ];
+        for c in cases {
+            let want = serde_json::from_value::<ToolCatalogEntry>(c.clone()).ok();
+            assert_eq!(catalog_entry(&c), want, "{c}");
+        }
     }
 }

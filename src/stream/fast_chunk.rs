@@ -161,7 +161,7 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
             b'"' => {
                 let (lit, rest) = s.split_at(i + 1);
                 let value = if escaped {
-                    Cow::Owned(serde_json::from_str::<String>(lit).ok()?)
+                    Cow::Owned(serde_json::from_slice::<String>(lit.as_bytes()).ok()?)
                 } else {
                     Cow::Borrowed(&lit[1..lit.len() - 1])
                 };

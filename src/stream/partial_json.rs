@@ -886,7 +886,7 @@ impl Num {
                 t.push_str("9999999999");
             }
         }
-        serde_json::from_str(&t).unwrap_or_default()
+        serde_json::from_slice(t.as_bytes()).unwrap_or_default()
     }
 }
 

@@ -839,7 +839,11 @@ fn merge_metadata(msg: &mut UIMessage, patch: Option<Value>) -> Result<(), Viola
 /// gives its indices as keys; a number or boolean gives nothing; and looking a key up in a
 /// string, number or boolean `base` is a `TypeError`.
 pub fn merge_objects(base: &Value, overrides: &Value) -> Result<Value, Violation> {
-    let mut result = js_own_entries(base).collect::<Object>();
+    // Inserted one by one: `collect` into the map would sort first (a stable-sort instance).
+    let mut result = Object::new();
+    for (key, value) in js_own_entries(base) {
+        result.insert(key, value);
+    }
     for (key, value) in js_own_entries(overrides) {
         if matches!(key.as_str(), "__proto__" | "constructor" | "prototype") {
             continue;

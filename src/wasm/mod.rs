@@ -70,7 +70,7 @@ fn json_text(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
 fn json_value(v: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
     match json_text(v, what)? {
         None => Ok(serde_json::Value::Null),
-        Some(t) => serde_json::from_str(&t)
+        Some(t) => serde_json::from_slice(t.as_bytes())
             .map_err(|e| usage_error(&format!("{what} is not usable JSON: {e}"))),
     }
 }
