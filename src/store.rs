@@ -590,8 +590,8 @@ impl MessageJson {
     fn new(m: &UIMessage, version: u64) -> Self {
         MessageJson {
             version,
-            // Straight to text through the message's own `Serialize` (no `Value` tree).
-            sent: to_string(m),
+            // Straight to text (no `Value` tree), texts escaped by runs.
+            sent: m.to_json(),
             stored: has_data_url(m).then(|| to_string(&message_for_storage(m))),
         }
     }

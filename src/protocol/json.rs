@@ -1,4 +1,5 @@
-//! Small helpers to take typed fields out of a parsed JSON object without cloning.
+//! Small helpers to take typed fields out of a parsed JSON object without cloning, and to
+//! write a JSON string fast.
 //!
 //! Chunks are parsed once into a [`Value`]; the reducers then move the fields they need out
 //! of its map. A `null` counts as absent, as it does for the `ai` package's optional fields.
@@ -41,4 +42,67 @@ pub fn get_bool(obj: &Object, key: &str) -> Option<bool> {
 /// `Value` cannot hold, so the fallback is never seen.
 pub fn to_string(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| String::from("null"))
+}
+
+/// Appends `s` as a JSON string literal, byte for byte as serde_json writes it (`\"`, `\\`,
+/// the short escapes `\b \t \n \f \r`, `\u00xx` for the other control characters, nothing
+/// else escaped). The runs between escapes are copied whole, found eight bytes at a time:
+/// serde_json looks every byte up in a table, which costs most of serialising a long text.
+pub fn push_json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut rest = s;
+    while let Some(i) = crate::scan::string_special(rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        let b = rest.as_bytes()[i];
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
+            }
+        }
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte that can need an escape, in every neighbourhood, as serde_json writes it.
+    #[test]
+    fn json_strings_are_written_as_serde_json_writes_them() {
+        let mut cases: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        cases.extend(
+            [
+                "",
+                "plain",
+                "größe 😀",
+                "a\"b\\c\u{7f}\u{1f}\u{0}",
+                "\n\n\r\t\u{8}\u{c}",
+            ]
+            .map(String::from),
+        );
+        let mut long = String::new();
+        for k in 0..200u32 {
+            long.push(char::from_u32(k % 0x90 + 1).unwrap_or('x'));
+            long.push_str("0123456789");
+            cases.push(long.clone());
+        }
+        for s in cases {
+            let mut out = String::new();
+            push_json_str(&mut out, &s);
+            assert_eq!(out, serde_json::to_string(&s).unwrap(), "{s:?}");
+        }
+    }
 }
