@@ -115,6 +115,25 @@ function makeStore({ chat, extra = () => undefined, options = {} }) {
   return { store, calls, errors, events, data };
 }
 
+test('files given to send become file parts and the chat POST carries them', async () => {
+  const { store, calls } = makeStore({ chat: () => undefined });
+  await until(store, (s) => s.capabilitiesLoaded, 'for the capabilities');
+  const files = [
+    { mediaType: 'text/plain', url: 'data:,hello', filename: 'a.txt', extra: 'ignored' },
+    { mediaType: 'image/png', url: 'https://x.test/b.png', filename: null },
+  ];
+  assert.equal(store.send('look', files).kind, 'sent');
+  const s = await until(store, (s) => s.status === 'ready' && s.messages.length === 2, 'for the turn');
+  assert.deepEqual(s.messages[0].parts.filter((p) => p.type === 'file'), [
+    { type: 'file', mediaType: 'text/plain', filename: 'a.txt', url: 'data:,hello' },
+    { type: 'file', mediaType: 'image/png', url: 'https://x.test/b.png' },
+  ]);
+  const post = calls.find((c) => c.path.endsWith('/chat'));
+  const sent = post.body.messages.at(-1).parts.filter((p) => p.type === 'file');
+  assert.deepEqual(sent.map((p) => p.url), ['data:,hello', 'https://x.test/b.png']);
+  store.dispose();
+});
+
 /** A following normal turn streams and renders; the store is usable. */
 async function aNormalTurnWorks(store) {
   await until(store, (s) => !['submitted', 'streaming'].includes(s.status), 'for the store to settle');
@@ -395,6 +414,14 @@ test('a tool output or files JSON cannot carry is a typed error, and the store k
       (e) => e.code === 'Validation' && /output/.test(e.message), what);
   }
   assert.throws(() => store.send('hi', [cyclic]), (e) => e.code === 'Validation' && /files/.test(e.message));
+  for (const [files, what] of [
+    [{ mediaType: 'text/plain', url: 'data:,x' }, /files: expected an array/],
+    [[{ url: 'data:,x' }], /files\[0\]: expected/],
+    [[{ mediaType: 'text/plain', url: 'data:,x' }, { mediaType: 'text/plain', url: 5 }], /files\[1\]: expected/],
+    [[{ mediaType: 'text/plain', url: 'data:,x', filename: 3 }], /files\[0\]\.filename/],
+  ]) {
+    assert.throws(() => store.send('hi', files), (e) => e.code === 'Validation' && what.test(e.message), String(what));
+  }
   assert.equal(store.getSnapshot().messages.length, 0, 'nothing was sent');
   assert.equal(store.addToolOutput({ toolCallId: 'unknown', output: { ok: true } }), false);
   store.dispose();
