@@ -7,7 +7,10 @@
 //!   thousands of seeded documents);
 //! * linearity, counted in work units rather than time.
 
+mod common;
+
 use agent_chat_store::stream::partial_json::{ParseState, PartialJson, MAX_DEPTH};
+use common::Rng;
 use serde_json::Value;
 
 use ParseState::{FailedParse as F, RepairedParse as R, SuccessfulParse as S};
@@ -43,26 +46,6 @@ fn parse_whole(text: &str) -> (ParseState, Option<Value>) {
     let mut p = PartialJson::new();
     p.push(text);
     (p.state(), p.value())
-}
-
-/// A seeded xorshift.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
 }
 
 /// Byte offsets of every char boundary of `s`, 0 and `s.len()` included.
