@@ -161,7 +161,12 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
             b'"' => {
                 let (lit, rest) = s.split_at(i + 1);
                 let value = if escaped {
-                    Cow::Owned(serde_json::from_slice::<String>(lit.as_bytes()).ok()?)
+                    // Read as a `Value` (the one serde_json deserialiser the wasm has), not
+                    // as a `String`: that would add serde's `String` visitor and its errors.
+                    match serde_json::from_slice(lit.as_bytes()) {
+                        Ok(serde_json::Value::String(s)) => Cow::Owned(s),
+                        _ => return None,
+                    }
                 } else {
                     Cow::Borrowed(&lit[1..lit.len() - 1])
                 };

@@ -895,9 +895,11 @@ fn js_string(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Number(n) => match n.as_f64() {
             Some(f) => js_number(f),
-            None => n.to_string(),
+            None => crate::protocol::json::to_string(n),
         },
-        other => other.to_string(),
+        // Not through `Value`'s `Display`: that is one more instance of its serialiser.
+        Value::Bool(b) => String::from(if *b { "true" } else { "false" }),
+        other => crate::protocol::json::to_string(other),
     }
 }
 
@@ -981,6 +983,10 @@ mod tests {
         assert_eq!(
             m(json!(5), json!({"a": 1})).unwrap_err().0,
             "Cannot use 'in' operator to search for 'a' in 5"
+        );
+        assert_eq!(
+            m(json!(true), json!({"a": 1})).unwrap_err().0,
+            "Cannot use 'in' operator to search for 'a' in true"
         );
         assert_eq!(
             m(json!(1.5e-7), json!({"a": 1})).unwrap_err().0,
