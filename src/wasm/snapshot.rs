@@ -210,7 +210,9 @@ fn export_part(
             (None, None) if same => return (entry(head, None, old_js), true),
             (Some((key, s)), Some((old_key, mut old_s)))
                 if *key == old_key
-                    && (grew && s.len() >= old_s.len()
+                    // (`is_char_boundary` also says the text is not shorter: never a slice
+                    // that could panic, whatever `grew` claims.)
+                    && (grew && s.is_char_boundary(old_s.len())
                         || starts_with(s.as_bytes(), old_s.as_bytes())) =>
             {
                 if s.len() == old_s.len() && same {
@@ -369,6 +371,12 @@ impl SnapshotCache {
     pub(crate) fn get(&mut self, core: &ChatStore) -> JsValue {
         if self.revision == core.revision() && !self.value.is_undefined() {
             return self.value.clone();
+        }
+        if self.session.0 != core.session_id() {
+            // The part caches name a message by position and id, which name it within one
+            // session only: another session's message `w` at the same position is another
+            // message, whose text did not grow from this one's (found by review).
+            self.part_caches.clear();
         }
         self.update_messages(core);
         let items = core.queued();

@@ -134,6 +134,42 @@ test('files given to send become file parts and the chat POST carries them', asy
   store.dispose();
 });
 
+test('switching back to a session whose message has the id and position of the other one shows its own text', async () => {
+  // Found by review: the snapshot's part cache took message `w` of one session for `w` of the
+  // other, showing "ab" for "bb", or trapping (wasm unreachable) when the old length fell
+  // inside a multi-byte character.
+  for (const textB of ['bb', 'é', 'a tail']) {
+    const texts = { A: 'a', B: textB };
+    const pending = [];
+    const fetch = async (url, init = {}) => {
+      const u = new URL(String(url));
+      if ((init.method ?? 'GET') === 'GET' && u.pathname.endsWith('/messages')) {
+        const sid = u.pathname.includes('/A/') ? 'A' : 'B';
+        const body = JSON.stringify({ messages: [{ id: 'w', role: 'assistant', parts: [{ type: 'text', text: texts[sid] }] }] });
+        return new Promise((res) => pending.push(() => res(new Response(body, { status: 200, headers: JSON_CT }))));
+      }
+      return new Response('{}', { status: 200, headers: JSON_CT });
+    };
+    const release = async () => { while (pending.length) pending.shift()(); await sleep(5); };
+    const store = new pkg.ChatStore({
+      sessionId: 'A', baseUrl: 'http://x.test', hydrate: true, fetch,
+      capabilities: { nativeFollowUp: false, aiSdkOwnsHistory: true },
+    });
+    const shown = () => store.getSnapshot().messages.map((m) => m.parts[0]?.text);
+    await sleep(5); await release();
+    assert.deepEqual(shown(), ['a']);
+    store.switchSession('B'); await sleep(5); await release();
+    assert.deepEqual(shown(), [textB]);
+    store.switchSession('A'); await sleep(5); shown(); await release();
+    assert.deepEqual(shown(), ['a']);
+    store.switchSession('B'); await sleep(5);
+    assert.deepEqual(shown(), [textB], 'the parked history of B, before its reload');
+    await release();
+    assert.deepEqual(shown(), [textB]);
+    store.dispose();
+  }
+});
+
 /** A following normal turn streams and renders; the store is usable. */
 async function aNormalTurnWorks(store) {
   await until(store, (s) => !['submitted', 'streaming'].includes(s.status), 'for the store to settle');
