@@ -3,7 +3,8 @@
 // every notification `getSnapshot().messages` must deep-equal `benchExportedMessages(store)`
 // (what `ChatStore::export_message` gives for each message), be frozen all the way down, and a
 // message that did not change must keep its object. Random AI SDK streams (the differential
-// test's generator), the legacy pi traces, long texts and hydrated histories.
+// test's generator), the legacy pi traces, long texts, hydrated histories, and switches
+// between sessions whose messages share ids.
 //
 //   bash bench/build.sh && node bench/check-snapshots.mjs [--seeds=N]
 import assert from 'node:assert/strict';
@@ -225,6 +226,62 @@ for (const t of traces) {
     check(store, null, `tool input ${seed} end`);
     store.dispose();
   }
+}
+
+// 5. Session switches: two sessions whose histories and streamed answers share message ids and
+// positions (hydrated `w0`, `w1`; the answer `shared`), texts of different byte lengths with
+// multi-byte characters, switched back and forth while a turn streams; checked at every step.
+// (A message id names a message within one session only: the part cache once took one
+// session's `shared` for the other's.)
+for (let seed = 1; seed <= 10; seed++) {
+  const r = prng(5000 + seed);
+  const texts = { A: 'é', B: 'ab' };
+  const streams = [];
+  const held = [];
+  const fetch = async (url, init = {}) => {
+    const path = new URL(String(url)).pathname;
+    const sid = path.includes('/A/') ? 'A' : 'B';
+    const method = (init.method ?? 'GET').toUpperCase();
+    if (method === 'POST' && path.endsWith('/chat')) {
+      let ctl;
+      const body = new ReadableStream({ start: (c) => (ctl = c) }, { highWaterMark: 0 });
+      streams.push({ sid, feed: (b) => { try { ctl.enqueue(b); } catch {} }, close: () => { try { ctl.close(); } catch {} } });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (method === 'GET' && path.endsWith('/messages')) {
+      // Held until the script lets it through: meanwhile a session switched back to shows its
+      // parked history.
+      const messages = [0, 1].map((i) => ({ id: `w${i}`, role: i ? 'assistant' : 'user', parts: [{ type: 'text', text: texts[sid].repeat(1 + i + r.int(3)) }] }));
+      const answer = new Response(JSON.stringify({ messages }), { status: 200, headers: { 'content-type': 'application/json' } });
+      return new Promise((resolve) => held.push(() => resolve(answer)));
+    }
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const store = new ours.ChatStore({ sessionId: 'A', baseUrl: 'http://chk.invalid', capabilities: aiCaps, hydrate: true, fetch });
+  await settle(4);
+  let prev = check(store, null, `sessions ${seed} start`);
+  for (let step = 0; step < 30; step++) {
+    const here = store.getSnapshot().sessionId;
+    const open = streams.filter((s) => s.sid === here).at(-1);
+    const label = `sessions ${seed} step ${step} (${here})`;
+    if (r.chance(0.25)) {
+      store.switchSession(here === 'A' ? 'B' : 'A');
+    } else if (held.length && r.chance(0.4)) {
+      held.shift()();
+    } else if (!open || r.chance(0.1)) {
+      if (store.getSnapshot().composer.canSend) store.send('go');
+    } else {
+      const chunks = [];
+      if (r.chance(0.3)) chunks.push({ type: 'start', messageId: 'shared' }, { type: 'text-start', id: 't' });
+      for (let k = r.int(4); k > 0; k--) chunks.push({ type: 'text-delta', id: 't', delta: r.pick(['é', 'ab', 'größe ', '😀']) });
+      if (r.chance(0.1)) chunks.push({ type: 'text-end', id: 't' }, { type: 'finish' });
+      for (const c of chunks) open.feed(sse(c));
+      if (r.chance(0.1)) open.close();
+    }
+    await settle(2);
+    prev = check(store, r.chance(0.5) ? prev : null, label);
+  }
+  store.dispose();
 }
 
 console.log(`snapshots checked: ${checks} (messages kept: ${kept}, parts kept in changed messages: ${partsKept}, unchanged messages given a new object: ${renewed})`);
