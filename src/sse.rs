@@ -96,10 +96,19 @@ impl SseBatch {
         })
     }
 
-    /// Empties the batch, keeping its buffers for the next read.
+    /// Empties the batch, keeping its buffers for the next read (unless a huge event grew
+    /// them: that memory goes back).
     pub fn clear(&mut self) {
         self.text.clear();
+        if self.text.capacity() > KEEP_BYTES {
+            self.text = String::new();
+        }
         self.ends.clear();
+    }
+
+    /// The bytes the batch holds allocated.
+    pub fn capacity(&self) -> usize {
+        self.text.capacity()
     }
 
     /// Whether no item is held.
@@ -124,6 +133,10 @@ impl SseSink for SseBatch {
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
+
+/// Buffers reused from event to event (and read to read) are kept up to this size; one grown
+/// past it by a huge event is freed rather than held for the rest of the stream.
+const KEEP_BYTES: usize = 1 << 20;
 
 /// What happens to the bytes of the current, unfinished line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,6 +343,9 @@ impl SseDecoder {
                 self.process_line(&line, out);
                 self.line = line;
                 self.line.clear();
+                if self.line.capacity() > KEEP_BYTES {
+                    self.line = Vec::new();
+                }
             }
         }
     }
@@ -388,6 +404,9 @@ impl SseDecoder {
         let event = (!self.event_type.is_empty()).then_some(self.event_type.as_str());
         out.event(data, self.last_event_id(), event);
         self.data.clear();
+        if self.data.capacity() > KEEP_BYTES {
+            self.data = String::new(); // a huge event's buffer is not kept for the stream's life
+        }
         self.event_type.clear();
         self.dispatched += 1;
     }
@@ -601,6 +620,24 @@ mod tests {
             out,
             vec![Err(SseError::EventTooLarge { limit }), ev("after")]
         );
+    }
+
+    /// A 4 MB event passes through; afterwards neither the decoder nor the batch holds its
+    /// memory.
+    #[test]
+    fn a_huge_event_leaves_no_huge_buffer_behind() {
+        let mut d = SseDecoder::new();
+        let mut batch = SseBatch::default();
+        let mut body = b"data: ".to_vec();
+        body.extend(std::iter::repeat_n(b'x', 4 << 20));
+        body.extend_from_slice(b"\n\ndata: small\n\n");
+        // Cut inside the huge line, so that it is collected in the line buffer too.
+        d.push_into(&body[..1 << 20], &mut batch);
+        d.push_into(&body[1 << 20..], &mut batch);
+        assert_eq!(batch.iter().count(), 2);
+        batch.clear();
+        assert!(batch.capacity() <= KEEP_BYTES);
+        assert!(d.data.capacity() <= KEEP_BYTES && d.line.capacity() <= KEEP_BYTES);
     }
 
     #[test]
