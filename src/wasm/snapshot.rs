@@ -373,6 +373,10 @@ impl SnapshotCache {
             return self.value.clone();
         }
         if self.session.0 != core.session_id() {
+            self.session = (
+                core.session_id().to_string(),
+                JsValue::from_str(core.session_id()),
+            );
             // The part caches name a message by position and id, which name it within one
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
@@ -389,12 +393,6 @@ impl SnapshotCache {
         if core.error() != self.error.as_ref() {
             self.error = core.error().cloned();
             self.error_js = self.error.as_ref().map(js_error).unwrap_or(JsValue::NULL);
-        }
-        if self.session.0 != core.session_id() {
-            self.session = (
-                core.session_id().to_string(),
-                JsValue::from_str(core.session_id()),
-            );
         }
         let caps = core.capabilities();
         if self.capabilities != Some(caps) {
