@@ -105,16 +105,6 @@ impl SseBatch {
         }
         self.ends.clear();
     }
-
-    /// The bytes the batch holds allocated.
-    pub fn capacity(&self) -> usize {
-        self.text.capacity()
-    }
-
-    /// Whether no item is held.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
 }
 
 impl SseSink for SseBatch {
@@ -467,7 +457,7 @@ mod tests {
             assert_eq!(from_batch, from_items, "cut at {cut}");
             assert_eq!(from_items.len(), 4);
             batch.clear();
-            assert!(batch.is_empty() && batch.iter().next().is_none());
+            assert!(batch.ends.is_empty() && batch.iter().next().is_none());
         }
     }
 
@@ -636,7 +626,7 @@ mod tests {
         d.push_into(&body[1 << 20..], &mut batch);
         assert_eq!(batch.iter().count(), 2);
         batch.clear();
-        assert!(batch.capacity() <= KEEP_BYTES);
+        assert!(batch.text.capacity() <= KEEP_BYTES);
         assert!(d.data.capacity() <= KEEP_BYTES && d.line.capacity() <= KEEP_BYTES);
     }
 
