@@ -13,6 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::protocol::json::opt_string;
 use crate::protocol::{Part, ToolPart, UIMessage};
 
 /// How the catalog says a tool would like to be shown.
@@ -72,28 +73,21 @@ fn catalog_entry(t: &Value) -> Option<ToolCatalogEntry> {
             _ => None,
         }
     }
-    fn opt_str(v: Option<&Value>) -> Option<Option<String>> {
-        match v {
-            None | Some(Value::Null) => Some(None),
-            Some(Value::String(s)) => Some(Some(s.clone())),
-            Some(_) => None,
-        }
-    }
     let [name, description, input_schema, ui] = fields(t, ENTRY)?;
     let ui = match ui {
         None | Some(Value::Null) => None,
         Some(u) => {
             let [renderer_id, display_group, icon] = fields(u, HINTS)?;
             Some(ToolUiHints {
-                renderer_id: opt_str(renderer_id)?,
-                display_group: opt_str(display_group)?,
-                icon: opt_str(icon)?,
+                renderer_id: opt_string(renderer_id)?,
+                display_group: opt_string(display_group)?,
+                icon: opt_string(icon)?,
             })
         }
     };
     Some(ToolCatalogEntry {
         name: name?.as_str()?.to_string(),
-        description: opt_str(description)?,
+        description: opt_string(description)?,
         input_schema: input_schema.filter(|v| !v.is_null()).cloned(),
         ui,
     })

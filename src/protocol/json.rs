@@ -38,6 +38,16 @@ pub fn get_bool(obj: &Object, key: &str) -> Option<bool> {
     obj.get(key).and_then(Value::as_bool)
 }
 
+/// An optional string field read as serde's derive reads an `Option<String>`: absent or `null`
+/// is `Some(None)`, a string `Some(Some(_))`, anything else `None` (the wrong type).
+pub fn opt_string(v: Option<&Value>) -> Option<Option<String>> {
+    match v {
+        None | Some(Value::Null) => Some(None),
+        Some(Value::String(s)) => Some(Some(s.clone())),
+        Some(_) => None,
+    }
+}
+
 /// Serialises a value to a JSON string. Only fails for maps with non-string keys, which a
 /// `Value` cannot hold, so the fallback is never seen.
 pub fn to_string(v: &impl serde::Serialize) -> String {

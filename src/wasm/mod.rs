@@ -21,6 +21,7 @@ use js_sys::{Function, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::protocol::json::opt_string;
 use crate::protocol::{ChatError, ErrorKind, FileAttachment};
 use crate::random::RandomSource;
 use crate::store::{self, RequestId, StoreEvent, SubmitResult};
@@ -68,9 +69,9 @@ fn json_text(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
 }
 
 /// `json_text` parsed, under serde_json's nesting limit (128): deeper is a `Validation` error.
-fn json_value(v: &JsValue, what: &str) -> Result<serde_json::Value, JsValue> {
+fn json_value(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     match json_text(v, what)? {
-        None => Ok(serde_json::Value::Null),
+        None => Ok(Value::Null),
         Some(t) => serde_json::from_slice(t.as_bytes())
             .map_err(|e| usage_error(&format!("{what} is not usable JSON: {e}"))),
     }
@@ -507,10 +508,8 @@ fn read_files(files: &JsValue) -> Result<Vec<FileAttachment>, JsValue> {
     let text = |f: &Value, key: &str| f.get(key).and_then(Value::as_str).map(str::to_owned);
     (list.iter().enumerate())
         .map(|(i, f)| {
-            let filename = match f.get("filename") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(_) => return Err(usage_error(&format!("files[{i}].filename: not a string"))),
+            let Some(filename) = opt_string(f.get("filename")) else {
+                return Err(usage_error(&format!("files[{i}].filename: not a string")));
             };
             match (text(f, "mediaType"), text(f, "url")) {
                 (Some(media_type), Some(url)) => Ok(FileAttachment {
