@@ -352,12 +352,6 @@ mod tests {
             "details stay structured on the part too"
         );
     }
-}
-
-#[cfg(test)]
-mod catalog_tests {
-    use super::*;
-    use serde_json::json;
 
     /// The hand-written reader gives what the derived `Deserialize` gives (the oracle, kept
     /// for that), entry by entry, on well-formed, mistyped and oddly shaped entries.
