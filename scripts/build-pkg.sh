@@ -16,7 +16,18 @@ TARGET_DIR=${PKG_TARGET_DIR:-target}
 # `cargo rustc --crate-type cdylib`, not `cargo build`: with Cargo.toml's crate-type
 # ["cdylib", "rlib"] cargo drops `lto` from the profile (an rlib cannot be LTO'd), so the
 # wasm would be linked without LTO (+21 KB gzip). The rlib is for the native tests only.
-cargo rustc --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
+#
+# The standard library is rebuilt with the crate (-Zbuild-std, from the rust-src component
+# scripts/setup.sh installs) so that a panic is a bare trap (`-Cpanic=immediate-abort`): the
+# shipped std's panic machinery (message formatting, locations, the hook) is 12.5 KB gzip of
+# the wasm, and on wasm32-unknown-unknown its message went nowhere anyway: a panic was already
+# an `unreachable` trap for JS. optimize_for_size picks std's smaller code paths (-0.5 KB).
+# These flags are unstable; RUSTC_BOOTSTRAP=1 lets this stable toolchain accept them, for this
+# build only (scripts/fuzz.sh does the same for the fuzzers). The tests' builds use the normal
+# std, so a panic in a test still says where.
+RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+  cargo rustc --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
+  -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
   ${FEATURES:+--features "$FEATURES"} --target-dir "$TARGET_DIR"
 WASM=$TARGET_DIR/wasm32-unknown-unknown/release/agent_chat_store.wasm
 

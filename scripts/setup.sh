@@ -11,6 +11,11 @@ if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# The package build rebuilds std for wasm32 (scripts/build-pkg.sh says why).
+if ! rustup component list --installed | grep -q '^rust-src'; then
+  rustup component add rust-src
+fi
+
 if [ "${1:-}" = "--core" ]; then exit 0; fi
 
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
