@@ -762,6 +762,17 @@ impl ChatStore {
     pub fn message_versions(&self) -> &[u64] {
         self.session.history.versions()
     }
+    /// The current session's history revision: with [`messages_changed_from`]
+    /// (Self::messages_changed_from), a consumer that keeps the versions it saw learns where to
+    /// compare them from. A session switch starts another history: compare it all.
+    pub fn messages_revision(&self) -> u64 {
+        self.session.history.revision()
+    }
+    /// The lowest position whose message may have changed since the current session's history
+    /// was at revision `since` ([`History::changed_from`]).
+    pub fn messages_changed_from(&self, since: u64) -> usize {
+        self.session.history.changed_from(since)
+    }
     /// The waiting bubbles, shown after all messages.
     pub fn queued(&self) -> &[FollowUpItem] {
         self.session.queue.items()

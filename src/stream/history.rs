@@ -20,6 +20,11 @@ pub struct History {
     reshaped: Vec<u64>,
     index: HashMap<String, usize>,
     clock: u64,
+    /// Where the changes were, for [`changed_from`](Self::changed_from): `(clock, position)`
+    /// of changes, both increasing from first to last. A change drops the entries at or after
+    /// its own position (any consumer that must look at them must look at the new one, which
+    /// is newer and no later), so a stream of changes to the last message keeps one entry.
+    changes: Vec<(u64, usize)>,
 }
 
 impl History {
@@ -62,6 +67,17 @@ impl History {
         self.clock
     }
 
+    /// The lowest position whose message may have changed, appeared, moved or gone since the
+    /// history's [`revision`](Self::revision) was `since` (the length when nothing did): a
+    /// consumer holding the versions of that revision compares them from there on only,
+    /// rather than the whole history at every notification. O(log n).
+    pub fn changed_from(&self, since: u64) -> usize {
+        let k = self.changes.partition_point(|&(clock, _)| clock <= since);
+        self.changes
+            .get(k)
+            .map_or(self.len(), |&(_, at)| at.min(self.len()))
+    }
+
     /// Makes every later version larger than `floor` (a session's history created or
     /// resumed after another one's: versions must never repeat within one store).
     pub fn advance_clock(&mut self, floor: u64) {
@@ -85,21 +101,28 @@ impl History {
         self.messages.last()
     }
 
-    fn tick(&mut self) -> u64 {
+    /// The next version, for a change at position `at` (every change goes through here, so
+    /// [`changed_from`](Self::changed_from) sees them all).
+    fn tick(&mut self, at: usize) -> u64 {
         self.clock += 1;
+        while self.changes.last().is_some_and(|&(_, i)| i >= at) {
+            self.changes.pop();
+        }
+        self.changes.push((self.clock, at));
         self.clock
     }
 
     /// Appends a message; a message whose id is already present replaces that one in place
     /// (ids are unique in a history).
     pub fn push(&mut self, msg: UIMessage) -> usize {
-        let v = self.tick();
         if let Some(i) = self.position(&msg.id) {
+            let v = self.tick(i);
             self.messages[i] = msg;
             self.versions[i] = v;
             self.reshaped[i] = v;
             return i;
         }
+        let v = self.tick(self.messages.len());
         self.index.insert(msg.id.clone(), self.messages.len());
         self.messages.push(msg);
         self.versions.push(v);
@@ -109,7 +132,7 @@ impl History {
 
     /// Mutable access to the message at `i`; counts as a change.
     pub fn at_mut(&mut self, i: usize) -> &mut UIMessage {
-        let v = self.tick();
+        let v = self.tick(i);
         self.versions[i] = v;
         self.reshaped[i] = v;
         &mut self.messages[i]
@@ -118,7 +141,7 @@ impl History {
     /// Mutable access to the message at `i` for appending to the text of its text or
     /// reasoning parts, and nothing else (the streamed deltas); counts as a change.
     pub fn append_mut(&mut self, i: usize) -> &mut UIMessage {
-        let v = self.tick();
+        let v = self.tick(i);
         self.versions[i] = v;
         &mut self.messages[i]
     }
@@ -142,7 +165,7 @@ impl History {
         let old = std::mem::replace(&mut self.messages[i].id, new_id.to_string());
         self.index.remove(&old);
         self.index.insert(new_id.to_string(), i);
-        let v = self.tick();
+        let v = self.tick(i);
         self.versions[i] = v;
         self.reshaped[i] = v;
     }
@@ -158,7 +181,7 @@ impl History {
         self.messages.truncate(len);
         self.versions.truncate(len);
         self.reshaped.truncate(len);
-        self.tick();
+        self.tick(len);
     }
 
     /// Removes the message at `i`.
@@ -167,7 +190,7 @@ impl History {
         self.versions.remove(i);
         self.reshaped.remove(i);
         self.reindex();
-        self.tick();
+        self.tick(i);
         msg
     }
 
@@ -182,7 +205,7 @@ impl History {
                 self.push(m);
             }
         }
-        self.tick();
+        self.tick(0);
     }
 
     fn reindex(&mut self) {
@@ -501,6 +524,80 @@ mod tests {
         assert!(h.reshaped(0) > b.1);
         h.replace_all(vec![UIMessage::user_text("d", "2")]);
         assert_eq!(h.reshaped(0), h.version(0));
+    }
+
+    /// `changed_from(since)` is never past the first position where the versions held at
+    /// `since` and the current ones differ (a length change included), whatever happened in
+    /// between; and a stream of changes to the last message points at the last message only.
+    #[test]
+    fn changed_from_never_passes_a_change() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut h = History::new();
+        let mut held: Vec<(u64, Vec<u64>)> = Vec::new();
+        let mut fresh = 0;
+        for step in 0..4000 {
+            let len = h.len();
+            match next(9) {
+                0 | 1 => {
+                    fresh += 1;
+                    h.push(UIMessage::user_text(format!("m{fresh}"), "x"));
+                }
+                2 if len > 0 => {
+                    h.push(UIMessage::user_text(format!("m{}", next(fresh + 1)), "y"));
+                }
+                3 if len > 0 => {
+                    h.append_mut(next(len));
+                }
+                4 if len > 0 => {
+                    h.at_mut(next(len));
+                }
+                5 if len > 0 => {
+                    h.remove(next(len));
+                }
+                6 if len > 0 => h.truncate(next(len + 1)),
+                7 if len > 0 => {
+                    fresh += 1;
+                    h.rename(next(len), &format!("m{fresh}"));
+                }
+                8 if step % 50 == 0 => {
+                    let keep = h.messages().iter().take(next(len + 1)).cloned().collect();
+                    h.replace_all(keep);
+                }
+                _ => {}
+            }
+            if next(3) == 0 {
+                held.push((h.revision(), h.versions().to_vec()));
+            }
+            for (since, old) in held.iter().rev().take(40) {
+                let now = h.versions();
+                let common = old.len().min(now.len());
+                let first = (0..common).find(|&i| old[i] != now[i]).unwrap_or(common);
+                let first = if old.len() == now.len() && first == common {
+                    now.len()
+                } else {
+                    first
+                };
+                assert!(
+                    h.changed_from(*since) <= first,
+                    "step {step}: since {since}"
+                );
+            }
+        }
+        // Streaming into the last message: only it is to be compared.
+        h.push(UIMessage::new("streamed", Role::Assistant));
+        let (since, kept) = (h.revision(), h.changes.len());
+        for _ in 0..100 {
+            h.append_mut(h.len() - 1);
+        }
+        assert_eq!(h.changed_from(since), h.len() - 1);
+        assert_eq!(h.changed_from(h.revision()), h.len());
+        assert_eq!(h.changes.len(), kept, "a stream of changes keeps one entry");
     }
 }
 

@@ -77,6 +77,9 @@ pub(crate) struct SnapshotCache {
     messages: JsValue,
     /// The version each slot of `master` was exported at.
     versions: Vec<u64>,
+    /// The history's revision when `versions` was brought up to date; `None` for another
+    /// session's history.
+    messages_revision: Option<u64>,
     /// Most recently used last.
     part_caches: Vec<MessageParts>,
     queued: JsValue,
@@ -102,6 +105,7 @@ impl Default for SnapshotCache {
             master: Array::new().into(),
             messages: JsValue::UNDEFINED,
             versions: Vec::new(),
+            messages_revision: None,
             part_caches: Vec::new(),
             queued: JsValue::UNDEFINED,
             queued_keys: Vec::new(),
@@ -381,6 +385,7 @@ impl SnapshotCache {
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
             self.part_caches.clear();
+            self.messages_revision = None;
         }
         self.update_messages(core);
         let items = core.queued();
@@ -450,12 +455,17 @@ impl SnapshotCache {
         let versions = core.message_versions();
         let len = versions.len();
         let mut changed = self.messages.is_undefined() || self.versions.len() != len;
-        // The first message that moved; usually one of the last.
-        let common = self.versions.len().min(len);
-        let first = (self.versions[..common].iter())
-            .zip(&versions[..common])
-            .position(|(a, b)| a != b)
-            .unwrap_or(common);
+        // Where to compare from: the history knows the lowest position that changed since the
+        // revision of the last export (usually the streamed message). Comparing all versions
+        // cost 3.5 µs a notification at 10,000 messages. Another session's history (just
+        // switched to) has other revisions: compare it all.
+        let first = match self.messages_revision {
+            Some(since) if !self.messages.is_undefined() => {
+                core.messages_changed_from(since).min(self.versions.len())
+            }
+            _ => 0,
+        };
+        self.messages_revision = Some(core.messages_revision());
         for (i, &version) in versions.iter().enumerate().skip(first) {
             let exported = self.versions.get(i).copied();
             if exported == Some(version) {
