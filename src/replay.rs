@@ -62,7 +62,7 @@ pub fn replay_ui_message_stream<'a>(
     for input in chunks {
         let chunk = match input {
             ChunkInput::Value(v) => strict_ui_chunk(v),
-            ChunkInput::Text(t) => serde_json::from_slice(t.as_bytes())
+            ChunkInput::Text(t) => crate::protocol::json::from_slice(t.as_bytes())
                 .map_err(|e| ChunkError::Json(e.to_string()))
                 .and_then(strict_ui_chunk),
         };

@@ -9,6 +9,7 @@
 
 mod common;
 
+use agent_chat_store::protocol::json;
 use agent_chat_store::stream::partial_json::{ParseState, PartialJson, MAX_DEPTH};
 use common::Rng;
 use serde_json::Value;
@@ -96,7 +97,8 @@ fn hand_written_cases_match_the_oracle() {
         ("{\"a\\\"b\":1}", S, Some(r#"{"a\"b": 1}"#)),
         ("{\"a\\\":b\":1", F, None),
         ("{\"a\\\":b\":1}", S, Some(r#"{"a\":b": 1}"#)),
-        ("\"\\ud83d", R, Some(r#""�""#)),
+        // A lone surrogate stays one (as the escape it came as; held as its marker).
+        ("\"\\ud83d", R, Some(r#""\ud83d""#)),
         ("\"\\ud83d\\ude00", R, Some(r#""😀""#)),
         ("1e400", S, Some(r#"null"#)),
         ("[1x", R, Some(r#"[1]"#)),
@@ -149,7 +151,7 @@ fn hand_written_cases_match_the_oracle() {
         ("{\"q\\\":[\":1} x", F, None),
     ];
     for &(text, state, value) in cases {
-        let want = value.map(|v| serde_json::from_str::<Value>(v).unwrap());
+        let want = value.map(|v| json::from_slice(v.as_bytes()).unwrap());
         let (got_state, got) = parse_whole(text);
         assert_eq!(got_state, state, "state of {text:?}");
         assert!(
@@ -211,7 +213,8 @@ fn oracle_docs() -> Vec<Doc> {
     };
     lines
         .map(|line| {
-            let line: Value = serde_json::from_str(line).unwrap();
+            // The oracle prints a lone surrogate as JSON.stringify does: an escape.
+            let line: Value = json::from_slice(line.as_bytes()).unwrap();
             let mut want: Vec<(ParseState, Option<Value>)> = Vec::new();
             for e in line["r"].as_array().unwrap() {
                 let entry = match e {

@@ -1814,3 +1814,44 @@ fn a_silent_stream_counts_as_dropped_after_the_idle_timeout() {
     assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
     assert_eq!(h.store.messages().len(), 1, "the message is kept");
 }
+
+// ===== lone surrogates (JSON escapes of half a UTF-16 pair) ================================
+
+/// A server that cuts text between the halves of a UTF-16 pair sends `"\ud83d"` and then
+/// `"\ude00"` (as `JSON.stringify` writes a lone surrogate). The `ai` package concatenates the
+/// two into one character; serde_json alone refuses both events. The store takes them, and
+/// writes the text back (to JS, to the server) as the same escapes, so that it is one
+/// character again where it is read; a half that stays alone stays an escape.
+#[test]
+fn a_character_split_between_two_deltas_is_one_character_again() {
+    let mut h = Harness::new(options());
+    let chat = streaming_turn(&mut h, "hi");
+    let mut body = Vec::new();
+    for data in [
+        r#"{"type":"start","messageId":"a1"}"#,
+        r#"{"type":"text-start","id":"t"}"#,
+        r#"{"type":"text-delta","id":"t","delta":"smile \ud83d"}"#,
+        r#"{"type":"text-delta","id":"t","delta":"\ude00 and half \uD83D"}"#,
+        r#"{"type":"text-delta","id":"t","delta":"!"}"#,
+        r#"{"type":"text-end","id":"t"}"#,
+    ] {
+        body.extend_from_slice(format!("data: {data}\n\n").as_bytes());
+    }
+    h.body(chat, &body);
+    assert_eq!(h.store.error(), None, "no event was refused");
+    let message = h.store.messages().last().unwrap().to_json();
+    assert!(
+        message.contains(r#""text":"smile \ud83d\ude00 and half \ud83d!""#),
+        "{message}"
+    );
+    // The next turn's POST carries the history with the same escapes: read back as a server
+    // reads them, the pair is one character and the half is alone (held as its marker).
+    h.end(chat);
+    assert_eq!(h.send("again").kind, SubmitKind::Sent);
+    let post = h.the_open(RequestKind::Chat).body().clone();
+    let half = char::from_u32(agent_chat_store::protocol::json::MARKERS + 0xD83D - 0xD800);
+    assert_eq!(
+        post["messages"][1]["parts"][0]["text"],
+        format!("smile 😀 and half {}!", half.unwrap())
+    );
+}

@@ -324,8 +324,8 @@ fn req_str(obj: &mut Object, ty: &str, field: &'static str) -> Result<String, Ch
 
 /// Parses one SSE event's data (not `[DONE]`, which the caller handles).
 pub fn parse_chunk(data: &str) -> Result<Chunk, ChunkError> {
-    let value: Value =
-        serde_json::from_slice(data.as_bytes()).map_err(|e| ChunkError::Json(e.to_string()))?;
+    let value = crate::protocol::json::from_slice(data.as_bytes())
+        .map_err(|e| ChunkError::Json(e.to_string()))?;
     chunk_from_value(value)
 }
 

@@ -49,16 +49,134 @@ pub fn opt_string(v: Option<&Value>) -> Option<Option<String>> {
 }
 
 /// Serialises a value to a JSON string. Only fails for maps with non-string keys, which a
-/// `Value` cannot hold, so the fallback is never seen.
+/// `Value` cannot hold, so the fallback is never seen. Lone surrogates held as markers are
+/// written as the escapes they came as ([`MARKERS`]).
 pub fn to_string(v: &impl serde::Serialize) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| String::from("null"))
+    let out = serde_json::to_string(v).unwrap_or_else(|_| String::from("null"));
+    if !has_marker(&out) {
+        return out;
+    }
+    // A marker (a 4-byte character) can only be inside a JSON string of the output.
+    let mut escaped = String::with_capacity(out.len() + 8);
+    push_marked(&mut escaped, &out);
+    escaped
+}
+
+/// Lone UTF-16 surrogates. JSON may hold one as an escape (`"\ud83d"`): `JSON.stringify`
+/// writes one for a string cut inside a character, as a server streaming text in UTF-16
+/// slices does, and the `ai` package keeps it (the next delta's `"\ude00"` completes the
+/// character). serde_json refuses them and a Rust string cannot hold one, so a text that has
+/// one is read again with each lone surrogate `0xD800 + k` as the character
+/// `MARKERS + k` (the last 2,048 code points of plane 16, private use; U+10FFFE and U+10FFFF
+/// are noncharacters). Every writer of JSON for JS or the server writes such a character back
+/// as the escape it came as, so a pair split over two deltas is one character again in JS,
+/// and a lone surrogate stays one, as in the `ai` package.
+pub const MARKERS: u32 = 0x10_F800;
+
+/// The marker of the lone surrogate `unit` (0xD800..=0xDFFF; anything else is U+FFFD).
+pub fn marker(unit: u32) -> char {
+    match unit.checked_sub(0xD800).filter(|k| *k < 0x800) {
+        Some(k) => char::from_u32(MARKERS + k).unwrap_or('\u{FFFD}'),
+        None => '\u{FFFD}',
+    }
+}
+
+/// Whether `s` may hold a marker: its UTF-8 starts with 0xF4 (plane 16). Rare in real text,
+/// so the writers take their slow path only then.
+pub fn has_marker(s: &str) -> bool {
+    s.as_bytes().contains(&0xF4)
+}
+
+/// Appends `s` with each marker written as its `\uXXXX` escape (for text already inside a
+/// JSON string).
+fn push_marked(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for c in s.chars() {
+        match u32::from(c).checked_sub(MARKERS) {
+            Some(k) => {
+                let u = 0xD800 + k;
+                out.push_str("\\u");
+                for shift in [12, 8, 4, 0] {
+                    out.push(char::from(HEX[((u >> shift) & 15) as usize]));
+                }
+            }
+            None => out.push(c),
+        }
+    }
+}
+
+/// `bytes` with every lone surrogate escape replaced by its marker, or `None` when there is
+/// none. A backslash only escapes inside a string, and escapes are read from the left, so
+/// `\\ud800` (an escaped backslash, then `ud800`) is left alone.
+fn mark_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = bytes.get(at..at + 4)?;
+        let s = std::str::from_utf8(h).ok()?;
+        u32::from_str_radix(s, 16)
+            .ok()
+            .filter(|_| h.iter().all(u8::is_ascii_hexdigit))
+    };
+    let escape_at = |at: usize| -> Option<u32> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex4(at + 2))
+            .flatten()
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let (mut i, mut copied) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(u) = escape_at(i) else {
+            i += 2; // another escape (or a bad one, serde_json's to report)
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&u)
+            && escape_at(i + 6).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+        if paired {
+            i += 12;
+        } else if (0xD800..0xE000).contains(&u) {
+            let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+            o.extend_from_slice(&bytes[copied..i]);
+            o.extend_from_slice(marker(u).encode_utf8(&mut [0; 4]).as_bytes());
+            i += 6;
+            copied = i;
+        } else {
+            i += 6;
+        }
+    }
+    let mut o = out?;
+    o.extend_from_slice(&bytes[copied..]);
+    Some(o)
+}
+
+/// Parses JSON as `JSON.parse` would take it: serde_json's parser, and when it refuses the text
+/// because of a lone surrogate, the text again with markers in their place ([`MARKERS`]).
+pub fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    serde_json::from_slice(bytes).or_else(|e| match mark_lone_surrogates(bytes) {
+        Some(marked) => serde_json::from_slice(&marked).map_err(|_| e),
+        None => Err(e),
+    })
 }
 
 /// Appends `s` as a JSON string literal, byte for byte as serde_json writes it (`\"`, `\\`,
 /// the short escapes `\b \t \n \f \r`, `\u00xx` for the other control characters, nothing
 /// else escaped). The runs between escapes are copied whole, found eight bytes at a time:
 /// serde_json looks every byte up in a table, which costs most of serialising a long text.
+/// A marker is written as the lone surrogate escape it stands for ([`MARKERS`]).
 pub fn push_json_str(out: &mut String, s: &str) {
+    if has_marker(s) {
+        // Rare (a lone surrogate): the plain escapes first, then the markers'.
+        let mut plain = String::with_capacity(s.len() + 2);
+        push_json_str_plain(&mut plain, s);
+        push_marked(out, &plain);
+        return;
+    }
+    push_json_str_plain(out, s);
+}
+
+fn push_json_str_plain(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
     let mut rest = s;
@@ -88,6 +206,65 @@ pub fn push_json_str(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lone surrogate escapes become markers, and only they: a pair, an escaped backslash
+    /// before `ud800`, other escapes and invalid JSON are left to serde_json.
+    #[test]
+    fn lone_surrogates_are_read_as_markers() {
+        let read = |t: &str| from_slice(t.as_bytes()).ok();
+        let s = |t: String| Some(Value::String(t));
+        assert_eq!(read(r#""a\ud83d""#), s(format!("a{}", marker(0xD83D))));
+        assert_eq!(read(r#""\uDE00b""#), s(format!("{}b", marker(0xDE00))));
+        assert_eq!(read(r#""\ud83d\ude00""#), s("😀".into()));
+        assert_eq!(read(r#""\\ud800""#), s("\\ud800".into()));
+        assert_eq!(
+            read(r#""\ud800\u0041\udbff\ud800""#),
+            s(format!(
+                "{}A{}{}",
+                marker(0xD800),
+                marker(0xDBFF),
+                marker(0xD800)
+            ))
+        );
+        assert_eq!(
+            read(r#"{"\udc00":["\n\ud83d"]}"#),
+            Some(
+                serde_json::json!({ marker(0xDC00).to_string(): [format!("\n{}", marker(0xD83D))] })
+            )
+        );
+        // Not the surrogates' fault: serde_json's own error, unchanged.
+        let bad = r#"["\ud83d", oops]"#;
+        assert_eq!(
+            from_slice(bad.as_bytes()).unwrap_err().to_string(),
+            serde_json::from_slice::<Value>(bad.as_bytes())
+                .unwrap_err()
+                .to_string()
+        );
+        assert!(read(r#""\ud83""#).is_none());
+    }
+
+    /// Written back as the escapes they came as, by both writers; two halves side by side are
+    /// the escaped pair, which `JSON.parse` reads as one character.
+    #[test]
+    fn markers_are_written_as_their_escapes() {
+        let text = format!("x{}{}\"y{}", marker(0xD83D), marker(0xDE00), marker(0xDFFF));
+        let want = r#""x\ud83d\ude00\"y\udfff""#;
+        let mut out = String::new();
+        push_json_str(&mut out, &text);
+        assert_eq!(out, want);
+        assert_eq!(
+            to_string(&serde_json::json!({ "t": text })),
+            format!(r#"{{"t":{want}}}"#)
+        );
+        // Read back as JS reads it: the two halves are one character, the last one is lone.
+        let back = format!("x😀\"y{}", marker(0xDFFF));
+        assert_eq!(from_slice(want.as_bytes()).unwrap(), Value::String(back));
+        assert!(!has_marker("größe 😀"));
+        // Plane 16 below the markers is written as it is.
+        let mut out = String::new();
+        push_json_str(&mut out, "\u{10F7FF}\u{100000}");
+        assert_eq!(out, "\"\u{10F7FF}\u{100000}\"");
+    }
 
     /// Every byte that can need an escape, in every neighbourhood, as serde_json writes it.
     #[test]

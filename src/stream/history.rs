@@ -461,7 +461,7 @@ impl HistoryParser {
             self.element.clear();
             return; // an empty list
         }
-        let parsed = serde_json::from_slice::<Value>(&self.element);
+        let parsed = crate::protocol::json::from_slice(&self.element);
         self.element.clear();
         let Ok(value) = parsed else {
             return self.fail();

@@ -19,8 +19,9 @@
 //! closers; that is O(1) to check because the two container stacks are compared through the
 //! length of their common prefix, kept up to date on every push and pop.
 //!
-//! Where a JS value has no `serde_json::Value`: a lone surrogate (`"\ud83d"`) is U+FFFD and
-//! Infinity (`1e400`) is null, as they reach Rust from JS. Numbers are read as serde_json reads
+//! Where a JS value has no `serde_json::Value`: a lone surrogate (`"\ud83d"`) is its marker
+//! (`protocol::json::MARKERS`, written back as the same escape, so JS sees what the `ai`
+//! package holds) and Infinity (`1e400`) is null, as it reaches Rust from JS. Numbers are read as serde_json reads
 //! them, as everywhere else in the crate: integers exactly (JS rounds those beyond 2^53) and
 //! floats within an ulp of JS (serde_json's default float parsing is not always correctly
 //! rounded; Rust's `f64::from_str` would cost the wasm some 13 KB gzip). A number token is not
@@ -29,6 +30,7 @@
 //! digit and per read, with the value `serde_json::from_str` gives for the whole token. Nesting
 //! deeper than [`MAX_DEPTH`] fails.
 
+use crate::protocol::json::marker;
 use serde_json::{Map, Value};
 
 /// `parsePartialJson`'s `state`.
@@ -919,7 +921,7 @@ struct Tree {
     chunk: String,
     /// A `\uD8xx` escape waiting for its low half.
     hi: Option<u16>,
-    /// The tree's open string ends with a stand-in U+FFFD for `hi`.
+    /// The tree's open string ends with a stand-in for `hi` (its marker, as if it stayed lone).
     provisional: bool,
     /// The open number, read so far.
     num: Num,
@@ -985,11 +987,10 @@ fn poison_of(v: &Value, work: &mut u64) -> i64 {
     n
 }
 
-/// Resolves a pending high surrogate that no low one follows (JS keeps it lone; it reaches
-/// Rust as U+FFFD).
+/// Resolves a pending high surrogate that no low one follows (JS keeps it lone: its marker).
 fn lone(buf: &mut String, hi: &mut Option<u16>) {
-    if hi.take().is_some() {
-        buf.push('\u{FFFD}');
+    if let Some(h) = hi.take() {
+        buf.push(marker(u32::from(h)));
     }
 }
 
@@ -1037,7 +1038,7 @@ impl Tree {
                         match char::from_u32(u32::from(u)) {
                             Some(c) => buf.push(c),
                             None if u < 0xDC00 => self.hi = Some(u),
-                            None => buf.push('\u{FFFD}'),
+                            None => buf.push(marker(u32::from(u))),
                         }
                     }
                 }
@@ -1117,8 +1118,8 @@ impl Tree {
                         s.pop();
                     }
                     s.push_str(&self.chunk);
-                    if self.hi.is_some() {
-                        s.push('\u{FFFD}');
+                    if let Some(h) = self.hi {
+                        s.push(marker(u32::from(h)));
                     }
                 }
                 self.provisional = self.hi.is_some();

@@ -518,7 +518,7 @@ impl PiReducer {
                 let parsed = buf
                     .trim_end()
                     .ends_with(['}', ']'])
-                    .then(|| serde_json::from_slice::<Value>(buf.as_bytes()).ok())
+                    .then(|| crate::protocol::json::from_slice(buf.as_bytes()).ok())
                     .flatten();
                 if let Some(v) = parsed {
                     if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
@@ -545,8 +545,9 @@ impl PiReducer {
                     .state
                     .get_mut(&id)
                     .and_then(|s| s.tool_text.remove(&tool_call_id));
-                let input = input
-                    .or_else(|| streamed.and_then(|s| serde_json::from_slice(s.as_bytes()).ok()));
+                let input = input.or_else(|| {
+                    streamed.and_then(|s| crate::protocol::json::from_slice(s.as_bytes()).ok())
+                });
                 // The same end again (servers send it twice) changes nothing, not even the
                 // message's version.
                 let repeated = h.messages()[i].parts[p].as_tool().is_some_and(|t| {

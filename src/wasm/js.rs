@@ -36,9 +36,13 @@ export function frozen_copy(arr, len) {
 // A part whose long string (`text`, `rawInput`; none when `key` is empty) is set apart from its
 // JSON: that string is the previous part's plus a suffix when it only grew (the engine
 // concatenates without copying). A tool part's `input` (a placeholder in `head`) is given
-// apart too, when it has one (a value made by share_value or parse_frozen).
-export function string_part(head, key, prev, suffix, input) {
+// apart too, when it has one (a value made by share_value or parse_frozen). `marked`: the
+// suffix holds characters that stand for lone surrogates (protocol::json::MARKERS), given back
+// as those surrogates here (a pair split over two deltas is one character again once joined).
+const MARKED = /[\u{10F800}-\u{10FFFF}]/gu;
+export function string_part(head, key, prev, suffix, input, marked) {
   const p = JSON.parse(head);
+  if (marked) suffix = suffix.replace(MARKED, (c) => String.fromCharCode(c.codePointAt(0) - 0x10f800 + 0xd800));
   if (key) p[key] = prev === undefined ? suffix : prev[key] + suffix;
   if (input !== undefined) p.input = input;
   return freeze(p);
@@ -140,6 +144,7 @@ extern "C" {
         prev: &JsValue,
         suffix: &str,
         input: &JsValue,
+        marked: bool,
     ) -> JsValue;
     pub fn share_value(prev: &JsValue, from: u32, json: &str, keep: &Array, set: &Array)
         -> JsValue;

@@ -72,7 +72,7 @@ fn json_text(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
 fn json_value(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     match json_text(v, what)? {
         None => Ok(Value::Null),
-        Some(t) => serde_json::from_slice(t.as_bytes())
+        Some(t) => crate::protocol::json::from_slice(t.as_bytes())
             .map_err(|e| usage_error(&format!("{what} is not usable JSON: {e}"))),
     }
 }

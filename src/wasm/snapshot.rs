@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::composer::{ComposerState, Status};
-use crate::protocol::json::to_string;
+use crate::protocol::json::{has_marker, to_string};
 use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
 use crate::store::ChatStore;
 use crate::tool_ui::ToolCatalogEntry;
@@ -224,7 +224,9 @@ fn export_part(
                 }
                 // Only grew: the previous JS string plus the new suffix.
                 let suffix = &s[old_s.len()..];
-                let js = js::string_part(&to_string(&head), key, &old_js, suffix, &input_js);
+                let marked = has_marker(suffix);
+                let js =
+                    js::string_part(&to_string(&head), key, &old_js, suffix, &input_js, marked);
                 old_s.push_str(suffix);
                 return (entry(head, Some((key, old_s)), js), false);
             }
@@ -232,7 +234,15 @@ fn export_part(
         }
     }
     let (key, s) = long.as_ref().map_or(("", ""), |(key, s)| (*key, &**s));
-    let js = js::string_part(&to_string(&head), key, &JsValue::UNDEFINED, s, &input_js);
+    let marked = has_marker(s);
+    let js = js::string_part(
+        &to_string(&head),
+        key,
+        &JsValue::UNDEFINED,
+        s,
+        &input_js,
+        marked,
+    );
     let long = long.map(|(key, s)| (key, s.into_owned()));
     (entry(head, long, js), false)
 }

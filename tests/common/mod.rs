@@ -263,7 +263,8 @@ impl Harness {
             while let Some(r) = self.store.poll_request() {
                 any = true;
                 let body = r.body.as_deref().map(|b| {
-                    serde_json::from_str(b)
+                    // As the server reads it: lone surrogate escapes included.
+                    agent_chat_store::protocol::json::from_slice(b.as_bytes())
                         .unwrap_or_else(|e| panic!("body is not JSON ({e}): {b}"))
                 });
                 self.sent.push(Sent {

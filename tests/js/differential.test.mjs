@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { replayUiMessageStream } from '../../pkg/node.mjs';
 import { aiReplay, normalise } from './differential/oracle.mjs';
 import { cases } from './differential/cases.mjs';
+import { cases as aiTests } from './differential/ai-tests.mjs';
+import { variants } from './differential/variants.mjs';
 import { generateStream, prng } from './differential/generate.mjs';
 
 const SEED = Number(process.env.DIFF_SEED ?? 0x5eed);
@@ -60,6 +62,20 @@ test('every hand-written case gives what the ai package gives', async () => {
     if (c.lastFrom) options.lastMessage = await built(c.lastFrom);
     const { diff: d } = await differ(c.chunks, options);
     if (d) failures.push(`case "${c.name}": ${d}`);
+  }
+  assert.equal(failures.length, 0, failures.join('\n\n'));
+});
+
+// The `ai` package's own scenarios (vercel/ai's tests of its stream processor, ported; each
+// names its source file in `src`), and variants that walk the branches of its 7.0.173 source
+// (lone surrogates split over deltas among them).
+test('the ai package\'s own test scenarios and their variants give what it gives', async () => {
+  const failures = [];
+  for (const c of [...aiTests, ...variants]) {
+    const options = { ...(c.options ?? {}) };
+    if (c.lastFrom) options.lastMessage = await built(c.lastFrom);
+    const { diff: d } = await differ(c.chunks, options);
+    if (d) failures.push(`${c.src}: "${c.name}": ${d}`);
   }
   assert.equal(failures.length, 0, failures.join('\n\n'));
 });

@@ -202,6 +202,42 @@ test('invalid UTF-8 in the stream: U+FFFD in the text, a typed error for the unr
   store.dispose();
 });
 
+test('a character split between two deltas (lone surrogate escapes) is one character in the snapshot and the next POST', async () => {
+  // JSON.stringify writes half a UTF-16 pair as an escape; the `ai` package joins the halves.
+  const delta = (d) => sse(`{"type":"text-delta","id":"t","delta":"${d}"}`);
+  const body = [sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'text-start', id: 't' }) + delta('smile \\ud83d'),
+    delta('\\ude00 and'), delta(' half \\uD83D'), delta('\\ude00!'), delta(' \\udc00') + sse({ type: 'text-end', id: 't' }) + 'data: [DONE]\n\n'];
+  const { store, errors, calls } = makeStore({ chat: (n) => n === 1 && { status: 200, headers: SSE, body } });
+  await until(store, (s) => s.capabilitiesLoaded);
+  // Every snapshot while it streams (one network chunk each): the text as the `ai` package
+  // holds it after each delta, a half alone until its other half comes; the later ones are
+  // the previous text plus what grew, both halves crossing into JS on their own.
+  const texts = [];
+  const unsub = store.subscribe(() => {
+    const m = store.getSnapshot().messages[1];
+    if (m?.parts[0]?.text && texts.at(-1) !== m.parts[0].text) texts.push(m.parts[0].text);
+  });
+  store.send('hello');
+  const s = await until(store, (s) => s.status === 'ready' && s.messages.length === 2);
+  unsub();
+  const full = 'smile \ud83d\ude00 and half \ud83d\ude00! \udc00';
+  assert.deepEqual(texts, [
+    'smile \ud83d',
+    'smile \ud83d\ude00 and',
+    'smile \ud83d\ude00 and half \ud83d',
+    'smile \ud83d\ude00 and half \ud83d\ude00!',
+    full,
+  ]);
+  assert.equal(s.messages[1].parts[0].text, full);
+  assert.equal(full.slice(6, 8), '😀');
+  assert.deepEqual(errors, []);
+  store.send('again');
+  await until(store, (s) => s.status === 'ready' && s.messages.length === 4);
+  const post = calls.filter((c) => c.path.endsWith('/chat'))[1];
+  assert.equal(post.body.messages[1].parts[0].text, 'smile 😀 and half 😀! \udc00');
+  store.dispose();
+});
+
 test('a 10 MB single event over maxEventBytes: a Protocol error, the history kept, the store goes on', async () => {
   const big = 'data: {"type":"text-delta","id":"t","delta":"' + 'x'.repeat(10_000_000) + '"}\n\n';
   const pieces = [];

@@ -19,9 +19,9 @@
 //               3 failed-parse) when the value equals the previous prefix's, else [code, value],
 //               or [code] for an undefined value. The first line is a header naming the version.
 //
-// Values are printed with JSON.stringify after String.prototype.toWellFormed on every string
-// and key (a lone surrogate, which JSON.parse can produce from "\ud83d", becomes U+FFFD, as it
-// does when the string reaches Rust); Infinity (from 1e400) prints as null.
+// Values are printed with JSON.stringify (a lone surrogate, which JSON.parse can produce from
+// "\ud83d", prints as that escape: the Rust side holds it as its marker, see
+// protocol::json::MARKERS); Infinity (from 1e400) prints as null.
 
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -38,22 +38,9 @@ if (typeof parsePartialJson !== 'function') throw new Error(`ai@${version} expor
 
 const STATES = ['undefined-input', 'successful-parse', 'repaired-parse', 'failed-parse'];
 
-function wellFormed(v) {
-  if (typeof v === 'string') return v.toWellFormed();
-  if (Array.isArray(v)) return v.map(wellFormed);
-  if (v && typeof v === 'object') {
-    const o = {};
-    for (const [k, x] of Object.entries(v)) {
-      Object.defineProperty(o, k.toWellFormed(), { value: wellFormed(x), enumerable: true, writable: true, configurable: true });
-    }
-    return o;
-  }
-  return v;
-}
-
 async function oracle(text) {
   const { value, state } = await parsePartialJson(text);
-  return { value: value === undefined ? undefined : wellFormed(value), state };
+  return { value, state };
 }
 
 // ---- corpus -----------------------------------------------------------------------------
