@@ -34,20 +34,22 @@ fn read(input: ChunkInput<'_>) -> Result<Chunk, ChunkError> {
     }
 }
 
-/// Reduces AI SDK chunks into one assistant message the way the `ai` package does when
-/// `useChat`'s HTTP transport feeds `readUIMessageStream`: each chunk is checked against the
-/// package's chunk schema first (a chunk it rejects, an unknown type included, stops the
-/// stream with an error), then reduced by its stream processor, where a `start` with a new
-/// `messageId` starts the message over.
+/// Reduces AI SDK chunks into one assistant message the way the `ai` package's stream
+/// processor does for `useChat` over HTTP: each chunk is checked against the package's chunk
+/// schema first (a chunk it rejects, an unknown type included, stops the stream with an
+/// error), then reduced by `processUIMessageStream`, whose `state.message` is the result.
 ///
 /// `message_id` names a new message; `last_message`, an assistant message, is continued
 /// instead (another role only lends its id when `message_id` is absent, as in the `ai`
 /// package). An `error` chunk does not stop the stream: it is the server's report, not a
-/// violation.
+/// violation. A `start` with another `messageId` renames the message, as the processor does by
+/// default (`useChat`); with `reset_on_message_id_change` it starts the message over, as
+/// `readUIMessageStream` (a stream of several messages) and a resumed `useChat` stream do.
 pub fn replay_ui_message_stream<'a>(
     chunks: impl IntoIterator<Item = ChunkInput<'a>>,
     message_id: Option<String>,
     last_message: Option<UIMessage>,
+    reset_on_message_id_change: bool,
 ) -> UiReplay {
     let mut message = match last_message {
         Some(m) if m.role == Role::Assistant => m,
@@ -56,7 +58,8 @@ pub fn replay_ui_message_stream<'a>(
             Role::Assistant,
         ),
     };
-    let mut reducer = UiMessageReducer::new().reset_on_message_id_change(true);
+    let mut reducer =
+        UiMessageReducer::new().reset_on_message_id_change(reset_on_message_id_change);
     let mut effects = Vec::new();
     let mut error = None;
     for input in chunks {

@@ -324,6 +324,7 @@ fn deeply_nested_json_in_a_chunk_is_an_error_not_a_stack_overflow() {
             ],
             None,
             None,
+            false,
         );
         assert!(r.error.is_some());
         let r = replay_pi_stream([ChunkInput::Text(&open_only), ChunkInput::Text(&pi_chunk)]);

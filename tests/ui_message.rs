@@ -21,6 +21,7 @@ fn replay_with(chunks: Value, id: Option<&str>, last: Option<Value>) -> UiReplay
         list.into_iter().map(ChunkInput::Value),
         id.map(str::to_string),
         last.map(|m| UIMessage::from_json(m).unwrap()),
+        false,
     )
 }
 
@@ -155,7 +156,7 @@ fn the_strict_reader_rejects_what_the_ai_chunk_schema_rejects() {
         r#"{"type":"text-start","id":"t"}"#,
         r#"{"type":"text-delta","id":"t"}"#,
     ];
-    let r = replay_ui_message_stream(list.iter().map(|t| ChunkInput::Text(t)), None, None);
+    let r = replay_ui_message_stream(list.iter().map(|t| ChunkInput::Text(t)), None, None, false);
     assert_eq!(
         r.error.as_deref(),
         Some("`text-delta` chunk is missing `delta`")
@@ -163,7 +164,7 @@ fn the_strict_reader_rejects_what_the_ai_chunk_schema_rejects() {
 }
 
 #[test]
-fn a_second_start_with_a_new_id_starts_over_in_the_replay_and_renames_in_the_store() {
+fn a_second_start_with_a_new_id_renames_or_with_the_reset_option_starts_over() {
     let chunks = json!([
         {"type": "start", "messageId": "m1", "messageMetadata": {"a": 1}},
         {"type": "text-start", "id": "t"},
@@ -173,13 +174,24 @@ fn a_second_start_with_a_new_id_starts_over_in_the_replay_and_renames_in_the_sto
     ]);
     // `readUIMessageStream` (resetStateOnMessageIdChange): a fresh message, the text part's id
     // forgotten with it.
-    let r = replay(chunks.clone());
+    let Value::Array(list) = chunks.clone() else {
+        unreachable!()
+    };
+    let r = replay_ui_message_stream(list.into_iter().map(ChunkInput::Value), None, None, true);
     assert_eq!(
         message(&r),
         json!({"id": "m2", "role": "assistant", "parts": []})
     );
     assert!(r.error.unwrap().contains("missing text part"));
-    // `useChat` submitting a message: the same message, renamed.
+    // The processor's default (`useChat` submitting a message), in the replay and the store:
+    // the same message, renamed.
+    let r = replay(chunks.clone());
+    assert_eq!(r.error, None);
+    assert_eq!(
+        message(&r),
+        json!({"id": "m2", "role": "assistant", "metadata": {"a": 1},
+               "parts": [{"type": "text", "text": "xy", "state": "streaming"}]})
+    );
     let mut m = UIMessage::new("local", Role::Assistant);
     let (effects, err) = store_reduce(&mut m, chunks);
     assert_eq!(err, None);

@@ -28,9 +28,12 @@ struct Input {
     resumes: Vec<usize>,
     message_id: Option<String>,
     last_message: Option<UIMessage>,
+    /// `readUIMessageStream`'s reset on a new message id, or the processor's rename.
+    reset: bool,
 }
 
 fn input(data: &[u8]) -> Input {
+    let reset = data.first().is_some_and(|m| m & 2 != 0);
     if data.first().is_none_or(|m| m & 1 == 0) {
         let body = data.get(1..).unwrap_or_default();
         return Input {
@@ -38,6 +41,7 @@ fn input(data: &[u8]) -> Input {
             resumes: Vec::new(),
             message_id: None,
             last_message: None,
+            reset,
         };
     }
     let mut u = Unstructured::new(&data[1..]);
@@ -66,6 +70,7 @@ fn input(data: &[u8]) -> Input {
         resumes,
         message_id,
         last_message,
+        reset,
     }
 }
 
@@ -74,6 +79,7 @@ fn replay(texts: &[String], i: &Input) -> UiReplay {
         texts.iter().map(|t| ChunkInput::Text(t)),
         i.message_id.clone(),
         i.last_message.clone(),
+        i.reset,
     )
 }
 
@@ -90,6 +96,7 @@ fuzz_target!(|data: &[u8]| {
         values.into_iter().map(ChunkInput::Value),
         i.message_id.clone(),
         i.last_message.clone(),
+        i.reset,
     );
     if full.error.is_some() {
         // The shortest prefix that fails (failing is monotone in the prefix): nothing after

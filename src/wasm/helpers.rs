@@ -18,7 +18,8 @@ fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
     }
 }
 
-/// `replayUiMessageStream(chunks, {messageId?, lastMessage?}) → {message, finishReason?, error?}`
+/// `replayUiMessageStream(chunks, {messageId?, lastMessage?, resetOnMessageIdChange?})
+/// → {message, finishReason?, error?}`
 #[wasm_bindgen(js_name = replayUiMessageStream, skip_typescript)]
 pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let list = chunk_list(&chunks)?;
@@ -34,10 +35,12 @@ pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsV
         ),
         _ => None,
     };
+    let reset = opts.get("resetOnMessageIdChange").and_then(Value::as_bool);
     let r = replay::replay_ui_message_stream(
         list.into_iter().map(ChunkInput::Value),
         message_id,
         last_message,
+        reset.unwrap_or(false),
     );
     let mut out = json!({ "message": r.message });
     if let Some(f) = r.finish_reason {

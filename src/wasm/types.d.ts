@@ -245,8 +245,15 @@ export interface UiReplayResult {
   finishReason?: string;
   error?: { message: string };
 }
-/** Reduces AI SDK UI message chunks into one assistant message, as the `ai` package does. */
-export function replayUiMessageStream(chunks: readonly unknown[], options?: { messageId?: string; lastMessage?: UIMessage }): UiReplayResult;
+/**
+ * Reduces AI SDK UI message chunks into one assistant message, as the `ai` package's stream
+ * processor does for `useChat`: a `start` with another `messageId` renames the message.
+ * `resetOnMessageIdChange: true` starts it over instead, as `readUIMessageStream` does.
+ */
+export function replayUiMessageStream(
+  chunks: readonly unknown[],
+  options?: { messageId?: string; lastMessage?: UIMessage; resetOnMessageIdChange?: boolean },
+): UiReplayResult;
 /** Reduces a chunk list (both families) in pi mode. */
 export function replayPiStream(chunks: readonly unknown[]): { messages: UIMessage[]; diagnostics: string[] };
 

@@ -55,13 +55,17 @@ async function built(chunks) {
   return message;
 }
 
-test('every hand-written case gives what the ai package gives', async () => {
+test('every hand-written case gives what the ai package gives, renaming and resetting', async () => {
   const failures = [];
   for (const c of cases) {
-    const options = { ...(c.options ?? {}) };
-    if (c.lastFrom) options.lastMessage = await built(c.lastFrom);
-    const { diff: d } = await differ(c.chunks, options);
-    if (d) failures.push(`case "${c.name}": ${d}`);
+    // The processor's default (a `start` with another id renames the message, as `useChat`
+    // does), and `readUIMessageStream`'s reset.
+    for (const reset of [false, true]) {
+      const options = { ...(c.options ?? {}), ...(reset ? { resetOnMessageIdChange: true } : {}) };
+      if (c.lastFrom) options.lastMessage = await built(c.lastFrom);
+      const { diff: d } = await differ(c.chunks, options);
+      if (d) failures.push(`case "${c.name}"${reset ? ' (resetOnMessageIdChange)' : ''}: ${d}`);
+    }
   }
   assert.equal(failures.length, 0, failures.join('\n\n'));
 });
@@ -86,6 +90,7 @@ test(`${STREAMS} seeded random streams (seed ${SEED}) give what the ai package g
   let continued = 0;
   for (let i = 0; i < STREAMS; i++) {
     const { chunks, options } = generateStream(r);
+    if (r.chance(0.25)) options.resetOnMessageIdChange = true;
     if (r.chance(0.2)) {
       // Continue a message the `ai` package built from another random stream.
       const prefix = generateStream(r).chunks;

@@ -22,9 +22,9 @@ export const cases = [
   { name: 'start with messageId and metadata', chunks: [{ type: 'start', messageId: 'm1', messageMetadata: { a: 1 } }] },
   { name: 'start without id keeps the given id', chunks: [{ type: 'start' }, ...text('t', 'x')], options: { messageId: 'given' } },
   { name: 'start with the same id does not reset', chunks: [...text('t', 'x'), { type: 'start', messageId: 'given' }], options: { messageId: 'given' } },
-  { name: 'a second start with a new id starts the message over', chunks: [{ type: 'start', messageId: 'm1', messageMetadata: { a: 1 } }, ...text('t', 'x'), { type: 'start', messageId: 'm2' }, ...text('u', 'y')] },
+  { name: 'a second start with a new id renames the message (starts it over with the reset)', chunks: [{ type: 'start', messageId: 'm1', messageMetadata: { a: 1 } }, ...text('t', 'x'), { type: 'start', messageId: 'm2' }, ...text('u', 'y')] },
   { name: 'start with an empty id is an id', chunks: [...text('t', 'x'), { type: 'start', messageId: '' }], options: { messageId: 'given' } },
-  { name: 'parts before the first start are dropped when it names the message', chunks: [...text('t', 'x'), { type: 'start', messageId: 'm1' }, { type: 'text-delta', id: 't', delta: 'y' }] },
+  { name: 'parts before the first start are kept when it names the message (dropped with the reset)', chunks: [...text('t', 'x'), { type: 'start', messageId: 'm1' }, { type: 'text-delta', id: 't', delta: 'y' }] },
   // steps
   { name: 'start-step adds a step-start part, also as the last chunk', chunks: [{ type: 'start-step' }, ...text('t', 'a'), { type: 'finish-step' }, { type: 'start-step' }] },
   { name: 'finish-step leaves active parts open', chunks: [{ type: 'start-step' }, { type: 'text-start', id: 't' }, { type: 'finish-step' }, { type: 'start-step' }, { type: 'text-delta', id: 't', delta: 'late' }, { type: 'text-end', id: 't' }] },

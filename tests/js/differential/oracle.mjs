@@ -27,7 +27,7 @@
 //    not a replay error.
 //
 // 4. Options. `replayUiMessageStream(chunks, {lastMessage})` ≙ `readUIMessageStream({message:
-//    lastMessage})`; `{messageId}` ≙ `readUIMessageStream({message: {id: messageId, role:
+//    lastMessage})` (for the starts see 5, below); `{messageId}` ≙ `readUIMessageStream({message: {id: messageId, role:
 //    'user', parts: []}})` (a non-assistant message only lends its id to the new message).
 //    Neither ≙ no message: the id is ''.
 //
@@ -80,21 +80,48 @@ export const normalise = (v) => (v === undefined ? undefined : JSON.parse(JSON.s
  * `{message, error?: {message, kind: 'processor' | 'schema'}}` as the `ai` package gives it for
  * `replayUiMessageStream(chunks, options)`.
  */
-export async function aiReplay(chunks, { messageId, lastMessage } = {}) {
-  const { values, error: schemaError } = await validate(chunks);
+/** `readUIMessageStream` over validated chunks: its last yield and the processor's error. */
+async function run(values, message) {
   const withSentinels = values.flatMap((c) => [c, { type: SENTINEL, data: null }]);
-  const message =
-    lastMessage != null ? structuredClone(lastMessage) : messageId != null ? { id: messageId, role: 'user', parts: [] } : undefined;
   const errors = [];
   let last;
-  for await (const m of readUIMessageStream({ message, stream: fromList(withSentinels), onError: (e) => errors.push(e) })) {
+  for await (const m of readUIMessageStream({ message: message && structuredClone(message), stream: fromList(withSentinels), onError: (e) => errors.push(e) })) {
     last = m;
   }
   if (last === undefined) {
     // Nothing was written: the state is the one `createStreamingUIMessageState` made.
-    last = message?.role === 'assistant' ? message : { id: message?.id ?? '', role: 'assistant', parts: [] };
+    last = message?.role === 'assistant' ? structuredClone(message) : { id: message?.id ?? '', role: 'assistant', parts: [] };
   }
-  const processorError = errors.find((e) => UIMessageStreamError.isInstance(e) || e instanceof TypeError);
+  return { last, processorError: errors.find((e) => UIMessageStreamError.isInstance(e) || e instanceof TypeError) };
+}
+
+export async function aiReplay(chunks, { messageId, lastMessage, resetOnMessageIdChange = false } = {}) {
+  const { values, error: schemaError } = await validate(chunks);
+  const message = lastMessage != null ? lastMessage : messageId != null ? { id: messageId, role: 'user', parts: [] } : undefined;
+  // 5. A `start` naming another message: the processor's default (`useChat`) renames the
+  //    message, `readUIMessageStream` starts it over. In 7.0.173's processUIMessageStream
+  //    (case "start") the reset is the only difference, and the id is set before the metadata
+  //    is merged; so without `resetOnMessageIdChange` the starts go in without their ids and
+  //    the message takes the id of the last start the processor reached (found, when it threw,
+  //    as the shortest prefix that throws).
+  const ids = values.map((c) => (c.type === 'start' && c.messageId != null ? c.messageId : undefined));
+  const renames = !resetOnMessageIdChange && ids.some((x) => x !== undefined);
+  const input = renames ? values.map((c, i) => (ids[i] === undefined ? c : { ...c, messageId: undefined })) : values;
+  let { last, processorError } = await run(input, message);
+  if (renames) {
+    let reached = input.length;
+    if (processorError) {
+      let [lo, hi] = [1, input.length];
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((await run(input.slice(0, mid), message)).processorError) hi = mid;
+        else lo = mid + 1;
+      }
+      reached = lo;
+    }
+    const id = ids.slice(0, reached).findLast((x) => x !== undefined);
+    if (id !== undefined) last = { ...last, id };
+  }
   const result = { message: normalise({ ...last, parts: last.parts.filter((p) => p.type !== SENTINEL) }) };
   if (processorError) result.error = { message: processorError.message, kind: 'processor' };
   else if (schemaError) result.error = { message: String(schemaError.message), kind: 'schema' };
