@@ -70,7 +70,8 @@ pub fn to_string(v: &impl serde::Serialize) -> String {
 /// `MARKERS + k` (the last 2,048 code points of plane 16, private use; U+10FFFE and U+10FFFF
 /// are noncharacters). Every writer of JSON for JS or the server writes such a character back
 /// as the escape it came as, so a pair split over two deltas is one character again in JS,
-/// and a lone surrogate stays one, as in the `ai` package.
+/// and a lone surrogate stays one, as in the `ai` package. The price: a real character of that
+/// range (private use, so no shared text holds one) is written as two lone surrogates.
 pub const MARKERS: u32 = 0x10_F800;
 
 /// The marker of the lone surrogate `unit` (0xD800..=0xDFFF; anything else is U+FFFD).
