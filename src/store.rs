@@ -276,6 +276,28 @@ pub enum StoreEvent {
     },
 }
 
+/// Whether `useChat` shows `streaming` after this chunk: its stream processor's `write()`
+/// updates the status for every chunk that changes the message but a `start` (written without
+/// it); a step's start, end and reset, `error`, `abort`, and a `finish` or `message-metadata`
+/// without metadata do not write. (A `reset-step` writes when the step had parts, which a
+/// first write has already set the status for.)
+fn sets_streaming(c: &UiChunk) -> bool {
+    match c {
+        UiChunk::Start { .. }
+        | UiChunk::StartStep
+        | UiChunk::FinishStep
+        | UiChunk::ResetStep
+        | UiChunk::Error { .. }
+        | UiChunk::Abort { .. } => false,
+        UiChunk::Finish {
+            message_metadata, ..
+        }
+        | UiChunk::MessageMetadata { message_metadata } => message_metadata.is_some(),
+        UiChunk::Data(d) => !d.transient,
+        _ => true,
+    }
+}
+
 /// What `submit` / `send` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -802,13 +824,14 @@ impl ChatStore {
     pub fn revision(&self) -> u64 {
         self.revision
     }
-    /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is an
-    /// assistant message to regenerate.
+    /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is a
+    /// message to answer again (as `useChat`'s `regenerate`, which also retries a user message
+    /// left without an answer by a failed turn).
     pub fn can_regenerate(&self) -> bool {
         !self.disposed
             && !self.session.pi_owns_history()
             && !self.status().is_busy()
-            && self.messages().iter().any(|m| m.role == Role::Assistant)
+            && !self.messages().is_empty()
     }
 
     // ----- outputs -------------------------------------------------------------------------
@@ -899,6 +922,20 @@ impl ChatStore {
                 }
             }
         }
+    }
+
+    /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
+    /// `ready` and `error` goes. Nothing else changes (the messages stay as they are).
+    pub fn clear_error(&mut self) {
+        let s = &mut self.session;
+        if s.status != Status::Error && s.error.is_none() {
+            return;
+        }
+        if s.status == Status::Error {
+            s.status = Status::Ready;
+        }
+        s.error = None;
+        self.touch();
     }
 
     /// Stops the running turn: the stream is aborted, the server is told (`DELETE …/turn`),
@@ -1042,22 +1079,23 @@ impl ChatStore {
             return false;
         }
         let h = &self.session.history;
+        // The named message, else the last one, as `useChat` does: after a failed turn the last
+        // message is the user's, which is asked again (the usual Retry button).
         let target = match message_id {
             Some(id) => h.position(id),
-            None => h.messages().iter().rposition(|m| m.role == Role::Assistant),
+            None => h.len().checked_sub(1),
         };
         let Some(i) = target else { return false };
         // Keep everything before the assistant message (a user message: keep it and cut after).
-        let keep = if h.messages()[i].role == Role::Assistant {
-            i
-        } else {
-            i + 1
-        };
-        let target_id = h.messages()[i].id.clone();
+        let assistant = h.messages()[i].role == Role::Assistant;
+        let keep = if assistant { i } else { i + 1 };
+        // The body names the answer to replace; a retried user message names none unless it
+        // was named (`useChat` sends the `messageId` it was given).
+        let named = (assistant || message_id.is_some()).then(|| h.messages()[i].id.clone());
         self.session.history.truncate(keep);
         self.start_request_turn(
             "regenerate-message",
-            Some(target_id),
+            named,
             String::new(),
             Vec::new(),
             now_ms,
@@ -1334,7 +1372,9 @@ impl ChatStore {
         if self.session.stream != Some(id) {
             return;
         }
-        if self.session.status == Status::Submitted {
+        // pi mode streams from the first byte; the AI SDK's status waits for the first chunk
+        // that changes the message (`begin_streaming`).
+        if self.session.status == Status::Submitted && self.session.pi_owns_history() {
             self.session.status = Status::Streaming;
             self.touch();
             // Follow-ups queued while the chat POST was on its way may go now.
@@ -2095,7 +2135,11 @@ impl ChatStore {
                 // The reducer's delta entry only appends to a text: `append_mut` says so.
                 let msg = s.history.append_mut(i);
                 let result = s.ui.reducer.apply_delta(msg, kind, &id, &delta);
+                let applied = result.is_ok();
                 self.on_ui_result(result, now_ms);
+                if applied {
+                    self.begin_streaming(now_ms);
+                }
             }
             // Tool input deltas cost their parse, not their chunk: the general path.
             d @ Delta::ToolInput { .. } => self.apply_chunk(d.into_chunk(), now_ms),
@@ -2135,6 +2179,8 @@ impl ChatStore {
                     s.turn_id = Some(turn_id);
                     self.touch();
                 }
+                // A data chunk to `useChat`, which writes it (its status turns `streaming`).
+                self.begin_streaming(now_ms);
             }
             Chunk::Pi(ev) if pi_owns => {
                 let mut effects = Vec::new();
@@ -2163,12 +2209,27 @@ impl ChatStore {
                 _ => {}
             },
             Chunk::Ui(c) => {
+                let error = matches!(c, UiChunk::Error { .. });
+                let streams = sets_streaming(&c);
                 let mut effects = Vec::new();
                 let i = self.ui_message_index();
                 let s = &mut self.session;
                 let result = s.ui.reducer.apply(s.history.at_mut(i), c, &mut effects);
+                let applied = result.is_ok();
                 self.on_ui_effects(i, effects);
                 self.on_ui_result(result, now_ms);
+                if applied && streams {
+                    self.begin_streaming(now_ms);
+                }
+                // `useChat` stops at an `error` chunk (its stream processor throws it): the
+                // turn ends there, failed, and nothing after it in the stream is applied. The
+                // replay helpers, like `readUIMessageStream`, go on.
+                if error {
+                    if let Some(id) = self.session.stream.take() {
+                        self.abort(id);
+                        self.finish_turn(now_ms);
+                    }
+                }
             }
             Chunk::Data(d) if pi_owns => self.events.push_back(StoreEvent::Data {
                 name: d.name,
@@ -2191,6 +2252,7 @@ impl ChatStore {
                     s.ui.reducer
                         .apply_data(s.history.at_mut(i), d, &mut effects);
                     self.on_ui_effects(i, effects);
+                    self.begin_streaming(now_ms);
                 }
             }
             Chunk::Unknown { chunk_type, .. } => {
@@ -2219,6 +2281,17 @@ impl ChatStore {
         };
         s.ui.message_id = Some(s.history.messages()[i].id.clone());
         i
+    }
+
+    /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
+    /// the message (`sets_streaming`), not at the first byte: a UI shows its waiting indicator
+    /// until then, and no empty answer.
+    fn begin_streaming(&mut self, now_ms: u64) {
+        if self.session.status == Status::Submitted && self.session.stream.is_some() {
+            self.session.status = Status::Streaming;
+            self.touch();
+            self.pump(now_ms);
+        }
     }
 
     /// A protocol violation fails the turn: the `ai` package stops processing there.

@@ -1649,6 +1649,55 @@ fn regenerate_trims_after_the_user_message_and_asks_again() {
     assert!(!pi.act(|s, now| s.regenerate(None, now)));
 }
 
+/// `useChat`'s Retry after a failed turn: `regenerate()` asks the last message again when it
+/// is the user's, keeping everything (a fresh chat as well as a long one); the answer is
+/// appended after it.
+#[test]
+fn regenerate_after_a_failed_turn_asks_the_unanswered_user_message_again() {
+    for earlier_turns in [false, true] {
+        let mut h = Harness::with_caps(AI_SDK_CAPS);
+        if earlier_turns {
+            two_ai_turns(&mut h);
+        }
+        h.send("three");
+        let chat = h.last(RequestKind::Chat);
+        h.respond(chat.id, Reply::error(500, "internal", "boom"));
+        assert_eq!(h.store.status(), Status::Error);
+        assert!(h.store.can_regenerate(), "the Retry of useChat");
+        assert!(h.act(|s, now| s.regenerate(None, now)));
+        let chat = h.last(RequestKind::Chat);
+        assert_eq!(chat.body()["trigger"], "regenerate-message");
+        assert_eq!(chat.body().get("messageId"), None, "no answer to replace");
+        let sent: Vec<&str> = chat.body()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let parts = m["parts"].as_array().unwrap();
+                let text = parts.iter().find(|p| p["type"] == "text").unwrap();
+                text["text"].as_str().unwrap()
+            })
+            .collect();
+        let want: &[&str] = if earlier_turns {
+            &["one", "answer one", "two", "answer two", "three"]
+        } else {
+            &["three"]
+        };
+        assert_eq!(sent, want);
+        h.respond(chat.id, Reply::sse(ai_answer("a3", "answer three")));
+        assert_eq!(h.store.status(), Status::Ready);
+        let last = h.store.messages().last().unwrap();
+        assert_eq!(
+            (last.id.as_str(), last.text()),
+            ("a3", "answer three".into())
+        );
+        assert_eq!(h.store.messages().len(), want.len() + 1);
+    }
+    // An empty chat has nothing to ask again.
+    let h = Harness::with_caps(AI_SDK_CAPS);
+    assert!(!h.store.can_regenerate());
+}
+
 #[test]
 fn edit_replaces_the_user_message_and_drops_what_follows() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
@@ -1854,4 +1903,79 @@ fn a_character_split_between_two_deltas_is_one_character_again() {
         post["messages"][1]["parts"][0]["text"],
         format!("smile 😀 and half {}!", half.unwrap())
     );
+}
+
+/// `useChat` stops at an `error` chunk (its processor throws it): what follows in the stream is
+/// not applied, the turn ends failed (the stream is dropped), and `clearError` gives `ready`
+/// back with the messages as they were.
+#[test]
+fn an_error_chunk_ends_the_turn_there_and_clear_error_makes_it_ready() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let body = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "text-start", "id": "t"}),
+        json!({"type": "text-delta", "id": "t", "delta": "Hel"}),
+        json!({"type": "error", "errorText": "boom"}),
+        json!({"type": "text-delta", "id": "t", "delta": "lo"}),
+        json!({"type": "data-late", "data": 1}),
+    ]);
+    h.respond(chat.id, Reply::sse(body).open());
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.error().unwrap().message, "boom");
+    assert_eq!(h.store.messages()[1].text(), "Hel");
+    assert!(h.aborted.contains(&chat.id), "the stream is dropped");
+    assert_eq!(h.errors().len(), 1);
+    // The rest of the stream, should it still arrive, changes nothing.
+    h.body(
+        chat.id,
+        &sse(&[json!({"type": "text-delta", "id": "t", "delta": "!"})]),
+    );
+    assert_eq!(h.store.messages()[1].text(), "Hel");
+    let before = h.store.messages().to_vec();
+    h.act(|s, _| s.clear_error());
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.store.error(), None);
+    assert_eq!(h.store.messages(), &before[..]);
+    assert_eq!(h.send("again").kind, SubmitKind::Sent);
+}
+
+/// As `useChat`: the status stays `submitted` until the first chunk that changes the message
+/// (a UI shows its waiting indicator until then): not the first byte, a `start`, a step's
+/// start, nor a `finish` without metadata.
+#[test]
+fn submitted_lasts_until_the_first_chunk_that_changes_the_message() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let head = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+        json!({"type": "message-metadata"}),
+    ]);
+    h.respond(chat.id, Reply::sse(head).open());
+    assert_eq!(h.store.status(), Status::Submitted);
+    h.body(
+        chat.id,
+        &sse(&[json!({"type": "reasoning-start", "id": "r"})]),
+    );
+    assert_eq!(h.store.status(), Status::Streaming);
+    // A turn with nothing that writes goes from submitted to ready.
+    h.body(
+        chat.id,
+        &sse(&[json!({"type": "reasoning-end", "id": "r"})]),
+    );
+    h.end(chat.id);
+    h.send("again");
+    let chat = h.last(RequestKind::Chat);
+    let body = sse(&[
+        json!({"type": "start"}),
+        json!({"type": "start-step"}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish"}),
+    ]);
+    let statuses = h.respond(chat.id, Reply::sse(body));
+    assert!(!statuses.contains(&Status::Streaming), "{statuses:?}");
+    assert_eq!(h.store.status(), Status::Ready);
 }

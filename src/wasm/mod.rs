@@ -97,6 +97,9 @@ pub(crate) struct Shell {
     disposed: Cell<bool>,
     /// A turn finished: the host's `sendAutomaticallyWhen` is asked once the drain is over.
     auto_send_pending: Cell<bool>,
+    /// Counts `stop()` calls: a host predicate whose promise settles after a stop does not
+    /// continue the conversation (as in the `ai` package).
+    stops: Cell<u32>,
 }
 
 impl Shell {
@@ -168,7 +171,11 @@ impl Shell {
                 if let Some(f) = &self.host.on_event {
                     js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
                 }
-                self.auto_send_pending.set(true);
+                // Never after a failed turn: `useChat` asks only when the turn ended without
+                // an error (nor an abort, which ends no turn here with a finish).
+                if self.core.borrow().status() != crate::composer::Status::Error {
+                    self.auto_send_pending.set(true);
+                }
             }
             StoreEvent::Diagnostic { .. } | StoreEvent::Finish { .. } => {
                 if let Some(f) = &self.host.on_event {
@@ -191,13 +198,27 @@ impl Shell {
             &"messages".into(),
             &js_sys::Reflect::get(&snapshot, &"messages".into()).unwrap_or(JsValue::UNDEFINED),
         );
-        let yes = f
-            .call1(&JsValue::UNDEFINED, &arg)
-            .map(|v| v.is_truthy())
-            .unwrap_or(false);
-        if yes {
-            self.with_core(|c, now| c.continue_turn(now));
+        let answer = f.call1(&JsValue::UNDEFINED, &arg).unwrap_or(JsValue::FALSE);
+        // `boolean | PromiseLike<boolean>`, as the `ai` package takes it: a thenable is awaited
+        // (its truthiness is not the answer), and a stop while it is pending wins.
+        let thenable = answer.is_object()
+            && js_sys::Reflect::get(&answer, &"then".into()).is_ok_and(|t| t.is_function());
+        if !thenable {
+            if answer.is_truthy() {
+                self.with_core(|c, now| c.continue_turn(now));
+            }
+            return;
         }
+        let (shell, stops) = (Rc::downgrade(self), self.stops.get());
+        wasm_bindgen_futures::spawn_local(async move {
+            let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&answer));
+            let yes = settled.await.is_ok_and(|v| v.is_truthy());
+            if let Some(shell) = shell.upgrade() {
+                if yes && shell.stops.get() == stops && !shell.disposed.get() {
+                    shell.with_core(|c, now| c.continue_turn(now));
+                }
+            }
+        });
     }
 
     fn arm_timer(self: &Rc<Self>) {
@@ -334,6 +355,7 @@ impl JsChatStore {
             draining: Cell::new(false),
             disposed: Cell::new(false),
             auto_send_pending: Cell::new(false),
+            stops: Cell::new(0),
         });
         shell.drive();
         Ok(JsChatStore { shell })
@@ -462,7 +484,14 @@ impl JsChatStore {
     }
 
     pub fn stop(&self) {
+        self.shell.stops.set(self.shell.stops.get().wrapping_add(1));
         self.shell.with_core(|c, now| c.stop(now));
+    }
+
+    /// `useChat`'s `clearError`: status `error` becomes `ready`, `error` goes.
+    #[wasm_bindgen(js_name = clearError)]
+    pub fn clear_error(&self) {
+        self.shell.with_core(|c, _| c.clear_error());
     }
 
     #[wasm_bindgen(js_name = switchSession)]

@@ -232,6 +232,8 @@ export class ChatStore {
   /** Continues from the last assistant message (what `sendAutomaticallyWhen` does). */
   continueTurn(): boolean;
   stop(): void;
+  /** As `useChat`'s `clearError`: status `error` becomes `ready` and `error` goes. */
+  clearError(): void;
   switchSession(sessionId: string): void;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;

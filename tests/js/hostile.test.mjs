@@ -238,6 +238,54 @@ test('a character split between two deltas (lone surrogate escapes) is one chara
   store.dispose();
 });
 
+test('sendAutomaticallyWhen as useChat takes it: a promise is awaited, never asked after a failed turn; clearError', async () => {
+  const toolTurn = [sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'start-step' }),
+    sse({ type: 'tool-input-available', toolCallId: 'c1', toolName: 'weather', input: {} }) + sse({ type: 'finish-step' }) + sse({ type: 'finish' }) + 'data: [DONE]\n\n'];
+  const chats = (calls) => calls.filter((c) => c.path.endsWith('/chat')).length;
+  // A promise of false is no: one POST (its truthiness, a Promise object, would have looped).
+  let asked = 0;
+  let answers = [false];
+  const run = async (chat) => {
+    asked = 0;
+    const t = makeStore({ chat, options: { sendAutomaticallyWhen: () => { asked++; return Promise.resolve(answers.shift() ?? false); } } });
+    await until(t.store, (s) => s.capabilitiesLoaded);
+    t.store.send('weather?');
+    await until(t.store, (s) => s.status !== 'submitted' && s.status !== 'streaming' && asked > 0);
+    await sleep(20);
+    return t;
+  };
+  let t = await run((n) => n === 1 && { status: 200, headers: SSE, body: toolTurn });
+  assert.equal(chats(t.calls), 1);
+  assert.equal(t.store.getSnapshot().status, 'ready');
+  t.store.dispose();
+  // A promise of true continues the conversation once it settles.
+  answers = [true, false];
+  t = await run((n) => n === 1 && { status: 200, headers: SSE, body: toolTurn });
+  await until(t.store, (s) => s.status === 'ready' && s.messages.length === 2 && chats(t.calls) === 2);
+  assert.equal(t.calls.filter((c) => c.path.endsWith('/chat'))[1].body.trigger, 'submit-message');
+  t.store.dispose();
+  // After a turn that failed (an `error` chunk), the predicate is not asked at all.
+  answers = [true, true];
+  const failed = [sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'text-start', id: 't' }) + sse({ type: 'text-delta', id: 't', delta: 'x' }),
+    sse({ type: 'error', errorText: 'bad' }) + sse({ type: 'text-delta', id: 't', delta: 'y' })];
+  const f = makeStore({ chat: (n) => n === 1 && { status: 200, headers: SSE, body: failed }, options: { sendAutomaticallyWhen: () => { asked++; return true; } } });
+  asked = 0;
+  await until(f.store, (s) => s.capabilitiesLoaded);
+  f.store.send('hi');
+  const s = await until(f.store, (s) => s.status === 'error');
+  await sleep(20);
+  assert.equal(asked, 0);
+  assert.equal(chats(f.calls), 1);
+  assert.equal(s.error.message, 'bad');
+  assert.equal(s.messages[1].parts.find((p) => p.type === 'text').text, 'x', 'nothing after the error chunk');
+  f.store.clearError();
+  const cleared = f.store.getSnapshot();
+  assert.equal(cleared.status, 'ready');
+  assert.equal(cleared.error, null);
+  assert.equal(cleared.messages, s.messages, 'the messages are the same objects');
+  f.store.dispose();
+});
+
 test('a 10 MB single event over maxEventBytes: a Protocol error, the history kept, the store goes on', async () => {
   const big = 'data: {"type":"text-delta","id":"t","delta":"' + 'x'.repeat(10_000_000) + '"}\n\n';
   const pieces = [];
