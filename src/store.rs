@@ -352,6 +352,9 @@ struct UiTurn {
     reducer: UiMessageReducer,
     /// The streamed message's id in the history, once it has one.
     message_id: Option<String>,
+    /// The message the turn streams into before its first write ([`ChatStore::ui_target`]):
+    /// a new one, or a copy of the assistant message it continues.
+    pending: Option<UIMessage>,
 }
 
 /// Everything that belongs to one session. The current one is live; others are parked with
@@ -2130,7 +2133,9 @@ impl ChatStore {
             Delta::Pi { .. } => {}
             _ if pi_owns => {}
             Delta::Part { kind, id, delta } => {
-                let i = self.ui_message_index();
+                let Some(i) = self.ui_target(true) else {
+                    return;
+                };
                 let s = &mut self.session;
                 // The reducer's delta entry only appends to a text: `append_mut` says so.
                 let msg = s.history.append_mut(i);
@@ -2211,12 +2216,22 @@ impl ChatStore {
             Chunk::Ui(c) => {
                 let error = matches!(c, UiChunk::Error { .. });
                 let streams = sets_streaming(&c);
+                let places = streams
+                    || matches!(&c, UiChunk::Start { message_id, message_metadata }
+                        if message_id.is_some() || message_metadata.is_some());
                 let mut effects = Vec::new();
-                let i = self.ui_message_index();
+                let target = self.ui_target(places);
                 let s = &mut self.session;
-                let result = s.ui.reducer.apply(s.history.at_mut(i), c, &mut effects);
+                let msg = match target {
+                    Some(i) => s.history.at_mut(i),
+                    None => {
+                        s.ui.pending
+                            .get_or_insert_with(|| UIMessage::new("", Role::Assistant))
+                    }
+                };
+                let result = s.ui.reducer.apply(msg, c, &mut effects);
                 let applied = result.is_ok();
-                self.on_ui_effects(i, effects);
+                self.on_ui_effects(target.unwrap_or(usize::MAX), effects);
                 self.on_ui_result(result, now_ms);
                 if applied && streams {
                     self.begin_streaming(now_ms);
@@ -2246,8 +2261,7 @@ impl ChatStore {
                         &mut effects,
                     );
                     self.on_ui_effects(usize::MAX, effects);
-                } else {
-                    let i = self.ui_message_index();
+                } else if let Some(i) = self.ui_target(true) {
                     let s = &mut self.session;
                     s.ui.reducer
                         .apply_data(s.history.at_mut(i), d, &mut effects);
@@ -2261,26 +2275,35 @@ impl ChatStore {
         }
     }
 
-    /// The position of the message the AI SDK reducer streams into, created on first use: the
-    /// last assistant message when the turn continues it, else a new one.
-    fn ui_message_index(&mut self) -> usize {
+    /// Where the AI SDK reducer applies a chunk: the streamed message's position once it is in
+    /// the history, else the turn's pending message (`None`). As in `useChat`, the message
+    /// enters the history at the first chunk that writes it (`writes`): a new one is pushed, a
+    /// continued one (the last message, an assistant's) replaced. Until then a continued
+    /// message shows as it was, and a stream that writes nothing (a bare `start` and `finish`,
+    /// an `error` at once) leaves no empty answer behind.
+    fn ui_target(&mut self, writes: bool) -> Option<usize> {
         let s = &mut self.session;
         if let Some(i) =
             s.ui.message_id
                 .as_deref()
                 .and_then(|id| s.history.position(id))
         {
-            return i;
+            return Some(i);
         }
-        let continues = s.history.last().is_some_and(|m| m.role == Role::Assistant);
-        let i = if continues {
-            s.history.len() - 1
-        } else {
-            let id = uuid_v4(self.rng.as_mut());
-            s.history.push(UIMessage::new(id, Role::Assistant))
-        };
+        if s.ui.pending.is_none() {
+            let continued = s.history.last().filter(|m| m.role == Role::Assistant);
+            s.ui.pending = Some(match continued {
+                Some(m) => m.clone(),
+                None => UIMessage::new(uuid_v4(self.rng.as_mut()), Role::Assistant),
+            });
+        }
+        if !writes {
+            return None;
+        }
+        // `push` replaces the message of the same id in place (the continued one).
+        let i = s.history.push(s.ui.pending.take()?);
         s.ui.message_id = Some(s.history.messages()[i].id.clone());
-        i
+        Some(i)
     }
 
     /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
@@ -2380,6 +2403,7 @@ impl ChatStore {
     /// SDK reducer started in this turn is dropped: the projection rebuilds it.
     fn hand_history_to_pi(&mut self) {
         let s = &mut self.session;
+        s.ui.pending = None;
         if let Some(i) =
             s.ui.message_id
                 .take()

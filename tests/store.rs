@@ -1979,3 +1979,54 @@ fn submitted_lasts_until_the_first_chunk_that_changes_the_message() {
     assert!(!statuses.contains(&Status::Streaming), "{statuses:?}");
     assert_eq!(h.store.status(), Status::Ready);
 }
+
+/// As `useChat`: the answer enters the history at the first chunk that writes it. A stream
+/// that fails at once leaves no empty answer (which the next POST would carry), a `start`
+/// naming the message shows it (still `submitted`), and a continued message that the stream
+/// only gives a step's start stays as it was.
+#[test]
+fn the_answer_appears_at_the_first_chunk_that_writes_it() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let body = sse(&[
+        json!({"type": "start"}),
+        json!({"type": "start-step"}),
+        json!({"type": "error", "errorText": "test-error"}),
+    ]);
+    h.respond(chat.id, Reply::sse(body));
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.messages().len(), 1, "only the user message");
+    h.act(|s, _| s.clear_error());
+    h.send("again");
+    let chat = h.last(RequestKind::Chat);
+    assert_eq!(chat.body()["messages"].as_array().unwrap().len(), 2);
+    h.respond(
+        chat.id,
+        Reply::sse(sse(&[json!({"type": "start", "messageId": "a1"})])).open(),
+    );
+    assert_eq!(h.store.status(), Status::Submitted);
+    let last = h.store.messages().last().unwrap();
+    assert_eq!((last.id.as_str(), last.parts.len()), ("a1", 0));
+    h.body(chat.id, &ai_answer("a1", "hello")[..]);
+    h.end(chat.id);
+    assert_eq!(h.store.messages().last().unwrap().text(), "hello");
+    // A continued turn (after a tool output, say) whose stream writes nothing.
+    let before = h.store.messages().last().unwrap().clone();
+    let version = h.store.message_version(h.store.messages().len() - 1);
+    assert!(h.act(|s, now| s.continue_turn(now)));
+    let chat = h.last(RequestKind::Chat);
+    let body = sse(&[
+        json!({"type": "start"}),
+        json!({"type": "start-step"}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish"}),
+    ]);
+    h.respond(chat.id, Reply::sse(body));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.store.messages().last().unwrap(), &before);
+    assert_eq!(
+        h.store.message_version(h.store.messages().len() - 1),
+        version
+    );
+}
