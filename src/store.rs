@@ -928,15 +928,15 @@ impl ChatStore {
     }
 
     /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
-    /// `ready` and `error` goes. Nothing else changes (the messages stay as they are).
+    /// `ready` and `error` goes; in any other status it does nothing. Nothing else changes (the
+    /// messages stay as they are).
     pub fn clear_error(&mut self) {
+        // Only a failed turn's error: while a turn runs, its error decides how it ends.
         let s = &mut self.session;
-        if s.status != Status::Error && s.error.is_none() {
+        if s.status != Status::Error {
             return;
         }
-        if s.status == Status::Error {
-            s.status = Status::Ready;
-        }
+        s.status = Status::Ready;
         s.error = None;
         self.touch();
     }
@@ -1168,37 +1168,45 @@ impl ChatStore {
         now_ms: u64,
     ) -> bool {
         use crate::protocol::ToolState;
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) else {
+                    continue;
+                };
+                // Output states keep only an approval that was granted.
+                let granted = t
+                    .approval
+                    .as_ref()
+                    .and_then(|a| a.get("approved"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                if !granted {
+                    t.approval = None;
+                }
+                match &output {
+                    Ok(v) => {
+                        t.state = ToolState::OutputAvailable;
+                        t.output = Some(v.clone());
+                        t.error_text = None;
+                    }
+                    Err(e) => {
+                        t.state = ToolState::OutputError;
+                        t.output = None;
+                        t.error_text = Some(e.clone());
+                    }
+                }
+            }
+        };
         let h = &mut self.session.history;
         let Some(i) = (0..h.len()).find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
         else {
             return false;
         };
-        for p in &mut h.at_mut(i).parts {
-            let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) else {
-                continue;
-            };
-            // Output states keep only an approval that was granted.
-            let granted = t
-                .approval
-                .as_ref()
-                .and_then(|a| a.get("approved"))
-                .and_then(Value::as_bool)
-                == Some(true);
-            if !granted {
-                t.approval = None;
-            }
-            match &output {
-                Ok(v) => {
-                    t.state = ToolState::OutputAvailable;
-                    t.output = Some(v.clone());
-                    t.error_text = None;
-                }
-                Err(e) => {
-                    t.state = ToolState::OutputError;
-                    t.output = None;
-                    t.error_text = Some(e.clone());
-                }
-            }
+        set(h.at_mut(i));
+        // The pending copy of a continued answer gets it too (as `useChat` updates its active
+        // response's message): its first write would put the call back unanswered.
+        if let Some(m) = self.session.ui.pending.as_mut() {
+            set(m);
         }
         self.touch();
         self.send_automatically(now_ms);
@@ -1225,28 +1233,35 @@ impl ChatStore {
                         == Some(approval_id)
             })
         };
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                if !asks(p) {
+                    continue;
+                }
+                if let Some(t) = p.as_tool_mut() {
+                    t.state = ToolState::ApprovalResponded;
+                    let mut approval = match t.approval.take() {
+                        Some(Value::Object(o)) => o,
+                        _ => serde_json::Map::new(),
+                    };
+                    approval.insert("id".into(), Value::String(approval_id.to_string()));
+                    approval.insert("approved".into(), Value::Bool(approved));
+                    match &reason {
+                        Some(r) => approval.insert("reason".into(), Value::String(r.clone())),
+                        None => approval.remove("reason"),
+                    };
+                    t.approval = Some(Value::Object(approval));
+                }
+            }
+        };
         let h = &mut self.session.history;
         let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
             return false;
         };
-        for p in &mut h.at_mut(i).parts {
-            if !asks(p) {
-                continue;
-            }
-            if let Some(t) = p.as_tool_mut() {
-                t.state = ToolState::ApprovalResponded;
-                let mut approval = match t.approval.take() {
-                    Some(Value::Object(o)) => o,
-                    _ => serde_json::Map::new(),
-                };
-                approval.insert("id".into(), Value::String(approval_id.to_string()));
-                approval.insert("approved".into(), Value::Bool(approved));
-                match &reason {
-                    Some(r) => approval.insert("reason".into(), Value::String(r.clone())),
-                    None => approval.remove("reason"),
-                };
-                t.approval = Some(Value::Object(approval));
-            }
+        set(h.at_mut(i));
+        // As for a tool output: the pending copy of a continued answer too.
+        if let Some(m) = self.session.ui.pending.as_mut() {
+            set(m);
         }
         self.touch();
         self.send_automatically(now_ms);
@@ -2133,16 +2148,23 @@ impl ChatStore {
             Delta::Pi { .. } => {}
             _ if pi_owns => {}
             Delta::Part { kind, id, delta } => {
-                let Some(i) = self.ui_target(true) else {
-                    return;
-                };
+                let placed = self.ui_placed();
                 let s = &mut self.session;
-                // The reducer's delta entry only appends to a text: `append_mut` says so.
-                let msg = s.history.append_mut(i);
-                let result = s.ui.reducer.apply_delta(msg, kind, &id, &delta);
+                let result = match (placed, s.ui.pending.as_mut()) {
+                    // The reducer's delta entry only appends to a text: `append_mut` says so.
+                    (Some(i), _) => {
+                        s.ui.reducer
+                            .apply_delta(s.history.append_mut(i), kind, &id, &delta)
+                    }
+                    (None, Some(m)) => s.ui.reducer.apply_delta(m, kind, &id, &delta),
+                    (None, None) => return,
+                };
                 let applied = result.is_ok();
                 self.on_ui_result(result, now_ms);
                 if applied {
+                    if placed.is_none() {
+                        self.place_pending();
+                    }
                     self.begin_streaming(now_ms);
                 }
             }
@@ -2215,22 +2237,32 @@ impl ChatStore {
             },
             Chunk::Ui(c) => {
                 let error = matches!(c, UiChunk::Error { .. });
-                let streams = sets_streaming(&c);
-                let places = streams
+                let reset = matches!(c, UiChunk::ResetStep);
+                let mut streams = sets_streaming(&c);
+                let mut places = streams
                     || matches!(&c, UiChunk::Start { message_id, message_metadata }
                         if message_id.is_some() || message_metadata.is_some());
                 let mut effects = Vec::new();
-                let target = self.ui_target(places);
+                let placed = self.ui_placed();
                 let s = &mut self.session;
-                let msg = match target {
-                    Some(i) => s.history.at_mut(i),
-                    None => {
-                        s.ui.pending
-                            .get_or_insert_with(|| UIMessage::new("", Role::Assistant))
-                    }
+                let msg = match (placed, s.ui.pending.as_mut()) {
+                    (Some(i), _) => s.history.at_mut(i),
+                    (None, Some(m)) => m,
+                    (None, None) => return,
                 };
+                let before = msg.parts.len();
                 let result = s.ui.reducer.apply(msg, c, &mut effects);
+                // A `reset-step` writes (with the status) when the step had parts to remove.
+                if reset && msg.parts.len() < before {
+                    (streams, places) = (true, true);
+                }
                 let applied = result.is_ok();
+                // As `useChat`: the pending answer enters the history at its first write, and
+                // not at all when that chunk is refused (the processor throws before writing).
+                let target = match placed {
+                    None if applied && places => self.place_pending(),
+                    _ => placed,
+                };
                 self.on_ui_effects(target.unwrap_or(usize::MAX), effects);
                 self.on_ui_result(result, now_ms);
                 if applied && streams {
@@ -2261,7 +2293,7 @@ impl ChatStore {
                         &mut effects,
                     );
                     self.on_ui_effects(usize::MAX, effects);
-                } else if let Some(i) = self.ui_target(true) {
+                } else if let Some(i) = self.ui_placed().or_else(|| self.place_pending()) {
                     let s = &mut self.session;
                     s.ui.reducer
                         .apply_data(s.history.at_mut(i), d, &mut effects);
@@ -2276,12 +2308,13 @@ impl ChatStore {
     }
 
     /// Where the AI SDK reducer applies a chunk: the streamed message's position once it is in
-    /// the history, else the turn's pending message (`None`). As in `useChat`, the message
-    /// enters the history at the first chunk that writes it (`writes`): a new one is pushed, a
-    /// continued one (the last message, an assistant's) replaced. Until then a continued
-    /// message shows as it was, and a stream that writes nothing (a bare `start` and `finish`,
-    /// an `error` at once) leaves no empty answer behind.
-    fn ui_target(&mut self, writes: bool) -> Option<usize> {
+    /// the history; else `None`, and the chunk goes to the turn's pending message (made here:
+    /// a new one, or a copy of the assistant message the turn continues). As in `useChat`, the
+    /// message enters the history at the first chunk that writes it ([`place_pending`]
+    /// (Self::place_pending)). Until then a continued message shows as it was, and a stream
+    /// that writes nothing (a bare `start` and `finish`, an `error` at once) leaves no empty
+    /// answer behind.
+    fn ui_placed(&mut self) -> Option<usize> {
         let s = &mut self.session;
         if let Some(i) =
             s.ui.message_id
@@ -2297,10 +2330,13 @@ impl ChatStore {
                 None => UIMessage::new(uuid_v4(self.rng.as_mut()), Role::Assistant),
             });
         }
-        if !writes {
-            return None;
-        }
-        // `push` replaces the message of the same id in place (the continued one).
+        None
+    }
+
+    /// The pending message's first write: it enters the history (`push` replaces the message
+    /// of the same id in place: the continued one) and is streamed into there from now on.
+    fn place_pending(&mut self) -> Option<usize> {
+        let s = &mut self.session;
         let i = s.history.push(s.ui.pending.take()?);
         s.ui.message_id = Some(s.history.messages()[i].id.clone());
         Some(i)

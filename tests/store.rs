@@ -2030,3 +2030,150 @@ fn the_answer_appears_at_the_first_chunk_that_writes_it() {
         version
     );
 }
+
+/// The state of the tool part of call `call`, wherever it is.
+fn tool_state(h: &Harness, call: &str) -> Option<agent_chat_store::protocol::ToolState> {
+    h.store
+        .messages()
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|p| p.as_tool())
+        .find(|t| t.tool_call_id == call)
+        .map(|t| t.state)
+}
+
+// Found by review (helper-28) of the pending answer: each failed before its fix.
+
+/// A tool output the user adds while the continued message is pending (after `start`,
+/// before the first writing chunk) is lost when the stale copy enters the history.
+#[test]
+fn tool_output_added_while_pending_is_kept() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let mut body = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "x", "input": {}}),
+        json!({"type": "tool-input-available", "toolCallId": "c2", "toolName": "x", "input": {}}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish"}),
+    ]);
+    body.extend_from_slice(DONE);
+    h.respond(chat.id, Reply::sse(body));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!(1)), now)));
+    assert!(h.act(|s, now| s.continue_turn(now)));
+    let chat = h.last(RequestKind::Chat);
+    h.respond(
+        chat.id,
+        Reply::sse(sse(&[
+            json!({"type": "start"}),
+            json!({"type": "start-step"}),
+        ]))
+        .open(),
+    );
+    assert_eq!(h.store.status(), Status::Submitted);
+    // The user (or the host's tool) answers the second call while the model thinks.
+    assert!(h.act(|s, now| s.add_tool_output("c2", Ok(json!(2)), now)));
+    assert_eq!(
+        tool_state(&h, "c2"),
+        Some(agent_chat_store::protocol::ToolState::OutputAvailable)
+    );
+    h.body(
+        chat.id,
+        &sse(&[
+            json!({"type": "text-start", "id": "t"}),
+            json!({"type": "text-delta", "id": "t", "delta": "ok"}),
+        ]),
+    );
+    assert_eq!(
+        tool_state(&h, "c2"),
+        Some(agent_chat_store::protocol::ToolState::OutputAvailable),
+        "the output the user added is gone"
+    );
+}
+
+/// A stream whose first writing chunk is a protocol violation: useChat throws before
+/// write(), so no answer enters the messages; the store keeps an empty assistant message,
+/// which the next POST carries.
+#[test]
+fn a_violation_as_first_write_leaves_no_empty_answer() {
+    for fast in [false, true] {
+        let mut h = Harness::with_caps(AI_SDK_CAPS);
+        h.send("hi");
+        let chat = h.last(RequestKind::Chat);
+        let bad = if fast {
+            json!({"type": "text-delta", "id": "t", "delta": "x"})
+        } else {
+            json!({"type": "tool-output-available", "toolCallId": "nope", "output": 1})
+        };
+        h.respond(chat.id, Reply::sse(sse(&[json!({"type": "start"}), bad])));
+        assert_eq!(h.store.status(), Status::Error);
+        assert_eq!(
+            h.store.messages().len(),
+            1,
+            "fast={fast}: {:?}",
+            h.store.messages()
+        );
+    }
+}
+
+/// pi mode: clearError while streaming drops `error`, then the turn ends `error` with no error.
+#[test]
+fn clear_error_while_streaming_then_error_status_without_error() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    h.respond(
+        chat.id,
+        Reply::sse(sse(&[
+            json!({"type": "data-turn-start", "data": {"turnId": "t1"}}),
+            json!({"type": "error", "errorText": "boom"}),
+        ]))
+        .open(),
+    );
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert!(h.store.error().is_some());
+    h.act(|s, _| s.clear_error());
+    h.end(chat.id);
+    assert!(
+        !(h.store.status() == Status::Error && h.store.error().is_none()),
+        "status error without an error"
+    );
+}
+
+/// A continued message whose current step has parts: a `reset-step` first thing writes in
+/// useChat (the step's parts go, status streaming); the store leaves it pending.
+#[test]
+fn reset_step_on_continued_message() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let mut body = sse(&[
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "x", "input": {}}),
+        json!({"type": "finish-step"}),
+        json!({"type": "finish"}),
+    ]);
+    body.extend_from_slice(DONE);
+    h.respond(chat.id, Reply::sse(body));
+    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!(1)), now)));
+    assert!(h.act(|s, now| s.continue_turn(now)));
+    let chat = h.last(RequestKind::Chat);
+    h.respond(
+        chat.id,
+        Reply::sse(sse(&[
+            json!({"type": "start"}),
+            json!({"type": "reset-step"}),
+        ]))
+        .open(),
+    );
+    assert_eq!(h.store.status(), Status::Streaming, "useChat: streaming");
+    assert_eq!(
+        tool_state(&h, "c1"),
+        None,
+        "useChat: the step's tool part is gone"
+    );
+}

@@ -100,10 +100,9 @@ impl ChatError {
             if body.is_empty() {
                 format!("HTTP {status}")
             } else {
-                // A body that is not the error shape (an HTML error page, a proxy's text):
-                // keep a bounded prefix so the host can show what came back.
-                let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
-                format!("HTTP {status}: {text}")
+                // A body that is not the error shape (a proxy's text, an HTML error page): its
+                // text, as `useChat` shows it (bounded; the status is in `status`).
+                String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned()
             }
         });
         ChatError {
@@ -189,6 +188,13 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Server);
         assert!(e.is_retryable());
         assert!(e.message.contains("<html>busy"));
+        // A text body is the message as it is (as `useChat` shows it), the status apart.
+        let e = ChatError::from_http(500, b"Internal Server Error");
+        assert_eq!(
+            (e.message.as_str(), e.status),
+            ("Internal Server Error", Some(500))
+        );
+        assert_eq!(ChatError::from_http(404, b"").message, "HTTP 404");
         assert!(!ChatError::from_http(404, b"").is_retryable());
     }
 }

@@ -209,14 +209,25 @@ impl Shell {
             }
             return;
         }
+        // The answer is for these messages of this session: anything that changed them while
+        // it was pending (a switch, a send, a regenerate, an edit) makes it moot.
+        let asked = {
+            let core = self.core.borrow();
+            (core.session_id().to_string(), core.messages_revision())
+        };
         let (shell, stops) = (Rc::downgrade(self), self.stops.get());
         wasm_bindgen_futures::spawn_local(async move {
             let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&answer));
             let yes = settled.await.is_ok_and(|v| v.is_truthy());
-            if let Some(shell) = shell.upgrade() {
-                if yes && shell.stops.get() == stops && !shell.disposed.get() {
-                    shell.with_core(|c, now| c.continue_turn(now));
-                }
+            let Some(shell) = shell.upgrade() else {
+                return;
+            };
+            let same = {
+                let core = shell.core.borrow();
+                (core.session_id(), core.messages_revision()) == (asked.0.as_str(), asked.1)
+            };
+            if yes && same && shell.stops.get() == stops && !shell.disposed.get() {
+                shell.with_core(|c, now| c.continue_turn(now));
             }
         });
     }

@@ -309,6 +309,16 @@ fn child(old: &mut Value, old_js: &dyn Fn() -> JsValue, new: &Value) -> Child {
         *old = new.clone();
         return Child::New;
     }
+    // A key holding a lone surrogate (a marker, protocol::json::MARKERS) cannot be named from
+    // Rust (`JsValue::from_str` would give JS the marker itself): such an object goes whole,
+    // through JSON, which writes the surrogate back.
+    if new
+        .as_object()
+        .is_some_and(|o| o.keys().any(|k| has_marker(k)))
+    {
+        *old = new.clone();
+        return Child::New;
+    }
     let prev = old_js();
     let (keep, set) = (Array::new(), Array::new());
     // An entry of the JSON: a null for an unchanged array or object (taken from `prev`) and
@@ -448,7 +458,13 @@ impl SnapshotCache {
             flags,
             status,
             &self.session.1,
-            &core.turn_id().map_or(JsValue::NULL, JsValue::from_str),
+            &core
+                .turn_id()
+                .map_or(JsValue::NULL, |t| match has_marker(t) {
+                    // A lone surrogate in it: through JSON, which writes it back.
+                    true => js::parse(&to_string(&t)),
+                    false => JsValue::from_str(t),
+                }),
             &self.capabilities_js,
             &self.composer_js,
             &self.tools_js,

@@ -205,12 +205,13 @@ export interface ChatStoreOptions {
   hydrate?: boolean;
   /**
    * AI SDK mode: continue the conversation on its own when the last assistant message is
-   * complete: the `ai` package's built-in predicates by name, or your own.
+   * complete: the `ai` package's built-in predicates by name, or your own (a promise is
+   * awaited; never asked after a failed turn).
    */
   sendAutomaticallyWhen?:
     | 'lastAssistantMessageIsCompleteWithToolCalls'
     | 'lastAssistantMessageIsCompleteWithApprovalResponses'
-    | ((options: { messages: readonly UIMessage[] }) => boolean);
+    | ((options: { messages: readonly UIMessage[] }) => boolean | PromiseLike<boolean>);
 }
 
 /** The chat store. */

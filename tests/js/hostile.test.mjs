@@ -286,6 +286,51 @@ test('sendAutomaticallyWhen as useChat takes it: a promise is awaited, never ask
   f.store.dispose();
 });
 
+test('a sendAutomaticallyWhen promise that settles after a session switch continues nothing (found by review)', async () => {
+  const toolTurn = [sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'start-step' }),
+    sse({ type: 'tool-input-available', toolCallId: 'c1', toolName: 'weather', input: {} }) + sse({ type: 'finish-step' }) + sse({ type: 'finish' }) + 'data: [DONE]\n\n'];
+  let resolveIt;
+  const t = makeStore({
+    chat: (n) => n === 1 && { status: 200, headers: SSE, body: toolTurn },
+    extra: (path, init) => path.includes('/s2/messages') && init.method === 'GET' && { status: 200, headers: JSON_CT,
+      body: JSON.stringify({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'q' }] }, { id: 'b1', role: 'assistant', parts: [{ type: 'text', text: 'other session answer' }] }] }) },
+    options: { sendAutomaticallyWhen: () => new Promise((r) => { resolveIt = r; }) },
+  });
+  await until(t.store, (s) => s.capabilitiesLoaded);
+  t.store.send('weather?');
+  await until(t.store, (s) => s.status === 'ready' && s.messages.length === 2 && resolveIt);
+  t.store.switchSession('s2');
+  await until(t.store, (s) => s.sessionId === 's2' && s.hydrated && s.messages.length === 2);
+  resolveIt(true); // the answer about s1's messages
+  await sleep(50);
+  const posts = t.calls.filter((c) => c.path.endsWith('/chat')).map((c) => c.body.sessionId);
+  assert.deepEqual(posts, ['s1'], 'no POST for s2 from s1\'s predicate');
+  t.store.dispose();
+});
+
+test('a tool input key holding a lone surrogate stays one across snapshots (found by review)', async () => {
+  const d = (x) => sse(JSON.stringify({ type: 'tool-input-delta', toolCallId: 'c1', inputTextDelta: x }));
+  const body = [sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'tool-input-start', toolCallId: 'c1', toolName: 'x' }),
+    d('{"\\ud83d": {"a": 1}, "b": 1'), d('2, "c": 3'), d('}') + sse({ type: 'finish' }) + 'data: [DONE]\n\n'];
+  const { store, errors } = makeStore({ chat: (n) => n === 1 && { status: 200, headers: SSE, body } });
+  await until(store, (s) => s.capabilitiesLoaded);
+  const seen = [];
+  const unsub = store.subscribe(() => {
+    const p = store.getSnapshot().messages[1]?.parts.find((p) => p.type === 'tool-x');
+    if (p?.input) seen.push(Object.entries(p.input).map(([k, v]) => [[...k].map((c) => c.codePointAt(0).toString(16)).join('+'), v]));
+  });
+  store.send('go');
+  await until(store, (s) => s.status === 'ready' && s.messages.length === 2);
+  unsub();
+  const input = store.getSnapshot().messages[1].parts.find((p) => p.type === 'tool-x').input;
+  assert.deepEqual(Object.keys(input).sort(), ['\ud83d', 'b', 'c'].sort());
+  assert.deepEqual([input.b, input.c], [12, 3]);
+  for (const snap of seen) assert.ok(snap.every(([k]) => !k.includes('10f83d')), JSON.stringify(snap));
+  assert.deepEqual(input['\ud83d'], { a: 1 });
+  assert.deepEqual(errors, []);
+  store.dispose();
+});
+
 test('a 10 MB single event over maxEventBytes: a Protocol error, the history kept, the store goes on', async () => {
   const big = 'data: {"type":"text-delta","id":"t","delta":"' + 'x'.repeat(10_000_000) + '"}\n\n';
   const pieces = [];
