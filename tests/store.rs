@@ -2044,27 +2044,36 @@ fn tool_state(h: &Harness, call: &str) -> Option<agent_chat_store::protocol::Too
 
 // Found by review (helper-28) of the pending answer: each failed before its fix.
 
+/// A finished AI SDK turn whose answer `a1` made the tool `calls` (one step), the first one
+/// answered, and the turn that continues it sent: its chat request, not answered yet.
+fn continued_tool_turn(h: &mut Harness, calls: &[&str]) -> Sent {
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let mut chunks = vec![
+        json!({"type": "start", "messageId": "a1"}),
+        json!({"type": "start-step"}),
+    ];
+    for c in calls {
+        chunks.push(
+            json!({"type": "tool-input-available", "toolCallId": c, "toolName": "x", "input": {}}),
+        );
+    }
+    chunks.extend([json!({"type": "finish-step"}), json!({"type": "finish"})]);
+    let mut body = sse(&chunks);
+    body.extend_from_slice(DONE);
+    h.respond(chat.id, Reply::sse(body));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert!(h.act(|s, now| s.add_tool_output(calls[0], Ok(json!(1)), now)));
+    assert!(h.act(|s, now| s.continue_turn(now)));
+    h.last(RequestKind::Chat)
+}
+
 /// A tool output the user adds while the continued message is pending (after `start`,
 /// before the first writing chunk) is lost when the stale copy enters the history.
 #[test]
 fn tool_output_added_while_pending_is_kept() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    h.send("hi");
-    let chat = h.last(RequestKind::Chat);
-    let mut body = sse(&[
-        json!({"type": "start", "messageId": "a1"}),
-        json!({"type": "start-step"}),
-        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "x", "input": {}}),
-        json!({"type": "tool-input-available", "toolCallId": "c2", "toolName": "x", "input": {}}),
-        json!({"type": "finish-step"}),
-        json!({"type": "finish"}),
-    ]);
-    body.extend_from_slice(DONE);
-    h.respond(chat.id, Reply::sse(body));
-    assert_eq!(h.store.status(), Status::Ready);
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!(1)), now)));
-    assert!(h.act(|s, now| s.continue_turn(now)));
-    let chat = h.last(RequestKind::Chat);
+    let chat = continued_tool_turn(&mut h, &["c1", "c2"]);
     h.respond(
         chat.id,
         Reply::sse(sse(&[
@@ -2148,20 +2157,7 @@ fn clear_error_while_streaming_then_error_status_without_error() {
 #[test]
 fn reset_step_on_continued_message() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    h.send("hi");
-    let chat = h.last(RequestKind::Chat);
-    let mut body = sse(&[
-        json!({"type": "start", "messageId": "a1"}),
-        json!({"type": "start-step"}),
-        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "x", "input": {}}),
-        json!({"type": "finish-step"}),
-        json!({"type": "finish"}),
-    ]);
-    body.extend_from_slice(DONE);
-    h.respond(chat.id, Reply::sse(body));
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!(1)), now)));
-    assert!(h.act(|s, now| s.continue_turn(now)));
-    let chat = h.last(RequestKind::Chat);
+    let chat = continued_tool_turn(&mut h, &["c1"]);
     h.respond(
         chat.id,
         Reply::sse(sse(&[
