@@ -2187,6 +2187,9 @@ impl ChatStore {
             Chunk::Pi(PiEvent::Mode { enabled }) => {
                 if enabled && !self.session.pi_mode {
                     self.enter_pi_mode();
+                    // pi mode streams from the first byte, which came with this chunk (the
+                    // AI SDK's rule had kept the status `submitted` until a write).
+                    self.begin_streaming(now_ms);
                 }
             }
             Chunk::Pi(PiEvent::TurnStart { turn_id }) => {

@@ -848,6 +848,25 @@ fn data_pi_mode_switches_a_session_fetched_as_ai_sdk_to_pi_authority() {
     assert!(h.last(RequestKind::Chat).body().get("messages").is_none());
 }
 
+/// A turn sent as AI SDK whose first read says `data-pi-mode`: pi mode streams from the first
+/// byte, so the status is `streaming` at once, not at the next read (found by review).
+#[test]
+fn data_pi_mode_in_the_first_read_is_streaming_at_once() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hi");
+    let chat = h.last(RequestKind::Chat);
+    let first = sse(&[
+        json!({"type": "data-pi-mode", "data": {"enabled": true}}),
+        pi_chunk(
+            "pi-message-start",
+            1,
+            json!({"messageId": "a1", "role": "assistant"}),
+        ),
+    ]);
+    h.respond(chat.id, Reply::sse(first).open());
+    assert_eq!(h.store.status(), Status::Streaming);
+}
+
 // ===== turn end with items still queued (SPEC §6) ==========================================
 
 /// Ends the turn's stream cleanly.
