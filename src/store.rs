@@ -276,6 +276,25 @@ pub enum StoreEvent {
     },
 }
 
+/// How a chunk writes the streamed message in `useChat` ([`ChatStore::reduce_streamed`]):
+/// whether it puts the answer into `messages` (`places`), whether that write also updates the
+/// status (`streams`), and whether it is a `reset-step`, which writes only when it removes parts.
+#[derive(Clone, Copy)]
+struct Writes {
+    places: bool,
+    streams: bool,
+    reset: bool,
+}
+
+impl Writes {
+    /// A delta or a data part: always a write, with the status.
+    const ALWAYS: Writes = Writes {
+        places: true,
+        streams: true,
+        reset: false,
+    };
+}
+
 /// Whether `useChat` shows `streaming` after this chunk: its stream processor's `write()`
 /// updates the status for every chunk that changes the message but a `start` (written without
 /// it); a step's start, end and reset, `error`, `abort`, and a `finish` or `message-metadata`
@@ -499,6 +518,9 @@ pub struct ChatStore {
     tool_ui_version: u64,
     disposed: bool,
     scratch: SseBatch,
+    /// The AI SDK reducer's effects of one chunk, reused: a new `Vec` per text delta cost its
+    /// drop call on the hot path ([`reduce_streamed`](Self::reduce_streamed)).
+    ui_effects: Vec<UiEffect>,
 }
 
 impl std::fmt::Debug for ChatStore {
@@ -717,6 +739,7 @@ impl ChatStore {
             tool_ui_version: 0,
             disposed: false,
             scratch: SseBatch::default(),
+            ui_effects: Vec::new(),
         };
         store.open_session(now_ms);
         store
@@ -1197,17 +1220,12 @@ impl ChatStore {
                 }
             }
         };
-        let h = &mut self.session.history;
+        let h = &self.session.history;
         let Some(i) = (0..h.len()).find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
         else {
             return false;
         };
-        set(h.at_mut(i));
-        // The pending copy of a continued answer gets it too (as `useChat` updates its active
-        // response's message): its first write would put the call back unanswered.
-        if let Some(m) = self.session.ui.pending.as_mut() {
-            set(m);
-        }
+        self.edit_answered(i, set);
         self.touch();
         self.send_automatically(now_ms);
         true
@@ -1254,18 +1272,24 @@ impl ChatStore {
                 }
             }
         };
-        let h = &mut self.session.history;
+        let h = &self.session.history;
         let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
             return false;
         };
-        set(h.at_mut(i));
-        // As for a tool output: the pending copy of a continued answer too.
-        if let Some(m) = self.session.ui.pending.as_mut() {
-            set(m);
-        }
+        self.edit_answered(i, set);
         self.touch();
         self.send_automatically(now_ms);
         true
+    }
+
+    /// The user's answer (a tool output, an approval) applied by `set` to the message at `i`,
+    /// and to the pending copy of a continued answer too, as `useChat` updates its active
+    /// response's message: that copy's first write would put the call back unanswered.
+    fn edit_answered(&mut self, i: usize, set: impl Fn(&mut UIMessage)) {
+        set(self.session.history.at_mut(i));
+        if let Some(m) = self.session.ui.pending.as_mut() {
+            set(m);
+        }
     }
 
     /// Continues the conversation from the last assistant message (AI SDK mode, nothing
@@ -2147,27 +2171,13 @@ impl ChatStore {
             // AI SDK mode ignores the projection's deltas; pi mode the standard ones.
             Delta::Pi { .. } => {}
             _ if pi_owns => {}
-            Delta::Part { kind, id, delta } => {
-                let placed = self.ui_placed();
-                let s = &mut self.session;
-                let result = match (placed, s.ui.pending.as_mut()) {
-                    // The reducer's delta entry only appends to a text: `append_mut` says so.
-                    (Some(i), _) => {
-                        s.ui.reducer
-                            .apply_delta(s.history.append_mut(i), kind, &id, &delta)
-                    }
-                    (None, Some(m)) => s.ui.reducer.apply_delta(m, kind, &id, &delta),
-                    (None, None) => return,
-                };
-                let applied = result.is_ok();
-                self.on_ui_result(result, now_ms);
-                if applied {
-                    if placed.is_none() {
-                        self.place_pending();
-                    }
-                    self.begin_streaming(now_ms);
-                }
-            }
+            // The reducer's delta entry only appends to a text (`append_only`).
+            Delta::Part { kind, id, delta } => self.reduce_streamed(
+                Writes::ALWAYS,
+                true,
+                |r, m, _| r.apply_delta(m, kind, &id, &delta),
+                now_ms,
+            ),
             // Tool input deltas cost their parse, not their chunk: the general path.
             d @ Delta::ToolInput { .. } => self.apply_chunk(d.into_chunk(), now_ms),
         }
@@ -2240,37 +2250,15 @@ impl ChatStore {
             },
             Chunk::Ui(c) => {
                 let error = matches!(c, UiChunk::Error { .. });
-                let reset = matches!(c, UiChunk::ResetStep);
-                let mut streams = sets_streaming(&c);
-                let mut places = streams
-                    || matches!(&c, UiChunk::Start { message_id, message_metadata }
-                        if message_id.is_some() || message_metadata.is_some());
-                let mut effects = Vec::new();
-                let placed = self.ui_placed();
-                let s = &mut self.session;
-                let msg = match (placed, s.ui.pending.as_mut()) {
-                    (Some(i), _) => s.history.at_mut(i),
-                    (None, Some(m)) => m,
-                    (None, None) => return,
+                let streams = sets_streaming(&c);
+                let writes = Writes {
+                    places: streams
+                        || matches!(&c, UiChunk::Start { message_id, message_metadata }
+                            if message_id.is_some() || message_metadata.is_some()),
+                    streams,
+                    reset: matches!(c, UiChunk::ResetStep),
                 };
-                let before = msg.parts.len();
-                let result = s.ui.reducer.apply(msg, c, &mut effects);
-                // A `reset-step` writes (with the status) when the step had parts to remove.
-                if reset && msg.parts.len() < before {
-                    (streams, places) = (true, true);
-                }
-                let applied = result.is_ok();
-                // As `useChat`: the pending answer enters the history at its first write, and
-                // not at all when that chunk is refused (the processor throws before writing).
-                let target = match placed {
-                    None if applied && places => self.place_pending(),
-                    _ => placed,
-                };
-                self.on_ui_effects(target.unwrap_or(usize::MAX), effects);
-                self.on_ui_result(result, now_ms);
-                if applied && streams {
-                    self.begin_streaming(now_ms);
-                }
+                self.reduce_streamed(writes, false, |r, m, e| r.apply(m, c, e), now_ms);
                 // `useChat` stops at an `error` chunk (its stream processor throws it): the
                 // turn ends there, failed, and nothing after it in the stream is applied. The
                 // replay helpers, like `readUIMessageStream`, go on.
@@ -2295,13 +2283,13 @@ impl ChatStore {
                         d,
                         &mut effects,
                     );
-                    self.on_ui_effects(usize::MAX, effects);
-                } else if let Some(i) = self.ui_placed().or_else(|| self.place_pending()) {
-                    let s = &mut self.session;
-                    s.ui.reducer
-                        .apply_data(s.history.at_mut(i), d, &mut effects);
-                    self.on_ui_effects(i, effects);
-                    self.begin_streaming(now_ms);
+                    self.on_ui_effects(usize::MAX, &mut effects);
+                } else {
+                    let data = |r: &mut UiMessageReducer, m: &mut UIMessage, e: &mut Vec<_>| {
+                        r.apply_data(m, d, e);
+                        Ok(())
+                    };
+                    self.reduce_streamed(Writes::ALWAYS, false, data, now_ms);
                 }
             }
             Chunk::Unknown { chunk_type, .. } => {
@@ -2345,6 +2333,52 @@ impl ChatStore {
         Some(i)
     }
 
+    /// One step of the AI SDK reducer on the streamed message, as `useChat` writes it.
+    /// `reduce` runs on the message in the history (`append_only`: the delta entry, which only
+    /// appends to a text), or on the turn's pending answer. That answer enters the history at
+    /// the first chunk that writes, not at all when the reducer refuses it (the processor throws
+    /// before writing). Then the effects are handled, a refusal fails the turn, and a write that
+    /// updates the status ends `submitted`. The fast and the general path both come here.
+    fn reduce_streamed(
+        &mut self,
+        writes: Writes,
+        append_only: bool,
+        reduce: impl FnOnce(
+            &mut UiMessageReducer,
+            &mut UIMessage,
+            &mut Vec<UiEffect>,
+        ) -> Result<(), Violation>,
+        now_ms: u64,
+    ) {
+        let placed = self.ui_placed();
+        let s = &mut self.session;
+        let msg = match (placed, s.ui.pending.as_mut()) {
+            (Some(i), _) if append_only => s.history.append_mut(i),
+            (Some(i), _) => s.history.at_mut(i),
+            (None, Some(m)) => m,
+            (None, None) => return,
+        };
+        let before = msg.parts.len();
+        let result = reduce(&mut s.ui.reducer, msg, &mut self.ui_effects);
+        // A `reset-step` writes (with the status) when the step had parts to remove.
+        let removed = writes.reset && msg.parts.len() < before;
+        let applied = result.is_ok();
+        let target = match placed {
+            None if applied && (writes.places || removed) => self.place_pending(),
+            _ => placed,
+        };
+        // (None for a text delta: its entry has no effects, and the calls are not free per delta.)
+        if !self.ui_effects.is_empty() {
+            let mut effects = std::mem::take(&mut self.ui_effects);
+            self.on_ui_effects(target.unwrap_or(usize::MAX), &mut effects);
+            self.ui_effects = effects;
+        }
+        self.on_ui_result(result, now_ms);
+        if applied && (writes.streams || removed) {
+            self.begin_streaming(now_ms);
+        }
+    }
+
     /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
     /// the message (`sets_streaming`), not at the first byte: a UI shows its waiting indicator
     /// until then, and no empty answer.
@@ -2366,8 +2400,9 @@ impl ChatStore {
         }
     }
 
-    fn on_ui_effects(&mut self, i: usize, effects: Vec<UiEffect>) {
-        for e in effects {
+    /// Handles (and empties) the AI SDK reducer's effects for the message at `i`.
+    fn on_ui_effects(&mut self, i: usize, effects: &mut Vec<UiEffect>) {
+        for e in effects.drain(..) {
             match e {
                 UiEffect::MessageId(id) => {
                     // A second `start` renames the same message: never a second bubble.
