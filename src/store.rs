@@ -293,27 +293,34 @@ impl Writes {
         streams: true,
         reset: false,
     };
-}
 
-/// Whether `useChat` shows `streaming` after this chunk: its stream processor's `write()`
-/// updates the status for every chunk that changes the message but a `start` (written without
-/// it); a step's start, end and reset, `error`, `abort`, and a `finish` or `message-metadata`
-/// without metadata do not write. (A `reset-step` writes when the step had parts, which a
-/// first write has already set the status for.)
-fn sets_streaming(c: &UiChunk) -> bool {
-    match c {
-        UiChunk::Start { .. }
-        | UiChunk::StartStep
-        | UiChunk::FinishStep
-        | UiChunk::ResetStep
-        | UiChunk::Error { .. }
-        | UiChunk::Abort { .. } => false,
-        UiChunk::Finish {
-            message_metadata, ..
+    /// As `ai` 7.0.173's stream processor calls `write()`: with the status update for every
+    /// chunk that changes the message, but without it for a `start` naming the message (id or
+    /// metadata). A step's start and end, `error`, `abort`, and a `finish` or
+    /// `message-metadata` without metadata do not write; a `reset-step` writes (with the
+    /// status) only when it removes parts.
+    fn of(c: &UiChunk) -> Writes {
+        let streams = match c {
+            UiChunk::Start { .. }
+            | UiChunk::StartStep
+            | UiChunk::FinishStep
+            | UiChunk::ResetStep
+            | UiChunk::Error { .. }
+            | UiChunk::Abort { .. } => false,
+            UiChunk::Finish {
+                message_metadata, ..
+            }
+            | UiChunk::MessageMetadata { message_metadata } => message_metadata.is_some(),
+            UiChunk::Data(d) => !d.transient,
+            _ => true,
+        };
+        let names = matches!(c, UiChunk::Start { message_id, message_metadata }
+            if message_id.is_some() || message_metadata.is_some());
+        Writes {
+            places: streams || names,
+            streams,
+            reset: matches!(c, UiChunk::ResetStep),
         }
-        | UiChunk::MessageMetadata { message_metadata } => message_metadata.is_some(),
-        UiChunk::Data(d) => !d.transient,
-        _ => true,
     }
 }
 
@@ -2250,14 +2257,7 @@ impl ChatStore {
             },
             Chunk::Ui(c) => {
                 let error = matches!(c, UiChunk::Error { .. });
-                let streams = sets_streaming(&c);
-                let writes = Writes {
-                    places: streams
-                        || matches!(&c, UiChunk::Start { message_id, message_metadata }
-                            if message_id.is_some() || message_metadata.is_some()),
-                    streams,
-                    reset: matches!(c, UiChunk::ResetStep),
-                };
+                let writes = Writes::of(&c);
                 self.reduce_streamed(writes, false, |r, m, e| r.apply(m, c, e), now_ms);
                 // `useChat` stops at an `error` chunk (its stream processor throws it): the
                 // turn ends there, failed, and nothing after it in the stream is applied. The
@@ -2380,7 +2380,7 @@ impl ChatStore {
     }
 
     /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
-    /// the message (`sets_streaming`), not at the first byte: a UI shows its waiting indicator
+    /// the message ([`Writes::of`]), not at the first byte: a UI shows its waiting indicator
     /// until then, and no empty answer.
     fn begin_streaming(&mut self, now_ms: u64) {
         if self.session.status == Status::Submitted && self.session.stream.is_some() {

@@ -20,15 +20,15 @@
 //! length of their common prefix, kept up to date on every push and pop.
 //!
 //! Where a JS value has no `serde_json::Value`: a lone surrogate (`"\ud83d"`) is its marker
-//! (`protocol::json::MARKERS`, written back as the same escape, so JS sees what the `ai`
-//! package holds) and Infinity (`1e400`) is null, as it reaches Rust from JS. Numbers are read as serde_json reads
-//! them, as everywhere else in the crate: integers exactly (JS rounds those beyond 2^53) and
-//! floats within an ulp of JS (serde_json's default float parsing is not always correctly
-//! rounded; Rust's `f64::from_str` would cost the wasm some 13 KB gzip). A number token is not
-//! kept as text: [`Num`] folds each char into what serde_json's parser would hold at that point
-//! (a u64 significand, a decimal exponent), so a number streamed digit by digit costs O(1) per
-//! digit and per read, with the value `serde_json::from_str` gives for the whole token. Nesting
-//! deeper than [`MAX_DEPTH`] fails.
+//! (`protocol::json::MARKERS`, written back as the same escape, so JS sees what the `ai` package
+//! holds) and Infinity (`1e400`) is null, as it reaches Rust from JS. Numbers are read as
+//! serde_json reads them, as everywhere else in the crate: integers exactly (JS rounds those beyond
+//! 2^53) and floats within an ulp of JS (serde_json's default float parsing is not always correctly
+//! rounded; Rust's `f64::from_str` would cost the wasm some 13 KB gzip). A number token is not kept
+//! as text: [`Num`] folds each char into what serde_json's parser would hold at that point (a u64
+//! significand, a decimal exponent), so a number streamed digit by digit costs O(1) per digit and
+//! per read, with the value `serde_json::from_str` gives for the whole token. Nesting deeper than
+//! [`MAX_DEPTH`] fails.
 
 use crate::protocol::json::marker;
 use serde_json::{Map, Value};
