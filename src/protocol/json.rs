@@ -111,11 +111,8 @@ fn push_marked(out: &mut String, s: &str) {
 /// `\\ud800` (an escaped backslash, then `ud800`) is left alone.
 fn mark_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     let hex4 = |at: usize| -> Option<u32> {
-        let h = bytes.get(at..at + 4)?;
-        let s = std::str::from_utf8(h).ok()?;
-        u32::from_str_radix(s, 16)
-            .ok()
-            .filter(|_| h.iter().all(u8::is_ascii_hexdigit))
+        (bytes.get(at..at + 4)?.iter())
+            .try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
     };
     let escape_at = |at: usize| -> Option<u32> {
         (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
