@@ -18,7 +18,7 @@ import { macrotask } from './lib.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const pkgDir = resolve(process.env.BENCH_PKG ?? join(root, 'target/bench-pkg'));
-const ours = await import(pathToFileURL(join(pkgDir, 'node.mjs')).href);
+const ours = await import(pathToFileURL(join(pkgDir, 'agent_chat_store.js')).href);
 if (typeof ours.benchExportedMessages !== 'function') throw new Error(`${pkgDir} has no bench exports: bash bench/build.sh`);
 const seeds = Number(process.argv.find((a) => a.startsWith('--seeds='))?.slice(8) ?? 300);
 

@@ -2,7 +2,6 @@
 // run.mjs (`node --expose-gc bench/memory.mjs [textMB]`), since wasm linear memory only ever
 // grows: its byteLength after hydration is the peak of everything the module did so far.
 // Prints one JSON line.
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as aiMod from 'ai';
 import { Chat } from '@ai-sdk/react';
@@ -12,8 +11,7 @@ import { oursStore } from './lib.mjs';
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
 // The package: pkg/ by default, or the copy run.mjs took (BENCH_PKG).
 const pkgDir = pathToFileURL((process.env.BENCH_PKG ?? new URL('../pkg', import.meta.url).pathname) + '/');
-const ours = await import(new URL('node.mjs', pkgDir));
-const { initSync } = await import(new URL('web/agent_chat_store.js', pkgDir));
+const ours = await import(new URL('agent_chat_store.js', pkgDir));
 const textMB = Number(process.argv[2] ?? 10);
 const CHARS = 5_000;
 const count = Math.round((textMB * 1e6) / CHARS);
@@ -23,8 +21,8 @@ const body = historyBody(messages); // the server's bytes: alive before and afte
 const bodyText = new TextDecoder().decode(body);
 messages.length = 0;
 
-// Already initialised by node.mjs: initSync hands back the same instance's exports.
-const wasm = initSync({ module: readFileSync(new URL('web/agent_chat_store_bg.wasm', pkgDir)) });
+// Already initialised by the root entry: initSync hands back the same instance's exports.
+const wasm = ours.initSync();
 const memory = wasm.memory;
 
 function settle() {

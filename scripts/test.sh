@@ -2,8 +2,9 @@
 # The test command (README): everything CI runs, in order, failing on the first failure.
 #   native cargo test · lints · the wasm build · the npm package built and loaded in Node ·
 #   the .d.ts checked by tsc --strict · wasm-bindgen-test in headless Chromium against a
-#   scripted local server · the reference server's tests · the example apps end to end in
-#   headless Chromium against the reference server (a real pi agent).
+#   scripted local server · the reference server's tests · the packed tarball installed into
+#   fresh Vite, webpack, Next.js and Node apps (the README quick starts among them) · the
+#   example apps end to end in headless Chromium against the reference server (a real pi agent).
 # Installs what is missing first (scripts/setup.sh); reruns on a prepared machine skip that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +58,9 @@ kill $SERVER_PID 2>/dev/null || true
 step "reference server: routes, idempotency, resume, stop, both runtimes"
 bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/e2e
 node --test examples/server/test/
+
+step "packaging: the npm pack tarball in fresh Vite (dev and build), webpack, Next.js and Node apps"
+node --test --test-concurrency=1 tests/packaging/
 
 step "end to end: the example apps against the reference server in headless Chromium"
 bash scripts/build-examples.sh

@@ -1,6 +1,6 @@
 import { defineConfig } from "vite";
 
-// Vite 8 compiles JSX and handles the package's WebAssembly ES module import by itself.
+// Vite 8 compiles JSX by itself, and the package needs no WebAssembly set-up.
 // `AGENT_SERVER=http://127.0.0.1:PORT vite` (or `vite preview`) proxies `/api` to that server, so
 // the app can use its default same-origin server URL during development too.
 const agentServer = process.env.AGENT_SERVER;

@@ -447,7 +447,8 @@ impl SnapshotCache {
         // The scalars without JSON: flags, and the status as its index in the JS list.
         let flags = u32::from(core.can_regenerate())
             | u32::from(core.capabilities_loaded()) << 1
-            | u32::from(core.hydrated()) << 2;
+            | u32::from(core.hydrated()) << 2
+            | u32::from(core.status().is_busy()) << 3;
         let status = match core.status() {
             Status::Ready => 0,
             Status::Submitted => 1,

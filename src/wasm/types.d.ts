@@ -130,6 +130,12 @@ export interface ComposerSnapshot {
 export interface ChatSnapshot {
   readonly sessionId: string;
   readonly status: ChatStatus;
+  /**
+   * A turn is on its way (`submitted` or `streaming`): `stop()` applies, and a send becomes a
+   * follow-up or is refused (`composer.reason`). Computed by the store, so a UI compares no
+   * status strings.
+   */
+  readonly busy: boolean;
   readonly error: ChatStoreError | null;
   readonly capabilities: Readonly<Capabilities>;
   readonly capabilitiesLoaded: boolean;

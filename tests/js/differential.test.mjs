@@ -3,11 +3,11 @@
 // that is absent equals undefined) and both must stop at the same chunk. What exactly the
 // oracle runs is described in ./differential/oracle.mjs.
 //
-// Runs after scripts/build-pkg.sh (it imports ../../pkg/node.mjs). A failing random stream
+// Runs after scripts/build-pkg.sh (it imports ../../pkg/agent_chat_store.js). A failing random stream
 // prints its seed and the stream; rerun one seed with DIFF_SEED=<seed> DIFF_STREAMS=1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { replayUiMessageStream } from '../../pkg/node.mjs';
+import { replayUiMessageStream } from '../../pkg/agent_chat_store.js';
 import { aiReplay, normalise } from './differential/oracle.mjs';
 import { cases } from './differential/cases.mjs';
 import { cases as aiTests } from './differential/ai-tests.mjs';

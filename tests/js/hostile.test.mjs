@@ -1,4 +1,4 @@
-// Hostile input through the built package (pkg/node.mjs, the release wasm): what a broken or
+// Hostile input through the built package (pkg/agent_chat_store.js, the release wasm): what a broken or
 // malicious server can send must reach JS as typed errors and plain frozen data, never as a
 // wasm panic (`RuntimeError: unreachable`), a polluted prototype, or a store that stops
 // working. After each input a normal turn must stream and render.
@@ -16,7 +16,7 @@ let pkg;
 const stray = [];
 const onStray = (e) => stray.push(e);
 before(async () => {
-  pkg = await import(pathToFileURL(resolve(pkgDir, 'node.mjs')).href);
+  pkg = await import(pathToFileURL(resolve(pkgDir, 'agent_chat_store.js')).href);
   process.on('uncaughtException', onStray);
   process.on('unhandledRejection', onStray);
 });

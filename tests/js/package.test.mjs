@@ -132,10 +132,16 @@ test('ChatStore in Node: a streamed turn, frozen identity-stable snapshots, no p
   const loaded = await until(store, (s) => s.capabilitiesLoaded && s.hydrated);
   assert.equal(store.getSnapshot(), loaded, 'same object while nothing changes');
   assert.ok(Object.isFrozen(loaded) && Object.isFrozen(loaded.composer));
+  assert.equal(loaded.busy, false);
   store.setDraft('hello');
   assert.deepEqual({ ...store.submit() }, { kind: 'sent' });
   assert.equal(store.getSnapshot().composer.draft, '', 'draft cleared once accepted');
+  // `busy` is the store's word for "a turn is on its way" (Stop applies), in both busy states.
+  assert.deepEqual([store.getSnapshot().status, store.getSnapshot().busy], ['submitted', true]);
+  const streaming = await until(store, (s) => s.status === 'streaming');
+  assert.equal(streaming.busy, true);
   const done = await until(store, (s) => s.status === 'ready' && s.messages.length === 2);
+  assert.equal(done.busy, false);
   assert.equal(done.messages[1].parts[0].text, 'Hi there');
   // Identity: the user message object is reused across snapshots.
   const before = store.getSnapshot().messages[0];

@@ -51,6 +51,8 @@ store.addToolOutput({ toolCallId: 'c2', errorText: 'denied by the browser' });
 store.addToolApprovalResponse({ id: 'ap1', approved: false, reason: 'not now' });
 const continued: boolean = store.continueTurn();
 console.log(added, continued, snap.tools.map((t) => t.name), snap.canRegenerate);
+const busy: boolean = snap.busy;
+if (busy) store.stop();
 store.stop();
 store.switchSession('s2');
 const removed: boolean = store.removeQueued('fu-1');
