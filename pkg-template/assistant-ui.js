@@ -39,18 +39,17 @@ export function useChatStoreRuntime(store, opts = {}) {
   const messages = snapshot ? snapshot.messages : EMPTY;
   const queued = snapshot ? snapshot.queued : EMPTY;
   const status = snapshot ? snapshot.status : "ready";
-  // SPEC §5: busy = submitted | streaming. `isRunning` is given explicitly (not left to
-  // assistant-ui's last-message heuristic) so `submitted`, before any assistant part arrived,
-  // already shows the running state and the optimistic assistant placeholder.
-  const isRunning = status === "submitted" || status === "streaming";
+  // `isRunning` is given explicitly (not left to assistant-ui's last-message heuristic), so a
+  // turn sent but not answered yet already shows the running state and the optimistic assistant
+  // placeholder.
+  const isRunning = snapshot ? snapshot.busy : false;
   const nativeFollowUp = snapshot ? snapshot.capabilities.nativeFollowUp : false;
 
-  // The store's `composer.canSend` is about the store's own draft, which assistant-ui does not
-  // use (its composer keeps the draft). The part of the busy-send policy that does not depend on
-  // the draft is "busy and no native follow-up": that is what `isSendDisabled` carries.
-  // `filesWhileBusy` depends on the draft's files, so it is enforced at send time instead
-  // (see `send`), where a refusal hands the draft back.
-  const isSendDisabled = (isRunning && !nativeFollowUp) || !!opts.isSendDisabled;
+  // assistant-ui's composer keeps its own draft, so the store's `composer.canSend` (about the
+  // store's draft) does not apply; `composer.canSendText` is the same policy for a text message.
+  // A refusal that depends on the draft's files is given at send time (see `send`), where it
+  // hands the draft back.
+  const isSendDisabled = (snapshot ? !snapshot.composer.canSendText : false) || !!opts.isSendDisabled;
 
   // The run error is shown on the last assistant message (assistant-ui's ErrorPrimitive reads
   // `status.error`). assistant-ui caches conversions per message object and keeps a cached
@@ -86,7 +85,7 @@ export function useChatStoreRuntime(store, opts = {}) {
         throw notSent;
       }
       if (result && result.kind === "blocked") {
-        throw new MessageNotSentError(refusalText(result.reason, store));
+        throw new MessageNotSentError(result.hint);
       }
     },
     [store],
@@ -465,17 +464,6 @@ function fileAttachment(payload, declared, filename, fallbackType) {
   const mediaType = declared && !declared.includes("*") ? declared : fromDataUrl || fallbackType;
   const url = /^(data:|blob:|https?:)/i.test(payload) ? payload : `data:${mediaType};base64,${payload}`;
   return withFilename({ mediaType, url }, filename);
-}
-
-function refusalText(reason, store) {
-  switch (reason) {
-    case "empty":
-      return "Nothing to send.";
-    case "filesWhileBusy":
-      return "Attachments cannot be sent while a response is in progress.";
-    default:
-      return store.getSnapshot().composer.hint ?? "Wait for the current response to finish.";
-  }
 }
 
 function errorStatus(error) {

@@ -40,6 +40,19 @@ pub enum Refusal {
 pub const BUSY_HINT: &str = "Wait for the current response to finish.";
 /// The hint shown when files cannot ride along with a follow-up.
 pub const FILES_WHILE_BUSY_HINT: &str = "Files can be sent when the current response has finished.";
+/// The text of a refused send of nothing.
+pub const EMPTY_HINT: &str = "Nothing to send.";
+
+impl Refusal {
+    /// The words for a refused send, the same wherever a UI shows one.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Refusal::Empty => EMPTY_HINT,
+            Refusal::Busy => BUSY_HINT,
+            Refusal::FilesWhileBusy => FILES_WHILE_BUSY_HINT,
+        }
+    }
+}
 
 /// What the composer may do right now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -48,6 +61,13 @@ pub struct ComposerState {
     pub can_send: bool,
     pub reason: Option<Refusal>,
     pub hint: Option<&'static str>,
+    /// A send now queues a follow-up for the running turn (the UI may say "Queue").
+    pub follow_up: bool,
+    /// Whether a text-only message could be sent now, whatever the store's draft holds: for a
+    /// composer that keeps its own draft (assistant-ui's).
+    pub can_send_text: bool,
+    /// The hint for such a composer: shown while a text send is refused.
+    pub text_hint: Option<&'static str>,
 }
 
 /// What a send would do if it is allowed.
@@ -67,21 +87,31 @@ pub fn composer_state(
     text: &str,
     files: usize,
 ) -> ComposerState {
+    let text_route = decide(status, caps, "text", 0);
+    let follow_up = text_route == Ok(SendRoute::FollowUp);
+    let can_send_text = text_route.is_ok();
+    let text_hint = text_route.err().map(Refusal::hint);
     match decide(status, caps, text, files) {
         Ok(_) => ComposerState {
             can_send: true,
             reason: None,
             hint: None,
+            follow_up,
+            can_send_text,
+            text_hint,
         },
         Err(reason) => ComposerState {
             can_send: false,
             reason: Some(reason),
+            follow_up,
+            can_send_text,
+            text_hint,
             // "Empty" needs no hint: the disabled button says it. The busy hints show even
             // with an empty draft, so the user knows before typing.
             hint: match (reason, status.is_busy() && !caps.native_follow_up) {
-                (Refusal::Busy, _) | (Refusal::Empty, true) => Some(BUSY_HINT),
-                (Refusal::FilesWhileBusy, _) => Some(FILES_WHILE_BUSY_HINT),
+                (Refusal::Empty, true) => Some(BUSY_HINT),
                 (Refusal::Empty, false) => None,
+                (reason, _) => Some(reason.hint()),
             },
         },
     }
@@ -165,5 +195,30 @@ mod tests {
         let s = composer_state(Status::Streaming, &PI, "more", 0);
         assert!(s.can_send);
         assert_eq!(s.hint, None);
+        assert!(s.follow_up);
+    }
+
+    #[test]
+    fn a_composer_with_its_own_draft_gets_the_text_policy() {
+        let d = Capabilities::default();
+        // Idle: text goes, as a turn; the store's own empty draft does not matter.
+        let s = composer_state(Status::Ready, &d, "", 0);
+        assert!(!s.can_send && s.can_send_text && !s.follow_up && s.text_hint.is_none());
+        // Busy without follow-ups: refused, with the busy hint.
+        let s = composer_state(Status::Streaming, &d, "", 0);
+        assert!(!s.can_send_text && !s.follow_up);
+        assert_eq!(s.text_hint, Some(BUSY_HINT));
+        // Busy with follow-ups: text is queued even while the store's draft holds files.
+        let s = composer_state(Status::Submitted, &PI, "x", 1);
+        assert_eq!(s.reason, Some(Refusal::FilesWhileBusy));
+        assert_eq!(s.hint, Some(FILES_WHILE_BUSY_HINT));
+        assert!(s.can_send_text && s.follow_up && s.text_hint.is_none());
+    }
+
+    #[test]
+    fn every_refusal_has_its_words() {
+        assert_eq!(Refusal::Empty.hint(), EMPTY_HINT);
+        assert_eq!(Refusal::Busy.hint(), BUSY_HINT);
+        assert_eq!(Refusal::FilesWhileBusy.hint(), FILES_WHILE_BUSY_HINT);
     }
 }

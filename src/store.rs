@@ -339,6 +339,27 @@ pub struct SubmitResult {
     pub kind: SubmitKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Refusal>,
+    /// The words for a refusal (`Refusal::hint`), so a UI that shows one restates no policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<&'static str>,
+}
+
+impl SubmitResult {
+    fn done(kind: SubmitKind) -> Self {
+        SubmitResult {
+            kind,
+            reason: None,
+            hint: None,
+        }
+    }
+
+    fn blocked(reason: Refusal) -> Self {
+        SubmitResult {
+            kind: SubmitKind::Blocked,
+            reason: Some(reason),
+            hint: Some(reason.hint()),
+        }
+    }
 }
 
 /// What the driver learnt from a response's status line and headers.
@@ -861,10 +882,25 @@ impl ChatStore {
     /// message to answer again (as `useChat`'s `regenerate`, which also retries a user message
     /// left without an answer by a failed turn).
     pub fn can_regenerate(&self) -> bool {
-        !self.disposed
-            && !self.session.pi_owns_history()
-            && !self.status().is_busy()
-            && !self.messages().is_empty()
+        self.can_edit() && !self.messages().is_empty()
+    }
+
+    /// A user message can be edited now (`edit`): the client owns the history (AI SDK mode)
+    /// and no turn is on its way.
+    pub fn can_edit(&self) -> bool {
+        !self.disposed && !self.session.pi_owns_history() && !self.status().is_busy()
+    }
+
+    /// A turn was sent and no assistant message shows its answer yet (`useChat`'s `submitted`
+    /// before the first chunk that writes): where a UI shows a waiting indicator.
+    pub fn awaiting_answer(&self) -> bool {
+        self.status() == Status::Submitted
+            && self
+                .session
+                .history
+                .messages()
+                .last()
+                .is_none_or(|m| m.role != Role::Assistant)
     }
 
     // ----- outputs -------------------------------------------------------------------------
@@ -926,22 +962,13 @@ impl ChatStore {
     /// Sends `text` (and files) as [`ChatStore::submit`] would, leaving the draft alone.
     pub fn send(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) -> SubmitResult {
         if self.disposed {
-            return SubmitResult {
-                kind: SubmitKind::Blocked,
-                reason: Some(Refusal::Busy),
-            };
+            return SubmitResult::blocked(Refusal::Busy);
         }
         match composer::decide(self.status(), &self.capabilities(), text, files.len()) {
-            Err(reason) => SubmitResult {
-                kind: SubmitKind::Blocked,
-                reason: Some(reason),
-            },
+            Err(reason) => SubmitResult::blocked(reason),
             Ok(SendRoute::Turn) => {
                 self.start_turn(text.to_string(), files, "submit-message", now_ms);
-                SubmitResult {
-                    kind: SubmitKind::Sent,
-                    reason: None,
-                }
+                SubmitResult::done(SubmitKind::Sent)
             }
             Ok(SendRoute::FollowUp) => {
                 self.session
@@ -949,10 +976,7 @@ impl ChatStore {
                     .enqueue(text.to_string(), files, now_ms, self.rng.as_mut());
                 self.touch();
                 self.pump(now_ms);
-                SubmitResult {
-                    kind: SubmitKind::Queued,
-                    reason: None,
-                }
+                SubmitResult::done(SubmitKind::Queued)
             }
         }
     }
@@ -1147,25 +1171,19 @@ impl ChatStore {
         files: Vec<FileAttachment>,
         now_ms: u64,
     ) -> SubmitResult {
-        let blocked = |reason| SubmitResult {
-            kind: SubmitKind::Blocked,
-            reason: Some(reason),
-        };
         if let Err(reason) =
             composer::decide(self.status(), &self.capabilities(), text, files.len())
         {
-            return blocked(reason);
+            return SubmitResult::blocked(reason);
         }
-        let editable = !self.disposed
-            && !self.session.pi_owns_history()
-            && !self.status().is_busy()
+        let editable = self.can_edit()
             && self
                 .session
                 .history
                 .get(message_id)
                 .is_some_and(|m| m.role == Role::User);
         if !editable {
-            return blocked(Refusal::Busy);
+            return SubmitResult::blocked(Refusal::Busy);
         }
         let i = self.session.history.position(message_id).unwrap_or(0);
         self.session.history.truncate(i);
@@ -1182,10 +1200,7 @@ impl ChatStore {
             files,
             now_ms,
         );
-        SubmitResult {
-            kind: SubmitKind::Sent,
-            reason: None,
-        }
+        SubmitResult::done(SubmitKind::Sent)
     }
 
     /// The client's result for a tool call (a tool the browser runs): the part becomes

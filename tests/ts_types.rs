@@ -67,6 +67,7 @@ fn queued_items_and_submit_results() {
     let r = SubmitResult {
         kind: SubmitKind::Blocked,
         reason: Some(agent_chat_store::composer::Refusal::FilesWhileBusy),
+        hint: Some(agent_chat_store::composer::FILES_WHILE_BUSY_HINT),
     };
     let v = serde_json::to_value(r).unwrap();
     assert_keys("SubmitResult", &v);

@@ -77,7 +77,9 @@ const STATUS = ['ready', 'submitted', 'streaming', 'error'];
 // The keys in the order the snapshot always had (sorted, as serde_json's map writes them).
 export function snapshot(flags, status, sessionId, turnId, capabilities, composer, tools, messages, queued, error) {
   return Object.freeze({
+    awaitingAnswer: (flags & 32) !== 0,
     busy: (flags & 8) !== 0,
+    canEdit: (flags & 16) !== 0,
     canRegenerate: (flags & 1) !== 0,
     capabilities,
     capabilitiesLoaded: (flags & 2) !== 0,

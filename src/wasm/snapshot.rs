@@ -439,6 +439,9 @@ impl SnapshotCache {
                 "canSend": composer.can_send,
                 "reason": composer.reason,
                 "hint": composer.hint,
+                "followUp": composer.follow_up,
+                "canSendText": composer.can_send_text,
+                "textHint": composer.text_hint,
             });
             self.composer_js = js::parse_frozen(&to_string(&json));
             let (draft, files) = (core.draft().to_string(), core.draft_files().to_vec());
@@ -448,7 +451,9 @@ impl SnapshotCache {
         let flags = u32::from(core.can_regenerate())
             | u32::from(core.capabilities_loaded()) << 1
             | u32::from(core.hydrated()) << 2
-            | u32::from(core.status().is_busy()) << 3;
+            | u32::from(core.status().is_busy()) << 3
+            | u32::from(core.can_edit()) << 4
+            | u32::from(core.awaiting_answer()) << 5;
         let status = match core.status() {
             Status::Ready => 0,
             Status::Submitted => 1,

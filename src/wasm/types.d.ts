@@ -124,6 +124,15 @@ export interface ComposerSnapshot {
   canSend: boolean;
   reason: SendRefusal | null;
   hint: string | null;
+  /** A send now queues a follow-up for the running turn (a UI may label it "Queue"). */
+  followUp: boolean;
+  /**
+   * Whether a text-only message could be sent now, whatever the store's draft holds: for a
+   * composer that keeps its own draft (assistant-ui's).
+   */
+  canSendText: boolean;
+  /** The hint for such a composer while a text send is refused. */
+  textHint: string | null;
 }
 
 /** What `getSnapshot()` returns: frozen, and the same object until something changed. */
@@ -147,11 +156,20 @@ export interface ChatSnapshot {
   readonly turnId: string | null;
   readonly hydrated: boolean;
   readonly canRegenerate: boolean;
+  /** A user message can be edited now (`send(text, files, {messageId})`): AI SDK mode, idle. */
+  readonly canEdit: boolean;
+  /**
+   * A turn was sent and no assistant message shows its answer yet: where a UI shows a waiting
+   * indicator (`useChat`'s `submitted` before the first chunk).
+   */
+  readonly awaitingAnswer: boolean;
 }
 
 export interface SubmitResult {
   kind: 'sent' | 'queued' | 'blocked';
   reason?: SendRefusal;
+  /** The words for the refusal, the same the composer's hint uses. */
+  hint?: string;
 }
 
 export interface ChatRoutes {

@@ -94,6 +94,8 @@ function scriptedFetch(routes) {
   return { fetch, calls };
 }
 
+const pick = (o, ...keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+
 const until = async (store, pred) => {
   for (let i = 0; i < 500; i++) {
     const s = store.getSnapshot();
@@ -132,16 +134,23 @@ test('ChatStore in Node: a streamed turn, frozen identity-stable snapshots, no p
   const loaded = await until(store, (s) => s.capabilitiesLoaded && s.hydrated);
   assert.equal(store.getSnapshot(), loaded, 'same object while nothing changes');
   assert.ok(Object.isFrozen(loaded) && Object.isFrozen(loaded.composer));
+  // The policy is the store's: idle, a text message may go, as a turn; the empty draft may not.
   assert.equal(loaded.busy, false);
+  assert.deepEqual(pick(loaded.composer, 'canSend', 'canSendText', 'followUp', 'textHint'), { canSend: false, canSendText: true, followUp: false, textHint: null });
+  assert.deepEqual({ ...store.submit() }, { kind: 'blocked', reason: 'empty', hint: 'Nothing to send.' });
   store.setDraft('hello');
   assert.deepEqual({ ...store.submit() }, { kind: 'sent' });
   assert.equal(store.getSnapshot().composer.draft, '', 'draft cleared once accepted');
-  // `busy` is the store's word for "a turn is on its way" (Stop applies), in both busy states.
-  assert.deepEqual([store.getSnapshot().status, store.getSnapshot().busy], ['submitted', true]);
+  // `busy` is the store's word for "a turn is on its way" (Stop applies), in both busy states;
+  // until the answer shows, `awaitingAnswer`. Without native follow-ups a busy send is refused.
+  const sent = store.getSnapshot();
+  assert.deepEqual(pick(sent, 'status', 'busy', 'awaitingAnswer', 'canEdit', 'canRegenerate'), { status: 'submitted', busy: true, awaitingAnswer: true, canEdit: false, canRegenerate: false });
+  assert.deepEqual(pick(sent.composer, 'canSendText', 'followUp', 'textHint'), { canSendText: false, followUp: false, textHint: 'Wait for the current response to finish.' });
+  assert.deepEqual({ ...store.send('more') }, { kind: 'blocked', reason: 'busy', hint: 'Wait for the current response to finish.' });
   const streaming = await until(store, (s) => s.status === 'streaming');
-  assert.equal(streaming.busy, true);
+  assert.deepEqual(pick(streaming, 'busy', 'awaitingAnswer'), { busy: true, awaitingAnswer: false });
   const done = await until(store, (s) => s.status === 'ready' && s.messages.length === 2);
-  assert.equal(done.busy, false);
+  assert.deepEqual(pick(done, 'busy', 'awaitingAnswer', 'canEdit', 'canRegenerate'), { busy: false, awaitingAnswer: false, canEdit: true, canRegenerate: true });
   assert.equal(done.messages[1].parts[0].text, 'Hi there');
   // Identity: the user message object is reused across snapshots.
   const before = store.getSnapshot().messages[0];
@@ -184,6 +193,6 @@ test('ChatStore errors are Errors with a stable code; bad input does not break t
   assert.equal(s.error.status, 409);
   assert.equal(errors[0].code, 'TurnAlreadyActive');
   assert.equal(s.messages.length, 1, 'the user message is kept');
-  assert.deepEqual({ ...store.send('') }, { kind: 'blocked', reason: 'empty' });
+  assert.deepEqual({ ...store.send('') }, { kind: 'blocked', reason: 'empty', hint: 'Nothing to send.' });
   store.dispose();
 });

@@ -202,17 +202,16 @@ function StoreError() {
 
 function Composer() {
   const { snapshot } = useChat();
-  const busy = snapshot && (snapshot.status === "submitted" || snapshot.status === "streaming");
-  const followUps = !!snapshot?.capabilities.nativeFollowUp;
-  // assistant-ui's composer owns the draft, so the store's `composer.hint` (computed from the
-  // store's own, empty draft) does not apply; the same policy is stated here.
-  const hint = busy && !followUps ? "Wait for the current response to finish." : null;
+  // assistant-ui's composer owns the draft, so the store's text policy applies (not
+  // `composer.hint`, which is about the store's own, empty draft).
+  const followUp = !!snapshot?.composer.followUp;
+  const hint = snapshot?.composer.textHint ?? null;
   return (
     <ComposerPrimitive.Root className="composer">
       <ComposerPrimitive.Input
         className="composer-input"
         data-testid="composer-input"
-        placeholder={busy && followUps ? "Queue a follow-up…" : "Send a message…"}
+        placeholder={followUp ? "Queue a follow-up…" : "Send a message…"}
         minRows={2}
         maxRows={8}
         submitMode="enter"
@@ -233,7 +232,7 @@ function Composer() {
             </ComposerPrimitive.Cancel>
           </AuiIf>
           <ComposerPrimitive.Send className="send" data-testid="send">
-            {busy && followUps ? "Queue" : "Send"}
+            {followUp ? "Queue" : "Send"}
           </ComposerPrimitive.Send>
         </div>
       </div>

@@ -71,10 +71,7 @@ export function App() {
 }
 
 function Chat({ store, snapshot, onSwitch }) {
-  const { status, messages, queued, composer, error, capabilities } = snapshot;
-  const busy = status === "submitted" || status === "streaming";
-  // Editing a user message is an AI SDK action (the client owns the history).
-  const canEdit = capabilities.aiSdkOwnsHistory && !busy;
+  const { status, messages, queued, error, capabilities, busy, canEdit } = snapshot;
   const scrollRef = useAutoScroll([messages, queued, status]);
 
   return (
@@ -100,7 +97,7 @@ function Chat({ store, snapshot, onSwitch }) {
             <Message key={message.id} message={message} store={store} canEdit={canEdit} />
           ))}
 
-          {status === "submitted" && lastRole(messages) !== "assistant" && (
+          {snapshot.awaitingAnswer && (
             <div className="message assistant pending" data-testid="pending">
               <div className="role">Assistant</div>
               <div className="bubble"><span className="dots"><i /><i /><i /></span></div>
@@ -239,7 +236,7 @@ function Composer({ store, snapshot, busy }) {
         <textarea
           data-testid="composer-input"
           className="composer-input"
-          placeholder={busy && snapshot.capabilities.nativeFollowUp ? "Queue a follow-up…" : "Send a message…"}
+          placeholder={composer.followUp ? "Queue a follow-up…" : "Send a message…"}
           value={composer.draft}
           onChange={(e) => store.setDraft(e.target.value)}
           onKeyDown={onKeyDown}
@@ -287,10 +284,6 @@ function readFile(file) {
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });
-}
-
-function lastRole(messages) {
-  return messages.length ? messages[messages.length - 1].role : null;
 }
 
 // Keeps the thread pinned to the bottom while new content streams in, unless the user scrolled up.
