@@ -17,7 +17,9 @@ use serde_json::Value;
 use crate::protocol::{Capabilities, Role};
 use crate::random::SeededRandom;
 use crate::sse::{SseDecoder, SseItem};
-use crate::store::{ChatStore, RequestKind, ResponseHead, StoreOptions};
+use std::collections::VecDeque;
+
+use crate::store::{ChatStore, Output, Request, RequestKind, ResponseHead, StoreOptions};
 
 /// The floor: feeds `bytes` in pieces of `chunk` (> 0) bytes, splits the events, parses each
 /// with serde_json and appends the text deltas. Returns the text's length (so the work cannot
@@ -54,6 +56,8 @@ pub fn floor(bytes: &[u8], chunk: usize) -> usize {
 pub struct Core {
     store: ChatStore,
     now: u64,
+    /// Requests drained while the stream is fed, answered afterwards.
+    deferred: VecDeque<Request>,
 }
 
 impl Core {
@@ -63,7 +67,11 @@ impl Core {
         opts.capabilities = capabilities;
         opts.hydrate = history.is_some();
         let store = ChatStore::new(opts, Box::new(SeededRandom(1)), 1);
-        let mut core = Core { store, now: 1 };
+        let mut core = Core {
+            store,
+            now: 1,
+            deferred: VecDeque::new(),
+        };
         core.answer_all(history);
         core
     }
@@ -75,7 +83,11 @@ impl Core {
         let now = self.now;
         self.store.send("go", Vec::new(), now);
         let mut chat = None;
-        while let Some(req) = self.store.poll_request() {
+        loop {
+            self.drain();
+            let Some(req) = self.deferred.pop_front() else {
+                break;
+            };
             if req.kind == RequestKind::Chat {
                 chat = Some(req.id);
             } else {
@@ -125,7 +137,7 @@ impl Core {
     fn answer_all(&mut self, history: Option<&[u8]>) {
         loop {
             self.drain();
-            let Some(req) = self.store.poll_request() else {
+            let Some(req) = self.deferred.pop_front() else {
                 break;
             };
             let body = match (req.kind, history) {
@@ -136,9 +148,13 @@ impl Core {
         }
     }
 
-    /// Drops the events and aborts (a host would deliver them); requests stay for the caller.
+    /// The run loop's drain: events and aborts are dropped (a host would deliver them),
+    /// requests wait in `deferred` for the caller to answer.
     fn drain(&mut self) {
-        while self.store.poll_event().is_some() {}
-        while self.store.poll_abort().is_some() {}
+        while let Some(out) = self.store.poll_output() {
+            if let Output::Request(req) = out {
+                self.deferred.push_back(req);
+            }
+        }
     }
 }

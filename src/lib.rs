@@ -13,8 +13,10 @@
 //! 1. feed it one input: a user action (`submit`, `stop`, …) or an event of a request it asked
 //!    for (`handle_response_head` / `_body` / `_end`, `handle_request_failed`) or the time
 //!    (`handle_timeout`), always with the current `now_ms`;
-//! 2. then **drain every output until empty**: `poll_abort` (abort those requests),
-//!    `poll_request` (start those), `poll_event` (hand to `onData` / `onError`);
+//! 2. then **drain every output until empty**: `while let Some(out) = store.poll_output()`,
+//!    in its order: `Output::Request` (start it), `Output::Abort` (abort it), `Output::Event`
+//!    (hand it to `onData` / `onError`); `poll_request`, `poll_abort` and `poll_event` give one
+//!    kind each, as the example below uses them;
 //! 3. arm one timer for `poll_timeout()` and call `handle_timeout` when it fires.
 //!
 //! An input can produce several outputs, and draining may not be skipped: a follow-up POST

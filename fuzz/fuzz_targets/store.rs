@@ -23,7 +23,7 @@ use agent_chat_store::followup::ItemState;
 use agent_chat_store::protocol::{Capabilities, FileAttachment};
 use agent_chat_store::random::SeededRandom;
 use agent_chat_store::store::{
-    AutoSend, ChatStore, RequestId, RequestKind, ResponseHead, StoreOptions,
+    AutoSend, ChatStore, Output, RequestId, RequestKind, ResponseHead, StoreOptions,
 };
 use agent_chat_store_fuzz::{
     any_chunk, chunk_text, int, message, one_in, pi_chunk, pick, split, sse_body, string, ui_chunk,
@@ -162,47 +162,41 @@ fn options(u: &mut Unstructured) -> StoreOptions {
 impl Host {
     /// The run loop: drain every output, then check the invariants.
     fn drain(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some(r) = self.store.poll_request() {
-                any = true;
-                if let Some(b) = &r.body {
-                    serde_json::from_str::<Value>(b).expect("request bodies are JSON");
+        while let Some(out) = self.store.poll_output() {
+            match out {
+                Output::Request(r) => {
+                    if let Some(b) = &r.body {
+                        serde_json::from_str::<Value>(b).expect("request bodies are JSON");
+                    }
+                    if r.kind.is_stream() {
+                        self.aborted_while_feeding = false;
+                    }
+                    if r.kind == RequestKind::FollowUpPost {
+                        // Never an item that already left the queue.
+                        let nonce = body_nonce(r.body.as_deref());
+                        let session = self.store.session_id().to_string();
+                        let gone = self.gone_nonces.get(&session);
+                        assert!(
+                            !gone.is_some_and(|g| g.contains(&nonce)),
+                            "follow-up {nonce} posted after it left the queue"
+                        );
+                    }
+                    self.open.push(Req {
+                        id: r.id,
+                        kind: r.kind,
+                        path: r.path,
+                        body: r.body,
+                        phase: Phase::Sent,
+                        status: 0,
+                    });
                 }
-                if r.kind.is_stream() {
-                    self.aborted_while_feeding = false;
+                Output::Abort(id) => {
+                    if self.feeding == Some(id) {
+                        self.aborted_while_feeding = true;
+                    }
+                    self.close(id);
                 }
-                if r.kind == RequestKind::FollowUpPost {
-                    // Never an item that already left the queue.
-                    let nonce = body_nonce(r.body.as_deref());
-                    let session = self.store.session_id().to_string();
-                    let gone = self.gone_nonces.get(&session);
-                    assert!(
-                        !gone.is_some_and(|g| g.contains(&nonce)),
-                        "follow-up {nonce} posted after it left the queue"
-                    );
-                }
-                self.open.push(Req {
-                    id: r.id,
-                    kind: r.kind,
-                    path: r.path,
-                    body: r.body,
-                    phase: Phase::Sent,
-                    status: 0,
-                });
-            }
-            while let Some(id) = self.store.poll_abort() {
-                any = true;
-                if self.feeding == Some(id) {
-                    self.aborted_while_feeding = true;
-                }
-                self.close(id);
-            }
-            while self.store.poll_event().is_some() {
-                any = true;
-            }
-            if !any {
-                break;
+                Output::Event(_) => {}
             }
         }
         self.check();

@@ -24,7 +24,7 @@ use wasm_bindgen::prelude::*;
 use crate::protocol::json::opt_string;
 use crate::protocol::{ChatError, ErrorKind, FileAttachment};
 use crate::random::RandomSource;
-use crate::store::{self, RequestId, StoreEvent, SubmitResult};
+use crate::store::{self, Output, RequestId, StoreEvent, SubmitResult};
 
 use options::HostOptions;
 use snapshot::SnapshotCache;
@@ -122,27 +122,25 @@ impl Shell {
             return; // a callback re-entered: the outer loop picks up what it added
         }
         loop {
-            let (aborts, requests, events) = {
+            // Taken out before acting on them: a callback may call back into the store. A
+            // request's AbortController exists once its fetch started, so requests go first.
+            let outputs: Vec<Output> = {
                 let mut core = self.core.borrow_mut();
-                let aborts: Vec<RequestId> = std::iter::from_fn(|| core.poll_abort()).collect();
-                let requests: Vec<store::Request> =
-                    std::iter::from_fn(|| core.poll_request()).collect();
-                let events: Vec<StoreEvent> = std::iter::from_fn(|| core.poll_event()).collect();
-                (aborts, requests, events)
+                std::iter::from_fn(|| core.poll_output()).collect()
             };
-            if aborts.is_empty() && requests.is_empty() && events.is_empty() {
+            if outputs.is_empty() {
                 break;
             }
-            for id in aborts {
-                if let Some(c) = self.controllers.borrow_mut().remove(&id) {
-                    c.abort();
+            for out in outputs {
+                match out {
+                    Output::Abort(id) => {
+                        if let Some(c) = self.controllers.borrow_mut().remove(&id) {
+                            c.abort();
+                        }
+                    }
+                    Output::Request(req) => driver::spawn(self.clone(), req),
+                    Output::Event(ev) => self.deliver(ev),
                 }
-            }
-            for req in requests {
-                driver::spawn(self.clone(), req);
-            }
-            for ev in events {
-                self.deliver(ev);
             }
         }
         self.draining.set(false);

@@ -2,11 +2,15 @@
 //! quinn-proto's `Pair::drive` and h11's `ConnectionPair`).
 //!
 //! The harness plays the host's fetch driver: after every action or input it drains
-//! `poll_request` / `poll_abort` / `poll_event` until all three are empty (the run loop rule)
-//! and records what came out. A test plays the server: it answers a recorded request by id with
+//! `poll_output` until it is empty (the run loop rule) and records what came out. A test plays the server: it answers a recorded request by id with
 //! a [`Reply`] (a head, a body split into network chunks, and an end, a break-off, or nothing
 //! yet), or a network failure. Time only moves when the test says so, and then in steps to
 //! each `poll_timeout()`: nothing sleeps.
+//!
+//! Beside the harness: [`scenario`], the setups the store's scenario tests share (a turn left
+//! streaming, the recorded trace whole or cut, AI SDK answers, a continued tool turn, a
+//! hydrating store), and [`sim_server`], a simulated server that keeps SPEC §2's follow-up
+//! rules (the fault schedules drive it).
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
@@ -17,9 +21,13 @@ use agent_chat_store::composer::Status;
 use agent_chat_store::protocol::{Capabilities, ChatError, FileAttachment};
 use agent_chat_store::random::SeededRandom;
 use agent_chat_store::store::{
-    ChatStore, Method, RequestId, RequestKind, ResponseHead, StoreEvent, StoreOptions, SubmitResult,
+    ChatStore, Method, Output, RequestId, RequestKind, ResponseHead, StoreEvent, StoreOptions,
+    SubmitResult,
 };
 use serde_json::Value;
+
+pub mod scenario;
+pub mod sim_server;
 
 /// The virtual clock's start: a plausible epoch-ms value, so `clientSeq = max(last+1, now)`
 /// behaves as it does in a browser.
@@ -256,37 +264,30 @@ impl Harness {
 
     // ----- the run loop -----
 
-    /// Drains every output until all are empty, recording them.
+    /// Drains every output until none is left, recording them.
     pub fn drain(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some(r) = self.store.poll_request() {
-                any = true;
-                let body = r.body.as_deref().map(|b| {
-                    // As the server reads it: lone surrogate escapes included.
-                    agent_chat_store::protocol::json::from_slice(b.as_bytes())
-                        .unwrap_or_else(|e| panic!("body is not JSON ({e}): {b}"))
-                });
-                self.sent.push(Sent {
-                    id: r.id,
-                    kind: r.kind,
-                    method: r.method,
-                    path: r.path,
-                    body,
-                    at: self.now,
-                });
-            }
-            while let Some(id) = self.store.poll_abort() {
-                any = true;
-                self.aborted.push(id);
-                self.closed.insert(id);
-            }
-            while let Some(e) = self.store.poll_event() {
-                any = true;
-                self.events.push(e);
-            }
-            if !any {
-                break;
+        while let Some(out) = self.store.poll_output() {
+            match out {
+                Output::Request(r) => {
+                    let body = r.body.as_deref().map(|b| {
+                        // As the server reads it: lone surrogate escapes included.
+                        agent_chat_store::protocol::json::from_slice(b.as_bytes())
+                            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {b}"))
+                    });
+                    self.sent.push(Sent {
+                        id: r.id,
+                        kind: r.kind,
+                        method: r.method,
+                        path: r.path,
+                        body,
+                        at: self.now,
+                    });
+                }
+                Output::Abort(id) => {
+                    self.aborted.push(id);
+                    self.closed.insert(id);
+                }
+                Output::Event(e) => self.events.push(e),
             }
         }
     }

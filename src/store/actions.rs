@@ -1,0 +1,219 @@
+//! The `useChat` actions of AI SDK mode: regenerate, edit, tool outputs and approvals, and
+//! continuing the conversation when `sendAutomaticallyWhen` holds.
+
+use super::*;
+
+impl ChatStore {
+    /// Regenerates an assistant message (the last one by default) in AI SDK mode: the history
+    /// is trimmed after the user message before it and the turn is requested again with the
+    /// trigger `regenerate-message`. Returns false when not possible (busy, pi mode, nothing
+    /// to regenerate).
+    pub fn regenerate(&mut self, message_id: Option<&str>, now_ms: u64) -> bool {
+        if !self.can_regenerate() {
+            return false;
+        }
+        let h = &self.session.history;
+        // The named message, else the last one, as `useChat` does: after a failed turn the last
+        // message is the user's, which is asked again (the usual Retry button).
+        let target = match message_id {
+            Some(id) => h.position(id),
+            None => h.len().checked_sub(1),
+        };
+        let Some(i) = target else { return false };
+        // Keep everything before the assistant message (a user message: keep it and cut after).
+        let assistant = h.messages()[i].role == Role::Assistant;
+        let keep = if assistant { i } else { i + 1 };
+        // The body names the answer to replace; a retried user message names none unless it
+        // was named (`useChat` sends the `messageId` it was given).
+        let named = (assistant || message_id.is_some()).then(|| h.messages()[i].id.clone());
+        self.session.history.truncate(keep);
+        self.start_request_turn(
+            "regenerate-message",
+            named,
+            String::new(),
+            Vec::new(),
+            now_ms,
+        );
+        true
+    }
+
+    /// Edits a user message (AI SDK mode, nothing running): `send` with a `messageId`. The
+    /// message is replaced (same id), everything after it is dropped, and the turn is asked
+    /// again with that message. Refused in pi mode (the server owns history) and for ids that
+    /// are not user messages.
+    pub fn edit(
+        &mut self,
+        message_id: &str,
+        text: &str,
+        files: Vec<FileAttachment>,
+        now_ms: u64,
+    ) -> SubmitResult {
+        if let Err(reason) =
+            composer::decide(self.status(), &self.capabilities(), text, files.len())
+        {
+            return SubmitResult::blocked(reason);
+        }
+        let editable = self.can_edit()
+            && self
+                .session
+                .history
+                .get(message_id)
+                .is_some_and(|m| m.role == Role::User);
+        if !editable {
+            return SubmitResult::blocked(Refusal::Busy);
+        }
+        let i = self.session.history.position(message_id).unwrap_or(0);
+        self.session.history.truncate(i);
+        let mut msg = UIMessage::new(message_id, Role::User);
+        msg.parts.extend(files.iter().map(FileAttachment::to_part));
+        if !text.is_empty() {
+            msg.parts.push(Part::text(text, None));
+        }
+        self.session.history.push(msg);
+        self.start_request_turn(
+            "submit-message",
+            Some(message_id.to_string()),
+            text.to_string(),
+            files,
+            now_ms,
+        );
+        SubmitResult::done(SubmitKind::Sent)
+    }
+
+    /// The client's result for a tool call (a tool the browser runs): the part becomes
+    /// `output-available` (or `output-error` with `error_text`), keeping a granted approval.
+    /// Then, when `send_automatically_when` holds and nothing runs, the conversation goes on.
+    pub fn add_tool_output(
+        &mut self,
+        tool_call_id: &str,
+        output: Result<Value, String>,
+        now_ms: u64,
+    ) -> bool {
+        use crate::protocol::ToolState;
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) else {
+                    continue;
+                };
+                // Output states keep only an approval that was granted.
+                let granted = t
+                    .approval
+                    .as_ref()
+                    .and_then(|a| a.get("approved"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                if !granted {
+                    t.approval = None;
+                }
+                match &output {
+                    Ok(v) => {
+                        t.state = ToolState::OutputAvailable;
+                        t.output = Some(v.clone());
+                        t.error_text = None;
+                    }
+                    Err(e) => {
+                        t.state = ToolState::OutputError;
+                        t.output = None;
+                        t.error_text = Some(e.clone());
+                    }
+                }
+            }
+        };
+        let h = &self.session.history;
+        let Some(i) = (0..h.len()).find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
+        else {
+            return false;
+        };
+        self.edit_answered(i, set);
+        self.touch();
+        self.send_automatically(now_ms);
+        true
+    }
+
+    /// The user's answer to a tool approval request: the part becomes `approval-responded`.
+    /// Then, when `send_automatically_when` holds and nothing runs, the conversation goes on.
+    pub fn add_tool_approval_response(
+        &mut self,
+        approval_id: &str,
+        approved: bool,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> bool {
+        use crate::protocol::ToolState;
+        let asks = |p: &Part| {
+            p.as_tool().is_some_and(|t| {
+                t.state == ToolState::ApprovalRequested
+                    && t.approval
+                        .as_ref()
+                        .and_then(|a| a.get("id"))
+                        .and_then(Value::as_str)
+                        == Some(approval_id)
+            })
+        };
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                if !asks(p) {
+                    continue;
+                }
+                if let Some(t) = p.as_tool_mut() {
+                    t.state = ToolState::ApprovalResponded;
+                    let mut approval = match t.approval.take() {
+                        Some(Value::Object(o)) => o,
+                        _ => serde_json::Map::new(),
+                    };
+                    approval.insert("id".into(), Value::String(approval_id.to_string()));
+                    approval.insert("approved".into(), Value::Bool(approved));
+                    match &reason {
+                        Some(r) => approval.insert("reason".into(), Value::String(r.clone())),
+                        None => approval.remove("reason"),
+                    };
+                    t.approval = Some(Value::Object(approval));
+                }
+            }
+        };
+        let h = &self.session.history;
+        let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
+            return false;
+        };
+        self.edit_answered(i, set);
+        self.touch();
+        self.send_automatically(now_ms);
+        true
+    }
+
+    /// The user's answer (a tool output, an approval) applied by `set` to the message at `i`,
+    /// and to the pending copy of a continued answer too, as `useChat` updates its active
+    /// response's message: that copy's first write would put the call back unanswered.
+    pub(super) fn edit_answered(&mut self, i: usize, set: impl Fn(&mut UIMessage)) {
+        set(self.session.history.at_mut(i));
+        if let Some(m) = self.session.ui.pending.as_mut() {
+            set(m);
+        }
+    }
+
+    /// Continues the conversation from the last assistant message (AI SDK mode, nothing
+    /// running): the request `useChat` makes after tool outputs or approvals. Hosts with their
+    /// own `sendAutomaticallyWhen` predicate call it; the built-in ones call it themselves.
+    pub fn continue_turn(&mut self, now_ms: u64) -> bool {
+        let last = self
+            .messages()
+            .last()
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.id.clone());
+        if self.disposed
+            || self.session.pi_owns_history()
+            || self.status().is_busy()
+            || last.is_none()
+        {
+            return false;
+        }
+        self.start_request_turn("submit-message", last, String::new(), Vec::new(), now_ms);
+        true
+    }
+
+    pub(super) fn send_automatically(&mut self, now_ms: u64) {
+        if self.opts.send_automatically_when.holds(self.messages()) {
+            self.continue_turn(now_ms);
+        }
+    }
+}

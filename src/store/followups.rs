@@ -1,0 +1,219 @@
+//! Follow-ups (SPEC §6): the FIFO poster's requests and answers, removing and retrying
+//! queued items, and re-sending one as a new message.
+
+use super::*;
+
+impl ChatStore {
+    /// Removes a waiting bubble. One the server may have is also deleted there.
+    pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.disposed {
+            return false;
+        }
+        let posting = self
+            .session
+            .queue
+            .get(item_id)
+            .is_some_and(|i| i.state == crate::followup::ItemState::Posting);
+        match self.session.queue.remove(item_id) {
+            None => false,
+            Some(server_keys) => {
+                if let Some((seq, nonce)) = server_keys {
+                    self.delete_followup(seq, &nonce, now_ms);
+                }
+                self.touch();
+                self.pump(now_ms);
+                // The removed item may have been the `failed` head that kept the items behind
+                // it waiting after the turn ended: they move on now, as they would have at the
+                // turn's end (without this they stayed `queued` forever; found by
+                // tests/fault_schedules.rs). A `posting` one's POST is still out: its answer
+                // (or timeout) moves them on, so the next turn cannot overtake it on the wire.
+                if !posting {
+                    self.send_next_queued(now_ms);
+                }
+                true
+            }
+        }
+    }
+
+    /// Retries a waiting bubble: a `failed` one is posted again (same seq and nonce); a
+    /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
+    /// the server's copy, so it cannot run twice).
+    pub fn retry_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.disposed {
+            return false;
+        }
+        let Some(item) = self.session.queue.get(item_id) else {
+            return false;
+        };
+        let state = item.state;
+        use crate::followup::ItemState;
+        let as_new_message = state == ItemState::Stalled || !self.status().is_busy();
+        if !as_new_message {
+            let ok = self.session.queue.retry(item_id, now_ms);
+            self.touch();
+            self.pump(now_ms);
+            return ok;
+        }
+        if self.status().is_busy() {
+            return false; // a stalled item waits for the turn to end
+        }
+        let Some((item, server_has_it)) = self.session.queue.take(item_id) else {
+            return false;
+        };
+        self.send_as_new_message(item, server_has_it, now_ms);
+        true
+    }
+
+    pub(super) fn on_followup_answer(
+        &mut self,
+        ticket: Option<u64>,
+        outcome: PostOutcome,
+        now_ms: u64,
+    ) {
+        let Some(ticket) = ticket else { return };
+        let jitter = self.rng.unit();
+        let effect = self
+            .session
+            .queue
+            .handle_response(ticket, outcome, now_ms, jitter);
+        self.touch();
+        match effect {
+            Some(QueueEffect::Unsupported { item_id }) => {
+                // The runtime cannot take follow-ups after all: stop offering them, and give
+                // the text back to an empty composer (otherwise the item stays `failed`).
+                self.session.caps.native_follow_up = false;
+                if self.draft.is_empty() && self.draft_files.is_empty() {
+                    if let Some((item, _)) = self.session.queue.take(&item_id) {
+                        self.draft = item.text;
+                        self.draft_files = item.files;
+                    }
+                }
+                let e = ChatError::new(
+                    ErrorKind::FollowUpUnsupported,
+                    "the runtime does not accept follow-ups",
+                );
+                self.events.push_back(StoreEvent::Error { error: e });
+            }
+            Some(QueueEffect::Failed { item_id }) => {
+                if let Some(e) = self
+                    .session
+                    .queue
+                    .get(&item_id)
+                    .and_then(|i| i.error.clone())
+                {
+                    self.events.push_back(StoreEvent::Error { error: e });
+                }
+            }
+            None => {}
+        }
+        if !self.session.turn_active {
+            // Accepted after the turn ended: the server will not run it in that turn.
+            self.session.queue.mark_stalled_after_turn();
+            // The answer the turn's end was waiting for: what is still queued moves on.
+            self.send_next_queued(now_ms);
+        }
+    }
+
+    pub(super) fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
+        let path = format!(
+            "{}?clientNonce={}&clientSeq={seq}",
+            self.route(|r| &r.followup),
+            encode(nonce)
+        );
+        self.request(
+            RequestKind::FollowUpDelete,
+            Method::Delete,
+            path,
+            None,
+            now_ms,
+        )
+    }
+
+    /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
+    /// is still on its way could reach the server first and run before the message it follows
+    /// (the browser makes the two fetches concurrently).
+    pub(super) fn may_post_followups(&self) -> bool {
+        !self.disposed
+            && self.session.turn_active
+            && self.session.status == Status::Streaming
+            && self.capabilities().native_follow_up
+    }
+
+    /// Moves what the follow-up queue wants to post into the request outbox.
+    pub(super) fn pump(&mut self, now_ms: u64) {
+        if !self.may_post_followups() {
+            return;
+        }
+        while let Some(post) = self.session.queue.poll_request(now_ms) {
+            let mut body = json!({
+                "message": post.text,
+                "clientSeq": post.client_seq,
+                "clientNonce": post.client_nonce,
+            });
+            if !post.files.is_empty() {
+                body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
+            }
+            let path = self.route(|r| &r.followup);
+            let id = self.request(
+                RequestKind::FollowUpPost,
+                Method::Post,
+                path,
+                Some(to_string(&body)),
+                now_ms,
+            );
+            if let Some(p) = self.pending.get_mut(&id) {
+                p.ticket = Some(post.ticket);
+            }
+            self.touch();
+        }
+    }
+
+    /// Sends a queued item's text as a new message. When the server may hold a copy of it,
+    /// the copy is deleted first and the chat POST waits for that answer: the message shows
+    /// at once, the turn starts once the copy can no longer run.
+    pub(super) fn send_as_new_message(
+        &mut self,
+        item: FollowUpItem,
+        server_may_have_it: bool,
+        now_ms: u64,
+    ) {
+        if !server_may_have_it {
+            return self.start_turn(item.text, item.files, "submit-message", now_ms);
+        }
+        let delete = self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
+        let message_id = self.push_user_message(&item.text, &item.files);
+        let s = &mut self.session;
+        s.status = Status::Submitted;
+        s.error = None;
+        s.held_turn = Some(HeldTurn {
+            delete: Some(delete),
+            message_id,
+            text: item.text,
+            files: item.files,
+        });
+        self.touch();
+    }
+
+    /// The DELETE a held turn waits for was answered (whatever it said: a failed DELETE
+    /// leaves nothing better to do than send).
+    pub(super) fn on_delete_answered(&mut self, id: RequestId, now_ms: u64) {
+        let current = &mut self.session.held_turn;
+        if current.as_ref().and_then(|h| h.delete) == Some(id) {
+            if let Some(h) = current.take() {
+                self.start_request_turn(
+                    "submit-message",
+                    Some(h.message_id),
+                    h.text,
+                    h.files,
+                    now_ms,
+                );
+            }
+            return;
+        }
+        for parked in self.parked.values_mut() {
+            if let Some(h) = parked.held_turn.as_mut().filter(|h| h.delete == Some(id)) {
+                h.delete = None; // sent when the session is current again
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! The host's inputs: response heads, bodies and ends, failed requests, timeouts.
+
+use super::*;
+
+impl ChatStore {
+    // ----- inputs --------------------------------------------------------------------------
+
+    /// A response's status line and headers arrived.
+    pub fn handle_response_head(&mut self, id: RequestId, head: ResponseHead, now_ms: u64) {
+        let events_seen = self.session.events_seen;
+        let Some(p) = self.live(id) else { return };
+        p.status = Some(head.status);
+        p.events_before = events_seen;
+        let kind = p.kind;
+        if !kind.is_stream() {
+            return;
+        }
+        let ok = (200..300).contains(&head.status);
+        if !ok || head.status == 204 {
+            return; // the body (an error, or nothing) is read to the end first
+        }
+        let is_html = head.content_type.as_deref().is_some_and(|ct| {
+            ct.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/html")
+        });
+        if is_html {
+            // A proxy's or a dev server's page instead of the stream: nothing in it is a chunk.
+            self.pending.remove(&id);
+            self.abort(id);
+            let e = ChatError::protocol("the server answered HTML instead of an event stream");
+            self.fail_turn(e, now_ms);
+            return;
+        }
+        if let Some(turn) = head.turn_id {
+            if self.session.turn_id.is_none() {
+                self.session.turn_id = Some(turn);
+                self.touch();
+            }
+        }
+        self.session.resume_tries = 0;
+    }
+
+    /// Bytes of a response body arrived (any split: the SSE decoder reassembles events).
+    pub fn handle_response_body(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
+        let limit = self.opts.limits.max_body_bytes;
+        let max_messages = self.opts.limits.max_messages;
+        let idle = self.opts.stream_idle_timeout_ms;
+        let Some(p) = self.live(id) else { return };
+        if p.kind.is_stream() {
+            p.deadline = idle.map(|t| now_ms + t);
+        }
+        let ok = p.status.is_some_and(|s| (200..300).contains(&s));
+        if p.kind == RequestKind::MessagesGet && ok {
+            // Converted message by message as it arrives: the body is never held whole.
+            p.received += bytes.len();
+            if p.received > limit {
+                p.history = None;
+                p.status = Some(0); // marks the answer unusable; reported at the end
+            } else {
+                p.history
+                    .get_or_insert_with(|| Box::new(HistoryParser::new(max_messages)))
+                    .push(bytes);
+            }
+            return;
+        }
+        let streaming = p.kind.is_stream() && ok;
+        if !streaming {
+            if p.body.len() + bytes.len() > limit {
+                p.body.clear();
+                p.status = Some(0); // marks the answer unusable; reported at the end
+            } else if p.status != Some(0) {
+                p.body.extend_from_slice(bytes);
+            }
+            return;
+        }
+        if p.body.len() < SNIFF_BYTES {
+            let n = bytes.len().min(SNIFF_BYTES - p.body.len());
+            p.body.extend_from_slice(&bytes[..n]);
+        }
+        if self.session.stream != Some(id) {
+            return;
+        }
+        // pi mode streams from the first byte; the AI SDK's status waits for the first chunk
+        // that changes the message (`begin_streaming`).
+        if self.session.status == Status::Submitted && self.session.pi_owns_history() {
+            self.session.status = Status::Streaming;
+            self.touch();
+            // Follow-ups queued while the chat POST was on its way may go now.
+            self.pump(now_ms);
+        }
+        let mut batch = std::mem::take(&mut self.scratch);
+        self.session.decoder.push_into(bytes, &mut batch);
+        self.apply_events(&batch, now_ms);
+        batch.clear();
+        self.scratch = batch;
+    }
+
+    /// The response ended normally.
+    pub fn handle_response_end(&mut self, id: RequestId, now_ms: u64) {
+        let Some(p) = self.settle(id, now_ms) else {
+            return;
+        };
+        let status = p.status.unwrap_or(0);
+        let ok = (200..300).contains(&status);
+        match p.kind {
+            RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..])),
+            RequestKind::Catalog => self.on_catalog(status, &p.body),
+            RequestKind::MessagesGet => self.on_history(status, &p.body, p.history),
+            RequestKind::FollowUpPost => {
+                let outcome = if ok {
+                    match serde_json::from_slice::<Value>(&p.body) {
+                        Ok(v)
+                            if v.get("deleted").and_then(Value::as_bool) == Some(true)
+                                && v.get("queued").and_then(Value::as_bool) != Some(true) =>
+                        {
+                            PostOutcome::Deleted
+                        }
+                        Ok(v) => PostOutcome::Accepted {
+                            duplicate: v.get("duplicate").and_then(Value::as_bool).unwrap_or(false),
+                        },
+                        // A 2xx is the server's yes, whatever its body says.
+                        Err(_) => PostOutcome::Accepted { duplicate: false },
+                    }
+                } else if status == 0 {
+                    PostOutcome::Failed(ChatError::protocol("follow-up answer too large"))
+                } else {
+                    PostOutcome::Failed(ChatError::from_http(status, &p.body))
+                };
+                self.on_followup_answer(p.ticket, outcome, now_ms);
+            }
+            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
+                if !ok {
+                    let e = ChatError::from_http(status, &p.body);
+                    self.events.push_back(StoreEvent::Error { error: e });
+                }
+            }
+            RequestKind::Chat | RequestKind::StreamResume => {
+                let no_event = self.session.events_seen == p.events_before;
+                self.on_stream_end(id, p.kind, status, &p.body, no_event, now_ms)
+            }
+        }
+        self.pump(now_ms);
+    }
+
+    /// The request failed without an answer (network error, CORS, DNS…), or the body broke
+    /// off. An abort the store asked for is not reported here (its record is gone already).
+    pub fn handle_request_failed(&mut self, id: RequestId, message: &str, now_ms: u64) {
+        let Some(p) = self.settle(id, now_ms) else {
+            return;
+        };
+        let error = ChatError::network(message);
+        match p.kind {
+            RequestKind::Capabilities => self.on_capabilities(None),
+            RequestKind::Catalog => self.on_catalog(0, &[]),
+            RequestKind::MessagesGet => {
+                self.session.hydrated = true;
+                self.events.push_back(StoreEvent::Error { error });
+                self.touch();
+            }
+            RequestKind::FollowUpPost => {
+                self.on_followup_answer(p.ticket, PostOutcome::Failed(error), now_ms)
+            }
+            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
+                self.events.push_back(StoreEvent::Error { error });
+            }
+            RequestKind::Chat | RequestKind::StreamResume => {
+                if self.session.stream != Some(id) {
+                    return;
+                }
+                self.session.stream = None;
+                let streaming = p.status.is_some_and(|s| (200..300).contains(&s));
+                if streaming || p.kind == RequestKind::StreamResume {
+                    // The body broke off: resume from the last chunk received.
+                    self.session.decoder.finish();
+                    self.schedule_resume(error, now_ms);
+                } else {
+                    self.fail_turn(error, now_ms);
+                }
+            }
+        }
+        self.pump(now_ms);
+    }
+
+    /// Time passed: backoffs end, timeouts expire, resumes start.
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        let expired: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in expired {
+            // Abort the fetch but keep the record for handle_request_failed to classify:
+            // `abort()` would drop it, and the follow-up queue would then wait for an answer
+            // to its request in flight forever.
+            self.aborts.push_back(id);
+            if let Some(p) = self.pending.get_mut(&id) {
+                p.deadline = None;
+            }
+            self.handle_request_failed(id, "timed out", now_ms);
+            self.pending.remove(&id);
+        }
+        if self.session.resume_at.is_some_and(|t| t <= now_ms) {
+            self.session.resume_at = None;
+            let path = format!(
+                "{}?cursor={}",
+                self.route(|r| &r.stream),
+                encode(&self.session.cursor())
+            );
+            self.session.ui.reducer.resumed();
+            let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
+            self.session.stream = Some(id);
+        }
+        self.pump(now_ms);
+    }
+
+    // ----- the pure helpers' entry: feeding chunks without IO -------------------------------
+
+    /// Applies one already-parsed chunk to the current session as if it came from the turn's
+    /// stream. Hosts with their own transport (and tests) use it.
+    pub fn handle_chunk(&mut self, chunk: Chunk, now_ms: u64) {
+        if self.disposed {
+            return;
+        }
+        let before = self.session.history.revision();
+        self.apply_chunk(chunk, now_ms);
+        if self.session.history.revision() != before {
+            self.touch();
+        }
+        self.pump(now_ms);
+    }
+}

@@ -1,0 +1,503 @@
+//! `ChatStore`: the one state machine that owns a chat session's client-side state.
+//!
+//! It holds the capabilities, the status machine, the history (with the reducer that is its
+//! authority), the composer, the per-session follow-up queues and every request in flight.
+//! It never does IO and never reads a clock: the host feeds it inputs and drains its outputs.
+//!
+//! This file is the router: the type, its getters, the outputs and the small actions. The rest
+//! lives by concern, each file an `impl ChatStore` block over the state it owns:
+//! - `options.rs`: routes, limits, the auto-send rule;
+//! - `outbox.rs`: requests in flight, their generation, aborts; `wire.rs`: paths and bodies;
+//! - `inputs.rs`: the host's inputs (response heads, bodies, ends, failures, timeouts);
+//! - `session.rs`: one session's state, and opening, parking and switching sessions;
+//! - `reduce.rs`: the turn's stream into the history, through the reducer with authority;
+//! - `turn.rs`: a turn's start, end, resume, stop and failure; `followups.rs`: SPEC §6;
+//! - `actions.rs`: the `useChat` actions of AI SDK mode.
+//!
+//! Methods by kind (the quinn-proto / str0m shape):
+//! - **A. getters**: [`ChatStore::status`], [`ChatStore::messages`], [`ChatStore::queued`],
+//!   [`ChatStore::composer`], and the policy a UI shows ([`ChatStore::can_edit`],
+//!   [`ChatStore::can_regenerate`], [`ChatStore::awaiting_answer`]), …
+//! - **B. user actions**: [`ChatStore::set_draft`], [`ChatStore::submit`], [`ChatStore::send`],
+//!   [`ChatStore::stop`], [`ChatStore::switch_session`], [`ChatStore::remove_queued`],
+//!   [`ChatStore::retry_queued`], [`ChatStore::regenerate`], [`ChatStore::edit`],
+//!   [`ChatStore::add_tool_output`], [`ChatStore::add_tool_approval_response`],
+//!   [`ChatStore::continue_turn`], [`ChatStore::dispose`];
+//! - **C. inputs**: [`ChatStore::handle_response_head`], [`ChatStore::handle_response_body`],
+//!   [`ChatStore::handle_response_end`], [`ChatStore::handle_request_failed`],
+//!   [`ChatStore::handle_timeout`], [`ChatStore::handle_chunk`];
+//! - **D. outputs**: [`ChatStore::poll_request`], [`ChatStore::poll_abort`],
+//!   [`ChatStore::poll_event`], [`ChatStore::poll_timeout`].
+//!
+//! After every action or input, drain the outputs until they are empty (see the crate docs).
+
+mod actions;
+mod followups;
+mod inputs;
+mod options;
+mod outbox;
+mod reduce;
+mod session;
+mod turn;
+mod wire;
+
+use std::collections::{HashMap, VecDeque};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::composer::{self, ComposerState, Refusal, SendRoute, Status};
+use crate::followup::{FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy};
+use crate::protocol::chunk::{parse_chunk, Chunk, PiEvent, UiChunk};
+use crate::protocol::json::to_string;
+use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
+use crate::random::{uuid_v4, RandomSource};
+use crate::sse::{SseBatch, SseDecoder, SseError};
+use crate::stream::fast_chunk::Delta;
+use crate::stream::history::{HistoryBodyError, HistoryParser};
+use crate::stream::pi::{PiEffect, PiReducer};
+use crate::stream::ui_message::{UiEffect, UiMessageReducer, Violation};
+use crate::stream::History;
+use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdate, ToolUiUpdates};
+
+pub use options::{AutoSend, Limits, Routes, StoreOptions};
+use outbox::Pending;
+pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
+use session::{HeldTurn, Session, UiTurn};
+pub use wire::history_for_storage;
+use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};
+
+/// One output of [`ChatStore::poll_output`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// Abort this request (its late answer changes nothing anyway).
+    Abort(RequestId),
+    /// Make this request and feed its answer back with the `handle_response_*` inputs.
+    Request(Request),
+    /// Hand this to the host's callbacks (`onData`, `onError`, the finish event).
+    Event(StoreEvent),
+}
+
+/// Something for the host, besides the snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum StoreEvent {
+    /// A `data-*` chunk for `onData` (transient or not, pi or not).
+    Data {
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        data: Value,
+        transient: bool,
+    },
+    /// An error for `onError` (also visible in the snapshot when it concerns the turn).
+    Error { error: ChatError },
+    /// Something odd but survivable in what the server sent.
+    Diagnostic { message: String },
+    /// The turn's stream finished.
+    Finish {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<String>,
+    },
+}
+
+/// What `submit` / `send` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SubmitKind {
+    Sent,
+    Queued,
+    Blocked,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubmitResult {
+    pub kind: SubmitKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Refusal>,
+    /// The words for a refusal (`Refusal::hint`), so a UI that shows one restates no policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<&'static str>,
+}
+
+impl SubmitResult {
+    fn done(kind: SubmitKind) -> Self {
+        SubmitResult {
+            kind,
+            reason: None,
+            hint: None,
+        }
+    }
+
+    fn blocked(reason: Refusal) -> Self {
+        SubmitResult {
+            kind: SubmitKind::Blocked,
+            reason: Some(reason),
+            hint: Some(reason.hint()),
+        }
+    }
+}
+
+/// The chat store. See the module docs for the shape of its API.
+pub struct ChatStore {
+    opts: StoreOptions,
+    rng: Box<dyn RandomSource>,
+    session: Session,
+    parked: HashMap<String, Session>,
+    /// Bumped by a session switch, a dispose or a reset: answers of older generations are
+    /// ignored, whatever they say.
+    generation: u64,
+    next_request: RequestId,
+    pending: HashMap<RequestId, Pending>,
+    requests: VecDeque<Request>,
+    aborts: VecDeque<RequestId>,
+    events: VecDeque<StoreEvent>,
+    draft: String,
+    draft_files: Vec<FileAttachment>,
+    /// Changes whenever anything a snapshot shows changes.
+    revision: u64,
+    /// The largest message version any session's history has used, so versions never repeat
+    /// across sessions (the shell caches exported messages by id and version).
+    version_floor: u64,
+    /// Bumped whenever the resolved `ui` of a tool part may change without the part changing
+    /// (a `data-tool-ui`, a new catalog, another session).
+    tool_ui_version: u64,
+    disposed: bool,
+    scratch: SseBatch,
+    /// The AI SDK reducer's effects of one chunk, reused: a new `Vec` per text delta cost its
+    /// drop call on the hot path ([`reduce_streamed`](Self::reduce_streamed)).
+    ui_effects: Vec<UiEffect>,
+}
+
+impl std::fmt::Debug for ChatStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatStore")
+            .field("session", &self.session.id)
+            .field("status", &self.session.status)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChatStore {
+    /// Creates a store and asks for what opening its session needs (capabilities, history).
+    /// Drain the outputs afterwards.
+    pub fn new(opts: StoreOptions, rng: Box<dyn RandomSource>, now_ms: u64) -> Self {
+        let session = Session::new(
+            opts.session_id.clone(),
+            opts.capabilities,
+            &opts.limits,
+            opts.retry,
+        );
+        let mut store = ChatStore {
+            opts,
+            rng,
+            session,
+            parked: HashMap::new(),
+            generation: 1,
+            next_request: 1,
+            pending: HashMap::new(),
+            requests: VecDeque::new(),
+            aborts: VecDeque::new(),
+            events: VecDeque::new(),
+            draft: String::new(),
+            draft_files: Vec::new(),
+            revision: 1,
+            version_floor: 0,
+            tool_ui_version: 0,
+            disposed: false,
+            scratch: SseBatch::default(),
+            ui_effects: Vec::new(),
+        };
+        store.open_session(now_ms);
+        store
+    }
+
+    // ----- getters -------------------------------------------------------------------------
+
+    pub fn session_id(&self) -> &str {
+        &self.session.id
+    }
+
+    pub fn status(&self) -> Status {
+        self.session.status
+    }
+
+    pub fn error(&self) -> Option<&ChatError> {
+        self.session.error.as_ref()
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        let mut c = self.session.caps;
+        if self.session.pi_mode {
+            c.ai_sdk_owns_history = false;
+        }
+        c
+    }
+
+    pub fn capabilities_loaded(&self) -> bool {
+        self.session.caps_loaded
+    }
+
+    /// The session runtime's tool catalog (empty when the server has none).
+    pub fn tools(&self) -> &[ToolCatalogEntry] {
+        &self.session.tools
+    }
+
+    /// Message `i` as the UI gets it: its JSON with the resolved `ui` on every tool part.
+    pub fn export_message(&self, i: usize) -> Value {
+        let s = &self.session;
+        tool_ui::export_message(&s.history.messages()[i], &s.tool_ui, &s.tools)
+    }
+
+    /// Part `k` of message `i` as the UI gets it, shown as `shown` (the part itself, or it with
+    /// placeholders: [`crate::protocol::ToolPart::without_input`]): its JSON, with the resolved `ui` of the
+    /// part on a tool part (`export_message(i)["parts"][k]`, without exporting the other
+    /// parts). The `ui` does not depend on the fields a placeholder stands for.
+    pub fn export_part_as(&self, i: usize, k: usize, shown: &Part) -> Value {
+        let s = &self.session;
+        let part = &s.history.messages()[i].parts[k];
+        let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
+        if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
+            obj.insert("ui".into(), tool_ui::resolve(t, &s.tool_ui, &s.tools));
+        }
+        v
+    }
+
+    /// Changes whenever the resolved `ui` of a tool part may change while the part itself
+    /// does not: an unchanged tool part exported at the same `tool_ui_version` exports the same.
+    pub fn tool_ui_version(&self) -> u64 {
+        self.tool_ui_version
+    }
+
+    /// The one canonical list: display and action eligibility both read it.
+    pub fn messages(&self) -> &[UIMessage] {
+        self.session.history.messages()
+    }
+
+    /// The version of message `i`: it changes exactly when that message changes.
+    pub fn message_version(&self, i: usize) -> u64 {
+        self.session.history.version(i)
+    }
+
+    /// The version of the last change of message `i` other than appends to its texts: while
+    /// it is not newer than a version seen, its texts only grew since.
+    pub fn message_reshaped(&self, i: usize) -> u64 {
+        self.session.history.reshaped(i)
+    }
+
+    /// Every message's version, by position ([`ChatStore::message_version`] of each).
+    pub fn message_versions(&self) -> &[u64] {
+        self.session.history.versions()
+    }
+
+    /// The current session's history revision: with [`messages_changed_from`](Self::messages_changed_from)
+    /// (Self::messages_changed_from), a consumer that keeps the versions it saw learns where to
+    /// compare them from. A session switch starts another history: compare it all.
+    pub fn messages_revision(&self) -> u64 {
+        self.session.history.revision()
+    }
+
+    /// The lowest position whose message may have changed since the current session's history
+    /// was at revision `since` ([`History::changed_from`]).
+    pub fn messages_changed_from(&self, since: u64) -> usize {
+        self.session.history.changed_from(since)
+    }
+
+    /// The waiting bubbles, shown after all messages.
+    pub fn queued(&self) -> &[FollowUpItem] {
+        self.session.queue.items()
+    }
+
+    pub fn draft(&self) -> &str {
+        &self.draft
+    }
+
+    pub fn draft_files(&self) -> &[FileAttachment] {
+        &self.draft_files
+    }
+
+    pub fn composer(&self) -> ComposerState {
+        composer::composer_state(
+            self.status(),
+            &self.capabilities(),
+            &self.draft,
+            self.draft_files.len(),
+        )
+    }
+
+    pub fn turn_id(&self) -> Option<&str> {
+        self.session.turn_id.as_deref()
+    }
+
+    pub fn hydrated(&self) -> bool {
+        self.session.hydrated
+    }
+
+    /// Changes whenever anything a snapshot shows changes; equal revisions mean equal
+    /// snapshots.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is a
+    /// message to answer again (as `useChat`'s `regenerate`, which also retries a user message
+    /// left without an answer by a failed turn).
+    pub fn can_regenerate(&self) -> bool {
+        self.can_edit() && !self.messages().is_empty()
+    }
+
+    /// A user message can be edited now (`edit`): the client owns the history (AI SDK mode)
+    /// and no turn is on its way.
+    pub fn can_edit(&self) -> bool {
+        !self.disposed && !self.session.pi_owns_history() && !self.status().is_busy()
+    }
+
+    /// A turn was sent and no assistant message shows its answer yet (`useChat`'s `submitted`
+    /// before the first chunk that writes): where a UI shows a waiting indicator.
+    pub fn awaiting_answer(&self) -> bool {
+        self.status() == Status::Submitted
+            && self
+                .session
+                .history
+                .messages()
+                .last()
+                .is_none_or(|m| m.role != Role::Assistant)
+    }
+
+    // ----- outputs -------------------------------------------------------------------------
+
+    /// The next output, in the order a host acts on them: requests, then aborts (so a request
+    /// made and aborted by the same input is started and then aborted, never left running),
+    /// then events. `None` once drained; then arm one timer for
+    /// [`poll_timeout`](Self::poll_timeout). The one drain every host writes:
+    /// `while let Some(out) = store.poll_output() { … }` after every input.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        if let Some(request) = self.requests.pop_front() {
+            return Some(Output::Request(request));
+        }
+        if let Some(id) = self.aborts.pop_front() {
+            return Some(Output::Abort(id));
+        }
+        self.events.pop_front().map(Output::Event)
+    }
+
+    /// The next request to make (only the requests; [`poll_output`](Self::poll_output) gives
+    /// every output in order).
+    pub fn poll_request(&mut self) -> Option<Request> {
+        self.requests.pop_front()
+    }
+
+    /// The next in-flight request to abort (its late answer is ignored anyway).
+    pub fn poll_abort(&mut self) -> Option<RequestId> {
+        self.aborts.pop_front()
+    }
+
+    /// The next event for the host (`onData`, `onError`, diagnostics).
+    pub fn poll_event(&mut self) -> Option<StoreEvent> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`ChatStore::handle_timeout`] next (absolute, in the host's ms clock).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let deadlines = self.pending.values().filter_map(|p| p.deadline);
+        let queue = if self.may_post_followups() {
+            self.session.queue.poll_timeout()
+        } else {
+            None
+        };
+        deadlines.chain(queue).chain(self.session.resume_at).min()
+    }
+
+    // ----- user actions --------------------------------------------------------------------
+
+    pub fn set_draft(&mut self, text: &str) {
+        if self.draft != text {
+            self.draft = text.to_string();
+            self.touch();
+        }
+    }
+
+    pub fn set_draft_files(&mut self, files: Vec<FileAttachment>) {
+        if self.draft_files != files {
+            self.draft_files = files;
+            self.touch();
+        }
+    }
+
+    /// Sends the draft: a new turn when ready, a queued follow-up when busy and the runtime
+    /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
+    /// cleared only when the message was accepted.
+    pub fn submit(&mut self, now_ms: u64) -> SubmitResult {
+        let text = self.draft.clone();
+        let files = self.draft_files.clone();
+        let result = self.send(&text, files, now_ms);
+        if result.kind != SubmitKind::Blocked {
+            self.draft.clear();
+            self.draft_files.clear();
+            self.touch();
+        }
+        result
+    }
+
+    /// Sends `text` (and files) as [`ChatStore::submit`] would, leaving the draft alone.
+    pub fn send(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) -> SubmitResult {
+        if self.disposed {
+            return SubmitResult::blocked(Refusal::Busy);
+        }
+        match composer::decide(self.status(), &self.capabilities(), text, files.len()) {
+            Err(reason) => SubmitResult::blocked(reason),
+            Ok(SendRoute::Turn) => {
+                self.start_turn(text.to_string(), files, "submit-message", now_ms);
+                SubmitResult::done(SubmitKind::Sent)
+            }
+            Ok(SendRoute::FollowUp) => {
+                self.session
+                    .queue
+                    .enqueue(text.to_string(), files, now_ms, self.rng.as_mut());
+                self.touch();
+                self.pump(now_ms);
+                SubmitResult::done(SubmitKind::Queued)
+            }
+        }
+    }
+
+    /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
+    /// `ready` and `error` goes; in any other status it does nothing. Nothing else changes (the
+    /// messages stay as they are).
+    pub fn clear_error(&mut self) {
+        // Only a failed turn's error: while a turn runs, its error decides how it ends.
+        let s = &mut self.session;
+        if s.status != Status::Error {
+            return;
+        }
+        s.status = Status::Ready;
+        s.error = None;
+        self.touch();
+    }
+
+    /// Ends the store: every request is aborted, nothing more is asked for, and late answers
+    /// are ignored.
+    pub fn dispose(&mut self) {
+        if self.disposed {
+            return;
+        }
+        self.bump_generation();
+        self.disposed = true;
+        let s = &mut self.session;
+        // The store no longer follows any turn (bump_generation set a busy status `ready`).
+        s.resume_at = None;
+        s.turn_active = false;
+        s.turn_id = None;
+        s.held_turn = None;
+        self.requests.clear();
+        self.touch();
+    }
+
+    // ----- internals -----------------------------------------------------------------------
+
+    fn touch(&mut self) {
+        self.revision += 1;
+    }
+}

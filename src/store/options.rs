@@ -1,0 +1,154 @@
+//! The store's options: the server's routes, the limits, the auto-send rule.
+
+use super::*;
+
+/// Path templates of the server routes; `{sessionId}` is replaced (percent-encoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Routes {
+    pub capabilities: String,
+    pub catalog: String,
+    pub chat: String,
+    pub followup: String,
+    pub messages: String,
+    pub stream: String,
+    pub turn: String,
+}
+
+impl Default for Routes {
+    fn default() -> Self {
+        Routes {
+            capabilities: "/api/v1/agent/capabilities".into(),
+            catalog: "/api/v1/agent/catalog".into(),
+            chat: "/api/v1/agent/chat".into(),
+            followup: "/api/v1/agent/chat/{sessionId}/followup".into(),
+            messages: "/api/v1/agent/chat/{sessionId}/messages".into(),
+            stream: "/api/v1/agent/chat/{sessionId}/stream".into(),
+            turn: "/api/v1/agent/chat/{sessionId}/turn".into(),
+        }
+    }
+}
+
+/// Bounds on what the server can make the store hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// One SSE event larger than this is skipped with a `Protocol` error; the stream goes on.
+    pub max_event_bytes: usize,
+    /// A JSON answer (capabilities, history) larger than this is refused.
+    pub max_body_bytes: usize,
+    /// Hydrated histories longer than this keep their newest messages.
+    pub max_messages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT_BYTES,
+            max_body_bytes: 64 * 1024 * 1024,
+            max_messages: 100_000,
+        }
+    }
+}
+
+/// How a store is set up.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    pub session_id: String,
+    /// A static capabilities override: no capabilities request is made.
+    pub capabilities: Option<Capabilities>,
+    pub routes: Routes,
+    pub limits: Limits,
+    pub retry: RetryPolicy,
+    /// Load the canonical history when a session opens.
+    pub hydrate: bool,
+    /// A follow-up POST without an answer after this long is aborted and retried.
+    pub followup_timeout_ms: u64,
+    /// How often a dropped stream is resumed before the turn counts as failed.
+    pub resume_attempts: u32,
+    /// The first resume waits this long; each further one twice as long.
+    pub resume_delay_ms: u64,
+    /// AI SDK mode: continue the conversation on its own once the last assistant message is
+    /// complete this way (`sendAutomaticallyWhen` of `useChat`).
+    pub send_automatically_when: AutoSend,
+    /// A turn's stream silent this long (no byte at all) counts as dropped; `None`: wait
+    /// forever.
+    pub stream_idle_timeout_ms: Option<u64>,
+}
+
+/// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AutoSend {
+    #[default]
+    Never,
+    /// `lastAssistantMessageIsCompleteWithToolCalls`: every client tool call of the last step
+    /// has its output (or error).
+    ToolCallsComplete,
+    /// `lastAssistantMessageIsCompleteWithApprovalResponses`: every approval asked in the last
+    /// step has an answer.
+    ApprovalsAnswered,
+}
+
+impl AutoSend {
+    /// Whether the predicate holds for `messages`, as the `ai` package computes it.
+    pub fn holds(self, messages: &[UIMessage]) -> bool {
+        use crate::protocol::ToolState as S;
+        let Some(last) = messages.last().filter(|m| m.role == Role::Assistant) else {
+            return false;
+        };
+        let start = last
+            .parts
+            .iter()
+            .rposition(|p| matches!(p, Part::StepStart))
+            .map_or(0, |i| i + 1);
+        let step = &last.parts[start..];
+        let done = |t: &crate::protocol::ToolPart| {
+            (t.state == S::OutputAvailable && t.preliminary != Some(true))
+                || t.state == S::OutputError
+        };
+        match self {
+            AutoSend::Never => false,
+            AutoSend::ToolCallsComplete => {
+                let client = |p: &Part| {
+                    p.as_tool()
+                        .is_some_and(|t| t.provider_executed != Some(true))
+                };
+                let Some(last_tool) = step.iter().rposition(client) else {
+                    return false;
+                };
+                let text_streaming = step[last_tool + 1..]
+                    .iter()
+                    .any(|p| matches!(p, Part::Text { state, .. } if *state != Some(crate::protocol::TextState::Done)));
+                !text_streaming
+                    && step
+                        .iter()
+                        .filter_map(Part::as_tool)
+                        .filter(|t| t.provider_executed != Some(true))
+                        .all(done)
+            }
+            AutoSend::ApprovalsAnswered => {
+                let tools: Vec<_> = step.iter().filter_map(Part::as_tool).collect();
+                tools.iter().any(|t| t.state == S::ApprovalResponded)
+                    && tools.iter().all(|t| {
+                        done(t) || matches!(t.state, S::OutputDenied | S::ApprovalResponded)
+                    })
+            }
+        }
+    }
+}
+
+impl StoreOptions {
+    pub fn new(session_id: impl Into<String>) -> Self {
+        StoreOptions {
+            session_id: session_id.into(),
+            capabilities: None,
+            routes: Routes::default(),
+            limits: Limits::default(),
+            retry: RetryPolicy::default(),
+            hydrate: true,
+            followup_timeout_ms: 30_000,
+            resume_attempts: 3,
+            resume_delay_ms: 500,
+            send_automatically_when: AutoSend::Never,
+            stream_idle_timeout_ms: Some(300_000),
+        }
+    }
+}

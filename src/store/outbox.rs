@@ -1,0 +1,210 @@
+//! Requests in flight: their ids and kinds, the pending-request records, the session
+//! generation that makes late answers harmless, and aborts.
+
+use super::*;
+
+/// Identifies one request for its whole life (the driver hands it back with every answer).
+pub type RequestId = u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// What a request is for (SPEC §2's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RequestKind {
+    Capabilities,
+    Catalog,
+    Chat,
+    FollowUpPost,
+    FollowUpDelete,
+    MessagesGet,
+    MessagesPut,
+    StreamResume,
+    TurnDelete,
+}
+
+impl RequestKind {
+    /// The answer is an SSE stream to feed chunk by chunk.
+    pub fn is_stream(self) -> bool {
+        matches!(self, RequestKind::Chat | RequestKind::StreamResume)
+    }
+    /// Requests that must not outlive their session: aborted on a switch or dispose. The
+    /// DELETEs and the PUT are the server's to finish; their answers are not needed.
+    pub(super) fn aborted_on_switch(self) -> bool {
+        !matches!(
+            self,
+            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut
+        )
+    }
+}
+
+/// A request the host must make. `path` is relative to the host's `baseUrl` and already
+/// carries its query string; `body` is JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    pub id: RequestId,
+    pub kind: RequestKind,
+    pub method: Method,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+/// What the driver learnt from a response's status line and headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResponseHead {
+    pub status: u16,
+    pub content_type: Option<String>,
+    /// `x-turn-id`, which servers of this family send with the chat stream.
+    pub turn_id: Option<String>,
+}
+
+#[derive(Debug)]
+pub(super) struct Pending {
+    pub(super) session: String,
+    pub(super) generation: u64,
+    pub(super) kind: RequestKind,
+    pub(super) status: Option<u16>,
+    /// A JSON answer's body, gathered until the end; of a 2xx stream answer, its first
+    /// [`SNIFF_BYTES`] (to tell an answer that was no event stream at all).
+    pub(super) body: Vec<u8>,
+    /// `events_seen` when a stream answer's head arrived: none more at its end means the body
+    /// held no event.
+    pub(super) events_before: u64,
+    /// A 2xx history answer, read as it arrives (the body is not gathered).
+    pub(super) history: Option<Box<HistoryParser>>,
+    /// Bytes of `history` received so far.
+    pub(super) received: usize,
+    /// The follow-up queue's ticket, for follow-up POSTs.
+    pub(super) ticket: Option<u64>,
+    /// When the request counts as timed out.
+    pub(super) deadline: Option<u64>,
+}
+
+impl ChatStore {
+    pub(super) fn route(&self, pick: impl Fn(&Routes) -> &String) -> String {
+        replace_all(
+            pick(&self.opts.routes),
+            "{sessionId}",
+            &encode(&self.session.id),
+        )
+    }
+
+    pub(super) fn request(
+        &mut self,
+        kind: RequestKind,
+        method: Method,
+        path: String,
+        body: Option<String>,
+        now_ms: u64,
+    ) -> RequestId {
+        // Every action that leads here refuses after `dispose()`: the shell has stopped.
+        debug_assert!(!self.disposed, "{kind:?} request after dispose");
+        let id = self.next_request;
+        self.next_request += 1;
+        let deadline = match kind {
+            RequestKind::FollowUpPost => Some(now_ms + self.opts.followup_timeout_ms),
+            // A stream that says nothing (not even a keep-alive comment) for this long is
+            // treated as dropped: resumed if it had started, failed if it never answered.
+            RequestKind::Chat | RequestKind::StreamResume => {
+                self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
+            }
+            _ => None,
+        };
+        self.pending.insert(
+            id,
+            Pending {
+                session: self.session.id.clone(),
+                generation: self.generation,
+                kind,
+                status: None,
+                body: Vec::new(),
+                events_before: 0,
+                history: None,
+                received: 0,
+                ticket: None,
+                deadline,
+            },
+        );
+        self.requests.push_back(Request {
+            id,
+            kind,
+            method,
+            path,
+            body,
+        });
+        id
+    }
+
+    /// The pending record of `id` if its answer still matters.
+    pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
+        let current = (self.generation, self.session.id.as_str());
+        match self.pending.get_mut(&id) {
+            Some(p) if (p.generation, p.session.as_str()) == current => Some(p),
+            _ => None,
+        }
+    }
+
+    pub(super) fn abort(&mut self, id: RequestId) {
+        if self.pending.remove(&id).is_some() || !self.aborts.contains(&id) {
+            self.aborts.push_back(id);
+        }
+    }
+
+    /// A request is over (answered or failed): its record goes, a held turn waiting for it
+    /// (of any session) moves on, and the record comes back only if the answer still matters
+    /// (same generation, same session).
+    pub(super) fn settle(&mut self, id: RequestId, now_ms: u64) -> Option<Pending> {
+        let p = self.pending.remove(&id)?;
+        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
+            self.on_delete_answered(id, now_ms);
+        }
+        (p.generation == self.generation && p.session == self.session.id).then_some(p)
+    }
+
+    pub(super) fn bump_generation(&mut self) {
+        self.generation += 1;
+        let ids: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.kind.aborted_on_switch())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.pending.remove(&id);
+            self.aborts.push_back(id);
+        }
+        // Requests not yet handed out belong to the old generation too.
+        self.requests.retain(|r| !r.kind.aborted_on_switch());
+        self.session.queue.abort_in_flight();
+        if self.session.stream.take().is_some() {
+            // The body was dropped wherever it was, maybe mid-event: the resume's body must
+            // not be read as the rest of that event.
+            self.session.decoder.finish();
+        }
+        if self.session.status.is_busy() {
+            // The server's turn may go on; switching back resumes its stream.
+            self.session.status = Status::Ready;
+        }
+        self.session.resume_at = None;
+    }
+}

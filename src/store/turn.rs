@@ -1,0 +1,302 @@
+//! A turn's life: starting one (the chat POST), its stream ending, resuming it, stopping
+//! it, failing it, and what runs next.
+
+use super::*;
+
+impl ChatStore {
+    /// Stops the running turn: the stream is aborted, the server is told (`DELETE …/turn`),
+    /// and the composer is usable again. Queued items that were never posted stay queued
+    /// (a stop is not an invitation to send the next one); accepted ones become `stalled`.
+    pub fn stop(&mut self, now_ms: u64) {
+        if !self.status().is_busy() {
+            return;
+        }
+        if let Some(held) = self.session.held_turn.take() {
+            // Never sent: the message goes back to the composer (if it is empty) rather than
+            // stay as if it had been asked.
+            if let Some(i) = self.session.history.position(&held.message_id) {
+                self.session.history.remove(i);
+            }
+            if self.draft.is_empty() && self.draft_files.is_empty() {
+                self.draft = held.text;
+                self.draft_files = held.files;
+            }
+            self.session.status = Status::Ready;
+            self.touch();
+            return;
+        }
+        if let Some(id) = self.session.stream.take() {
+            self.abort(id);
+        }
+        // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
+        // client's own turn id is the only handle; servers of this family accept either.
+        let turn = self
+            .session
+            .turn_id
+            .clone()
+            .or_else(|| self.session.client_turn_id.clone());
+        if let Some(turn) = turn {
+            let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
+            self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
+        }
+        let s = &mut self.session;
+        s.pi.end_of_stream(&mut s.history);
+        s.turn_active = false;
+        s.turn_id = None;
+        s.resume_at = None;
+        s.status = Status::Ready;
+        s.send_queue_when_idle = false;
+        s.queue.mark_stalled_after_turn();
+        self.after_ai_sdk_turn(now_ms);
+        self.touch();
+    }
+
+    /// Starts a turn with a new user message.
+    pub(super) fn start_turn(
+        &mut self,
+        text: String,
+        files: Vec<FileAttachment>,
+        trigger: &str,
+        now_ms: u64,
+    ) {
+        let id = self.push_user_message(&text, &files);
+        self.start_request_turn(trigger, Some(id), text, files, now_ms);
+    }
+
+    /// Adds the optimistic user message of a new turn; returns its id.
+    pub(super) fn push_user_message(&mut self, text: &str, files: &[FileAttachment]) -> String {
+        let id = uuid_v4(self.rng.as_mut());
+        let mut msg = UIMessage::new(id.clone(), Role::User);
+        // `useChat` puts files before the text.
+        msg.parts.extend(files.iter().map(FileAttachment::to_part));
+        if !text.is_empty() {
+            msg.parts.push(Part::text(text, None));
+        }
+        self.session.history.push(msg);
+        if self.session.pi_owns_history() {
+            self.session.pi.set_pending_user(Some(id.clone()));
+        }
+        id
+    }
+
+    /// Sends the chat POST for a turn whose user message (if any) is already in the history.
+    pub(super) fn start_request_turn(
+        &mut self,
+        trigger: &str,
+        message_id: Option<String>,
+        text: String,
+        files: Vec<FileAttachment>,
+        now_ms: u64,
+    ) {
+        let client_turn_id = uuid_v4(self.rng.as_mut());
+        let mut body = json!({
+            "id": self.session.id,
+            "sessionId": self.session.id,
+            "message": text,
+            "trigger": trigger,
+            "clientTurnId": client_turn_id,
+        });
+        if let Some(mid) = message_id {
+            body["messageId"] = Value::String(mid);
+        }
+        if !files.is_empty() {
+            body["attachments"] = serde_json::to_value(&files).unwrap_or(Value::Null);
+        }
+        let body = if self.session.pi_owns_history() {
+            to_string(&body)
+        } else {
+            // The whole history, files included, as `useChat` sends it: the model needs the
+            // bytes. Only the stored copy (PUT) drops `data:` URLs.
+            let s = &mut self.session;
+            s.history_json.refresh(&s.history);
+            s.history_json.body(&body, false)
+        };
+        let s = &mut self.session;
+        s.client_turn_id = Some(client_turn_id);
+        s.pi.new_turn();
+        s.ui = UiTurn::default();
+        s.status = Status::Submitted;
+        s.error = None;
+        s.turn_id = None;
+        s.turn_active = true;
+        s.stream_done = false;
+        s.stream_error = false;
+        s.finish_reason = None;
+        s.events_seen = 0;
+        s.resume_tries = 0;
+        s.resume_at = None;
+        s.send_queue_when_idle = false;
+        s.ignored_user_start = false;
+        s.decoder = SseDecoder::with_max_event_bytes(self.opts.limits.max_event_bytes);
+        let path = self.route(|r| &r.chat);
+        let id = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
+        self.session.stream = Some(id);
+        self.touch();
+        self.pump(now_ms);
+    }
+
+    /// The turn's stream request ended (a body that reached its end, or an error answer).
+    pub(super) fn on_stream_end(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        status: u16,
+        body: &[u8],
+        no_event: bool,
+        now_ms: u64,
+    ) {
+        if self.session.stream != Some(id) {
+            return;
+        }
+        self.session.stream = None;
+        let ok = (200..300).contains(&status);
+        if kind == RequestKind::StreamResume && (status == 204 || status == 416) {
+            // Nothing left to resume (the turn ended meanwhile, or the buffer moved on): the
+            // canonical history has what happened.
+            self.finish_turn(now_ms);
+            if self.opts.hydrate {
+                self.hydrate(now_ms);
+            }
+            return;
+        }
+        if !ok {
+            let e = if status == 0 {
+                ChatError::protocol("answer too large")
+            } else {
+                ChatError::from_http(status, body)
+            };
+            self.fail_turn(e, now_ms);
+            return;
+        }
+        if no_event && !looks_like_sse(body) {
+            // A JSON error, a login page served as text/plain…: ending the turn `ready` would
+            // hide that nothing answered (the `ai` package does; a user sees a silent no-op).
+            let text = String::from_utf8_lossy(&body[..body.len().min(120)]);
+            let e = ChatError::protocol(format!(
+                "the server answered {status} without an event stream: {}",
+                text.trim()
+            ));
+            return self.fail_turn(e, now_ms);
+        }
+        let cut = self.session.decoder.finish();
+        if cut && !self.session.stream_done {
+            // The body ended mid-event: a dropped connection, not the end of the turn.
+            return self.schedule_resume(ChatError::network("the stream ended mid-event"), now_ms);
+        }
+        self.finish_turn(now_ms);
+    }
+
+    pub(super) fn schedule_resume(&mut self, error: ChatError, now_ms: u64) {
+        let s = &mut self.session;
+        if s.resume_tries >= self.opts.resume_attempts {
+            return self.fail_turn(error, now_ms);
+        }
+        let delay = self
+            .opts
+            .resume_delay_ms
+            .saturating_mul(1 << s.resume_tries.min(16));
+        s.resume_tries += 1;
+        s.resume_at = Some(now_ms + delay);
+        self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
+    }
+
+    /// A turn completed: status back to ready (or error), queued items move on, and in AI SDK
+    /// mode the history is stored.
+    pub(super) fn finish_turn(&mut self, now_ms: u64) {
+        let s = &mut self.session;
+        s.pi.end_of_stream(&mut s.history);
+        s.turn_active = false;
+        // `turnId` names the running turn: none runs now.
+        s.turn_id = None;
+        s.resume_at = None;
+        s.status = if s.stream_error {
+            Status::Error
+        } else {
+            Status::Ready
+        };
+        let finish_reason = s.finish_reason.take();
+        s.queue.mark_stalled_after_turn();
+        self.events.push_back(StoreEvent::Finish { finish_reason });
+        self.after_ai_sdk_turn(now_ms);
+        self.touch();
+        self.session.send_queue_when_idle = !self.session.stream_error;
+        self.send_next_queued(now_ms);
+        // Tool outputs that arrived while it streamed may complete the message (useChat's
+        // check when a response ends).
+        if self.session.status == Status::Ready {
+            self.send_automatically(now_ms);
+        }
+    }
+
+    /// Items queued during a turn that ended, which the server never accepted: the first
+    /// becomes the next turn, the rest follow it as follow-ups (SPEC §6). It waits while a
+    /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
+    /// again when that answer comes.
+    pub(super) fn send_next_queued(&mut self, now_ms: u64) {
+        use crate::followup::ItemState;
+        let s = &mut self.session;
+        if self.disposed || !s.send_queue_when_idle || s.turn_active || s.status.is_busy() {
+            return;
+        }
+        let q = &mut s.queue;
+        if q.in_flight().is_some() {
+            return;
+        }
+        let (item, server_may_have_it) = match q.take_first_unposted() {
+            Some(item) => (item, false),
+            // A head that was posted but failed, with its retry still pending: the turn it
+            // was meant for is over, so it is sent as a new message as well. Left alone it
+            // would wait for a turn that never comes, and block everything behind it.
+            None => match q.items().iter().find(|i| i.state != ItemState::Stalled) {
+                Some(head) if head.state == ItemState::Queued => {
+                    let id = head.id.clone();
+                    match q.take(&id) {
+                        Some(taken) => taken,
+                        None => return,
+                    }
+                }
+                _ => return,
+            },
+        };
+        // A lost answer may have left a copy on the server: it is cancelled before the turn
+        // starts, so it cannot run a second time.
+        self.send_as_new_message(item, server_may_have_it, now_ms);
+    }
+
+    /// In AI SDK mode the client owns history: store it after every completed turn.
+    pub(super) fn after_ai_sdk_turn(&mut self, now_ms: u64) {
+        if self.session.pi_owns_history() || self.session.history.is_empty() {
+            return;
+        }
+        let s = &mut self.session;
+        s.history_json.refresh(&s.history);
+        let body = s.history_json.body(&json!({}), true);
+        let path = self.route(|r| &r.messages);
+        self.request(
+            RequestKind::MessagesPut,
+            Method::Put,
+            path,
+            Some(body),
+            now_ms,
+        );
+    }
+
+    pub(super) fn fail_turn(&mut self, error: ChatError, now_ms: u64) {
+        let s = &mut self.session;
+        // A turn held for a DELETE's answer fails with it (its user message stays, as after a
+        // failed chat POST): kept, the answer would start it beside a turn the user sends
+        // next (found by the store fuzz target's long run).
+        s.held_turn = None;
+        s.stream = None;
+        s.turn_active = false;
+        s.turn_id = None;
+        s.resume_at = None;
+        s.status = Status::Error;
+        s.send_queue_when_idle = false;
+        s.error = Some(error.clone());
+        s.queue.mark_stalled_after_turn();
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
+        let _ = now_ms;
+    }
+}

@@ -1,0 +1,148 @@
+//! Errors and bad input (SPEC §2's error kinds, §10): `turn_already_active`, a malformed chunk,
+//! a provider error in the stream (the queue kept), an HTML page instead of the stream, and a
+//! character split between two deltas as lone-surrogate escapes.
+
+mod common;
+
+use agent_chat_store::composer::Status;
+use agent_chat_store::followup::ItemState;
+use agent_chat_store::protocol::{ErrorKind, Role};
+use agent_chat_store::store::{RequestKind, SubmitKind};
+use common::scenario::*;
+use common::*;
+
+#[test]
+fn turn_already_active_is_a_typed_error_and_the_user_message_stays() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.submit("hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(
+        chat,
+        Reply::error(409, "conflict", "turn_already_active").chunked(7),
+    );
+    assert_eq!(h.store.status(), Status::Error);
+    let e = h.store.error().expect("an error in the snapshot").clone();
+    assert_eq!(e.kind, ErrorKind::TurnAlreadyActive);
+    assert_eq!(e.status, Some(409));
+    assert_eq!(e.server_code.as_deref(), Some("conflict"));
+    assert_eq!(e.message, "turn_already_active");
+    assert_eq!(h.store.messages().len(), 1);
+    assert_eq!(h.store.messages()[0].text(), "hello");
+    assert!(h.errors().contains(&&e));
+    h.act(|s, _| s.set_draft("try again"));
+    assert!(h.store.composer().can_send);
+}
+
+#[test]
+fn a_malformed_chunk_is_a_protocol_error_and_the_stream_goes_on() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.send("[A] hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    let events = sse_events(&trace());
+    let (before, after) = events.split_at(20);
+    h.respond(chat, Reply::sse(before.concat()).open());
+    let kept = h.history();
+    h.body(
+        chat,
+        b"data: {\"type\":\"data-pi-text-delta\",\"data\":{\"seq\":\n\n",
+    );
+    assert_eq!(h.history(), kept, "earlier history intact");
+    let protocol: Vec<_> = h
+        .errors()
+        .into_iter()
+        .filter(|e| e.kind == ErrorKind::Protocol)
+        .collect();
+    assert_eq!(protocol.len(), 1);
+    assert_eq!(h.store.status(), Status::Streaming);
+    for e in after {
+        h.body(chat, e);
+    }
+    h.end(chat);
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(
+        without_ids(&h.history()),
+        without_ids(&canonical_trace_history())
+    );
+}
+
+#[test]
+fn a_provider_error_in_the_stream_ends_the_turn_in_error_and_keeps_the_queue() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.send("[ERR] trigger provider error");
+    let chat = h.the_open(RequestKind::Chat).id;
+    let trace = fixture("trace-provider-error.sse");
+    let events = sse_events(&trace);
+    h.respond(chat, Reply::sse(events[..3].concat()).open());
+    h.submit("queued meanwhile");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    for e in &events[3..] {
+        h.body(chat, e);
+    }
+    h.end(chat);
+    assert_eq!(h.store.status(), Status::Error);
+    let e = h.store.error().unwrap();
+    assert_eq!(e.message, "400 scripted bad request");
+    let roles: Vec<Role> = h.store.messages().iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(
+        h.count(RequestKind::Chat),
+        1,
+        "nothing is sent after an error"
+    );
+}
+
+#[test]
+fn an_html_page_instead_of_the_stream_is_a_protocol_error() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.send("hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(
+        chat,
+        Reply::bytes(200, Some("text/html; charset=utf-8"), "<html>login</html>"),
+    );
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.error().unwrap().kind, ErrorKind::Protocol);
+    assert!(h.aborted.contains(&chat));
+    assert_eq!(h.store.messages().len(), 1);
+}
+
+/// A server that cuts text between the halves of a UTF-16 pair sends `"\ud83d"` and then
+/// `"\ude00"` (as `JSON.stringify` writes a lone surrogate). The `ai` package concatenates the
+/// two into one character; serde_json alone refuses both events. The store takes them, and
+/// writes the text back (to JS, to the server) as the same escapes, so that it is one
+/// character again where it is read; a half that stays alone stays an escape.
+#[test]
+fn a_character_split_between_two_deltas_is_one_character_again() {
+    let mut h = Harness::new(options());
+    let chat = streaming_turn(&mut h, "hi");
+    let mut body = Vec::new();
+    for data in [
+        r#"{"type":"start","messageId":"a1"}"#,
+        r#"{"type":"text-start","id":"t"}"#,
+        r#"{"type":"text-delta","id":"t","delta":"smile \ud83d"}"#,
+        r#"{"type":"text-delta","id":"t","delta":"\ude00 and half \uD83D"}"#,
+        r#"{"type":"text-delta","id":"t","delta":"!"}"#,
+        r#"{"type":"text-end","id":"t"}"#,
+    ] {
+        body.extend_from_slice(format!("data: {data}\n\n").as_bytes());
+    }
+    h.body(chat, &body);
+    assert_eq!(h.store.error(), None, "no event was refused");
+    let message = h.store.messages().last().unwrap().to_json();
+    assert!(
+        message.contains(r#""text":"smile \ud83d\ude00 and half \ud83d!""#),
+        "{message}"
+    );
+    // The next turn's POST carries the history with the same escapes: read back as a server
+    // reads them, the pair is one character and the half is alone (held as its marker).
+    h.end(chat);
+    assert_eq!(h.send("again").kind, SubmitKind::Sent);
+    let post = h.the_open(RequestKind::Chat).body().clone();
+    let half = char::from_u32(agent_chat_store::protocol::json::MARKERS + 0xD83D - 0xD800);
+    assert_eq!(
+        post["messages"][1]["parts"][0]["text"],
+        format!("smile 😀 and half {}!", half.unwrap())
+    );
+}

@@ -1,0 +1,155 @@
+//! History ownership and persistence (SPEC §8): the AI SDK history built from standard chunks
+//! and PUT once (without `data:` URLs); pi mode never PUTs nor sends history; `data-pi-mode`
+//! hands a session fetched as AI SDK to the pi projection (§4); hydration that lands after a
+//! send or mid-stream.
+
+mod common;
+
+use agent_chat_store::composer::Status;
+use agent_chat_store::store::{Method, RequestKind, StoreEvent};
+use common::scenario::*;
+use common::*;
+use serde_json::json;
+
+#[test]
+fn ai_sdk_history_is_built_from_standard_chunks_and_put_once() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    let data_url = "data:image/png;base64,iVBORw0KGgo=";
+    h.send_files("what is this?", vec![file(data_url)]);
+    let chat = h.the_open(RequestKind::Chat);
+    let body = chat.body();
+    let sent_history = body["messages"]
+        .as_array()
+        .expect("AI SDK mode sends history");
+    assert_eq!(sent_history.len(), 1);
+    assert_eq!(sent_history[0]["role"], "user");
+    // The model needs the bytes: the request's history keeps the data: URL (only the stored
+    // copy drops it).
+    assert_eq!(sent_history[0]["parts"][0]["url"], data_url);
+    assert_eq!(body["attachments"][0]["url"], data_url);
+
+    let seen = h.respond(chat.id, Reply::sse(ai_sdk_stream()).chunked(33).open());
+    assert_eq!(*seen.last().unwrap(), Status::Streaming);
+    assert_eq!(
+        h.count(RequestKind::MessagesPut),
+        0,
+        "not before the turn completes"
+    );
+    h.end(chat.id);
+    assert_eq!(h.store.status(), Status::Ready);
+
+    let msgs = h.history();
+    assert_eq!(msgs.len(), 2, "{msgs:#?}");
+    assert_eq!(msgs[0]["parts"][0]["type"], "file");
+    assert_eq!(
+        msgs[0]["parts"][0]["url"], data_url,
+        "the UI keeps the image"
+    );
+    assert_eq!(msgs[0]["parts"][1]["text"], "what is this?");
+    assert_eq!(
+        msgs[1],
+        json!({"id": "msg-ai-1", "role": "assistant",
+               "parts": [{"type": "text", "text": "Hello world", "state": "done"}]})
+    );
+    assert!(h.events.iter().any(|e| *e
+        == StoreEvent::Finish {
+            finish_reason: Some("stop".into())
+        }));
+
+    let puts = h.requests(RequestKind::MessagesPut);
+    assert_eq!(puts.len(), 1);
+    assert_eq!(
+        (puts[0].method, puts[0].path.as_str()),
+        (Method::Put, MESSAGES)
+    );
+    let stored = puts[0].body()["messages"].as_array().unwrap().clone();
+    assert_eq!(stored.len(), 2);
+    let file_part = &stored[0]["parts"][0];
+    assert_eq!(file_part["type"], "file");
+    assert_eq!(file_part["mediaType"], "image/png");
+    assert!(
+        file_part.get("url").is_none(),
+        "data: URL stripped: {file_part}"
+    );
+    assert_eq!(stored[1], msgs[1]);
+}
+
+#[test]
+fn pi_mode_never_puts_and_sends_no_history() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    for text in ["[A] hello", "again"] {
+        h.send(text);
+        let chat = h.the_open(RequestKind::Chat);
+        assert!(chat.body().get("messages").is_none());
+        h.respond(chat.id, Reply::sse(trace()).chunked(300));
+        assert_eq!(h.store.status(), Status::Ready);
+    }
+    h.run_until_idle();
+    assert_eq!(h.count(RequestKind::MessagesPut), 0);
+}
+
+#[test]
+fn data_pi_mode_switches_a_session_fetched_as_ai_sdk_to_pi_authority() {
+    let mut h = Harness::new(options());
+    let caps = h.the_open(RequestKind::Capabilities).id;
+    h.respond(caps, Reply::json(200, json!({"aiSdkOwnsHistory": true})));
+    assert!(h.store.capabilities().ai_sdk_owns_history);
+
+    h.send("[A] hello");
+    let chat = h.the_open(RequestKind::Chat);
+    assert!(chat.body().get("messages").is_some(), "fetched as AI SDK");
+    let mut body = sse(&[json!({"type": "data-pi-mode", "data": {"enabled": true}})]);
+    body.extend_from_slice(&trace());
+    h.respond(chat.id, Reply::sse(body).chunked(97));
+    assert!(!h.store.capabilities().ai_sdk_owns_history);
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(
+        without_ids(&h.history()),
+        without_ids(&canonical_trace_history())
+    );
+    assert_eq!(h.count(RequestKind::MessagesPut), 0);
+    // The next turn is a pi turn too.
+    h.send("next");
+    assert!(h.last(RequestKind::Chat).body().get("messages").is_none());
+}
+
+#[test]
+fn hydration_that_lands_after_a_send_keeps_the_new_message_last() {
+    let mut h = hydrating(PI_CAPS);
+    let hydrate = h.the_open(RequestKind::MessagesGet).id;
+    h.send("[A] hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    let old = json!([
+        {"id": "old-u", "role": "user", "parts": [{"type": "text", "text": "earlier"}]},
+        {"id": "old-a", "role": "assistant", "parts": [{"type": "text", "text": "reply", "state": "done"}]},
+    ]);
+    h.respond(hydrate, Reply::json(200, json!({ "messages": old })));
+    let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["earlier", "reply", "[A] hello"]);
+    h.respond(chat, Reply::sse(trace()).chunked(256));
+    let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts.len(), 6, "{texts:#?}");
+    assert_eq!(&texts[..3], ["earlier", "reply", "[A] hello"]);
+}
+
+#[test]
+fn hydration_that_lands_mid_stream_loses_and_duplicates_nothing() {
+    let mut h = hydrating(PI_CAPS);
+    let hydrate = h.the_open(RequestKind::MessagesGet).id;
+    h.send("[A] hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    let events = sse_events(&trace());
+    h.respond(chat, Reply::sse(events[..20].concat()).open());
+    let streamed = h.history();
+    // The server's answer predates this turn.
+    h.respond(hydrate, Reply::json(200, json!({"messages": []})));
+    assert_eq!(h.history(), streamed);
+    for e in &events[20..] {
+        h.body(chat, e);
+    }
+    h.end(chat);
+    assert_eq!(
+        without_ids(&h.history()),
+        without_ids(&canonical_trace_history())
+    );
+}

@@ -1,0 +1,190 @@
+//! Follow-ups still queued when a turn ends (SPEC §6): items never posted become the next turn
+//! and its follow-ups; items the server accepted but never consumed are taken back (DELETE)
+//! and shown `stalled`; after a stop or a failed chat POST nothing is sent on its own.
+
+mod common;
+
+use agent_chat_store::composer::Status;
+use agent_chat_store::followup::ItemState;
+use agent_chat_store::protocol::Role;
+use agent_chat_store::store::{Method, RequestKind};
+use common::scenario::*;
+use common::*;
+use serde_json::json;
+
+#[test]
+fn items_never_posted_at_turn_end_become_the_next_turn_and_its_follow_ups() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("a");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, Reply::status(503)); // a backoff is pending
+    h.submit("b");
+    h.submit("c");
+    assert_eq!(h.count(RequestKind::FollowUpPost), 1);
+
+    end_turn(&mut h, chat);
+    // "a" may have reached the server: its copy there is cancelled before it is sent anew.
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(
+        del.path,
+        format!(
+            "{FOLLOWUP}?clientNonce={}&clientSeq={}",
+            p.client_nonce(),
+            p.client_seq()
+        )
+    );
+    assert_eq!(
+        h.open(RequestKind::Chat).len(),
+        0,
+        "the turn waits for the DELETE's answer"
+    );
+    h.respond(del.id, Reply::status(204));
+    let next = h.the_open(RequestKind::Chat);
+    assert_eq!(next.message(), "a");
+    assert_eq!(h.store.status(), Status::Submitted);
+    let texts: Vec<&str> = h.store.queued().iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(texts, ["b", "c"]);
+    let users: Vec<String> = h
+        .store
+        .messages()
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(users, ["first", "a"]);
+
+    // The rest follow as follow-ups of that new turn, in order, once it streams.
+    h.respond(
+        next.id,
+        Reply::sse(sse(&[
+            json!({"type": "data-turn-start", "data": {"turnId": "turn-2"}}),
+        ]))
+        .open(),
+    );
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(pb.message(), "b");
+    h.respond(pb.id, accepted());
+    let pc = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(pc.message(), "c");
+    assert!(pb.client_seq() < pc.client_seq());
+    h.respond(pc.id, accepted());
+    assert_eq!(h.count(RequestKind::Chat), 2);
+}
+
+#[test]
+fn items_queued_right_before_the_end_follow_in_order() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("a");
+    h.submit("b");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    // The turn ends while "a"'s POST is on its way.
+    end_turn(&mut h, chat);
+    assert_eq!(h.store.status(), Status::Ready);
+    h.respond(pa.id, accepted());
+    // The server has "a" but its turn is over: stalled, visible. "b" was never posted: it
+    // becomes the next turn.
+    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(h.store.queued()[0].text, "a");
+    let next = h.the_open(RequestKind::Chat);
+    assert_eq!(next.message(), "b");
+    assert_eq!(h.store.queued().len(), 1);
+}
+
+#[test]
+fn accepted_items_never_consumed_stall_and_retry_as_a_new_message() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("late one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    let id = h.store.queued()[0].id.clone();
+    assert!(
+        !h.retry_queued(&id),
+        "nothing to retry while the server has it"
+    );
+
+    end_turn(&mut h, chat);
+    assert_eq!(h.store.status(), Status::Ready);
+    let item = h.store.queued()[0].clone();
+    assert_eq!(item.state, ItemState::Stalled);
+    assert_eq!(item.text, "late one");
+    assert_eq!(h.count(RequestKind::Chat), 1, "no silent duplicate");
+
+    assert!(h.retry_queued(&id));
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(del.method, Method::Delete);
+    assert_eq!(
+        del.path,
+        format!(
+            "{FOLLOWUP}?clientNonce={}&clientSeq={}",
+            item.client_nonce, item.client_seq
+        )
+    );
+    assert_eq!(
+        h.count(RequestKind::Chat),
+        1,
+        "the new turn waits for the DELETE's answer"
+    );
+    assert_eq!(
+        h.store.messages().last().unwrap().text(),
+        "late one",
+        "shown at once"
+    );
+    h.respond(del.id, Reply::status(204));
+    let chat2 = h.the_open(RequestKind::Chat);
+    assert_eq!(chat2.message(), "late one");
+    assert!(h.store.queued().is_empty());
+    assert_eq!(h.store.messages().last().unwrap().text(), "late one");
+    assert_eq!(h.store.status(), Status::Submitted);
+    // The DELETE is sent before the new message.
+    assert!(del.id < chat2.id);
+}
+
+#[test]
+fn a_failed_chat_post_leaves_the_queued_items_for_the_user() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.send("first");
+    h.submit("second");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::error(409, "conflict", "turn_already_active"));
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.count(RequestKind::FollowUpPost), 0);
+    assert_eq!(h.count(RequestKind::Chat), 1, "nothing is sent on its own");
+    let item = h.store.queued()[0].clone();
+    assert_eq!(
+        (item.text.as_str(), item.state),
+        ("second", ItemState::Queued)
+    );
+    // Retrying it sends it as a new message; it never left, so there is nothing to delete.
+    assert!(h.retry_queued(&item.id));
+    assert_eq!(h.the_open(RequestKind::Chat).message(), "second");
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
+}
+
+#[test]
+fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    streaming_turn(&mut h, "first");
+    h.submit("a");
+    h.submit("b");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.stop();
+    assert_eq!(h.store.status(), Status::Ready);
+    h.respond(pa.id, accepted());
+    let states: Vec<(&str, ItemState)> = h
+        .store
+        .queued()
+        .iter()
+        .map(|i| (i.text.as_str(), i.state))
+        .collect();
+    assert_eq!(
+        states,
+        [("a", ItemState::Stalled), ("b", ItemState::Queued)],
+        "a stop is not an invitation to send the next one"
+    );
+    assert_eq!(h.count(RequestKind::Chat), 1);
+    h.run_until_idle();
+    assert_eq!(h.count(RequestKind::Chat), 1);
+}
