@@ -59,7 +59,8 @@ function start(cmd, args, { cwd, env = {}, ready, timeout = 120_000 }) {
     const timer = setTimeout(() => rej(new Error(`${cmd} ${args.join(' ')} did not start: ${child.output}`)), timeout);
     const onData = (d) => {
       child.output += d;
-      const m = child.output.match(ready);
+      // Colours or not (tools colour their output when CI is set, or a terminal is there).
+      const m = child.output.replace(/\x1b\[[0-9;]*m/g, '').match(ready);
       if (m) { clearTimeout(timer); res({ child, match: m }); }
     };
     child.stdout.on('data', onData);
