@@ -186,7 +186,7 @@ impl ChatStore {
     /// response's message: that copy's first write would put the call back unanswered.
     pub(super) fn edit_answered(&mut self, i: usize, set: impl Fn(&mut UIMessage)) {
         set(self.session.history.at_mut(i));
-        if let Some(m) = self.session.ui.pending.as_mut() {
+        if let Some(m) = self.session.turn.ui.pending.as_mut() {
             set(m);
         }
     }

@@ -106,7 +106,7 @@ impl ChatStore {
             }
             None => {}
         }
-        if !self.session.turn_active {
+        if !self.session.turn.turn_active {
             // Accepted after the turn ended: the server will not run it in that turn.
             self.session.queue.mark_stalled_after_turn();
             // The answer the turn's end was waiting for: what is still queued moves on.
@@ -134,7 +134,7 @@ impl ChatStore {
     /// (the browser makes the two fetches concurrently).
     pub(super) fn may_post_followups(&self) -> bool {
         !self.disposed
-            && self.session.turn_active
+            && self.session.turn.turn_active
             && self.session.status == Status::Streaming
             && self.capabilities().native_follow_up
     }

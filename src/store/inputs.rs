@@ -7,7 +7,7 @@ impl ChatStore {
 
     /// A response's status line and headers arrived.
     pub fn handle_response_head(&mut self, id: RequestId, head: ResponseHead, now_ms: u64) {
-        let events_seen = self.session.events_seen;
+        let events_seen = self.session.turn.events_seen;
         let Some(p) = self.live(id) else { return };
         p.status = Some(head.status);
         p.events_before = events_seen;
@@ -29,16 +29,16 @@ impl ChatStore {
             self.pending.remove(&id);
             self.abort(id);
             let e = ChatError::protocol("the server answered HTML instead of an event stream");
-            self.fail_turn(e, now_ms);
+            self.end_turn(Ending::Failed(e), now_ms);
             return;
         }
         if let Some(turn) = head.turn_id {
-            if self.session.turn_id.is_none() {
-                self.session.turn_id = Some(turn);
+            if self.session.turn.turn_id.is_none() {
+                self.session.turn.turn_id = Some(turn);
                 self.touch();
             }
         }
-        self.session.resume_tries = 0;
+        self.session.turn.resume_tries = 0;
     }
 
     /// Bytes of a response body arrived (any split: the SSE decoder reassembles events).
@@ -78,7 +78,7 @@ impl ChatStore {
             let n = bytes.len().min(SNIFF_BYTES - p.body.len());
             p.body.extend_from_slice(&bytes[..n]);
         }
-        if self.session.stream != Some(id) {
+        if self.session.turn.stream != Some(id) {
             return;
         }
         // pi mode streams from the first byte; the AI SDK's status waits for the first chunk
@@ -90,7 +90,7 @@ impl ChatStore {
             self.pump(now_ms);
         }
         let mut batch = std::mem::take(&mut self.scratch);
-        self.session.decoder.push_into(bytes, &mut batch);
+        self.session.turn.decoder.push_into(bytes, &mut batch);
         self.apply_events(&batch, now_ms);
         batch.clear();
         self.scratch = batch;
@@ -136,7 +136,7 @@ impl ChatStore {
                 }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
-                let no_event = self.session.events_seen == p.events_before;
+                let no_event = self.session.turn.events_seen == p.events_before;
                 self.on_stream_end(id, p.kind, status, &p.body, no_event, now_ms)
             }
         }
@@ -165,17 +165,17 @@ impl ChatStore {
                 self.events.push_back(StoreEvent::Error { error });
             }
             RequestKind::Chat | RequestKind::StreamResume => {
-                if self.session.stream != Some(id) {
+                if self.session.turn.stream != Some(id) {
                     return;
                 }
-                self.session.stream = None;
+                self.session.turn.stream = None;
                 let streaming = p.status.is_some_and(|s| (200..300).contains(&s));
                 if streaming || p.kind == RequestKind::StreamResume {
                     // The body broke off: resume from the last chunk received.
-                    self.session.decoder.finish();
+                    self.session.turn.decoder.finish();
                     self.schedule_resume(error, now_ms);
                 } else {
-                    self.fail_turn(error, now_ms);
+                    self.end_turn(Ending::Failed(error), now_ms);
                 }
             }
         }
@@ -201,16 +201,16 @@ impl ChatStore {
             self.handle_request_failed(id, "timed out", now_ms);
             self.pending.remove(&id);
         }
-        if self.session.resume_at.is_some_and(|t| t <= now_ms) {
-            self.session.resume_at = None;
+        if self.session.turn.resume_at.is_some_and(|t| t <= now_ms) {
+            self.session.turn.resume_at = None;
             let path = format!(
                 "{}?cursor={}",
                 self.route(|r| &r.stream),
                 encode(&self.session.cursor())
             );
-            self.session.ui.reducer.resumed();
+            self.session.turn.ui.reducer.resumed();
             let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-            self.session.stream = Some(id);
+            self.session.turn.stream = Some(id);
         }
         self.pump(now_ms);
     }

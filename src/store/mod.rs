@@ -63,7 +63,8 @@ use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdate, ToolUiUpdates};
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
 use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
-use session::{HeldTurn, Session, UiTurn};
+use session::{HeldTurn, Session, TurnState};
+use turn::Ending;
 pub use wire::history_for_storage;
 use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};
 
@@ -328,7 +329,7 @@ impl ChatStore {
     }
 
     pub fn turn_id(&self) -> Option<&str> {
-        self.session.turn_id.as_deref()
+        self.session.turn.turn_id.as_deref()
     }
 
     pub fn hydrated(&self) -> bool {
@@ -407,7 +408,10 @@ impl ChatStore {
         } else {
             None
         };
-        deadlines.chain(queue).chain(self.session.resume_at).min()
+        deadlines
+            .chain(queue)
+            .chain(self.session.turn.resume_at)
+            .min()
     }
 
     // ----- user actions --------------------------------------------------------------------
@@ -487,9 +491,9 @@ impl ChatStore {
         self.disposed = true;
         let s = &mut self.session;
         // The store no longer follows any turn (bump_generation set a busy status `ready`).
-        s.resume_at = None;
-        s.turn_active = false;
-        s.turn_id = None;
+        s.turn.resume_at = None;
+        s.turn.turn_active = false;
+        s.turn.turn_id = None;
         s.held_turn = None;
         self.requests.clear();
         self.touch();

@@ -55,17 +55,17 @@ impl Writes {
 impl ChatStore {
     pub(super) fn apply_events(&mut self, batch: &SseBatch, now_ms: u64) {
         let before = self.session.history.revision();
-        let stream = self.session.stream;
+        let stream = self.session.turn.stream;
         for item in batch.iter() {
-            if self.session.stream != stream {
+            if self.session.turn.stream != stream {
                 // A violation failed the turn (or an error ended it) mid-read: the `ai` package
                 // stops processing there, and so does the store — the rest of the read is
                 // dropped with the stream (found by the store fuzz target).
                 break;
             }
-            self.session.events_seen += 1;
+            self.session.turn.events_seen += 1;
             match item {
-                Ok("[DONE]") => self.session.stream_done = true,
+                Ok("[DONE]") => self.session.turn.stream_done = true,
                 // Deltas in their canonical shape are applied in place, without the `Value`
                 // tree or the chunk (most of the per-event cost of a long stream); anything
                 // else takes the full parser.
@@ -163,14 +163,16 @@ impl ChatStore {
                     ..
                 } = ev
                 {
-                    self.session.ignored_user_start = true;
+                    self.session.turn.ignored_user_start = true;
                 }
             }
             Chunk::Ui(c) if pi_owns => match c {
                 // pi mode: standard chunks duplicate what the projection says; only the
                 // turn-level ones count.
                 UiChunk::Error { error_text } => self.stream_error(error_text),
-                UiChunk::Finish { finish_reason, .. } => self.session.finish_reason = finish_reason,
+                UiChunk::Finish { finish_reason, .. } => {
+                    self.session.turn.finish_reason = finish_reason
+                }
                 _ => {}
             },
             Chunk::Ui(c) => self.on_ui_chunk(c, now_ms),
@@ -195,14 +197,14 @@ impl ChatStore {
         // the replayed deltas a second time.
         let s = &mut self.session;
         let id = Some(turn_id.as_str());
-        if s.turn_id.as_deref() != id && s.reducer_turn.as_deref() != id {
+        if s.turn.turn_id.as_deref() != id && s.reducer_turn.as_deref() != id {
             s.pi.new_turn();
             s.reducer_turn = Some(turn_id.clone());
         }
         // `turnId` names the running turn: a chunk fed while none runs (a host's own
         // transport through `handle_chunk`) starts the reducers' turn only.
-        if s.turn_active && s.turn_id.as_deref() != id {
-            s.turn_id = Some(turn_id);
+        if s.turn.turn_active && s.turn.turn_id.as_deref() != id {
+            s.turn.turn_id = Some(turn_id);
             self.touch();
         }
         // A data chunk to `useChat`, which writes it (its status turns `streaming`).
@@ -218,9 +220,9 @@ impl ChatStore {
         // turn ends there, failed, and nothing after it in the stream is applied. The
         // replay helpers, like `readUIMessageStream`, go on.
         if error {
-            if let Some(id) = self.session.stream.take() {
+            if let Some(id) = self.session.turn.stream.take() {
                 self.abort(id);
-                self.finish_turn(now_ms);
+                self.end_turn(Ending::Finished, now_ms);
             }
         }
     }
@@ -230,7 +232,7 @@ impl ChatStore {
     fn on_ui_data(&mut self, d: DataChunk, now_ms: u64) {
         let mut effects = Vec::new();
         if d.transient {
-            self.session.ui.reducer.apply_data(
+            self.session.turn.ui.reducer.apply_data(
                 &mut UIMessage::new("", Role::Assistant),
                 d,
                 &mut effects,
@@ -254,16 +256,18 @@ impl ChatStore {
     /// answer behind.
     pub(super) fn ui_placed(&mut self) -> Option<usize> {
         let s = &mut self.session;
-        if let Some(i) =
-            s.ui.message_id
-                .as_deref()
-                .and_then(|id| s.history.position(id))
+        if let Some(i) = s
+            .turn
+            .ui
+            .message_id
+            .as_deref()
+            .and_then(|id| s.history.position(id))
         {
             return Some(i);
         }
-        if s.ui.pending.is_none() {
+        if s.turn.ui.pending.is_none() {
             let continued = s.history.last().filter(|m| m.role == Role::Assistant);
-            s.ui.pending = Some(match continued {
+            s.turn.ui.pending = Some(match continued {
                 Some(m) => m.clone(),
                 None => UIMessage::new(uuid_v4(self.rng.as_mut()), Role::Assistant),
             });
@@ -275,8 +279,8 @@ impl ChatStore {
     /// of the same id in place: the continued one) and is streamed into there from now on.
     pub(super) fn place_pending(&mut self) -> Option<usize> {
         let s = &mut self.session;
-        let i = s.history.push(s.ui.pending.take()?);
-        s.ui.message_id = Some(s.history.messages()[i].id.clone());
+        let i = s.history.push(s.turn.ui.pending.take()?);
+        s.turn.ui.message_id = Some(s.history.messages()[i].id.clone());
         Some(i)
     }
 
@@ -299,14 +303,14 @@ impl ChatStore {
     ) {
         let placed = self.ui_placed();
         let s = &mut self.session;
-        let msg = match (placed, s.ui.pending.as_mut()) {
+        let msg = match (placed, s.turn.ui.pending.as_mut()) {
             (Some(i), _) if append_only => s.history.append_mut(i),
             (Some(i), _) => s.history.at_mut(i),
             (None, Some(m)) => m,
             (None, None) => return,
         };
         let before = msg.parts.len();
-        let result = reduce(&mut s.ui.reducer, msg, &mut self.ui_effects);
+        let result = reduce(&mut s.turn.ui.reducer, msg, &mut self.ui_effects);
         // A `reset-step` writes (with the status) when the step had parts to remove.
         let removed = writes.reset && msg.parts.len() < before;
         let applied = result.is_ok();
@@ -330,7 +334,7 @@ impl ChatStore {
     /// the message ([`Writes::of`]), not at the first byte: a UI shows its waiting indicator
     /// until then, and no empty answer.
     pub(super) fn begin_streaming(&mut self, now_ms: u64) {
-        if self.session.status == Status::Submitted && self.session.stream.is_some() {
+        if self.session.status == Status::Submitted && self.session.turn.stream.is_some() {
             self.session.status = Status::Streaming;
             self.touch();
             self.pump(now_ms);
@@ -340,10 +344,10 @@ impl ChatStore {
     /// A protocol violation fails the turn: the `ai` package stops processing there.
     pub(super) fn on_ui_result(&mut self, result: Result<(), Violation>, now_ms: u64) {
         if let Err(v) = result {
-            if let Some(id) = self.session.stream.take() {
+            if let Some(id) = self.session.turn.stream.take() {
                 self.abort(id);
             }
-            self.fail_turn(ChatError::protocol(v.0), now_ms);
+            self.end_turn(Ending::Failed(ChatError::protocol(v.0)), now_ms);
         }
     }
 
@@ -355,7 +359,7 @@ impl ChatStore {
                     // A second `start` renames the same message: never a second bubble.
                     if i < self.session.history.len() {
                         self.session.history.rename(i, &id);
-                        self.session.ui.message_id =
+                        self.session.turn.ui.message_id =
                             Some(self.session.history.messages()[i].id.clone());
                     }
                 }
@@ -366,7 +370,7 @@ impl ChatStore {
                     transient: d.transient,
                 }),
                 UiEffect::Error(text) => self.stream_error(text),
-                UiEffect::Finish(reason) => self.session.finish_reason = reason,
+                UiEffect::Finish(reason) => self.session.turn.finish_reason = reason,
                 UiEffect::Abort => {}
             }
         }
@@ -424,11 +428,13 @@ impl ChatStore {
     /// SDK reducer started in this turn is dropped: the projection rebuilds it.
     pub(super) fn hand_history_to_pi(&mut self) {
         let s = &mut self.session;
-        s.ui.pending = None;
-        if let Some(i) =
-            s.ui.message_id
-                .take()
-                .and_then(|id| s.history.position(&id))
+        s.turn.ui.pending = None;
+        if let Some(i) = s
+            .turn
+            .ui
+            .message_id
+            .take()
+            .and_then(|id| s.history.position(&id))
         {
             if s.history.messages()[i].role == Role::Assistant {
                 s.history.remove(i);
@@ -436,7 +442,7 @@ impl ChatStore {
         }
         // The optimistic user message of this turn is adopted by the projection's first
         // user message-start, unless that one went by already.
-        if s.status.is_busy() && !s.ignored_user_start {
+        if s.status.is_busy() && !s.turn.ignored_user_start {
             let last_user = s
                 .history
                 .messages()
@@ -448,7 +454,7 @@ impl ChatStore {
     }
 
     pub(super) fn stream_error(&mut self, text: String) {
-        self.session.stream_error = true;
+        self.session.turn.stream_error = true;
         let e = ChatError::new(ErrorKind::Server, text);
         self.session.error = Some(e.clone());
         self.events.push_back(StoreEvent::Error { error: e });

@@ -3,7 +3,6 @@
 
 use super::*;
 
-/// Percent-encodes a path segment or query value (everything but RFC 3986's unreserved set).
 /// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
 pub(super) const TOOL_UI_SEARCH: usize = 64;
 
@@ -35,37 +34,16 @@ pub(super) struct Session {
     /// The history's JSON by message, for the bodies of AI SDK mode.
     pub(super) history_json: HistoryJson,
     pub(super) pi: PiReducer,
-    pub(super) ui: UiTurn,
+    /// The turn this client follows: what a new turn starts afresh.
+    pub(super) turn: TurnState,
     pub(super) queue: FollowUpQueue,
     pub(super) status: Status,
     pub(super) error: Option<ChatError>,
-    /// The `clientTurnId` of the turn this client started last.
-    pub(super) client_turn_id: Option<String>,
-    pub(super) turn_id: Option<String>,
     pub(super) hydrated: bool,
-    /// The chat POST or stream resume whose body is the turn's stream.
-    pub(super) stream: Option<RequestId>,
-    pub(super) decoder: SseDecoder,
-    /// Events received in this turn's stream (across resumes): the cursor when the server
-    /// sends no ids.
-    pub(super) events_seen: u64,
-    /// The server may still be running a turn for this session.
-    pub(super) turn_active: bool,
-    /// The stream reached `[DONE]`.
-    pub(super) stream_done: bool,
-    /// An `error` chunk was seen in this turn.
-    pub(super) stream_error: bool,
-    pub(super) finish_reason: Option<String>,
-    pub(super) resume_tries: u32,
-    pub(super) resume_at: Option<u64>,
     /// The last turn ended on its own: items still waiting to be posted go out as the next
     /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
     /// for the user.
     pub(super) send_queue_when_idle: bool,
-    /// This turn's user message-start came while the AI SDK reducer had authority, so it was
-    /// not applied. A later hand-off to the pi projection must then not let the next user
-    /// message-start (a follow-up's) adopt the optimistic message.
-    pub(super) ignored_user_start: bool,
     /// The turn the reducers last started (`data-turn-start`), running or not: a repeated
     /// turn-start of it (a replay from the start of the server's buffer) is not a new turn.
     pub(super) reducer_turn: Option<String>,
@@ -85,6 +63,61 @@ pub(super) struct HeldTurn {
     pub(super) files: Vec<FileAttachment>,
 }
 
+/// What a turn this client follows holds: made anew by each turn it starts
+/// ([`TurnState::new`]), so nothing of the last turn leaks into the next. The status, the
+/// error and what happens to the queue afterwards belong to the session; a turn's ending is
+/// [`ChatStore::end_turn`].
+#[derive(Debug)]
+pub(super) struct TurnState {
+    /// The `clientTurnId` of the turn this client started last.
+    pub(super) client_turn_id: Option<String>,
+    /// The server's id of the running turn (`x-turn-id`, `data-turn-start`).
+    pub(super) turn_id: Option<String>,
+    /// The server may still be running the turn.
+    pub(super) turn_active: bool,
+    /// The chat POST or stream resume whose body is the turn's stream.
+    pub(super) stream: Option<RequestId>,
+    pub(super) decoder: SseDecoder,
+    /// Events received in this turn's stream (across resumes): the cursor when the server
+    /// sends no ids.
+    pub(super) events_seen: u64,
+    /// The stream reached `[DONE]`.
+    pub(super) stream_done: bool,
+    /// An `error` chunk was seen in this turn.
+    pub(super) stream_error: bool,
+    pub(super) finish_reason: Option<String>,
+    pub(super) resume_tries: u32,
+    pub(super) resume_at: Option<u64>,
+    /// This turn's user message-start came while the AI SDK reducer had authority, so it was
+    /// not applied. A later hand-off to the pi projection must then not let the next user
+    /// message-start (a follow-up's) adopt the optimistic message.
+    pub(super) ignored_user_start: bool,
+    /// The AI SDK reducer's hold on the turn's message.
+    pub(super) ui: UiTurn,
+}
+
+impl TurnState {
+    /// A turn as it starts: running when the client started it (`client_turn_id`), else none
+    /// at all (a new session).
+    pub(super) fn new(client_turn_id: Option<String>, max_event_bytes: usize) -> Self {
+        TurnState {
+            turn_active: client_turn_id.is_some(),
+            client_turn_id,
+            turn_id: None,
+            stream: None,
+            decoder: SseDecoder::with_max_event_bytes(max_event_bytes),
+            events_seen: 0,
+            stream_done: false,
+            stream_error: false,
+            finish_reason: None,
+            resume_tries: 0,
+            resume_at: None,
+            ignored_user_start: false,
+            ui: UiTurn::default(),
+        }
+    }
+}
+
 impl Session {
     pub(super) fn new(
         id: String,
@@ -102,24 +135,12 @@ impl Session {
             history: History::new(),
             history_json: HistoryJson::default(),
             pi: PiReducer::new(),
-            ui: UiTurn::default(),
+            turn: TurnState::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
             status: Status::Ready,
             error: None,
-            turn_id: None,
-            client_turn_id: None,
             hydrated: false,
-            stream: None,
-            decoder: SseDecoder::with_max_event_bytes(limits.max_event_bytes),
-            events_seen: 0,
-            turn_active: false,
-            stream_done: false,
-            stream_error: false,
-            finish_reason: None,
-            resume_tries: 0,
-            resume_at: None,
             send_queue_when_idle: false,
-            ignored_user_start: false,
             reducer_turn: None,
             held_turn: None,
         }
@@ -132,9 +153,9 @@ impl Session {
     /// The resume cursor: the last event id the server gave, else the index of the last event
     /// received (`-1` for none).
     pub(super) fn cursor(&self) -> String {
-        match self.decoder.last_event_id() {
+        match self.turn.decoder.last_event_id() {
             Some(id) => id.to_string(),
-            None => (self.events_seen as i64 - 1).to_string(),
+            None => (self.turn.events_seen as i64 - 1).to_string(),
         }
     }
 }
@@ -184,11 +205,11 @@ impl ChatStore {
             encode(&self.session.id)
         );
         self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
-        if self.session.turn_active {
+        if self.session.turn.turn_active {
             // Parked mid-turn: pick the stream up where it was left.
             self.session.status = Status::Streaming;
-            self.session.resume_tries = 0;
-            self.session.resume_at = Some(now_ms);
+            self.session.turn.resume_tries = 0;
+            self.session.turn.resume_at = Some(now_ms);
             self.handle_timeout(now_ms);
         } else {
             if let Some(held) = &self.session.held_turn {
@@ -348,7 +369,7 @@ impl ChatStore {
         for e in skipped {
             self.diagnostic(&format!("history message skipped: {e}"));
         }
-        if self.session.status.is_busy() || self.session.turn_active {
+        if self.session.status.is_busy() || self.session.turn.turn_active {
             // A turn started before the history came: canonical first, then what this client
             // added that the server does not list yet. A message both have keeps the local
             // copy, the one being streamed into; and the reducers keep their bookkeeping
@@ -378,6 +399,6 @@ impl ChatStore {
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
         self.session.pi.reset();
-        self.session.ui = UiTurn::default();
+        self.session.turn.ui = UiTurn::default();
     }
 }

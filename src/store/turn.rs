@@ -3,6 +3,17 @@
 
 use super::*;
 
+/// How a turn this client follows ends; [`ChatStore::end_turn`] is the one path.
+pub(super) enum Ending {
+    /// Its stream ended on its own (or a resume found nothing left): ready, or failed after
+    /// an `error` chunk. Queued items move on.
+    Finished,
+    /// The user stopped it (the server was told); queued items wait for the user.
+    Stopped,
+    /// A request of it failed with this error; queued items wait for the user.
+    Failed(ChatError),
+}
+
 impl ChatStore {
     /// Stops the running turn: the stream is aborted, the server is told (`DELETE …/turn`),
     /// and the composer is usable again. Queued items that were never posted stay queued
@@ -25,30 +36,18 @@ impl ChatStore {
             self.touch();
             return;
         }
-        if let Some(id) = self.session.stream.take() {
+        if let Some(id) = self.session.turn.stream.take() {
             self.abort(id);
         }
         // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
         // client's own turn id is the only handle; servers of this family accept either.
-        let turn = self
-            .session
-            .turn_id
-            .clone()
-            .or_else(|| self.session.client_turn_id.clone());
+        let turn = &self.session.turn;
+        let turn = turn.turn_id.clone().or_else(|| turn.client_turn_id.clone());
         if let Some(turn) = turn {
             let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
             self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
         }
-        let s = &mut self.session;
-        s.pi.end_of_stream(&mut s.history);
-        s.turn_active = false;
-        s.turn_id = None;
-        s.resume_at = None;
-        s.status = Status::Ready;
-        s.send_queue_when_idle = false;
-        s.queue.mark_stalled_after_turn();
-        self.after_ai_sdk_turn(now_ms);
-        self.touch();
+        self.end_turn(Ending::Stopped, now_ms);
     }
 
     /// Starts a turn with a new user message.
@@ -112,25 +111,14 @@ impl ChatStore {
             s.history_json.body(&body, false)
         };
         let s = &mut self.session;
-        s.client_turn_id = Some(client_turn_id);
+        s.turn = TurnState::new(Some(client_turn_id), self.opts.limits.max_event_bytes);
         s.pi.new_turn();
-        s.ui = UiTurn::default();
         s.status = Status::Submitted;
         s.error = None;
-        s.turn_id = None;
-        s.turn_active = true;
-        s.stream_done = false;
-        s.stream_error = false;
-        s.finish_reason = None;
-        s.events_seen = 0;
-        s.resume_tries = 0;
-        s.resume_at = None;
         s.send_queue_when_idle = false;
-        s.ignored_user_start = false;
-        s.decoder = SseDecoder::with_max_event_bytes(self.opts.limits.max_event_bytes);
         let path = self.route(|r| &r.chat);
         let id = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
-        self.session.stream = Some(id);
+        self.session.turn.stream = Some(id);
         self.touch();
         self.pump(now_ms);
     }
@@ -145,15 +133,15 @@ impl ChatStore {
         no_event: bool,
         now_ms: u64,
     ) {
-        if self.session.stream != Some(id) {
+        if self.session.turn.stream != Some(id) {
             return;
         }
-        self.session.stream = None;
+        self.session.turn.stream = None;
         let ok = (200..300).contains(&status);
         if kind == RequestKind::StreamResume && (status == 204 || status == 416) {
             // Nothing left to resume (the turn ended meanwhile, or the buffer moved on): the
             // canonical history has what happened.
-            self.finish_turn(now_ms);
+            self.end_turn(Ending::Finished, now_ms);
             if self.opts.hydrate {
                 self.hydrate(now_ms);
             }
@@ -165,7 +153,7 @@ impl ChatStore {
             } else {
                 ChatError::from_http(status, body)
             };
-            self.fail_turn(e, now_ms);
+            self.end_turn(Ending::Failed(e), now_ms);
             return;
         }
         if no_event && !looks_like_sse(body) {
@@ -176,55 +164,83 @@ impl ChatStore {
                 "the server answered {status} without an event stream: {}",
                 text.trim()
             ));
-            return self.fail_turn(e, now_ms);
+            return self.end_turn(Ending::Failed(e), now_ms);
         }
-        let cut = self.session.decoder.finish();
-        if cut && !self.session.stream_done {
+        let cut = self.session.turn.decoder.finish();
+        if cut && !self.session.turn.stream_done {
             // The body ended mid-event: a dropped connection, not the end of the turn.
             return self.schedule_resume(ChatError::network("the stream ended mid-event"), now_ms);
         }
-        self.finish_turn(now_ms);
+        self.end_turn(Ending::Finished, now_ms);
     }
 
     pub(super) fn schedule_resume(&mut self, error: ChatError, now_ms: u64) {
         let s = &mut self.session;
-        if s.resume_tries >= self.opts.resume_attempts {
-            return self.fail_turn(error, now_ms);
+        if s.turn.resume_tries >= self.opts.resume_attempts {
+            return self.end_turn(Ending::Failed(error), now_ms);
         }
         let delay = self
             .opts
             .resume_delay_ms
-            .saturating_mul(1 << s.resume_tries.min(16));
-        s.resume_tries += 1;
-        s.resume_at = Some(now_ms + delay);
+            .saturating_mul(1 << s.turn.resume_tries.min(16));
+        s.turn.resume_tries += 1;
+        s.turn.resume_at = Some(now_ms + delay);
         self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
     }
 
-    /// A turn completed: status back to ready (or error), queued items move on, and in AI SDK
-    /// mode the history is stored.
-    pub(super) fn finish_turn(&mut self, now_ms: u64) {
+    /// The one ending of a turn. Every way shares what it means that none runs now (no turn
+    /// id, no resume, the accepted follow-ups it did not run stalled); each adds its own
+    /// status and what runs next. A session switch parks the turn instead (the server's turn
+    /// may go on, and switching back resumes it: `bump_generation`); `dispose` stops following
+    /// it for good.
+    pub(super) fn end_turn(&mut self, ending: Ending, now_ms: u64) {
         let s = &mut self.session;
-        s.pi.end_of_stream(&mut s.history);
-        s.turn_active = false;
+        let finished = matches!(ending, Ending::Finished);
+        if !matches!(ending, Ending::Failed(_)) {
+            // What the projection still holds open is final now.
+            s.pi.end_of_stream(&mut s.history);
+        }
+        s.turn.turn_active = false;
         // `turnId` names the running turn: none runs now.
-        s.turn_id = None;
-        s.resume_at = None;
-        s.status = if s.stream_error {
-            Status::Error
-        } else {
-            Status::Ready
-        };
-        let finish_reason = s.finish_reason.take();
+        s.turn.turn_id = None;
+        s.turn.resume_at = None;
+        s.send_queue_when_idle = false;
         s.queue.mark_stalled_after_turn();
-        self.events.push_back(StoreEvent::Finish { finish_reason });
-        self.after_ai_sdk_turn(now_ms);
+        match ending {
+            Ending::Finished => {
+                s.status = if s.turn.stream_error {
+                    Status::Error
+                } else {
+                    Status::Ready
+                };
+                let finish_reason = s.turn.finish_reason.take();
+                self.events.push_back(StoreEvent::Finish { finish_reason });
+                self.after_ai_sdk_turn(now_ms);
+            }
+            Ending::Stopped => {
+                s.status = Status::Ready;
+                self.after_ai_sdk_turn(now_ms);
+            }
+            Ending::Failed(error) => {
+                // A turn held for a DELETE's answer fails with it (its user message stays, as
+                // after a failed chat POST): kept, the answer would start it beside a turn the
+                // user sends next.
+                s.held_turn = None;
+                s.turn.stream = None;
+                s.status = Status::Error;
+                s.error = Some(error.clone());
+                self.events.push_back(StoreEvent::Error { error });
+            }
+        }
         self.touch();
-        self.session.send_queue_when_idle = !self.session.stream_error;
-        self.send_next_queued(now_ms);
-        // Tool outputs that arrived while it streamed may complete the message (useChat's
-        // check when a response ends).
-        if self.session.status == Status::Ready {
-            self.send_automatically(now_ms);
+        if finished {
+            self.session.send_queue_when_idle = !self.session.turn.stream_error;
+            self.send_next_queued(now_ms);
+            // Tool outputs that arrived while it streamed may complete the message (useChat's
+            // check when a response ends).
+            if self.session.status == Status::Ready {
+                self.send_automatically(now_ms);
+            }
         }
     }
 
@@ -235,7 +251,7 @@ impl ChatStore {
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
         use crate::followup::ItemState;
         let s = &mut self.session;
-        if self.disposed || !s.send_queue_when_idle || s.turn_active || s.status.is_busy() {
+        if self.disposed || !s.send_queue_when_idle || s.turn.turn_active || s.status.is_busy() {
             return;
         }
         let q = &mut s.queue;
@@ -279,24 +295,5 @@ impl ChatStore {
             Some(body),
             now_ms,
         );
-    }
-
-    pub(super) fn fail_turn(&mut self, error: ChatError, now_ms: u64) {
-        let s = &mut self.session;
-        // A turn held for a DELETE's answer fails with it (its user message stays, as after a
-        // failed chat POST): kept, the answer would start it beside a turn the user sends
-        // next (found by the store fuzz target's long run).
-        s.held_turn = None;
-        s.stream = None;
-        s.turn_active = false;
-        s.turn_id = None;
-        s.resume_at = None;
-        s.status = Status::Error;
-        s.send_queue_when_idle = false;
-        s.error = Some(error.clone());
-        s.queue.mark_stalled_after_turn();
-        self.events.push_back(StoreEvent::Error { error });
-        self.touch();
-        let _ = now_ms;
     }
 }

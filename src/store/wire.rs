@@ -51,6 +51,7 @@ pub(super) fn replace_all(s: &str, pat: &str, with: &str) -> String {
     out
 }
 
+/// Percent-encodes a path segment or query value (everything but RFC 3986's unreserved set).
 pub(super) fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
