@@ -118,6 +118,8 @@ struct Host {
     feeding: Option<RequestId>,
     aborted_while_feeding: bool,
     disposed: bool,
+    /// The store's questions for the host's auto-send predicate (tokens), answered later.
+    asked: Vec<u64>,
     ctx: Ctx,
 }
 
@@ -154,6 +156,7 @@ fn options(u: &mut Unstructured) -> StoreOptions {
             AutoSend::Never,
             AutoSend::ToolCallsComplete,
             AutoSend::ApprovalsAnswered,
+            AutoSend::Host,
         ],
     );
     o
@@ -197,6 +200,7 @@ impl Host {
                     self.close(id);
                 }
                 Output::Event(_) => {}
+                Output::AskAutoSend { token } => self.asked.push(token),
             }
         }
         self.check();
@@ -678,6 +682,15 @@ impl Host {
                 self.advance(ms);
             }
             26 => self.late_answer(u),
+            // The host's predicate answers one of the questions, in any order, at any time.
+            28 if !self.asked.is_empty() => {
+                let token = self.asked.remove(int(u, 0, self.asked.len() as u64 - 1) as usize);
+                let yes = one_in(u, 2);
+                trace!("auto-send answer {token} {yes}");
+                self.act(|s, now| {
+                    s.handle_auto_send(token, yes, now);
+                });
+            }
             // A host with its own transport feeds chunks while a turn runs. (While none runs,
             // a `data-turn-start` set `turnId` with status `ready`: reported, not fuzzed.)
             27 if self.store.status().is_busy() => {
@@ -736,6 +749,7 @@ fuzz_target!(|data: &[u8]| {
         feeding: None,
         aborted_while_feeding: false,
         disposed: false,
+        asked: Vec::new(),
         ctx: Ctx::default(),
     };
     host.drain();

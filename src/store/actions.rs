@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// A question to the host's auto-send predicate: what its answer is about.
+#[derive(Debug)]
+pub(super) struct AutoSendQuestion {
+    pub(super) token: u64,
+    pub(super) session: String,
+    pub(super) messages_revision: u64,
+    pub(super) stops: u32,
+}
+
 impl ChatStore {
     /// Regenerates an assistant message (the last one by default) in AI SDK mode: the history
     /// is trimmed after the user message before it and the turn is requested again with the
@@ -211,9 +220,42 @@ impl ChatStore {
         true
     }
 
+    /// Where `useChat` asks its `sendAutomaticallyWhen`: after a tool output or an approval
+    /// answer, and when a turn ended without an error. A built-in predicate is computed here;
+    /// the host's own is asked (`Output::AskAutoSend`).
     pub(super) fn send_automatically(&mut self, now_ms: u64) {
-        if self.opts.send_automatically_when.holds(self.messages()) {
-            self.continue_turn(now_ms);
+        match self.opts.send_automatically_when {
+            AutoSend::Host => {
+                let token = self.auto_send_asked.as_ref().map_or(1, |q| q.token + 1);
+                self.auto_send_asked = Some(AutoSendQuestion {
+                    token,
+                    session: self.session.id.clone(),
+                    messages_revision: self.messages_revision(),
+                    stops: self.stops,
+                });
+                self.ask_auto_send = Some(token);
+            }
+            rule => {
+                if rule.holds(self.messages()) {
+                    self.continue_turn(now_ms);
+                }
+            }
         }
+    }
+
+    /// The host's `sendAutomaticallyWhen` answered the question `token` (at once, or when its
+    /// promise settled). A yes continues the conversation only if the answer is still about
+    /// what it was asked about: the newest question, the same session and messages, no stop
+    /// since (as the `ai` package ignores a promise that settles after a stop). Returns
+    /// whether a turn started.
+    pub fn handle_auto_send(&mut self, token: u64, yes: bool, now_ms: u64) -> bool {
+        let Some(q) = self.auto_send_asked.as_ref().filter(|q| q.token == token) else {
+            return false;
+        };
+        let current = q.session == self.session.id
+            && q.messages_revision == self.messages_revision()
+            && q.stops == self.stops;
+        self.auto_send_asked = None;
+        yes && current && self.continue_turn(now_ms)
     }
 }

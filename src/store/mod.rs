@@ -60,6 +60,7 @@ use crate::stream::ui_message::{UiEffect, UiMessageReducer, Violation};
 use crate::stream::History;
 use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdate, ToolUiUpdates};
 
+use actions::AutoSendQuestion;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
 use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
@@ -77,6 +78,9 @@ pub enum Output {
     Request(Request),
     /// Hand this to the host's callbacks (`onData`, `onError`, the finish event).
     Event(StoreEvent),
+    /// Ask the host's `sendAutomaticallyWhen` predicate about the current messages, and tell
+    /// [`ChatStore::handle_auto_send`] its answer with this token (whenever it comes).
+    AskAutoSend { token: u64 },
 }
 
 /// Something for the host, besides the snapshot.
@@ -165,6 +169,12 @@ pub struct ChatStore {
     /// (a `data-tool-ui`, a new catalog, another session).
     tool_ui_version: u64,
     disposed: bool,
+    /// A question for the host's auto-send predicate not yet handed out (its token).
+    ask_auto_send: Option<u64>,
+    /// The question the host's answer must be for: only the newest counts.
+    auto_send_asked: Option<AutoSendQuestion>,
+    /// `stop()` calls so far: an answer asked before a stop continues nothing.
+    stops: u32,
     scratch: SseBatch,
     /// The AI SDK reducer's effects of one chunk, reused: a new `Vec` per text delta cost its
     /// drop call on the hot path ([`reduce_streamed`](Self::reduce_streamed)).
@@ -208,6 +218,9 @@ impl ChatStore {
             version_floor: 0,
             tool_ui_version: 0,
             disposed: false,
+            ask_auto_send: None,
+            auto_send_asked: None,
+            stops: 0,
             scratch: SseBatch::default(),
             ui_effects: Vec::new(),
         };
@@ -371,7 +384,8 @@ impl ChatStore {
 
     /// The next output, in the order a host acts on them: requests, then aborts (so a request
     /// made and aborted by the same input is started and then aborted, never left running),
-    /// then events. `None` once drained; then arm one timer for
+    /// then events, then a question for the host's `sendAutomaticallyWhen` (asked about what
+    /// the events told). `None` once drained; then arm one timer for
     /// [`poll_timeout`](Self::poll_timeout). The one drain every host writes:
     /// `while let Some(out) = store.poll_output() { … }` after every input.
     pub fn poll_output(&mut self) -> Option<Output> {
@@ -381,7 +395,12 @@ impl ChatStore {
         if let Some(id) = self.aborts.pop_front() {
             return Some(Output::Abort(id));
         }
-        self.events.pop_front().map(Output::Event)
+        if let Some(e) = self.events.pop_front() {
+            return Some(Output::Event(e));
+        }
+        self.ask_auto_send
+            .take()
+            .map(|token| Output::AskAutoSend { token })
     }
 
     /// The next request to make (only the requests; [`poll_output`](Self::poll_output) gives

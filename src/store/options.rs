@@ -85,6 +85,9 @@ pub enum AutoSend {
     /// `lastAssistantMessageIsCompleteWithApprovalResponses`: every approval asked in the last
     /// step has an answer.
     ApprovalsAnswered,
+    /// The host's own predicate: the store asks it ([`Output::AskAutoSend`]) where `useChat`
+    /// would, and is told its answer ([`ChatStore::handle_auto_send`]).
+    Host,
 }
 
 impl AutoSend {
@@ -105,7 +108,7 @@ impl AutoSend {
                 || t.state == S::OutputError
         };
         match self {
-            AutoSend::Never => false,
+            AutoSend::Never | AutoSend::Host => false,
             AutoSend::ToolCallsComplete => {
                 let client = |p: &Part| {
                     p.as_tool()

@@ -19,6 +19,7 @@ impl ChatStore {
     /// and the composer is usable again. Queued items that were never posted stay queued
     /// (a stop is not an invitation to send the next one); accepted ones become `stalled`.
     pub fn stop(&mut self, now_ms: u64) {
+        self.stops = self.stops.wrapping_add(1);
         if !self.status().is_busy() {
             return;
         }

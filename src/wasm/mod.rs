@@ -95,11 +95,6 @@ pub(crate) struct Shell {
     bound: RefCell<Option<(Function, Function)>>,
     draining: Cell<bool>,
     disposed: Cell<bool>,
-    /// A turn finished: the host's `sendAutomaticallyWhen` is asked once the drain is over.
-    auto_send_pending: Cell<bool>,
-    /// Counts `stop()` calls: a host predicate whose promise settles after a stop does not
-    /// continue the conversation (as in the `ai` package).
-    stops: Cell<u32>,
 }
 
 impl Shell {
@@ -121,6 +116,7 @@ impl Shell {
         if self.draining.replace(true) {
             return; // a callback re-entered: the outer loop picks up what it added
         }
+        let mut ask = None;
         loop {
             // Taken out before acting on them: a callback may call back into the store. A
             // request's AbortController exists once its fetch started, so requests go first.
@@ -132,6 +128,10 @@ impl Shell {
                 break;
             }
             for out in outputs {
+                if let Output::AskAutoSend { token } = out {
+                    ask = Some(token); // asked once the drain is over, about its result
+                    continue;
+                }
                 match out {
                     Output::Abort(id) => {
                         if let Some(c) = self.controllers.borrow_mut().remove(&id) {
@@ -140,14 +140,15 @@ impl Shell {
                     }
                     Output::Request(req) => driver::spawn(self.clone(), req),
                     Output::Event(ev) => self.deliver(ev),
+                    Output::AskAutoSend { .. } => {}
                 }
             }
         }
         self.draining.set(false);
         self.arm_timer();
         self.schedule_notify();
-        if self.auto_send_pending.replace(false) {
-            self.ask_host_predicate();
+        if let Some(token) = ask {
+            self.ask_host_predicate(token);
         }
     }
 
@@ -165,16 +166,6 @@ impl Shell {
                     js::call_safely(f, &js_error(&error));
                 }
             }
-            StoreEvent::Finish { .. } if self.host.send_automatically_when.is_some() => {
-                if let Some(f) = &self.host.on_event {
-                    js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
-                }
-                // Never after a failed turn: `useChat` asks only when the turn ended without
-                // an error (nor an abort, which ends no turn here with a finish).
-                if self.core.borrow().status() != crate::composer::Status::Error {
-                    self.auto_send_pending.set(true);
-                }
-            }
             StoreEvent::Diagnostic { .. } | StoreEvent::Finish { .. } => {
                 if let Some(f) = &self.host.on_event {
                     js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
@@ -183,9 +174,11 @@ impl Shell {
         }
     }
 
-    /// The host's own `sendAutomaticallyWhen` predicate, asked after a tool output, an
-    /// approval answer, or a finished turn; true continues the conversation.
-    fn ask_host_predicate(self: &Rc<Self>) {
+    /// Asks the host's own `sendAutomaticallyWhen` predicate (the core's question `token`)
+    /// and tells the core its answer: at once, or when the promise it returned settles
+    /// (`boolean | PromiseLike<boolean>`, as the `ai` package takes it: a thenable's
+    /// truthiness is not the answer). Whether the answer still counts is the core's rule.
+    fn ask_host_predicate(self: &Rc<Self>, token: u64) {
         let Some(f) = self.host.send_automatically_when.clone() else {
             return;
         };
@@ -197,35 +190,19 @@ impl Shell {
             &js_sys::Reflect::get(&snapshot, &"messages".into()).unwrap_or(JsValue::UNDEFINED),
         );
         let answer = f.call1(&JsValue::UNDEFINED, &arg).unwrap_or(JsValue::FALSE);
-        // `boolean | PromiseLike<boolean>`, as the `ai` package takes it: a thenable is awaited
-        // (its truthiness is not the answer), and a stop while it is pending wins.
         let thenable = answer.is_object()
             && js_sys::Reflect::get(&answer, &"then".into()).is_ok_and(|t| t.is_function());
         if !thenable {
-            if answer.is_truthy() {
-                self.with_core(|c, now| c.continue_turn(now));
-            }
+            let yes = answer.is_truthy();
+            self.with_core(|c, now| c.handle_auto_send(token, yes, now));
             return;
         }
-        // The answer is for these messages of this session: anything that changed them while
-        // it was pending (a switch, a send, a regenerate, an edit) makes it moot.
-        let asked = {
-            let core = self.core.borrow();
-            (core.session_id().to_string(), core.messages_revision())
-        };
-        let (shell, stops) = (Rc::downgrade(self), self.stops.get());
+        let shell = Rc::downgrade(self);
         wasm_bindgen_futures::spawn_local(async move {
             let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&answer));
             let yes = settled.await.is_ok_and(|v| v.is_truthy());
-            let Some(shell) = shell.upgrade() else {
-                return;
-            };
-            let same = {
-                let core = shell.core.borrow();
-                (core.session_id(), core.messages_revision()) == (asked.0.as_str(), asked.1)
-            };
-            if yes && same && shell.stops.get() == stops && !shell.disposed.get() {
-                shell.with_core(|c, now| c.continue_turn(now));
+            if let Some(shell) = shell.upgrade() {
+                shell.with_core(|c, now| c.handle_auto_send(token, yes, now));
             }
         });
     }
@@ -363,8 +340,6 @@ impl JsChatStore {
             bound: RefCell::new(None),
             draining: Cell::new(false),
             disposed: Cell::new(false),
-            auto_send_pending: Cell::new(false),
-            stops: Cell::new(0),
         });
         shell.drive();
         Ok(JsChatStore { shell })
@@ -462,7 +437,6 @@ impl JsChatStore {
         let ok = self
             .shell
             .with_core(|c, now| c.add_tool_output(&id, result, now));
-        self.shell.ask_host_predicate();
         Ok(ok)
     }
 
@@ -481,7 +455,6 @@ impl JsChatStore {
         let ok = self
             .shell
             .with_core(|c, now| c.add_tool_approval_response(&id, approved, reason, now));
-        self.shell.ask_host_predicate();
         Ok(ok)
     }
 
@@ -493,7 +466,6 @@ impl JsChatStore {
     }
 
     pub fn stop(&self) {
-        self.shell.stops.set(self.shell.stops.get().wrapping_add(1));
         self.shell.with_core(|c, now| c.stop(now));
     }
 

@@ -146,6 +146,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
             }
         };
     } else if js::is_function(&auto) {
+        opts.send_automatically_when = AutoSend::Host;
         auto_fn = Some(auto.unchecked_into::<Function>());
     }
     let headers = get(o, "headers");

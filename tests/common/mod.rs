@@ -233,6 +233,8 @@ pub struct Harness {
     pub aborted: Vec<RequestId>,
     /// Every event polled, in order.
     pub events: Vec<StoreEvent>,
+    /// Every question for a host's `sendAutomaticallyWhen` polled (its token), in order.
+    pub asked: Vec<u64>,
     /// Requests that got their end (answer, failure) or were aborted.
     closed: HashSet<RequestId>,
 }
@@ -251,6 +253,7 @@ impl Harness {
             sent: Vec::new(),
             aborted: Vec::new(),
             events: Vec::new(),
+            asked: Vec::new(),
             closed: HashSet::new(),
         };
         h.drain();
@@ -288,6 +291,7 @@ impl Harness {
                     self.closed.insert(id);
                 }
                 Output::Event(e) => self.events.push(e),
+                Output::AskAutoSend { token } => self.asked.push(token),
             }
         }
     }
