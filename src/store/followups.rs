@@ -197,17 +197,8 @@ impl ChatStore {
     /// The DELETE a held turn waits for was answered (whatever it said: a failed DELETE
     /// leaves nothing better to do than send).
     pub(super) fn on_delete_answered(&mut self, id: RequestId, now_ms: u64) {
-        let current = &mut self.session.held_turn;
-        if current.as_ref().and_then(|h| h.delete) == Some(id) {
-            if let Some(h) = current.take() {
-                self.start_request_turn(
-                    "submit-message",
-                    Some(h.message_id),
-                    h.text,
-                    h.files,
-                    now_ms,
-                );
-            }
+        if self.session.held_turn.as_ref().and_then(|h| h.delete) == Some(id) {
+            self.start_held_turn(now_ms);
             return;
         }
         for parked in self.parked.values_mut() {

@@ -217,15 +217,7 @@ impl ChatStore {
                 // for has been answered (perhaps while the session was parked).
                 self.session.status = Status::Submitted;
                 if held.delete.is_none() {
-                    if let Some(h) = self.session.held_turn.take() {
-                        self.start_request_turn(
-                            "submit-message",
-                            Some(h.message_id),
-                            h.text,
-                            h.files,
-                            now_ms,
-                        );
-                    }
+                    self.start_held_turn(now_ms);
                 }
             }
             if self.opts.hydrate {

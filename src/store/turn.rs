@@ -79,6 +79,14 @@ impl ChatStore {
         id
     }
 
+    /// Starts the held turn (its DELETE was answered): its user message is already shown.
+    pub(super) fn start_held_turn(&mut self, now_ms: u64) {
+        if let Some(h) = self.session.held_turn.take() {
+            let (id, text, files) = (Some(h.message_id), h.text, h.files);
+            self.start_request_turn("submit-message", id, text, files, now_ms);
+        }
+    }
+
     /// Sends the chat POST for a turn whose user message (if any) is already in the history.
     pub(super) fn start_request_turn(
         &mut self,
