@@ -282,7 +282,7 @@ if (want('f')) {
 
 /** Runs `cargo bench --bench native`; `env` may override the bench profile. */
 function nativeBench(label, env = {}) {
-  const r = spawnSync('cargo', ['bench', '--bench', 'native', '--', `--dir=${out}`], {
+  const r = spawnSync('cargo', ['bench', '--bench', 'native', '--features', '_internal_bench', '--', `--dir=${out}`], {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 1 << 26,

@@ -1,11 +1,11 @@
 //! The core natively, on the bytes the Node bench wrote (issue 6 (g) and the native floor).
 //!
 //! `node bench/run.mjs` writes `target/bench/manifest.json` and the `.sse` / history files it
-//! names, then runs `cargo bench --bench native`. Each scenario feeds its SSE bytes, in the
+//! names, then runs `cargo bench --bench native --features _internal_bench`. Each scenario feeds its SSE bytes, in the
 //! manifest's network chunk size, to a core `ChatStore` through `handle_response_body`, and
 //! the floor scenario runs the floor: both from `agent_chat_store::bench_scenarios`, the code
 //! the wasm `BenchCore` and `benchFloor` exports run. Prints one JSON line per scenario
-//! (`{"native": …}`); the Node script reads them. Run it alone with `cargo bench --bench native`
+//! (`{"native": …}`); the Node script reads them. Run it alone with `cargo bench --bench native --features _internal_bench`
 //! after the Node script wrote the files (`node bench/run.mjs --only=gen`).
 
 use std::path::{Path, PathBuf};

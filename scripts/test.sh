@@ -19,6 +19,7 @@ bash scripts/install-js.sh .
 step "format and lints"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --features _internal_bench -- -D warnings  # the bench driver too
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
 # The core stays sans-IO: only src/wasm/ may know JS.
 if grep -rlE '\b(wasm_bindgen|js_sys|web_sys)\b' src --include='*.rs' | grep -v '^src/wasm/'; then

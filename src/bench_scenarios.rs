@@ -1,10 +1,9 @@
 //! The benchmark's scenario driver, one copy for both benches: the native one
-//! (`benches/native.rs`, `cargo bench --bench native`) and the wasm exports of `src/wasm/bench.rs`
-//! (`benchFloor`, `BenchCore`; the `bench` feature, `bench/build.sh`), so the two time the same
-//! loop and give the wasm/native ratio of the core itself. Not part of the documented API.
-//!
-//! Compiled natively always (the native bench needs it without `--features`; it adds nothing
-//! to the shipped package) and into wasm only with the `bench` feature.
+//! (`benches/native.rs`, `cargo bench --bench native --features _internal_bench`) and the wasm
+//! exports of `src/wasm/bench.rs` (`benchFloor`, `BenchCore`; the `bench` feature,
+//! `bench/build.sh`), so the two time the same loop and give the wasm/native ratio of the core
+//! itself. Not part of the library's API: only built with the `_internal_bench` feature (which
+//! `bench` turns on).
 //!
 //! - [`floor`]: the floor of issue 6 (h). The least any SSE + JSON client must do with a stream
 //!   of text deltas: split the events with the crate's own SSE decoder, parse each chunk with

@@ -60,7 +60,7 @@
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
 #![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
 
-#[cfg(any(feature = "bench", not(target_arch = "wasm32")))]
+#[cfg(feature = "_internal_bench")]
 #[doc(hidden)]
 pub mod bench_scenarios;
 pub mod composer;
