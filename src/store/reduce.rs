@@ -371,14 +371,12 @@ impl ChatStore {
                 }),
                 UiEffect::Error(text) => self.stream_error(text),
                 UiEffect::Finish(reason) => self.session.turn.finish_reason = reason,
-                UiEffect::Abort => {}
             }
         }
     }
 
     pub(super) fn on_pi_effect(&mut self, e: PiEffect, now_ms: u64) {
         match e {
-            PiEffect::Mode(_) | PiEffect::TurnStart(_) => {} // handled before the reducer
             PiEffect::UserMessage {
                 client_nonce: Some(nonce),
                 ..

@@ -24,10 +24,6 @@ use super::History;
 /// What the store must do after an event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PiEffect {
-    /// `data-pi-mode`: the pi projection owns history (`enabled`) from here on.
-    Mode(bool),
-    /// `data-turn-start`: remember the turn id for stop and resume.
-    TurnStart(String),
     /// A user message was committed by the server; with a nonce, it is the follow-up queued
     /// under that nonce.
     UserMessage {
@@ -328,13 +324,14 @@ impl PiReducer {
         self.last_delta = None;
         let before = h.revision();
         match ev {
-            PiEvent::Mode { enabled } => out.push(PiEffect::Mode(enabled)),
+            // The store acts on these before any reducer (the mode, the turn id for stop and
+            // resume); to the reducer, a turn-start of another turn restarts the watermark.
+            PiEvent::Mode { .. } => {}
             PiEvent::TurnStart { turn_id } => {
                 if self.turn.as_deref() != Some(turn_id.as_str()) {
                     self.new_turn();
-                    self.turn = Some(turn_id.clone());
+                    self.turn = Some(turn_id);
                 }
-                out.push(PiEffect::TurnStart(turn_id));
             }
             PiEvent::AgentStart { .. } | PiEvent::AgentEnd { .. } => {}
             PiEvent::MessageStart {

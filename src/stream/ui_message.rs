@@ -33,8 +33,6 @@ pub enum UiEffect {
     Error(String),
     /// `finish`, with the reason if given.
     Finish(Option<String>),
-    /// `abort`.
-    Abort,
 }
 
 /// A chunk the `ai` package rejects; processing stops there. The text is the `ai` package's
@@ -233,7 +231,8 @@ impl UiMessageReducer {
                 out.push(UiEffect::Finish(finish_reason));
                 merge_metadata(msg, message_metadata)?;
             }
-            UiChunk::Abort { .. } => out.push(UiEffect::Abort),
+            // The message does not change; the turn ends with its stream.
+            UiChunk::Abort { .. } => {}
             UiChunk::Error { error_text } => out.push(UiEffect::Error(error_text)),
             UiChunk::MessageMetadata { message_metadata } => merge_metadata(msg, message_metadata)?,
             UiChunk::PartStart {
