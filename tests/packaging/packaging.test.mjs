@@ -187,16 +187,17 @@ async function checkTurn({ page }, server, session, text) {
 async function checkQuickStart(opened, server, session) {
   const { page } = opened;
   await checkTurn(opened, server, session, 'hello');
-  // A follow-up typed while the answer streams waits as a bubble, then runs in order.
+  // A follow-up typed while the answer streams waits as a bubble, then runs in order (a long
+  // answer, so a slow machine still types it before the answer ends).
   const before = (await server.history(session)).length;
-  await say(page, 'words:40 tell me more');
+  await say(page, 'words:150 tell me more');
   await stopButton(page).waitFor();
   await say(page, 'and one more thing');
   await page.locator('.waiting').first().waitFor();
   const history = await eventually(async () => {
     const h = await server.history(session);
     return h.length >= before + 4 && (await page.locator('.waiting').count()) === 0 && (await stopButton(page).count()) === 0 && h;
-  }, 'the follow-up to be answered');
+  }, 'the follow-up to be answered', 60_000);
   assert.deepEqual(history.slice(-4).map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
   assert.equal(textOf(history.at(-2)), 'and one more thing');
   await eventually(async () => JSON.stringify(await pageView(page)) === JSON.stringify(canonicalView(history)), 'the page to show the follow-up in order');
