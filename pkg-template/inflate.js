@@ -9,8 +9,11 @@ const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** Decodes standard base64 (with or without padding). */
 export function fromBase64(text) {
   if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
-  if (typeof Buffer === "function" && typeof Buffer.from === "function") {
-    const b = Buffer.from(text, "base64"); // Node before 25
+  // Node before 25. Through globalThis: a bare `Buffer` makes webpack setups that provide it
+  // (Next.js's client build) bundle a Buffer polyfill into every page.
+  const NodeBuffer = globalThis.Buffer;
+  if (typeof NodeBuffer === "function" && typeof NodeBuffer.from === "function") {
+    const b = NodeBuffer.from(text, "base64");
     return new Uint8Array(b.buffer, b.byteOffset, b.length);
   }
   const value = new Uint8Array(128);

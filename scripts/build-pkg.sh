@@ -51,7 +51,8 @@ wasm-bindgen --target web --weak-refs --out-dir "$OUT/web" "$WASM"
 GLUE="$OUT/agent_chat_store_bg.js"
 sed -e "s#new URL('agent_chat_store_bg.wasm', import.meta.url)#undefined#" \
     -e "s#\(from ['\"]\)\./snippets/#\1./web/snippets/#" "$OUT/web/agent_chat_store.js" > "$GLUE"
-if grep -q 'import.meta' "$GLUE" || ! grep -q './web/snippets/' "$GLUE"; then
+if grep -q 'import.meta' "$GLUE" || ! grep -q './web/snippets/' "$GLUE" \
+  || grep -qE "(from|import) ['\"]\./snippets/" "$GLUE"; then
   echo "build-pkg: wasm-bindgen's web glue changed shape; update the sed above" >&2; exit 1
 fi
 # The bytes deflated, then base64: gzip of the text is then the size of gzip of the .wasm

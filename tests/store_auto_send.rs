@@ -101,6 +101,24 @@ fn an_answer_that_is_no_longer_about_the_current_state_continues_nothing() {
 }
 
 #[test]
+fn an_answer_to_an_older_question_never_counts_for_a_newer_one() {
+    // A (the turn's end) stays pending; B (after an output) is answered no; C (after another
+    // output) is then the question: A's late answer, whatever it says, is not C's.
+    let mut h = tool_call_left_open();
+    let a = h_token(&h, 0);
+    h.act(|s, now| s.add_tool_output("c1", Ok(json!({"n": 1})), now));
+    let b = h_token(&h, 1);
+    assert!(!h.act(|s, now| s.handle_auto_send(b, false, now)));
+    h.act(|s, now| s.add_tool_output("c1", Ok(json!({"n": 2})), now));
+    let c = h_token(&h, 2);
+    assert!(a != c && b != c, "tokens are never reused");
+    assert!(!h.act(|s, now| s.handle_auto_send(a, true, now)));
+    assert_eq!(h.count(RequestKind::Chat), 1, "A's yes continued nothing");
+    assert!(h.act(|s, now| s.handle_auto_send(c, true, now)));
+    assert_eq!(h.count(RequestKind::Chat), 2, "C's yes continues");
+}
+
+#[test]
 fn never_asked_after_a_failed_turn() {
     let mut opts = options_with(AI_SDK_CAPS);
     opts.send_automatically_when = AutoSend::Host;

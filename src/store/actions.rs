@@ -226,7 +226,10 @@ impl ChatStore {
     pub(super) fn send_automatically(&mut self, now_ms: u64) {
         match self.opts.send_automatically_when {
             AutoSend::Host => {
-                let token = self.auto_send_asked.as_ref().map_or(1, |q| q.token + 1);
+                // Never reused: an answer to a question asked earlier (a promise still pending)
+                // must not count for one asked later.
+                self.auto_send_tokens += 1;
+                let token = self.auto_send_tokens;
                 self.auto_send_asked = Some(AutoSendQuestion {
                     token,
                     session: self.session.id.clone(),

@@ -173,6 +173,8 @@ pub struct ChatStore {
     ask_auto_send: Option<u64>,
     /// The question the host's answer must be for: only the newest counts.
     auto_send_asked: Option<AutoSendQuestion>,
+    /// Questions asked so far (the last token given).
+    auto_send_tokens: u64,
     /// `stop()` calls so far: an answer asked before a stop continues nothing.
     stops: u32,
     scratch: SseBatch,
@@ -220,6 +222,7 @@ impl ChatStore {
             disposed: false,
             ask_auto_send: None,
             auto_send_asked: None,
+            auto_send_tokens: 0,
             stops: 0,
             scratch: SseBatch::default(),
             ui_effects: Vec::new(),
