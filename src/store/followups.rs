@@ -106,7 +106,7 @@ impl ChatStore {
             }
             None => {}
         }
-        if !self.session.turn.turn_active {
+        if !self.session.phase.running() {
             // Accepted after the turn ended: the server will not run it in that turn.
             self.session.queue.mark_stalled_after_turn();
             // The answer the turn's end was waiting for: what is still queued moves on.
@@ -134,8 +134,10 @@ impl ChatStore {
     /// (the browser makes the two fetches concurrently).
     pub(super) fn may_post_followups(&self) -> bool {
         !self.disposed
-            && self.session.turn.turn_active
-            && self.session.status == Status::Streaming
+            && matches!(
+                self.session.phase,
+                Phase::Streaming { .. } | Phase::Resuming { .. }
+            )
             && self.capabilities().native_follow_up
     }
 
@@ -183,9 +185,8 @@ impl ChatStore {
         let delete = self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
         let message_id = self.push_user_message(&item.text, &item.files);
         let s = &mut self.session;
-        s.status = Status::Submitted;
         s.error = None;
-        s.held_turn = Some(HeldTurn {
+        s.phase = Phase::Held(HeldTurn {
             delete: Some(delete),
             message_id,
             text: item.text,
@@ -197,13 +198,15 @@ impl ChatStore {
     /// The DELETE a held turn waits for was answered (whatever it said: a failed DELETE
     /// leaves nothing better to do than send).
     pub(super) fn on_delete_answered(&mut self, id: RequestId, now_ms: u64) {
-        if self.session.held_turn.as_ref().and_then(|h| h.delete) == Some(id) {
+        if matches!(&self.session.phase, Phase::Held(h) if h.delete == Some(id)) {
             self.start_held_turn(now_ms);
             return;
         }
         for parked in self.parked.values_mut() {
-            if let Some(h) = parked.held_turn.as_mut().filter(|h| h.delete == Some(id)) {
-                h.delete = None; // sent when the session is current again
+            if let Phase::Held(h) = &mut parked.phase {
+                if h.delete == Some(id) {
+                    h.delete = None; // sent when the session is current again
+                }
             }
         }
     }

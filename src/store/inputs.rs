@@ -78,13 +78,15 @@ impl ChatStore {
             let n = bytes.len().min(SNIFF_BYTES - p.body.len());
             p.body.extend_from_slice(&bytes[..n]);
         }
-        if self.session.turn.stream != Some(id) {
+        if self.session.phase.stream() != Some(id) {
             return;
         }
         // pi mode streams from the first byte; the AI SDK's status waits for the first chunk
         // that changes the message (`begin_streaming`).
-        if self.session.status == Status::Submitted && self.session.pi_owns_history() {
-            self.session.status = Status::Streaming;
+        if let (Phase::Submitted { stream }, true) =
+            (&self.session.phase, self.session.pi_owns_history())
+        {
+            self.session.phase = Phase::Streaming { stream: *stream };
             self.touch();
             // Follow-ups queued while the chat POST was on its way may go now.
             self.pump(now_ms);
@@ -165,10 +167,9 @@ impl ChatStore {
                 self.events.push_back(StoreEvent::Error { error });
             }
             RequestKind::Chat | RequestKind::StreamResume => {
-                if self.session.turn.stream != Some(id) {
+                if self.session.phase.stream() != Some(id) {
                     return;
                 }
-                self.session.turn.stream = None;
                 let streaming = p.status.is_some_and(|s| (200..300).contains(&s));
                 if streaming || p.kind == RequestKind::StreamResume {
                     // The body broke off: resume from the last chunk received.
@@ -201,16 +202,15 @@ impl ChatStore {
             self.handle_request_failed(id, "timed out", now_ms);
             self.pending.remove(&id);
         }
-        if self.session.turn.resume_at.is_some_and(|t| t <= now_ms) {
-            self.session.turn.resume_at = None;
+        if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = format!(
                 "{}?cursor={}",
                 self.route(|r| &r.stream),
                 encode(&self.session.cursor())
             );
             self.session.turn.ui.reducer.resumed();
-            let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-            self.session.turn.stream = Some(id);
+            let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
+            self.session.phase = Phase::Streaming { stream };
         }
         self.pump(now_ms);
     }

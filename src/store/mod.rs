@@ -64,8 +64,8 @@ use actions::AutoSendQuestion;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
 use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
-use session::{HeldTurn, Session, TurnState};
-use turn::Ending;
+use session::{Session, TurnState};
+use turn::{Ending, HeldTurn, Phase};
 pub use wire::history_for_storage;
 use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};
 
@@ -187,7 +187,7 @@ impl std::fmt::Debug for ChatStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChatStore")
             .field("session", &self.session.id)
-            .field("status", &self.session.status)
+            .field("status", &self.session.phase)
             .field("generation", &self.generation)
             .finish_non_exhaustive()
     }
@@ -238,7 +238,7 @@ impl ChatStore {
     }
 
     pub fn status(&self) -> Status {
-        self.session.status
+        self.session.phase.status()
     }
 
     pub fn error(&self) -> Option<&ChatError> {
@@ -432,7 +432,7 @@ impl ChatStore {
         };
         deadlines
             .chain(queue)
-            .chain(self.session.turn.resume_at)
+            .chain(self.session.phase.resume_at())
             .min()
     }
 
@@ -495,10 +495,10 @@ impl ChatStore {
     pub fn clear_error(&mut self) {
         // Only a failed turn's error: while a turn runs, its error decides how it ends.
         let s = &mut self.session;
-        if s.status != Status::Error {
+        if !matches!(s.phase, Phase::Idle { failed: true }) {
             return;
         }
-        s.status = Status::Ready;
+        s.phase = Phase::IDLE;
         s.error = None;
         self.touch();
     }
@@ -512,11 +512,12 @@ impl ChatStore {
         self.bump_generation();
         self.disposed = true;
         let s = &mut self.session;
-        // The store no longer follows any turn (bump_generation set a busy status `ready`).
-        s.turn.resume_at = None;
-        s.turn.turn_active = false;
+        // The store follows no turn any more: it is not ended (the server's may go on), only
+        // let go of.
+        if !matches!(s.phase, Phase::Idle { .. }) {
+            s.phase = Phase::IDLE;
+        }
         s.turn.turn_id = None;
-        s.held_turn = None;
         self.requests.clear();
         self.touch();
     }

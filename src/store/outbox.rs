@@ -196,15 +196,14 @@ impl ChatStore {
         // Requests not yet handed out belong to the old generation too.
         self.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
-        if self.session.turn.stream.take().is_some() {
+        if self.session.phase.stream().is_some() {
             // The body was dropped wherever it was, maybe mid-event: the resume's body must
             // not be read as the rest of that event.
             self.session.turn.decoder.finish();
         }
-        if self.session.status.is_busy() {
+        if self.session.phase.running() {
             // The server's turn may go on; switching back resumes its stream.
-            self.session.status = Status::Ready;
+            self.session.phase = Phase::Resuming { at: None };
         }
-        self.session.turn.resume_at = None;
     }
 }

@@ -55,9 +55,9 @@ impl Writes {
 impl ChatStore {
     pub(super) fn apply_events(&mut self, batch: &SseBatch, now_ms: u64) {
         let before = self.session.history.revision();
-        let stream = self.session.turn.stream;
+        let stream = self.session.phase.stream();
         for item in batch.iter() {
-            if self.session.turn.stream != stream {
+            if self.session.phase.stream() != stream {
                 // A violation failed the turn (or an error ended it) mid-read: the `ai` package
                 // stops processing there, and so does the store — the rest of the read is
                 // dropped with the stream (found by the store fuzz target).
@@ -203,7 +203,7 @@ impl ChatStore {
         }
         // `turnId` names the running turn: a chunk fed while none runs (a host's own
         // transport through `handle_chunk`) starts the reducers' turn only.
-        if s.turn.turn_active && s.turn.turn_id.as_deref() != id {
+        if s.phase.running() && s.turn.turn_id.as_deref() != id {
             s.turn.turn_id = Some(turn_id);
             self.touch();
         }
@@ -220,7 +220,7 @@ impl ChatStore {
         // turn ends there, failed, and nothing after it in the stream is applied. The
         // replay helpers, like `readUIMessageStream`, go on.
         if error {
-            if let Some(id) = self.session.turn.stream.take() {
+            if let Some(id) = self.session.phase.stream() {
                 self.abort(id);
                 self.end_turn(Ending::Finished, now_ms);
             }
@@ -334,8 +334,8 @@ impl ChatStore {
     /// the message ([`Writes::of`]), not at the first byte: a UI shows its waiting indicator
     /// until then, and no empty answer.
     pub(super) fn begin_streaming(&mut self, now_ms: u64) {
-        if self.session.status == Status::Submitted && self.session.turn.stream.is_some() {
-            self.session.status = Status::Streaming;
+        if let Phase::Submitted { stream } = self.session.phase {
+            self.session.phase = Phase::Streaming { stream };
             self.touch();
             self.pump(now_ms);
         }
@@ -344,7 +344,7 @@ impl ChatStore {
     /// A protocol violation fails the turn: the `ai` package stops processing there.
     pub(super) fn on_ui_result(&mut self, result: Result<(), Violation>, now_ms: u64) {
         if let Err(v) = result {
-            if let Some(id) = self.session.turn.stream.take() {
+            if let Some(id) = self.session.phase.stream() {
                 self.abort(id);
             }
             self.end_turn(Ending::Failed(ChatError::protocol(v.0)), now_ms);
@@ -440,7 +440,7 @@ impl ChatStore {
         }
         // The optimistic user message of this turn is adopted by the projection's first
         // user message-start, unless that one went by already.
-        if s.status.is_busy() && !s.turn.ignored_user_start {
+        if s.phase.status().is_busy() && !s.turn.ignored_user_start {
             let last_user = s
                 .history
                 .messages()

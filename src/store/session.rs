@@ -37,7 +37,8 @@ pub(super) struct Session {
     /// The turn this client follows: what a new turn starts afresh.
     pub(super) turn: TurnState,
     pub(super) queue: FollowUpQueue,
-    pub(super) status: Status,
+    /// Where the turn is; the status is derived from it.
+    pub(super) phase: Phase,
     pub(super) error: Option<ChatError>,
     pub(super) hydrated: bool,
     /// The last turn ended on its own: items still waiting to be posted go out as the next
@@ -47,20 +48,6 @@ pub(super) struct Session {
     /// The turn the reducers last started (`data-turn-start`), running or not: a repeated
     /// turn-start of it (a replay from the start of the server's buffer) is not a new turn.
     pub(super) reducer_turn: Option<String>,
-    /// A follow-up being re-sent as a new message after a DELETE of the server's copy: the
-    /// chat POST waits for the DELETE's answer, or the copy could still run first (a POST
-    /// that reached the server late would make it run twice).
-    pub(super) held_turn: Option<HeldTurn>,
-}
-
-/// A turn whose user message is already shown, waiting for a DELETE to be answered.
-#[derive(Debug)]
-pub(super) struct HeldTurn {
-    /// The DELETE in flight; `None` once answered (the session was parked meanwhile).
-    pub(super) delete: Option<RequestId>,
-    pub(super) message_id: String,
-    pub(super) text: String,
-    pub(super) files: Vec<FileAttachment>,
 }
 
 /// What a turn this client follows holds: made anew by each turn it starts
@@ -73,10 +60,6 @@ pub(super) struct TurnState {
     pub(super) client_turn_id: Option<String>,
     /// The server's id of the running turn (`x-turn-id`, `data-turn-start`).
     pub(super) turn_id: Option<String>,
-    /// The server may still be running the turn.
-    pub(super) turn_active: bool,
-    /// The chat POST or stream resume whose body is the turn's stream.
-    pub(super) stream: Option<RequestId>,
     pub(super) decoder: SseDecoder,
     /// Events received in this turn's stream (across resumes): the cursor when the server
     /// sends no ids.
@@ -87,7 +70,6 @@ pub(super) struct TurnState {
     pub(super) stream_error: bool,
     pub(super) finish_reason: Option<String>,
     pub(super) resume_tries: u32,
-    pub(super) resume_at: Option<u64>,
     /// This turn's user message-start came while the AI SDK reducer had authority, so it was
     /// not applied. A later hand-off to the pi projection must then not let the next user
     /// message-start (a follow-up's) adopt the optimistic message.
@@ -97,21 +79,18 @@ pub(super) struct TurnState {
 }
 
 impl TurnState {
-    /// A turn as it starts: running when the client started it (`client_turn_id`), else none
-    /// at all (a new session).
+    /// A turn as it starts (`client_turn_id` when this client started it), or none at all
+    /// (a new session).
     pub(super) fn new(client_turn_id: Option<String>, max_event_bytes: usize) -> Self {
         TurnState {
-            turn_active: client_turn_id.is_some(),
             client_turn_id,
             turn_id: None,
-            stream: None,
             decoder: SseDecoder::with_max_event_bytes(max_event_bytes),
             events_seen: 0,
             stream_done: false,
             stream_error: false,
             finish_reason: None,
             resume_tries: 0,
-            resume_at: None,
             ignored_user_start: false,
             ui: UiTurn::default(),
         }
@@ -137,12 +116,11 @@ impl Session {
             pi: PiReducer::new(),
             turn: TurnState::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
-            status: Status::Ready,
+            phase: Phase::IDLE,
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
             reducer_turn: None,
-            held_turn: None,
         }
     }
 
@@ -205,17 +183,15 @@ impl ChatStore {
             encode(&self.session.id)
         );
         self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
-        if self.session.turn.turn_active {
+        if let Phase::Resuming { at } = &mut self.session.phase {
             // Parked mid-turn: pick the stream up where it was left.
-            self.session.status = Status::Streaming;
+            *at = Some(now_ms);
             self.session.turn.resume_tries = 0;
-            self.session.turn.resume_at = Some(now_ms);
             self.handle_timeout(now_ms);
         } else {
-            if let Some(held) = &self.session.held_turn {
+            if let Phase::Held(held) = &self.session.phase {
                 // Its user message is shown; the turn starts as soon as the DELETE it waits
                 // for has been answered (perhaps while the session was parked).
-                self.session.status = Status::Submitted;
                 if held.delete.is_none() {
                     self.start_held_turn(now_ms);
                 }
@@ -318,7 +294,7 @@ impl ChatStore {
         let pi_owned = self.session.pi_owns_history();
         self.session.caps = caps;
         self.session.caps_loaded = true;
-        if !pi_owned && self.session.pi_owns_history() && self.session.status.is_busy() {
+        if !pi_owned && self.session.pi_owns_history() && self.status().is_busy() {
             // A first send went ahead on the defaults: its turn is the projection's now.
             self.hand_history_to_pi();
         }
@@ -361,7 +337,7 @@ impl ChatStore {
         for e in skipped {
             self.diagnostic(&format!("history message skipped: {e}"));
         }
-        if self.session.status.is_busy() || self.session.turn.turn_active {
+        if !matches!(self.session.phase, Phase::Idle { .. }) {
             // A turn started before the history came: canonical first, then what this client
             // added that the server does not list yet. A message both have keeps the local
             // copy, the one being streamed into; and the reducers keep their bookkeeping

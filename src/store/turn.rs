@@ -3,6 +3,82 @@
 
 use super::*;
 
+/// Where the turn this client follows is. The public [`Status`] is derived from it, and a
+/// combination that cannot happen (a stream while idle, a resume time while streaming, a held
+/// turn beside a running one) cannot be written.
+#[derive(Debug)]
+pub(super) enum Phase {
+    /// No turn runs; `failed` when the last one ended in an error (status `error`).
+    Idle { failed: bool },
+    /// A follow-up re-sent as a new message: its user message is shown, and its chat POST
+    /// waits for the DELETE of the server's copy (or the copy could still run first).
+    Held(HeldTurn),
+    /// The chat POST is out and nothing of its answer is shown yet.
+    Submitted { stream: RequestId },
+    /// The turn's stream (the chat POST's body, or a resume's) is being read.
+    Streaming { stream: RequestId },
+    /// No stream is read but the server's turn may go on: a resume is due at `at`, or, while
+    /// the session is parked (`None`), when it is current again.
+    Resuming { at: Option<u64> },
+}
+
+/// A turn whose user message is already shown, waiting for a DELETE to be answered.
+#[derive(Debug)]
+pub(super) struct HeldTurn {
+    /// The DELETE in flight; `None` once answered (the session was parked meanwhile).
+    pub(super) delete: Option<RequestId>,
+    pub(super) message_id: String,
+    pub(super) text: String,
+    pub(super) files: Vec<FileAttachment>,
+}
+
+impl Phase {
+    pub(super) const IDLE: Phase = Phase::Idle { failed: false };
+
+    pub(super) fn status(&self) -> Status {
+        match self {
+            Phase::Idle { failed: false } => Status::Ready,
+            Phase::Idle { failed: true } => Status::Error,
+            Phase::Held(_) | Phase::Submitted { .. } => Status::Submitted,
+            Phase::Streaming { .. } | Phase::Resuming { .. } => Status::Streaming,
+        }
+    }
+
+    /// The server may be running a turn this client started (or followed).
+    pub(super) fn running(&self) -> bool {
+        matches!(
+            self,
+            Phase::Submitted { .. } | Phase::Streaming { .. } | Phase::Resuming { .. }
+        )
+    }
+
+    /// The request whose body is the turn's stream.
+    pub(super) fn stream(&self) -> Option<RequestId> {
+        match self {
+            Phase::Submitted { stream } | Phase::Streaming { stream } => Some(*stream),
+            _ => None,
+        }
+    }
+
+    /// The held turn, leaving the phase idle; `None` (and the phase as it was) otherwise.
+    pub(super) fn take_held(&mut self) -> Option<HeldTurn> {
+        if !matches!(self, Phase::Held(_)) {
+            return None;
+        }
+        match std::mem::replace(self, Phase::IDLE) {
+            Phase::Held(held) => Some(held),
+            _ => None,
+        }
+    }
+
+    pub(super) fn resume_at(&self) -> Option<u64> {
+        match self {
+            Phase::Resuming { at } => *at,
+            _ => None,
+        }
+    }
+}
+
 /// How a turn this client follows ends; [`ChatStore::end_turn`] is the one path.
 pub(super) enum Ending {
     /// Its stream ended on its own (or a resume found nothing left): ready, or failed after
@@ -23,7 +99,7 @@ impl ChatStore {
         if !self.status().is_busy() {
             return;
         }
-        if let Some(held) = self.session.held_turn.take() {
+        if let Some(held) = self.session.phase.take_held() {
             // Never sent: the message goes back to the composer (if it is empty) rather than
             // stay as if it had been asked.
             if let Some(i) = self.session.history.position(&held.message_id) {
@@ -33,11 +109,10 @@ impl ChatStore {
                 self.draft = held.text;
                 self.draft_files = held.files;
             }
-            self.session.status = Status::Ready;
             self.touch();
             return;
         }
-        if let Some(id) = self.session.turn.stream.take() {
+        if let Some(id) = self.session.phase.stream() {
             self.abort(id);
         }
         // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
@@ -81,7 +156,7 @@ impl ChatStore {
 
     /// Starts the held turn (its DELETE was answered): its user message is already shown.
     pub(super) fn start_held_turn(&mut self, now_ms: u64) {
-        if let Some(h) = self.session.held_turn.take() {
+        if let Some(h) = self.session.phase.take_held() {
             let (id, text, files) = (Some(h.message_id), h.text, h.files);
             self.start_request_turn("submit-message", id, text, files, now_ms);
         }
@@ -122,12 +197,11 @@ impl ChatStore {
         let s = &mut self.session;
         s.turn = TurnState::new(Some(client_turn_id), self.opts.limits.max_event_bytes);
         s.pi.new_turn();
-        s.status = Status::Submitted;
         s.error = None;
         s.send_queue_when_idle = false;
         let path = self.route(|r| &r.chat);
-        let id = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
-        self.session.turn.stream = Some(id);
+        let stream = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
+        self.session.phase = Phase::Submitted { stream };
         self.touch();
         self.pump(now_ms);
     }
@@ -142,10 +216,9 @@ impl ChatStore {
         no_event: bool,
         now_ms: u64,
     ) {
-        if self.session.turn.stream != Some(id) {
+        if self.session.phase.stream() != Some(id) {
             return;
         }
-        self.session.turn.stream = None;
         let ok = (200..300).contains(&status);
         if kind == RequestKind::StreamResume && (status == 204 || status == 416) {
             // Nothing left to resume (the turn ended meanwhile, or the buffer moved on): the
@@ -193,7 +266,9 @@ impl ChatStore {
             .resume_delay_ms
             .saturating_mul(1 << s.turn.resume_tries.min(16));
         s.turn.resume_tries += 1;
-        s.turn.resume_at = Some(now_ms + delay);
+        s.phase = Phase::Resuming {
+            at: Some(now_ms + delay),
+        };
         self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
     }
 
@@ -209,34 +284,28 @@ impl ChatStore {
             // What the projection still holds open is final now.
             s.pi.end_of_stream(&mut s.history);
         }
-        s.turn.turn_active = false;
         // `turnId` names the running turn: none runs now.
         s.turn.turn_id = None;
-        s.turn.resume_at = None;
         s.send_queue_when_idle = false;
         s.queue.mark_stalled_after_turn();
         match ending {
             Ending::Finished => {
-                s.status = if s.turn.stream_error {
-                    Status::Error
-                } else {
-                    Status::Ready
+                s.phase = Phase::Idle {
+                    failed: s.turn.stream_error,
                 };
                 let finish_reason = s.turn.finish_reason.take();
                 self.events.push_back(StoreEvent::Finish { finish_reason });
                 self.after_ai_sdk_turn(now_ms);
             }
             Ending::Stopped => {
-                s.status = Status::Ready;
+                s.phase = Phase::IDLE;
                 self.after_ai_sdk_turn(now_ms);
             }
             Ending::Failed(error) => {
                 // A turn held for a DELETE's answer fails with it (its user message stays, as
                 // after a failed chat POST): kept, the answer would start it beside a turn the
                 // user sends next.
-                s.held_turn = None;
-                s.turn.stream = None;
-                s.status = Status::Error;
+                s.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
                 self.events.push_back(StoreEvent::Error { error });
             }
@@ -247,7 +316,7 @@ impl ChatStore {
             self.send_next_queued(now_ms);
             // Tool outputs that arrived while it streamed may complete the message (useChat's
             // check when a response ends).
-            if self.session.status == Status::Ready {
+            if self.session.phase.status() == Status::Ready {
                 self.send_automatically(now_ms);
             }
         }
@@ -260,7 +329,8 @@ impl ChatStore {
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
         use crate::followup::ItemState;
         let s = &mut self.session;
-        if self.disposed || !s.send_queue_when_idle || s.turn.turn_active || s.status.is_busy() {
+        let idle = matches!(s.phase, Phase::Idle { .. });
+        if self.disposed || !s.send_queue_when_idle || !idle {
             return;
         }
         let q = &mut s.queue;
