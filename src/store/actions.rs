@@ -3,10 +3,10 @@
 
 use super::*;
 
-/// A question to the host's auto-send predicate: what its answer is about.
+/// A question to the host's auto-send predicate: what its answer is about. Its token is the
+/// store's `auto_send_tokens` when it was asked.
 #[derive(Debug)]
 pub(super) struct AutoSendQuestion {
-    pub(super) token: u64,
     pub(super) session: String,
     pub(super) messages_revision: u64,
     pub(super) stops: u32,
@@ -209,11 +209,7 @@ impl ChatStore {
             .last()
             .filter(|m| m.role == Role::Assistant)
             .map(|m| m.id.clone());
-        if self.disposed
-            || self.session.pi_owns_history()
-            || self.status().is_busy()
-            || last.is_none()
-        {
+        if !self.can_edit() || last.is_none() {
             return false;
         }
         self.start_request_turn("submit-message", last, String::new(), Vec::new(), now_ms);
@@ -229,14 +225,12 @@ impl ChatStore {
                 // Never reused: an answer to a question asked earlier (a promise still pending)
                 // must not count for one asked later.
                 self.auto_send_tokens += 1;
-                let token = self.auto_send_tokens;
                 self.auto_send_asked = Some(AutoSendQuestion {
-                    token,
                     session: self.session.id.clone(),
                     messages_revision: self.messages_revision(),
                     stops: self.stops,
                 });
-                self.ask_auto_send = Some(token);
+                self.ask_auto_send = true;
             }
             rule => {
                 if rule.holds(self.messages()) {
@@ -252,7 +246,8 @@ impl ChatStore {
     /// since (as the `ai` package ignores a promise that settles after a stop). Returns
     /// whether a turn started.
     pub fn handle_auto_send(&mut self, token: u64, yes: bool, now_ms: u64) -> bool {
-        let Some(q) = self.auto_send_asked.as_ref().filter(|q| q.token == token) else {
+        let newest = token == self.auto_send_tokens;
+        let Some(q) = self.auto_send_asked.as_ref().filter(|_| newest) else {
             return false;
         };
         let current = q.session == self.session.id

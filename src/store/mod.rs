@@ -169,8 +169,8 @@ pub struct ChatStore {
     /// (a `data-tool-ui`, a new catalog, another session).
     tool_ui_version: u64,
     disposed: bool,
-    /// A question for the host's auto-send predicate not yet handed out (its token).
-    ask_auto_send: Option<u64>,
+    /// A question for the host's auto-send predicate not yet handed out.
+    ask_auto_send: bool,
     /// The question the host's answer must be for: only the newest counts.
     auto_send_asked: Option<AutoSendQuestion>,
     /// Questions asked so far (the last token given).
@@ -220,7 +220,7 @@ impl ChatStore {
             version_floor: 0,
             tool_ui_version: 0,
             disposed: false,
-            ask_auto_send: None,
+            ask_auto_send: false,
             auto_send_asked: None,
             auto_send_tokens: 0,
             stops: 0,
@@ -401,9 +401,8 @@ impl ChatStore {
         if let Some(e) = self.events.pop_front() {
             return Some(Output::Event(e));
         }
-        self.ask_auto_send
-            .take()
-            .map(|token| Output::AskAutoSend { token })
+        let token = self.auto_send_tokens;
+        std::mem::take(&mut self.ask_auto_send).then_some(Output::AskAutoSend { token })
     }
 
     /// The next request to make (only the requests; [`poll_output`](Self::poll_output) gives

@@ -128,10 +128,6 @@ impl Shell {
                 break;
             }
             for out in outputs {
-                if let Output::AskAutoSend { token } = out {
-                    ask = Some(token); // asked once the drain is over, about its result
-                    continue;
-                }
                 match out {
                     Output::Abort(id) => {
                         if let Some(c) = self.controllers.borrow_mut().remove(&id) {
@@ -140,7 +136,8 @@ impl Shell {
                     }
                     Output::Request(req) => driver::spawn(self.clone(), req),
                     Output::Event(ev) => self.deliver(ev),
-                    Output::AskAutoSend { .. } => {}
+                    // Asked once the drain is over, about its result.
+                    Output::AskAutoSend { token } => ask = Some(token),
                 }
             }
         }
