@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use crate::protocol::chunk::{chunk_from_value, parse_chunk, strict_ui_chunk, Chunk, ChunkError};
 use crate::protocol::{Role, UIMessage};
-use crate::stream::pi::{PiEffect, PiReducer};
+use crate::random::SeededRandom;
+use crate::stream::conversation::{Conversation, Effect, TurnView};
 use crate::stream::ui_message::{UiEffect, UiMessageReducer};
-use crate::stream::History;
 
 /// What [`replay_ui_message_stream`] gives back.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,36 +108,34 @@ pub struct PiReplay {
     pub diagnostics: Vec<String>,
 }
 
-/// Reduces a chunk list (both families, interleaved) in pi mode: only `data-pi-*` chunks
-/// change history; a new `data-turn-start` restarts the seq watermark.
+/// Reduces a chunk list (both families, interleaved) in pi mode, through the store's own
+/// authority gate ([`Conversation`]): only `data-pi-*` chunks change history; a new
+/// `data-turn-start` restarts the seq watermark.
 pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) -> PiReplay {
-    let mut history = History::new();
-    let mut pi = PiReducer::new();
+    let mut conversation = Conversation::new(true);
+    // Never asked: ids are made only for the AI SDK reducer's messages.
+    let mut ids = SeededRandom(0);
     let mut effects = Vec::new();
     let mut diagnostics = Vec::new();
     let mut tool_ui = crate::tool_ui::ToolUiUpdates::new();
     for input in chunks {
         match read(input) {
-            Ok(Chunk::Pi(ev)) => {
-                pi.apply(&mut history, ev, &mut effects);
-            }
-            Ok(Chunk::Data(d)) if d.name == "tool-ui" => {
-                if let Some((call, u)) = crate::tool_ui::ToolUiUpdate::from_data(&d.data) {
-                    tool_ui.insert(call, u);
-                }
-            }
-            Ok(_) => {}
+            Ok(chunk) => conversation.apply(chunk, TurnView::default(), &mut ids, &mut effects),
             Err(e) => diagnostics.push(e.to_string()),
         }
         for e in effects.drain(..) {
-            if let PiEffect::Diagnostic(d) = e {
-                diagnostics.push(d);
+            match e {
+                Effect::ToolUi(call, update) => {
+                    tool_ui.insert(call, update);
+                }
+                Effect::Diagnostic(d) => diagnostics.push(d),
+                _ => {}
             }
         }
     }
-    pi.end_of_stream(&mut history);
+    conversation.end_of_stream();
     PiReplay {
-        messages: history.messages().to_vec(),
+        messages: conversation.history().messages().to_vec(),
         tool_ui,
         diagnostics,
     }

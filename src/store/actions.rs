@@ -21,7 +21,7 @@ impl ChatStore {
         if !self.can_regenerate() {
             return false;
         }
-        let h = &self.session.history;
+        let h = self.session.conversation.history();
         // The named message, else the last one, as `useChat` does: after a failed turn the last
         // message is the user's, which is asked again (the usual Retry button).
         let target = match message_id {
@@ -35,7 +35,7 @@ impl ChatStore {
         // The body names the answer to replace; a retried user message names none unless it
         // was named (`useChat` sends the `messageId` it was given).
         let named = (assistant || message_id.is_some()).then(|| h.messages()[i].id.clone());
-        self.session.history.truncate(keep);
+        self.session.conversation.truncate(keep);
         self.start_request_turn(
             "regenerate-message",
             named,
@@ -65,20 +65,27 @@ impl ChatStore {
         let editable = self.can_edit()
             && self
                 .session
-                .history
+                .conversation
+                .history()
                 .get(message_id)
                 .is_some_and(|m| m.role == Role::User);
         if !editable {
             return SubmitResult::blocked(Refusal::Busy);
         }
-        let i = self.session.history.position(message_id).unwrap_or(0);
-        self.session.history.truncate(i);
+        let i = self
+            .session
+            .conversation
+            .history()
+            .position(message_id)
+            .unwrap_or(0);
+        let c = &mut self.session.conversation;
+        c.truncate(i);
         let mut msg = UIMessage::new(message_id, Role::User);
         msg.parts.extend(files.iter().map(FileAttachment::to_part));
         if !text.is_empty() {
             msg.parts.push(Part::text(text, None));
         }
-        self.session.history.push(msg);
+        c.push_user_message(msg);
         self.start_request_turn(
             "submit-message",
             Some(message_id.to_string()),
@@ -98,42 +105,13 @@ impl ChatStore {
         output: Result<Value, String>,
         now_ms: u64,
     ) -> bool {
-        use crate::protocol::ToolState;
-        let set = |m: &mut UIMessage| {
-            for p in &mut m.parts {
-                let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) else {
-                    continue;
-                };
-                // Output states keep only an approval that was granted.
-                let granted = t
-                    .approval
-                    .as_ref()
-                    .and_then(|a| a.get("approved"))
-                    .and_then(Value::as_bool)
-                    == Some(true);
-                if !granted {
-                    t.approval = None;
-                }
-                match &output {
-                    Ok(v) => {
-                        t.state = ToolState::OutputAvailable;
-                        t.output = Some(v.clone());
-                        t.error_text = None;
-                    }
-                    Err(e) => {
-                        t.state = ToolState::OutputError;
-                        t.output = None;
-                        t.error_text = Some(e.clone());
-                    }
-                }
-            }
-        };
-        let h = &self.session.history;
-        let Some(i) = (0..h.len()).find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
-        else {
+        if !self
+            .session
+            .conversation
+            .add_tool_output(tool_call_id, &output)
+        {
             return false;
-        };
-        self.edit_answered(i, set);
+        }
         self.touch();
         self.send_automatically(now_ms);
         true
@@ -148,56 +126,13 @@ impl ChatStore {
         reason: Option<String>,
         now_ms: u64,
     ) -> bool {
-        use crate::protocol::ToolState;
-        let asks = |p: &Part| {
-            p.as_tool().is_some_and(|t| {
-                t.state == ToolState::ApprovalRequested
-                    && t.approval
-                        .as_ref()
-                        .and_then(|a| a.get("id"))
-                        .and_then(Value::as_str)
-                        == Some(approval_id)
-            })
-        };
-        let set = |m: &mut UIMessage| {
-            for p in &mut m.parts {
-                if !asks(p) {
-                    continue;
-                }
-                if let Some(t) = p.as_tool_mut() {
-                    t.state = ToolState::ApprovalResponded;
-                    let mut approval = match t.approval.take() {
-                        Some(Value::Object(o)) => o,
-                        _ => serde_json::Map::new(),
-                    };
-                    approval.insert("id".into(), Value::String(approval_id.to_string()));
-                    approval.insert("approved".into(), Value::Bool(approved));
-                    match &reason {
-                        Some(r) => approval.insert("reason".into(), Value::String(r.clone())),
-                        None => approval.remove("reason"),
-                    };
-                    t.approval = Some(Value::Object(approval));
-                }
-            }
-        };
-        let h = &self.session.history;
-        let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
+        let c = &mut self.session.conversation;
+        if !c.add_tool_approval_response(approval_id, approved, reason.as_deref()) {
             return false;
-        };
-        self.edit_answered(i, set);
+        }
         self.touch();
         self.send_automatically(now_ms);
         true
-    }
-
-    /// The user's answer (a tool output, an approval) applied by `set` to the message at `i`,
-    /// and to the pending copy of a continued answer too, as `useChat` updates its active
-    /// response's message: that copy's first write would put the call back unanswered.
-    pub(super) fn edit_answered(&mut self, i: usize, set: impl Fn(&mut UIMessage)) {
-        set(self.session.history.at_mut(i));
-        if let Some(m) = self.session.turn.ui.pending.as_mut() {
-            set(m);
-        }
     }
 
     /// Continues the conversation from the last assistant message (AI SDK mode, nothing

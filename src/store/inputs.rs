@@ -208,7 +208,7 @@ impl ChatStore {
                 self.route(|r| &r.stream),
                 encode(&self.session.cursor())
             );
-            self.session.turn.ui.reducer.resumed();
+            self.session.conversation.resumed();
             let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
             self.session.phase = Phase::Streaming { stream };
         }
@@ -223,9 +223,9 @@ impl ChatStore {
         if self.disposed {
             return;
         }
-        let before = self.session.history.revision();
+        let before = self.session.conversation.history().revision();
         self.apply_chunk(chunk, now_ms);
-        if self.session.history.revision() != before {
+        if self.session.conversation.history().revision() != before {
             self.touch();
         }
         self.pump(now_ms);

@@ -10,7 +10,8 @@
 //! - `outbox.rs`: requests in flight, their generation, aborts; `wire.rs`: paths and bodies;
 //! - `inputs.rs`: the host's inputs (response heads, bodies, ends, failures, timeouts);
 //! - `session.rs`: one session's state, and opening, parking and switching sessions;
-//! - `reduce.rs`: the turn's stream into the history, through the reducer with authority;
+//! - `reduce.rs`: the turn's stream through the conversation's authority gate
+//!   (`stream/conversation.rs`, which owns every change of the history), and its effects;
 //! - `turn.rs`: a turn's start, end, resume, stop and failure; `followups.rs`: SPEC §6;
 //! - `actions.rs`: the `useChat` actions of AI SDK mode.
 //!
@@ -48,17 +49,16 @@ use serde_json::{json, Value};
 
 use crate::composer::{self, ComposerState, Refusal, SendRoute, Status};
 use crate::followup::{FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy};
-use crate::protocol::chunk::{parse_chunk, Chunk, PiEvent, UiChunk};
+use crate::protocol::chunk::{parse_chunk, Chunk};
 use crate::protocol::json::to_string;
 use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
 use crate::sse::{SseBatch, SseDecoder, SseError};
+use crate::stream::conversation::{Conversation, Effect};
 use crate::stream::fast_chunk::Delta;
 use crate::stream::history::{HistoryBodyError, HistoryParser};
-use crate::stream::pi::{PiEffect, PiReducer};
-use crate::stream::ui_message::{UiEffect, UiMessageReducer, Violation};
-use crate::stream::History;
-use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdate, ToolUiUpdates};
+use crate::stream::pi::PiEffect;
+use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdates};
 
 use actions::AutoSendQuestion;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
@@ -178,9 +178,9 @@ pub struct ChatStore {
     /// `stop()` calls so far: an answer asked before a stop continues nothing.
     stops: u32,
     scratch: SseBatch,
-    /// The AI SDK reducer's effects of one chunk, reused: a new `Vec` per text delta cost its
-    /// drop call on the hot path ([`reduce_streamed`](Self::reduce_streamed)).
-    ui_effects: Vec<UiEffect>,
+    /// The conversation's effects of one chunk, reused: a new `Vec` per text delta cost its
+    /// drop call on the hot path.
+    effects: Vec<Effect>,
 }
 
 impl std::fmt::Debug for ChatStore {
@@ -225,7 +225,7 @@ impl ChatStore {
             auto_send_tokens: 0,
             stops: 0,
             scratch: SseBatch::default(),
-            ui_effects: Vec::new(),
+            effects: Vec::new(),
         };
         store.open_session(now_ms);
         store
@@ -247,7 +247,7 @@ impl ChatStore {
 
     pub fn capabilities(&self) -> Capabilities {
         let mut c = self.session.caps;
-        if self.session.pi_mode {
+        if self.session.conversation.pi_mode() {
             c.ai_sdk_owns_history = false;
         }
         c
@@ -265,7 +265,11 @@ impl ChatStore {
     /// Message `i` as the UI gets it: its JSON with the resolved `ui` on every tool part.
     pub fn export_message(&self, i: usize) -> Value {
         let s = &self.session;
-        tool_ui::export_message(&s.history.messages()[i], &s.tool_ui, &s.tools)
+        tool_ui::export_message(
+            &s.conversation.history().messages()[i],
+            &s.tool_ui,
+            &s.tools,
+        )
     }
 
     /// Part `k` of message `i` as the UI gets it, shown as `shown` (the part itself, or it with
@@ -274,7 +278,7 @@ impl ChatStore {
     /// parts). The `ui` does not depend on the fields a placeholder stands for.
     pub fn export_part_as(&self, i: usize, k: usize, shown: &Part) -> Value {
         let s = &self.session;
-        let part = &s.history.messages()[i].parts[k];
+        let part = &s.conversation.history().messages()[i].parts[k];
         let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
         if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
             obj.insert("ui".into(), tool_ui::resolve(t, &s.tool_ui, &s.tools));
@@ -290,36 +294,36 @@ impl ChatStore {
 
     /// The one canonical list: display and action eligibility both read it.
     pub fn messages(&self) -> &[UIMessage] {
-        self.session.history.messages()
+        self.session.conversation.history().messages()
     }
 
     /// The version of message `i`: it changes exactly when that message changes.
     pub fn message_version(&self, i: usize) -> u64 {
-        self.session.history.version(i)
+        self.session.conversation.history().version(i)
     }
 
     /// The version of the last change of message `i` other than appends to its texts: while
     /// it is not newer than a version seen, its texts only grew since.
     pub fn message_reshaped(&self, i: usize) -> u64 {
-        self.session.history.reshaped(i)
+        self.session.conversation.history().reshaped(i)
     }
 
     /// Every message's version, by position ([`ChatStore::message_version`] of each).
     pub fn message_versions(&self) -> &[u64] {
-        self.session.history.versions()
+        self.session.conversation.history().versions()
     }
 
     /// The current session's history revision: with [`messages_changed_from`](Self::messages_changed_from)
     /// (Self::messages_changed_from), a consumer that keeps the versions it saw learns where to
     /// compare them from. A session switch starts another history: compare it all.
     pub fn messages_revision(&self) -> u64 {
-        self.session.history.revision()
+        self.session.conversation.history().revision()
     }
 
     /// The lowest position whose message may have changed since the current session's history
     /// was at revision `since` ([`History::changed_from`]).
     pub fn messages_changed_from(&self, since: u64) -> usize {
-        self.session.history.changed_from(since)
+        self.session.conversation.history().changed_from(since)
     }
 
     /// The waiting bubbles, shown after all messages.
@@ -377,7 +381,8 @@ impl ChatStore {
         self.status() == Status::Submitted
             && self
                 .session
-                .history
+                .conversation
+                .history()
                 .messages()
                 .last()
                 .is_none_or(|m| m.role != Role::Assistant)

@@ -3,20 +3,6 @@
 
 use super::*;
 
-/// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
-pub(super) const TOOL_UI_SEARCH: usize = 64;
-
-/// The AI SDK reducer's hold on the message of the running turn.
-#[derive(Debug, Default)]
-pub(super) struct UiTurn {
-    pub(super) reducer: UiMessageReducer,
-    /// The streamed message's id in the history, once it has one.
-    pub(super) message_id: Option<String>,
-    /// The message the turn streams into before its first write ([`ChatStore::ui_target`]):
-    /// a new one, or a copy of the assistant message it continues.
-    pub(super) pending: Option<UIMessage>,
-}
-
 /// Everything that belongs to one session. The current one is live; others are parked with
 /// their queue (which resumes when the session is current again) and their history.
 #[derive(Debug)]
@@ -28,12 +14,10 @@ pub(super) struct Session {
     pub(super) tools: Vec<ToolCatalogEntry>,
     /// The latest `data-tool-ui` of each tool call.
     pub(super) tool_ui: ToolUiUpdates,
-    /// `data-pi-mode` was seen: the pi projection owns history whatever was fetched.
-    pub(super) pi_mode: bool,
-    pub(super) history: History,
+    /// The history and the reducers with authority over it.
+    pub(super) conversation: Conversation,
     /// The history's JSON by message, for the bodies of AI SDK mode.
     pub(super) history_json: HistoryJson,
-    pub(super) pi: PiReducer,
     /// The turn this client follows: what a new turn starts afresh.
     pub(super) turn: TurnState,
     pub(super) queue: FollowUpQueue,
@@ -45,9 +29,6 @@ pub(super) struct Session {
     /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
     /// for the user.
     pub(super) send_queue_when_idle: bool,
-    /// The turn the reducers last started (`data-turn-start`), running or not: a repeated
-    /// turn-start of it (a replay from the start of the server's buffer) is not a new turn.
-    pub(super) reducer_turn: Option<String>,
 }
 
 /// What a turn this client follows holds: made anew by each turn it starts
@@ -70,12 +51,6 @@ pub(super) struct TurnState {
     pub(super) stream_error: bool,
     pub(super) finish_reason: Option<String>,
     pub(super) resume_tries: u32,
-    /// This turn's user message-start came while the AI SDK reducer had authority, so it was
-    /// not applied. A later hand-off to the pi projection must then not let the next user
-    /// message-start (a follow-up's) adopt the optimistic message.
-    pub(super) ignored_user_start: bool,
-    /// The AI SDK reducer's hold on the turn's message.
-    pub(super) ui: UiTurn,
 }
 
 impl TurnState {
@@ -91,8 +66,6 @@ impl TurnState {
             stream_error: false,
             finish_reason: None,
             resume_tries: 0,
-            ignored_user_start: false,
-            ui: UiTurn::default(),
         }
     }
 }
@@ -110,22 +83,19 @@ impl Session {
             caps_loaded: caps.is_some(),
             tools: Vec::new(),
             tool_ui: ToolUiUpdates::new(),
-            pi_mode: false,
-            history: History::new(),
+            conversation: Conversation::new(!caps.unwrap_or_default().ai_sdk_owns_history),
             history_json: HistoryJson::default(),
-            pi: PiReducer::new(),
             turn: TurnState::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
             phase: Phase::IDLE,
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
-            reducer_turn: None,
         }
     }
 
     pub(super) fn pi_owns_history(&self) -> bool {
-        self.pi_mode || !self.caps.ai_sdk_owns_history
+        self.conversation.pi_owns_history()
     }
 
     /// The resume cursor: the last event id the server gave, else the index of the last event
@@ -147,7 +117,9 @@ impl ChatStore {
             return;
         }
         self.bump_generation();
-        self.version_floor = self.version_floor.max(self.session.history.revision());
+        self.version_floor = self
+            .version_floor
+            .max(self.session.conversation.history().revision());
         let next = self.parked.remove(session_id).unwrap_or_else(|| {
             Session::new(
                 session_id.to_string(),
@@ -158,7 +130,7 @@ impl ChatStore {
         });
         let old = std::mem::replace(&mut self.session, next);
         self.parked.insert(old.id.clone(), old);
-        self.session.history.advance_clock(self.version_floor);
+        self.session.conversation.advance_clock(self.version_floor);
         self.tool_ui_version += 1;
         self.open_session(now_ms);
         self.touch();
@@ -239,45 +211,7 @@ impl ChatStore {
             self.session.tools = tools;
             self.tool_ui_version += 1;
             // The tool parts' resolved `ui` may change with it.
-            self.touch_tool_messages(|_| true);
-        }
-        self.touch();
-    }
-
-    /// Bumps the version of every message with a tool part `pick` selects (their exported
-    /// `ui` depends on more than the message).
-    pub(super) fn touch_tool_messages(&mut self, pick: impl Fn(&str) -> bool) {
-        let h = &mut self.session.history;
-        for i in 0..h.len() {
-            let hit = h.messages()[i]
-                .parts
-                .iter()
-                .any(|p| p.as_tool().is_some_and(|t| pick(&t.tool_call_id)));
-            if hit {
-                h.at_mut(i);
-            }
-        }
-    }
-
-    /// A `data-tool-ui` chunk: remembered for its tool call (in both modes: in pi mode it is
-    /// not history, yet the part shows it).
-    pub(super) fn on_tool_ui(&mut self, data: &Value) {
-        let Some((call, update)) = ToolUiUpdate::from_data(data) else {
-            return self.diagnostic("data-tool-ui without a toolCallId");
-        };
-        self.session.tool_ui.insert(call.clone(), update);
-        self.tool_ui_version += 1;
-        // The message holding the call is the running turn's, the last one or near it. The
-        // search stops after TOOL_UI_SEARCH messages: a chunk naming a call no message has
-        // (hostile, or a stale progress update) would otherwise cost the whole history per
-        // chunk. An older message shows the update the next time it changes.
-        let h = &mut self.session.history;
-        if let Some(i) = (0..h.len())
-            .rev()
-            .take(TOOL_UI_SEARCH)
-            .find(|&i| tool_ui::has_call(&h.messages()[i], &call))
-        {
-            h.at_mut(i);
+            self.session.conversation.touch_tool_messages(|_| true);
         }
         self.touch();
     }
@@ -291,13 +225,13 @@ impl ChatStore {
             }
             None => Capabilities::default(),
         };
-        let pi_owned = self.session.pi_owns_history();
-        self.session.caps = caps;
-        self.session.caps_loaded = true;
-        if !pi_owned && self.session.pi_owns_history() && self.status().is_busy() {
-            // A first send went ahead on the defaults: its turn is the projection's now.
-            self.hand_history_to_pi();
-        }
+        let busy = self.status().is_busy();
+        let s = &mut self.session;
+        s.caps = caps;
+        s.caps_loaded = true;
+        // A first send that went ahead on the defaults is the projection's now.
+        s.conversation
+            .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
         self.touch();
     }
 
@@ -327,7 +261,7 @@ impl ChatStore {
             p.push(body);
             p
         });
-        let (mut messages, skipped) = match parser.finish() {
+        let (messages, skipped) = match parser.finish() {
             Ok(list) => list,
             Err(HistoryBodyError::NoMessagesList) => {
                 return self.diagnostic("history answer has no messages list")
@@ -337,36 +271,10 @@ impl ChatStore {
         for e in skipped {
             self.diagnostic(&format!("history message skipped: {e}"));
         }
-        if !matches!(self.session.phase, Phase::Idle { .. }) {
-            // A turn started before the history came: canonical first, then what this client
-            // added that the server does not list yet. A message both have keeps the local
-            // copy, the one being streamed into; and the reducers keep their bookkeeping
-            // (the optimistic user message to adopt, the open messages, part positions), all
-            // keyed by message id and still true of those copies. Resetting it mid-turn split
-            // the streaming text part in two and duplicated the user's message.
-            let local = self.session.history.messages();
-            let by_id: HashMap<&str, usize> = local
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.id.as_str(), i))
-                .collect();
-            let mut listed = vec![false; local.len()];
-            for c in messages.iter_mut() {
-                if let Some(&i) = by_id.get(c.id.as_str()) {
-                    listed[i] = true;
-                    c.clone_from(&local[i]);
-                }
-            }
-            let extra = local.iter().zip(listed).filter(|(_, l)| !l).map(|(m, _)| m);
-            let merged: Vec<UIMessage> = messages.into_iter().chain(extra.cloned()).collect();
-            self.session.history.replace_all(merged);
-            self.session.history_json.clear();
-            return;
-        }
-        self.session.history.replace_all(messages);
+        // A turn started before the history came: the conversation merges.
+        let busy = !matches!(self.session.phase, Phase::Idle { .. });
+        self.session.conversation.hydrate(messages, busy);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
-        self.session.pi.reset();
-        self.session.turn.ui = UiTurn::default();
     }
 }

@@ -102,9 +102,7 @@ impl ChatStore {
         if let Some(held) = self.session.phase.take_held() {
             // Never sent: the message goes back to the composer (if it is empty) rather than
             // stay as if it had been asked.
-            if let Some(i) = self.session.history.position(&held.message_id) {
-                self.session.history.remove(i);
-            }
+            self.session.conversation.withdraw(&held.message_id);
             if self.draft.is_empty() && self.draft_files.is_empty() {
                 self.draft = held.text;
                 self.draft_files = held.files;
@@ -147,10 +145,7 @@ impl ChatStore {
         if !text.is_empty() {
             msg.parts.push(Part::text(text, None));
         }
-        self.session.history.push(msg);
-        if self.session.pi_owns_history() {
-            self.session.pi.set_pending_user(Some(id.clone()));
-        }
+        self.session.conversation.push_user_message(msg);
         id
     }
 
@@ -191,12 +186,12 @@ impl ChatStore {
             // The whole history, files included, as `useChat` sends it: the model needs the
             // bytes. Only the stored copy (PUT) drops `data:` URLs.
             let s = &mut self.session;
-            s.history_json.refresh(&s.history);
+            s.history_json.refresh(s.conversation.history());
             s.history_json.body(&body, false)
         };
         let s = &mut self.session;
         s.turn = TurnState::new(Some(client_turn_id), self.opts.limits.max_event_bytes);
-        s.pi.new_turn();
+        s.conversation.new_turn();
         s.error = None;
         s.send_queue_when_idle = false;
         let path = self.route(|r| &r.chat);
@@ -282,7 +277,7 @@ impl ChatStore {
         let finished = matches!(ending, Ending::Finished);
         if !matches!(ending, Ending::Failed(_)) {
             // What the projection still holds open is final now.
-            s.pi.end_of_stream(&mut s.history);
+            s.conversation.end_of_stream();
         }
         // `turnId` names the running turn: none runs now.
         s.turn.turn_id = None;
@@ -360,11 +355,11 @@ impl ChatStore {
 
     /// In AI SDK mode the client owns history: store it after every completed turn.
     pub(super) fn after_ai_sdk_turn(&mut self, now_ms: u64) {
-        if self.session.pi_owns_history() || self.session.history.is_empty() {
+        if self.session.pi_owns_history() || self.session.conversation.history().is_empty() {
             return;
         }
         let s = &mut self.session;
-        s.history_json.refresh(&s.history);
+        s.history_json.refresh(s.conversation.history());
         let body = s.history_json.body(&json!({}), true);
         let path = self.route(|r| &r.messages);
         self.request(

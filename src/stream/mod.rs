@@ -3,6 +3,7 @@
 //! Both reducers write into one [`History`], which versions every message so the wasm shell
 //! re-exports only what changed.
 
+pub mod conversation;
 pub mod fast_chunk;
 pub mod history;
 pub mod partial_json;

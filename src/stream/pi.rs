@@ -324,8 +324,8 @@ impl PiReducer {
         self.last_delta = None;
         let before = h.revision();
         match ev {
-            // The store acts on these before any reducer (the mode, the turn id for stop and
-            // resume); to the reducer, a turn-start of another turn restarts the watermark.
+            // The mode is the authority gate's (`conversation.rs`); a turn-start of another
+            // turn than the one followed restarts the watermark.
             PiEvent::Mode { .. } => {}
             PiEvent::TurnStart { turn_id } => {
                 if self.turn.as_deref() != Some(turn_id.as_str()) {

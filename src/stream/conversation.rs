@@ -1,0 +1,678 @@
+//! The conversation: the history, the two reducers that may write it, and the one rule of
+//! which has authority over a chunk (SPEC §8). The store and the replay helpers both feed
+//! chunks here, and every transition of the history happens here: the streamed message of
+//! AI SDK mode, the pi projection, the hand-over between them, the pi turn's restart, the
+//! user's tool outputs and approvals. What a chunk means beyond the history (the status, the
+//! queue, `onData`) comes back as an [`Effect`].
+
+use serde_json::Value;
+
+use crate::protocol::chunk::{Chunk, DataChunk, PiEvent, UiChunk};
+use crate::protocol::{Part, Role, ToolState, UIMessage};
+use crate::random::{uuid_v4, RandomSource};
+use crate::stream::fast_chunk::Delta;
+use crate::stream::pi::{PiEffect, PiReducer};
+use crate::stream::ui_message::{UiEffect, UiMessageReducer, Violation};
+use crate::stream::History;
+use crate::tool_ui::{self, ToolUiUpdate};
+
+/// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
+const TOOL_UI_SEARCH: usize = 64;
+
+/// What a chunk means beyond the history, for the store (the replay helpers keep what they
+/// report and drop the rest).
+#[derive(Debug)]
+pub enum Effect {
+    /// `data-pi-mode`: the pi projection owns the history from here on.
+    PiMode,
+    /// `data-turn-start` named the turn (the reducers' restart is done).
+    TurnStart(String),
+    /// A write that ends `useChat`'s `submitted` (the status turns `streaming`).
+    Streams,
+    /// A data chunk for `onData` (`transient`: it is not in the history).
+    Data {
+        name: String,
+        id: Option<String>,
+        data: Value,
+        transient: bool,
+    },
+    /// An `error` chunk: the server's report.
+    ServerError(String),
+    /// `useChat` stops reading at an `error` chunk: the turn's stream ends here.
+    StreamStops,
+    /// The turn's finish reason.
+    Finish(Option<String>),
+    /// The AI SDK reducer refused a chunk: the `ai` package stops processing there.
+    Violation(String),
+    /// A `data-tool-ui` update for a tool call.
+    ToolUi(String, ToolUiUpdate),
+    /// A user message the server committed (with a follow-up's nonce), a consumed follow-up.
+    FollowUp(PiEffect),
+    /// Something odd but survivable.
+    Diagnostic(String),
+}
+
+/// The turn as the store follows it, where the gate needs it.
+#[derive(Clone, Copy, Default)]
+pub struct TurnView<'a> {
+    /// The server's id of the running turn: its `data-turn-start` again (a resume that
+    /// replays from the start of the server's buffer) is not a new turn.
+    pub running_id: Option<&'a str>,
+    /// A turn of this client is on its way (its optimistic user message is shown).
+    pub busy: bool,
+}
+
+/// How a chunk writes the streamed message in `useChat` ([`Conversation::reduce_streamed`]):
+/// whether it puts the answer into `messages` (`places`), whether that write also updates the
+/// status (`streams`), and whether it is a `reset-step`, which writes only when it removes parts.
+#[derive(Clone, Copy)]
+struct Writes {
+    places: bool,
+    streams: bool,
+    reset: bool,
+}
+
+impl Writes {
+    /// A delta or a data part: always a write, with the status.
+    const ALWAYS: Writes = Writes {
+        places: true,
+        streams: true,
+        reset: false,
+    };
+
+    /// As `ai` 7.0.173's stream processor calls `write()`: with the status update for every
+    /// chunk that changes the message, but without it for a `start` naming the message (id or
+    /// metadata). A step's start and end, `error`, `abort`, and a `finish` or
+    /// `message-metadata` without metadata do not write; a `reset-step` writes (with the
+    /// status) only when it removes parts.
+    fn of(c: &UiChunk) -> Writes {
+        let streams = match c {
+            UiChunk::Start { .. }
+            | UiChunk::StartStep
+            | UiChunk::FinishStep
+            | UiChunk::ResetStep
+            | UiChunk::Error { .. }
+            | UiChunk::Abort { .. } => false,
+            UiChunk::Finish {
+                message_metadata, ..
+            }
+            | UiChunk::MessageMetadata { message_metadata } => message_metadata.is_some(),
+            UiChunk::Data(d) => !d.transient,
+            _ => true,
+        };
+        let names = matches!(c, UiChunk::Start { message_id, message_metadata }
+            if message_id.is_some() || message_metadata.is_some());
+        Writes {
+            places: streams || names,
+            streams,
+            reset: matches!(c, UiChunk::ResetStep),
+        }
+    }
+}
+
+/// The AI SDK reducer's hold on the message of the running turn.
+#[derive(Debug, Default)]
+struct UiTurn {
+    reducer: UiMessageReducer,
+    /// The streamed message's id in the history, once it has one.
+    message_id: Option<String>,
+    /// The message the turn streams into before its first write ([`Conversation::ui_placed`]):
+    /// a new one, or a copy of the assistant message it continues.
+    pending: Option<UIMessage>,
+}
+
+/// One session's history and the reducers with authority over it.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    history: History,
+    pi: PiReducer,
+    /// `data-pi-mode` was seen: the pi projection owns history whatever was fetched.
+    pi_mode: bool,
+    /// The capabilities say the server owns history (`aiSdkOwnsHistory: false`).
+    server_owns_history: bool,
+    ui: UiTurn,
+    /// This turn's user message-start came while the AI SDK reducer had authority, so it was
+    /// not applied. A later hand-off to the pi projection must then not let the next user
+    /// message-start (a follow-up's) adopt the optimistic message.
+    ignored_user_start: bool,
+    /// The AI SDK reducer's effects, kept to reuse the allocation.
+    ui_effects: Vec<UiEffect>,
+}
+
+impl Conversation {
+    /// An empty conversation; `server_owns_history` as the capabilities say.
+    pub fn new(server_owns_history: bool) -> Self {
+        Conversation {
+            server_owns_history,
+            ..Conversation::default()
+        }
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// The pi projection has authority (pi mode, or a server that owns history).
+    pub fn pi_owns_history(&self) -> bool {
+        self.pi_mode || self.server_owns_history
+    }
+
+    /// `data-pi-mode` was seen.
+    pub fn pi_mode(&self) -> bool {
+        self.pi_mode
+    }
+
+    /// The capabilities changed. A turn that went ahead on the defaults (`busy`) is the
+    /// projection's when the server owns history now.
+    pub fn set_server_owns_history(&mut self, owns: bool, busy: bool) {
+        let was = self.pi_owns_history();
+        self.server_owns_history = owns;
+        if !was && self.pi_owns_history() && busy {
+            self.hand_history_to_pi(busy);
+        }
+    }
+
+    // ----- the stream --------------------------------------------------------------------
+
+    /// The one place a chunk meets the history: the authority gate of SPEC §8.
+    pub fn apply(
+        &mut self,
+        chunk: Chunk,
+        turn: TurnView<'_>,
+        rng: &mut dyn RandomSource,
+        out: &mut Vec<Effect>,
+    ) {
+        if let Chunk::Data(d) = &chunk {
+            if d.name == "tool-ui" {
+                // Typed tool UI metadata for a call; the chunk then goes where any data chunk
+                // goes (onData, and history in AI SDK mode).
+                self.on_tool_ui(&d.data, out);
+            }
+        }
+        let pi_owns = self.pi_owns_history();
+        match chunk {
+            Chunk::Pi(PiEvent::Mode { enabled }) => {
+                if enabled && !self.pi_mode {
+                    self.pi_mode = true;
+                    self.hand_history_to_pi(turn.busy);
+                    out.push(Effect::PiMode);
+                }
+            }
+            Chunk::Pi(PiEvent::TurnStart { turn_id }) => {
+                // In both modes. The turn-start of the turn already running (a resume that
+                // replays from the start of the server's buffer) is not a new turn: resetting
+                // the seq watermark would apply the replayed deltas a second time. The
+                // projection restarts for any other turn than the one it follows.
+                if turn.running_id != Some(turn_id.as_str()) {
+                    let ev = PiEvent::TurnStart {
+                        turn_id: turn_id.clone(),
+                    };
+                    self.pi.apply(&mut self.history, ev, &mut Vec::new());
+                }
+                out.push(Effect::TurnStart(turn_id));
+            }
+            Chunk::Pi(ev) if pi_owns => {
+                let mut effects = Vec::new();
+                self.pi.apply(&mut self.history, ev, &mut effects);
+                out.extend(effects.into_iter().map(Effect::from));
+            }
+            // AI SDK mode: the pi projection is not the authority.
+            Chunk::Pi(ev) => {
+                if let PiEvent::MessageStart {
+                    role: Role::User,
+                    client_nonce: None,
+                    ..
+                } = ev
+                {
+                    self.ignored_user_start = true;
+                }
+            }
+            Chunk::Ui(c) if pi_owns => match c {
+                // pi mode: standard chunks duplicate what the projection says; only the
+                // turn-level ones count.
+                UiChunk::Error { error_text } => out.push(Effect::ServerError(error_text)),
+                UiChunk::Finish { finish_reason, .. } => out.push(Effect::Finish(finish_reason)),
+                _ => {}
+            },
+            Chunk::Ui(c) => self.on_ui_chunk(c, rng, out),
+            Chunk::Data(d) if pi_owns => out.push(Effect::Data {
+                name: d.name,
+                id: d.id,
+                data: d.data,
+                transient: d.transient,
+            }),
+            Chunk::Data(d) => self.on_ui_data(d, rng, out),
+            Chunk::Unknown { chunk_type, .. } => out.push(Effect::Diagnostic(format!(
+                "unknown chunk type {chunk_type}"
+            ))),
+        }
+    }
+
+    /// What [`apply`](Self::apply) does with a delta's chunk, without building it: the same
+    /// gate, and the reducers' own entry points for a delta read in place.
+    pub fn apply_delta(
+        &mut self,
+        delta: Delta<'_>,
+        turn: TurnView<'_>,
+        rng: &mut dyn RandomSource,
+        out: &mut Vec<Effect>,
+    ) {
+        let pi_owns = self.pi_owns_history();
+        match delta {
+            Delta::Pi {
+                seq,
+                kind,
+                message_id,
+                part_id,
+                delta,
+            } if pi_owns => {
+                let mut effects = Vec::new();
+                let ids = (&*message_id, &*part_id);
+                let h = &mut self.history;
+                self.pi.apply_delta(h, seq, kind, ids, &delta, &mut effects);
+                out.extend(effects.into_iter().map(Effect::from));
+            }
+            // AI SDK mode ignores the projection's deltas; pi mode the standard ones.
+            Delta::Pi { .. } => {}
+            _ if pi_owns => {}
+            // The reducer's delta entry only appends to a text (`append_only`).
+            Delta::Part { kind, id, delta } => self.reduce_streamed(
+                Writes::ALWAYS,
+                true,
+                |r, m, _| r.apply_delta(m, kind, &id, &delta),
+                rng,
+                out,
+            ),
+            // Tool input deltas cost their parse, not their chunk: the general path.
+            d @ Delta::ToolInput { .. } => self.apply(d.into_chunk(), turn, rng, out),
+        }
+    }
+
+    /// A standard chunk while the AI SDK reducer has authority.
+    fn on_ui_chunk(&mut self, c: UiChunk, rng: &mut dyn RandomSource, out: &mut Vec<Effect>) {
+        let error = matches!(c, UiChunk::Error { .. });
+        let writes = Writes::of(&c);
+        self.reduce_streamed(writes, false, |r, m, e| r.apply(m, c, e), rng, out);
+        // `useChat` stops at an `error` chunk (its stream processor throws it): the turn ends
+        // there, and nothing after it in the stream is applied. The replay helpers, like
+        // `readUIMessageStream`, go on.
+        if error {
+            out.push(Effect::StreamStops);
+        }
+    }
+
+    /// A `data-*` chunk while the AI SDK reducer has authority: a transient one only reaches
+    /// `onData`, any other is a part of the streamed message.
+    fn on_ui_data(&mut self, d: DataChunk, rng: &mut dyn RandomSource, out: &mut Vec<Effect>) {
+        if d.transient {
+            let mut effects = std::mem::take(&mut self.ui_effects);
+            let mut scratch = UIMessage::new("", Role::Assistant);
+            self.ui.reducer.apply_data(&mut scratch, d, &mut effects);
+            self.on_ui_effects(None, &mut effects, out);
+            self.ui_effects = effects;
+        } else {
+            let data = |r: &mut UiMessageReducer, m: &mut UIMessage, e: &mut Vec<_>| {
+                r.apply_data(m, d, e);
+                Ok(())
+            };
+            self.reduce_streamed(Writes::ALWAYS, false, data, rng, out);
+        }
+    }
+
+    /// Where the AI SDK reducer applies a chunk: the streamed message's position once it is in
+    /// the history; else `None`, and the chunk goes to the turn's pending message (made here:
+    /// a new one, or a copy of the assistant message the turn continues). As in `useChat`, the
+    /// message enters the history at the first chunk that writes it ([`place_pending`]
+    /// (Self::place_pending)). Until then a continued message shows as it was, and a stream
+    /// that writes nothing (a bare `start` and `finish`, an `error` at once) leaves no empty
+    /// answer behind.
+    fn ui_placed(&mut self, rng: &mut dyn RandomSource) -> Option<usize> {
+        let placed = self.ui.message_id.as_deref();
+        if let Some(i) = placed.and_then(|id| self.history.position(id)) {
+            return Some(i);
+        }
+        if self.ui.pending.is_none() {
+            let continued = self.history.last().filter(|m| m.role == Role::Assistant);
+            self.ui.pending = Some(match continued {
+                Some(m) => m.clone(),
+                None => UIMessage::new(uuid_v4(rng), Role::Assistant),
+            });
+        }
+        None
+    }
+
+    /// The pending message's first write: it enters the history (`push` replaces the message
+    /// of the same id in place: the continued one) and is streamed into there from now on.
+    fn place_pending(&mut self) -> Option<usize> {
+        let i = self.history.push(self.ui.pending.take()?);
+        self.ui.message_id = Some(self.history.messages()[i].id.clone());
+        Some(i)
+    }
+
+    /// One step of the AI SDK reducer on the streamed message, as `useChat` writes it.
+    /// `reduce` runs on the message in the history (`append_only`: the delta entry, which only
+    /// appends to a text), or on the turn's pending answer. That answer enters the history at
+    /// the first chunk that writes, not at all when the reducer refuses it (the processor throws
+    /// before writing). Then the effects follow, a refusal, and a write that ends `submitted`.
+    /// The fast and the general path both come here.
+    fn reduce_streamed(
+        &mut self,
+        writes: Writes,
+        append_only: bool,
+        reduce: impl FnOnce(
+            &mut UiMessageReducer,
+            &mut UIMessage,
+            &mut Vec<UiEffect>,
+        ) -> Result<(), Violation>,
+        rng: &mut dyn RandomSource,
+        out: &mut Vec<Effect>,
+    ) {
+        let placed = self.ui_placed(rng);
+        let msg = match (placed, self.ui.pending.as_mut()) {
+            (Some(i), _) if append_only => self.history.append_mut(i),
+            (Some(i), _) => self.history.at_mut(i),
+            (None, Some(m)) => m,
+            (None, None) => return,
+        };
+        let before = msg.parts.len();
+        let result = reduce(&mut self.ui.reducer, msg, &mut self.ui_effects);
+        // A `reset-step` writes (with the status) when the step had parts to remove.
+        let removed = writes.reset && msg.parts.len() < before;
+        let applied = result.is_ok();
+        let target = match placed {
+            None if applied && (writes.places || removed) => self.place_pending(),
+            _ => placed,
+        };
+        // (Skipped for a text delta: its entry has no effects, and the calls are not free per
+        // delta.)
+        if !self.ui_effects.is_empty() {
+            let mut effects = std::mem::take(&mut self.ui_effects);
+            self.on_ui_effects(target, &mut effects, out);
+            self.ui_effects = effects;
+        }
+        if let Err(v) = result {
+            out.push(Effect::Violation(v.0));
+        }
+        if applied && (writes.streams || removed) {
+            out.push(Effect::Streams);
+        }
+    }
+
+    /// The AI SDK reducer's effects for the message at `target`.
+    fn on_ui_effects(
+        &mut self,
+        target: Option<usize>,
+        effects: &mut Vec<UiEffect>,
+        out: &mut Vec<Effect>,
+    ) {
+        for e in effects.drain(..) {
+            match e {
+                UiEffect::MessageId(id) => {
+                    // A second `start` renames the same message: never a second bubble.
+                    if let Some(i) = target.filter(|&i| i < self.history.len()) {
+                        self.history.rename(i, &id);
+                        self.ui.message_id = Some(self.history.messages()[i].id.clone());
+                    }
+                }
+                UiEffect::Data(d) => out.push(Effect::Data {
+                    name: d.name,
+                    id: d.id,
+                    data: d.data,
+                    transient: d.transient,
+                }),
+                UiEffect::Error(text) => out.push(Effect::ServerError(text)),
+                UiEffect::Finish(reason) => out.push(Effect::Finish(reason)),
+            }
+        }
+    }
+
+    /// A `data-tool-ui` chunk: for the store to remember (in both modes: in pi mode it is not
+    /// history, yet the part shows it), and the message holding the call shows it.
+    fn on_tool_ui(&mut self, data: &Value, out: &mut Vec<Effect>) {
+        let Some((call, update)) = ToolUiUpdate::from_data(data) else {
+            let e = "data-tool-ui without a toolCallId";
+            return out.push(Effect::Diagnostic(e.to_string()));
+        };
+        // The message holding the call is the running turn's, the last one or near it. The
+        // search stops after TOOL_UI_SEARCH messages: a chunk naming a call no message has
+        // (hostile, or a stale progress update) would otherwise cost the whole history per
+        // chunk. An older message shows the update the next time it changes.
+        let h = &mut self.history;
+        if let Some(i) = (0..h.len())
+            .rev()
+            .take(TOOL_UI_SEARCH)
+            .find(|&i| tool_ui::has_call(&h.messages()[i], &call))
+        {
+            h.at_mut(i);
+        }
+        out.push(Effect::ToolUi(call, update));
+    }
+
+    /// The pi projection took over history from the AI SDK reducer (`data-pi-mode`, or a
+    /// capabilities answer that came after a send made on the defaults). A message the AI
+    /// SDK reducer started in this turn is dropped: the projection rebuilds it.
+    fn hand_history_to_pi(&mut self, busy: bool) {
+        self.ui.pending = None;
+        let started = self.ui.message_id.take();
+        if let Some(i) = started.and_then(|id| self.history.position(&id)) {
+            if self.history.messages()[i].role == Role::Assistant {
+                self.history.remove(i);
+            }
+        }
+        // The optimistic user message of this turn is adopted by the projection's first
+        // user message-start, unless that one went by already.
+        if busy && !self.ignored_user_start {
+            let m = self.history.messages();
+            let last_user = m.iter().rposition(|m| m.role == Role::User);
+            self.pi.set_pending_user(last_user.map(|i| m[i].id.clone()));
+        }
+    }
+
+    // ----- the turn ----------------------------------------------------------------------
+
+    /// A turn starts (a chat POST): nothing of the last one's reducer state carries over.
+    pub fn new_turn(&mut self) {
+        self.pi.new_turn();
+        self.ui = UiTurn::default();
+        self.ignored_user_start = false;
+    }
+
+    /// The turn's stream is read again from a cursor (a resume).
+    pub fn resumed(&mut self) {
+        self.ui.reducer.resumed();
+    }
+
+    /// The turn's stream is over: what the projection still holds open is final now.
+    pub fn end_of_stream(&mut self) {
+        self.pi.end_of_stream(&mut self.history);
+    }
+
+    /// The optimistic user message of a turn this client starts; in pi mode the projection's
+    /// first user message-start adopts it.
+    pub fn push_user_message(&mut self, msg: UIMessage) {
+        let id = msg.id.clone();
+        self.history.push(msg);
+        if self.pi_owns_history() {
+            self.pi.set_pending_user(Some(id));
+        }
+    }
+
+    /// A user message that was never sent (a held turn the user stopped) leaves the history.
+    pub fn withdraw(&mut self, message_id: &str) {
+        if let Some(i) = self.history.position(message_id) {
+            self.history.remove(i);
+        }
+    }
+
+    /// Keeps the first `len` messages (regenerate, edit: AI SDK mode, nothing running).
+    pub fn truncate(&mut self, len: usize) {
+        self.history.truncate(len);
+    }
+
+    /// The canonical history came (hydration). While a turn runs (`busy`) canonical comes
+    /// first, then what this client added that the server does not list yet; a message both
+    /// have keeps the local copy, the one being streamed into, and the reducers keep their
+    /// bookkeeping (the optimistic user message to adopt, the open messages, part positions),
+    /// all keyed by message id and still true of those copies: resetting it mid-turn would
+    /// split the streaming text part in two and duplicate the user's message.
+    pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, busy: bool) {
+        if busy {
+            let local = self.history.messages();
+            let by_id: std::collections::HashMap<&str, usize> = local
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.id.as_str(), i))
+                .collect();
+            let mut listed = vec![false; local.len()];
+            for c in messages.iter_mut() {
+                if let Some(&i) = by_id.get(c.id.as_str()) {
+                    listed[i] = true;
+                    c.clone_from(&local[i]);
+                }
+            }
+            let extra = local.iter().zip(listed).filter(|(_, l)| !l).map(|(m, _)| m);
+            let merged: Vec<UIMessage> = messages.into_iter().chain(extra.cloned()).collect();
+            self.history.replace_all(merged);
+            return;
+        }
+        self.history.replace_all(messages);
+        self.pi.reset();
+        self.ui = UiTurn::default();
+    }
+
+    /// Another session's messages were exported: this one's versions start above them, so a
+    /// snapshot never takes a message of one for the other's.
+    pub fn advance_clock(&mut self, floor: u64) {
+        self.history.advance_clock(floor);
+    }
+
+    /// Bumps the version of every message with a tool part `pick` selects (their exported
+    /// `ui` depends on more than the message).
+    pub fn touch_tool_messages(&mut self, pick: impl Fn(&str) -> bool) {
+        let h = &mut self.history;
+        for i in 0..h.len() {
+            let hit = h.messages()[i]
+                .parts
+                .iter()
+                .any(|p| p.as_tool().is_some_and(|t| pick(&t.tool_call_id)));
+            if hit {
+                h.at_mut(i);
+            }
+        }
+    }
+
+    // ----- the user's answers ------------------------------------------------------------
+
+    /// The client's result for a tool call: the part becomes `output-available` (or
+    /// `output-error`), keeping a granted approval. Returns whether a message has the call.
+    pub fn add_tool_output(&mut self, tool_call_id: &str, output: &Result<Value, String>) -> bool {
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) else {
+                    continue;
+                };
+                // Output states keep only an approval that was granted.
+                let granted = t
+                    .approval
+                    .as_ref()
+                    .and_then(|a| a.get("approved"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                if !granted {
+                    t.approval = None;
+                }
+                match output {
+                    Ok(v) => {
+                        t.state = ToolState::OutputAvailable;
+                        t.output = Some(v.clone());
+                        t.error_text = None;
+                    }
+                    Err(e) => {
+                        t.state = ToolState::OutputError;
+                        t.output = None;
+                        t.error_text = Some(e.clone());
+                    }
+                }
+            }
+        };
+        let h = &self.history;
+        let Some(i) = (0..h.len()).find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
+        else {
+            return false;
+        };
+        self.edit_answered(i, set);
+        true
+    }
+
+    /// The user's answer to a tool approval request: the part becomes `approval-responded`.
+    /// Returns whether a part asked it.
+    pub fn add_tool_approval_response(
+        &mut self,
+        approval_id: &str,
+        approved: bool,
+        reason: Option<&str>,
+    ) -> bool {
+        let asks = |p: &Part| {
+            p.as_tool().is_some_and(|t| {
+                t.state == ToolState::ApprovalRequested
+                    && t.approval
+                        .as_ref()
+                        .and_then(|a| a.get("id"))
+                        .and_then(Value::as_str)
+                        == Some(approval_id)
+            })
+        };
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                if !asks(p) {
+                    continue;
+                }
+                if let Some(t) = p.as_tool_mut() {
+                    t.state = ToolState::ApprovalResponded;
+                    let mut approval = match t.approval.take() {
+                        Some(Value::Object(o)) => o,
+                        _ => serde_json::Map::new(),
+                    };
+                    approval.insert("id".into(), Value::String(approval_id.to_string()));
+                    approval.insert("approved".into(), Value::Bool(approved));
+                    match reason {
+                        Some(r) => approval.insert("reason".into(), Value::String(r.to_string())),
+                        None => approval.remove("reason"),
+                    };
+                    t.approval = Some(Value::Object(approval));
+                }
+            }
+        };
+        let h = &self.history;
+        let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
+            return false;
+        };
+        self.edit_answered(i, set);
+        true
+    }
+
+    /// The user's answer applied by `set` to the message at `i`, and to the pending copy of a
+    /// continued answer too, as `useChat` updates its active response's message: that copy's
+    /// first write would put the call back unanswered.
+    fn edit_answered(&mut self, i: usize, set: impl Fn(&mut UIMessage)) {
+        set(self.history.at_mut(i));
+        if let Some(m) = self.ui.pending.as_mut() {
+            set(m);
+        }
+    }
+}
+
+impl From<PiEffect> for Effect {
+    fn from(e: PiEffect) -> Self {
+        match e {
+            PiEffect::Data { name, data } => Effect::Data {
+                name,
+                id: None,
+                data,
+                transient: true,
+            },
+            PiEffect::Diagnostic(m) => Effect::Diagnostic(m),
+            follow_up => Effect::FollowUp(follow_up),
+        }
+    }
+}
