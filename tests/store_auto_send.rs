@@ -13,20 +13,15 @@ use serde_json::json;
 
 /// A turn that ends with an unanswered client tool call `c1`, under a host predicate.
 fn tool_call_left_open() -> Harness {
-    let mut opts = options_with(AI_SDK_CAPS);
-    opts.send_automatically_when = AutoSend::Host;
-    let mut h = Harness::new(opts);
-    h.send("where am I?");
-    let chat = h.last(RequestKind::Chat);
-    let mut body = sse(&[
-        json!({"type": "start", "messageId": "a1"}),
-        json!({"type": "start-step"}),
-        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "getLocation", "input": {}}),
-        json!({"type": "finish-step"}),
-        json!({"type": "finish", "finishReason": "tool-calls"}),
-    ]);
-    body.extend_from_slice(DONE);
-    h.respond(chat.id, Reply::sse(body));
+    let mut h = auto_sending(AutoSend::Host);
+    tool_step_turn(
+        &mut h,
+        "where am I?",
+        &[
+            json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "getLocation", "input": {}}),
+        ],
+        Some("tool-calls"),
+    );
     assert_eq!(h.store.status(), Status::Ready);
     h
 }
@@ -120,9 +115,7 @@ fn an_answer_to_an_older_question_never_counts_for_a_newer_one() {
 
 #[test]
 fn never_asked_after_a_failed_turn() {
-    let mut opts = options_with(AI_SDK_CAPS);
-    opts.send_automatically_when = AutoSend::Host;
-    let mut h = Harness::new(opts);
+    let mut h = auto_sending(AutoSend::Host);
     h.send("hi");
     let chat = h.last(RequestKind::Chat);
     let body = sse(&[

@@ -13,22 +13,17 @@ use serde_json::json;
 
 #[test]
 fn a_client_tool_output_completes_the_message_and_continues_it_automatically() {
-    let mut opts = options_with(AI_SDK_CAPS);
-    opts.send_automatically_when = AutoSend::ToolCallsComplete;
-    let mut h = Harness::new(opts);
-    h.send("where am I?");
-    let chat = h.last(RequestKind::Chat);
-    let mut body = sse(&[
-        json!({"type": "start", "messageId": "a1"}),
-        json!({"type": "start-step"}),
-        json!({"type": "tool-input-start", "toolCallId": "c1", "toolName": "getLocation"}),
-        json!({"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": "{\"precise\":"}),
-        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "getLocation", "input": {"precise": true}}),
-        json!({"type": "finish-step"}),
-        json!({"type": "finish", "finishReason": "tool-calls"}),
-    ]);
-    body.extend_from_slice(DONE);
-    h.respond(chat.id, Reply::sse(body));
+    let mut h = auto_sending(AutoSend::ToolCallsComplete);
+    tool_step_turn(
+        &mut h,
+        "where am I?",
+        &[
+            json!({"type": "tool-input-start", "toolCallId": "c1", "toolName": "getLocation"}),
+            json!({"type": "tool-input-delta", "toolCallId": "c1", "inputTextDelta": "{\"precise\":"}),
+            json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "getLocation", "input": {"precise": true}}),
+        ],
+        Some("tool-calls"),
+    );
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(
         h.count(RequestKind::Chat),
@@ -63,21 +58,16 @@ fn a_client_tool_output_completes_the_message_and_continues_it_automatically() {
 
 #[test]
 fn a_tool_approval_round_trip() {
-    let mut opts = options_with(AI_SDK_CAPS);
-    opts.send_automatically_when = AutoSend::ApprovalsAnswered;
-    let mut h = Harness::new(opts);
-    h.send("delete the file");
-    let chat = h.last(RequestKind::Chat);
-    let mut body = sse(&[
-        json!({"type": "start", "messageId": "a1"}),
-        json!({"type": "start-step"}),
-        json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "rm", "input": {"path": "x"}}),
-        json!({"type": "tool-approval-request", "approvalId": "ap1", "toolCallId": "c1"}),
-        json!({"type": "finish-step"}),
-        json!({"type": "finish"}),
-    ]);
-    body.extend_from_slice(DONE);
-    h.respond(chat.id, Reply::sse(body));
+    let mut h = auto_sending(AutoSend::ApprovalsAnswered);
+    tool_step_turn(
+        &mut h,
+        "delete the file",
+        &[
+            json!({"type": "tool-input-available", "toolCallId": "c1", "toolName": "rm", "input": {"path": "x"}}),
+            json!({"type": "tool-approval-request", "approvalId": "ap1", "toolCallId": "c1"}),
+        ],
+        None,
+    );
     let part = h.store.messages()[1].parts[1].as_tool().unwrap().clone();
     assert_eq!(part.state.as_str(), "approval-requested");
     assert!(

@@ -109,6 +109,11 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: resolve(artifacts, `${name}.png`), fullPage: true });
 }
 
+/**
+ * Polls `fn` every `interval` ms until it returns something truthy, and returns that; a throw
+ * counts as "not yet". After `timeout` ms it fails, naming `what` and the last value or error.
+ * (The e2e tests and tests/packaging/ share it.)
+ */
 export async function eventually(fn, { timeout = 30_000, interval = 100, what = 'condition' } = {}) {
   const end = Date.now() + timeout;
   let last;

@@ -8,9 +8,10 @@
 //! each `poll_timeout()`: nothing sleeps.
 //!
 //! Beside the harness: [`scenario`], the setups the store's scenario tests share (a turn left
-//! streaming, the recorded trace whole or cut, AI SDK answers, a continued tool turn, a
-//! hydrating store), and [`sim_server`], a simulated server that keeps SPEC §2's follow-up
-//! rules (the fault schedules drive it).
+//! streaming, the recorded trace whole or cut, AI SDK answers, a turn that ends in tool calls,
+//! a hydrating store), and [`sim_server`], a simulated server that keeps SPEC §2's follow-up
+//! rules (the fault schedules drive it), with the fault schedules' [`fault_world`] and
+//! [`fault_network`] around it.
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
@@ -26,6 +27,8 @@ use agent_chat_store::store::{
 };
 use serde_json::Value;
 
+pub mod fault_network;
+pub mod fault_world;
 pub mod scenario;
 pub mod sim_server;
 

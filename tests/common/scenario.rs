@@ -1,13 +1,14 @@
 //! Setups the store's scenario tests (`tests/store_*.rs`, `tests/fault_scenarios.rs`) share:
 //! the routes they check, the recorded prompt-and-follow-up trace (whole, or cut mid-event and
-//! resumed), a turn left streaming, AI SDK answers, a continued tool turn, a hydrating store.
+//! resumed), a turn left streaming, AI SDK answers, a turn that ends in tool calls (left open
+//! or continued), a hydrating store.
 
 use agent_chat_store::composer::Status;
 use agent_chat_store::protocol::{Capabilities, FileAttachment, ToolState};
-use agent_chat_store::store::{RequestId, RequestKind, SubmitKind};
+use agent_chat_store::store::{AutoSend, RequestId, RequestKind, SubmitKind};
 use serde_json::{json, Value};
 
-use super::{fixture, options_with, sse, sse_events, Harness, Reply, Sent, DONE};
+use super::{fixture, options_with, sse, sse_events, Harness, Reply, Sent, AI_SDK_CAPS, DONE};
 
 pub const CHAT: &str = "/api/v1/agent/chat";
 pub const FOLLOWUP: &str = "/api/v1/agent/chat/S/followup";
@@ -137,24 +138,48 @@ pub fn tool_state(h: &Harness, call: &str) -> Option<ToolState> {
         .map(|t| t.state)
 }
 
-/// A finished AI SDK turn whose answer `a1` made the tool `calls` (one step), the first one
-/// answered, and the turn that continues it sent: its chat request, not answered yet.
-pub fn continued_tool_turn(h: &mut Harness, calls: &[&str]) -> Sent {
-    h.send("hi");
+/// A store in AI SDK mode (static capabilities) that continues a turn on its own when `auto`
+/// says so.
+pub fn auto_sending(auto: AutoSend) -> Harness {
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.send_automatically_when = auto;
+    Harness::new(opts)
+}
+
+/// Sends `prompt` and answers it in full with one AI SDK step of message `a1`: `start`,
+/// `start-step`, the `tool_chunks` (the calls, approval requests), `finish-step`, `finish`
+/// (with `finish_reason`, if any) and `[DONE]`.
+pub fn tool_step_turn(
+    h: &mut Harness,
+    prompt: &str,
+    tool_chunks: &[Value],
+    finish_reason: Option<&str>,
+) {
+    h.send(prompt);
     let chat = h.last(RequestKind::Chat);
     let mut chunks = vec![
         json!({"type": "start", "messageId": "a1"}),
         json!({"type": "start-step"}),
     ];
-    for c in calls {
-        chunks.push(
-            json!({"type": "tool-input-available", "toolCallId": c, "toolName": "x", "input": {}}),
-        );
-    }
-    chunks.extend([json!({"type": "finish-step"}), json!({"type": "finish"})]);
+    chunks.extend_from_slice(tool_chunks);
+    let finish = match finish_reason {
+        Some(reason) => json!({"type": "finish", "finishReason": reason}),
+        None => json!({"type": "finish"}),
+    };
+    chunks.extend([json!({"type": "finish-step"}), finish]);
     let mut body = sse(&chunks);
     body.extend_from_slice(DONE);
     h.respond(chat.id, Reply::sse(body));
+}
+
+/// A finished AI SDK turn whose answer `a1` made the tool `calls` (one step), the first one
+/// answered, and the turn that continues it sent: its chat request, not answered yet.
+pub fn continued_tool_turn(h: &mut Harness, calls: &[&str]) -> Sent {
+    let tool_chunks: Vec<Value> = calls
+        .iter()
+        .map(|c| json!({"type": "tool-input-available", "toolCallId": c, "toolName": "x", "input": {}}))
+        .collect();
+    tool_step_turn(h, "hi", &tool_chunks, None);
     assert_eq!(h.store.status(), Status::Ready);
     assert!(h.act(|s, now| s.add_tool_output(calls[0], Ok(json!(1)), now)));
     assert!(h.act(|s, now| s.continue_turn(now)));

@@ -18,7 +18,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { launch, screenshot } from '../../examples/e2e/lib.mjs';
+import { eventually, launch, screenshot } from '../../examples/e2e/lib.mjs';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -160,18 +160,9 @@ const pageView = (page) => page.$$eval('.message:not(.waiting)', (els) => els.ma
   role: e.classList.contains('user') ? 'user' : 'assistant',
   text: e.textContent.replace(/^(You|Agent):\s*/, '').trim(),
 })));
+// Not examples/e2e/lib.mjs's `canonicalView`: a quick start shows a message's text parts side by
+// side (no separator) and no tool parts, so this one is what `pageView` reads.
 const canonicalView = (messages) => messages.map((m) => ({ role: m.role, text: textOf(m) }));
-
-async function eventually(fn, what, timeout = 30_000) {
-  const end = Date.now() + timeout;
-  let last;
-  while (Date.now() < end) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function say(page, text) {
   await page.getByRole('textbox').fill(text);
@@ -187,9 +178,9 @@ async function checkTurn({ page }, server, session, text) {
   const history = await eventually(async () => {
     const h = await server.history(session);
     return h.length >= before + 2 && h.at(-1).role === 'assistant' && textOf(h.at(-1)) && h;
-  }, 'the answer in the server history');
-  await eventually(async () => (await stopButton(page).count()) === 0, 'the turn to end');
-  await eventually(async () => JSON.stringify(await pageView(page)) === JSON.stringify(canonicalView(history)), 'the page to show the history');
+  }, { what: 'the answer in the server history' });
+  await eventually(async () => (await stopButton(page).count()) === 0, { what: 'the turn to end' });
+  await eventually(async () => JSON.stringify(await pageView(page)) === JSON.stringify(canonicalView(history)), { what: 'the page to show the history' });
   assert.equal(textOf(history.at(-2)), text);
 }
 
@@ -207,19 +198,19 @@ async function checkQuickStart(opened, server, session) {
   const history = await eventually(async () => {
     const h = await server.history(session);
     return h.length >= before + 4 && (await page.locator('.waiting').count()) === 0 && (await stopButton(page).count()) === 0 && h;
-  }, 'the follow-up to be answered', 60_000);
+  }, { what: 'the follow-up to be answered', timeout: 60_000 });
   assert.deepEqual(history.slice(-4).map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
   assert.equal(textOf(history.at(-2)), 'and one more thing');
-  await eventually(async () => JSON.stringify(await pageView(page)) === JSON.stringify(canonicalView(history)), 'the page to show the follow-up in order');
+  await eventually(async () => JSON.stringify(await pageView(page)) === JSON.stringify(canonicalView(history)), { what: 'the page to show the follow-up in order' });
   // Stop ends a long answer.
   const beforeStop = (await server.history(session)).length;
   await say(page, 'words:400 a long answer');
   await stopButton(page).click({ timeout: 10_000 });
-  await eventually(async () => (await stopButton(page).count()) === 0, 'Stop to end the turn');
+  await eventually(async () => (await stopButton(page).count()) === 0, { what: 'Stop to end the turn' });
   // The server's turn stopped: its history of it no longer changes. (The page is not compared
   // with it word for word: the cut answer's last words may not have reached the page before the
   // abort, and assistant-ui reveals streamed text smoothly, a little after it arrived.)
-  await eventually(async () => (await server.history(session)).length > beforeStop, 'the stopped turn in the server history');
+  await eventually(async () => (await server.history(session)).length > beforeStop, { what: 'the stopped turn in the server history' });
   await new Promise((r) => setTimeout(r, 1_500));
   const stopped = await server.history(session);
   await new Promise((r) => setTimeout(r, 1_500));

@@ -1,0 +1,281 @@
+//! The world the fault schedules (`tests/fault_schedules.rs`) run in: one page at a time (a
+//! [`Harness`] store on the world's virtual time, built anew on a reload), the simulated
+//! server ([`super::sim_server`]) and the network between them ([`super::fault_network`]),
+//! all driven by one seeded [`Prng`]. It records what the invariants are checked against: the
+//! follow-ups the user queued ([`ItemRec`]), the texts sent as turns, and the queues and
+//! statuses each session settled in. The user's actions (submit, remove, retry, switch
+//! session, reload) are here; the schedule that picks them and the invariants are in the
+//! test.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use agent_chat_store::composer::Status;
+use agent_chat_store::followup::{ItemState, RetryPolicy};
+use agent_chat_store::store::{RequestId, StoreEvent, StoreOptions, SubmitKind};
+
+use super::fault_network::{Ev, ReqInfo, Scheduled};
+use super::sim_server::{Prng, Server};
+use super::{options_with, Harness, PI_CAPS, SESSION, T0};
+
+/// The sessions the user switches between.
+pub const SESSIONS: [&str; 2] = ["S", "T"];
+
+#[derive(Debug, Clone)]
+pub struct ItemRec {
+    pub id: String,
+    pub nonce: String,
+    pub text: String,
+    pub page: u32,
+    pub session: String,
+    /// Position in the order the user queued items in this session on this page.
+    pub k: usize,
+    pub removed: bool,
+}
+
+pub struct World {
+    pub rng: Prng,
+    pub now: u64,
+    pub faults: bool,
+    pub page_no: u32,
+    pub page: Harness,
+    pub sent_seen: usize,
+    pub aborted_seen: usize,
+    pub visited: Vec<String>,
+    pub server: Server,
+    pub reqs: HashMap<(u32, RequestId), ReqInfo>,
+    pub sched: Vec<Scheduled>,
+    pub order: u64,
+    pub items: Vec<ItemRec>,
+    pub turn_texts: HashSet<String>,
+    pub counter: u64,
+    pub log: std::rc::Rc<RefCell<Vec<String>>>,
+    /// The item states each visited session of the last page settled in.
+    pub final_queues: HashMap<String, Vec<(String, String, ItemState)>>,
+    /// When the last request of this page reaches the server.
+    pub last_arrival: u64,
+    /// Requests may overtake each other on their way to the server.
+    pub reorder: bool,
+    /// Chat POSTs the server refused (409 `turn_already_active`): page, request, session.
+    pub refused_chats: Vec<(u32, RequestId, String)>,
+    /// The status each of them settled in.
+    pub final_status: HashMap<String, Status>,
+    /// The invariant checked after every input (the test's `World::check_step`).
+    pub step_check: fn(&World),
+}
+
+pub fn page_options() -> StoreOptions {
+    let mut o = options_with(PI_CAPS);
+    o.hydrate = true;
+    // Few attempts, short waits: items reach `failed` often enough to matter.
+    o.retry = RetryPolicy {
+        max_attempts: 3,
+        base_delay_ms: 200,
+        max_delay_ms: 2_000,
+    };
+    o
+}
+
+impl World {
+    /// A world for `seed`, logging to `log`; `step_check` is checked after every input.
+    pub fn new(seed: u64, log: std::rc::Rc<RefCell<Vec<String>>>, step_check: fn(&World)) -> World {
+        let page = Harness::at(page_options(), T0, seed.wrapping_mul(31).wrapping_add(1));
+        let mut w = World {
+            rng: Prng::new(seed),
+            now: T0,
+            faults: true,
+            page_no: 1,
+            page,
+            sent_seen: 0,
+            aborted_seen: 0,
+            visited: vec![SESSION.to_string()],
+            server: Server::default(),
+            reqs: HashMap::new(),
+            sched: Vec::new(),
+            order: 0,
+            items: Vec::new(),
+            turn_texts: HashSet::new(),
+            counter: 0,
+            log,
+            final_queues: HashMap::new(),
+            final_status: HashMap::new(),
+            last_arrival: T0,
+            reorder: seed % 2 == 1 && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0"),
+            refused_chats: Vec::new(),
+            step_check,
+        };
+        w.sync();
+        w
+    }
+
+    pub fn note(&self, s: String) {
+        self.log
+            .borrow_mut()
+            .push(format!("[t+{}] {s}", self.now - T0));
+    }
+
+    /// Runs an action on the current page's store at the world's time, then takes in what it
+    /// asked for.
+    pub fn act<R>(&mut self, f: impl FnOnce(&mut Harness) -> R) -> R {
+        self.page.now = self.now;
+        let events_before = self.page.events.len();
+        let status_before = self.page.store.status();
+        let r = f(&mut self.page);
+        for e in &self.page.events[events_before..] {
+            if !matches!(e, StoreEvent::Data { .. }) {
+                self.note(format!("  store event: {e:?}"));
+            }
+        }
+        let status = self.page.store.status();
+        if status != status_before {
+            self.note(format!("  store status {status_before:?} → {status:?}"));
+        }
+        self.sync();
+        (self.step_check)(self);
+        r
+    }
+
+    /// New requests get a fate; new aborts cancel what the network still had for them.
+    pub fn sync(&mut self) {
+        while self.sent_seen < self.page.sent.len() {
+            let sent = self.page.sent[self.sent_seen].clone();
+            self.sent_seen += 1;
+            self.register(sent);
+        }
+        // The store lists aborts in its own (hash map) order: sorted, a seed replays exactly.
+        let mut aborts = self.page.aborted[self.aborted_seen..].to_vec();
+        self.aborted_seen = self.page.aborted.len();
+        aborts.sort_unstable();
+        for id in aborts {
+            self.on_abort(self.page_no, id);
+        }
+    }
+
+    // ----- user actions -----
+
+    pub fn fresh_text(&mut self, what: &str) -> String {
+        self.counter += 1;
+        format!(
+            "p{}/{}/{what}{}",
+            self.page_no,
+            self.page.store.session_id(),
+            self.counter
+        )
+    }
+
+    pub fn user_submit(&mut self) {
+        let busy = self.page.store.status().is_busy();
+        let text = self.fresh_text(if busy { "f" } else { "turn" });
+        let r = self.act(|h| h.submit(&text));
+        self.note(format!("user submits {text:?} → {:?}", r.kind));
+        match r.kind {
+            SubmitKind::Sent => {
+                self.turn_texts.insert(text);
+            }
+            SubmitKind::Queued => {
+                let item = self.page.store.queued().last().unwrap().clone();
+                assert_eq!(item.text, text);
+                let session = self.page.store.session_id().to_string();
+                let k = self
+                    .items
+                    .iter()
+                    .filter(|i| i.page == self.page_no && i.session == session)
+                    .count();
+                self.items.push(ItemRec {
+                    id: item.id,
+                    nonce: item.client_nonce,
+                    text,
+                    page: self.page_no,
+                    session,
+                    k,
+                    removed: false,
+                });
+            }
+            SubmitKind::Blocked => panic!("submit blocked: {:?}", r.reason),
+        }
+    }
+
+    pub fn user_remove(&mut self) {
+        let q = self.page.store.queued();
+        if q.is_empty() {
+            return;
+        }
+        let item = q[self.rng.below(q.len() as u64) as usize].clone();
+        let ok = self.act(|h| h.act(|s, now| s.remove_queued(&item.id, now)));
+        self.note(format!(
+            "user removes {:?} ({:?}) → {ok}",
+            item.text, item.state
+        ));
+        assert!(ok);
+        let rec = self.items.iter_mut().find(|i| i.id == item.id).unwrap();
+        rec.removed = true;
+    }
+
+    pub fn user_retry_failed(&mut self) {
+        let Some(item) = self
+            .page
+            .store
+            .queued()
+            .iter()
+            .find(|i| i.state == ItemState::Failed)
+            .cloned()
+        else {
+            return;
+        };
+        let ok = self.act(|h| h.retry_queued(&item.id));
+        self.note(format!("user retries failed {:?} → {ok}", item.text));
+    }
+
+    pub fn user_switch(&mut self) {
+        let cur = self.page.store.session_id().to_string();
+        let next = SESSIONS.iter().find(|s| **s != cur).unwrap().to_string();
+        self.note(format!("user switches {cur} → {next}"));
+        self.act(|h| h.switch_session(&next));
+        if !self.visited.contains(&next) {
+            self.visited.push(next);
+        }
+    }
+
+    /// A page reload: a new store, built later, on the session the old page showed. What
+    /// the old page had on the wire may still reach the server; its answers go nowhere.
+    pub fn reload(&mut self) {
+        let session = self.page.store.session_id().to_string();
+        self.now += self.rng.range(1_000, 5_000);
+        let old = self.page_no;
+        self.page_no += 1;
+        self.note(format!("page reload → page {} on {session}", self.page_no));
+        let mut keys: Vec<(u32, RequestId)> = self
+            .reqs
+            .keys()
+            .filter(|(p, _)| *p == old)
+            .copied()
+            .collect();
+        keys.sort_unstable();
+        for (p, id) in keys {
+            let info = self.reqs.get_mut(&(p, id)).unwrap();
+            if !info.aborted && !info.answered {
+                info.aborted = true;
+                let keep = self.rng.chance(50);
+                self.sched.retain(|s| match &s.ev {
+                    Ev::Arrive { page: pp, id: i } if (*pp, *i) == (p, id) => keep,
+                    _ => true,
+                });
+            }
+        }
+        self.sched
+            .retain(|s| !matches!(&s.ev, Ev::Reply { page, .. } if *page == old));
+        for c in &mut self.server.conns {
+            if c.page == old {
+                c.open = false;
+            }
+        }
+        let mut opts = page_options();
+        opts.session_id = session.clone();
+        let seed = self.rng.next();
+        self.page = Harness::at(opts, self.now, seed);
+        self.sent_seen = 0;
+        self.aborted_seen = 0;
+        self.visited = vec![session];
+        self.sync();
+    }
+}
