@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::json::{get_bool, get_u64, take, take_str, Object};
 use super::message::{Role, UIMessage};
+use super::part::{plain_chunk, plain_chunk_schema, Part};
 
 /// Text and reasoning parts stream the same way; one variant serves both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,10 +80,6 @@ pub enum UiChunk {
         /// `text-end` only.
         citations: Option<Value>,
     },
-    Custom {
-        kind: String,
-        provider_metadata: Option<Value>,
-    },
     ToolInputStart(ToolChunk),
     ToolInputDelta(ToolChunk),
     ToolInputAvailable(ToolChunk),
@@ -107,33 +104,9 @@ pub enum UiChunk {
         provider_executed: Option<bool>,
         provider_metadata: Option<Value>,
     },
-    SourceUrl {
-        source_id: String,
-        url: String,
-        title: Option<String>,
-        provider_metadata: Option<Value>,
-    },
-    SourceDocument {
-        source_id: String,
-        media_type: String,
-        title: String,
-        filename: Option<String>,
-        provider_metadata: Option<Value>,
-    },
-    File {
-        url: String,
-        media_type: String,
-        provider_metadata: Option<Value>,
-    },
-    ReasoningFile {
-        url: String,
-        media_type: String,
-        provider_metadata: Option<Value>,
-    },
-    SteeringMessage {
-        id: String,
-        parts: Value,
-    },
+    /// A chunk that carries a whole part (a file, a source, a custom or steering part): a
+    /// row of the plain-parts table in [`crate::protocol::part`].
+    Part(Part),
     /// A `data-NAME` chunk. The parsers put these in [`Chunk::Data`]; the reducer takes them
     /// here so that one `match` holds every transition.
     Data(DataChunk),
@@ -311,11 +284,17 @@ pub enum ChunkError {
     Forbidden,
 }
 
-fn missing(ty: &str, field: &'static str) -> ChunkError {
-    ChunkError::Missing {
-        chunk_type: ty.to_string(),
-        field,
+impl ChunkError {
+    pub(crate) fn missing(ty: &str, field: &'static str) -> ChunkError {
+        ChunkError::Missing {
+            chunk_type: ty.to_string(),
+            field,
+        }
     }
+}
+
+fn missing(ty: &str, field: &'static str) -> ChunkError {
+    ChunkError::missing(ty, field)
 }
 
 fn req_str(obj: &mut Object, ty: &str, field: &'static str) -> Result<String, ChunkError> {
@@ -394,6 +373,9 @@ pub fn has_forbidden_key(v: &Value) -> bool {
 
 /// The typed UI chunk of a non-data type, `None` for a type this version does not know.
 fn ui_chunk(t: &str, o: &mut Object) -> Result<Option<UiChunk>, ChunkError> {
+    if let Some(part) = plain_chunk(t, o) {
+        return Ok(Some(UiChunk::Part(part?)));
+    }
     let pm = |o: &mut Object| take(o, "providerMetadata");
     Ok(Some(match t {
         "start" => UiChunk::Start {
@@ -433,10 +415,6 @@ fn ui_chunk(t: &str, o: &mut Object) -> Result<Option<UiChunk>, ChunkError> {
             provider_metadata: pm(o),
             citations: take(o, "citations"),
         },
-        "custom" => UiChunk::Custom {
-            kind: req_str(o, t, "kind")?,
-            provider_metadata: pm(o),
-        },
         "tool-input-start" => UiChunk::ToolInputStart(tool_chunk(o, t, &["toolName"])?),
         "tool-input-delta" => UiChunk::ToolInputDelta(tool_chunk(o, t, &["inputTextDelta"])?),
         "tool-input-available" => UiChunk::ToolInputAvailable(tool_chunk(o, t, &["toolName"])?),
@@ -461,36 +439,6 @@ fn ui_chunk(t: &str, o: &mut Object) -> Result<Option<UiChunk>, ChunkError> {
             reason: take_str(o, "reason"),
             provider_executed: get_bool(o, "providerExecuted"),
             provider_metadata: pm(o),
-        },
-        "source-url" => UiChunk::SourceUrl {
-            source_id: req_str(o, t, "sourceId")?,
-            url: req_str(o, t, "url")?,
-            title: take_str(o, "title"),
-            provider_metadata: pm(o),
-        },
-        "source-document" => UiChunk::SourceDocument {
-            source_id: req_str(o, t, "sourceId")?,
-            media_type: req_str(o, t, "mediaType")?,
-            title: req_str(o, t, "title")?,
-            filename: take_str(o, "filename"),
-            provider_metadata: pm(o),
-        },
-        "file" => UiChunk::File {
-            url: req_str(o, t, "url")?,
-            media_type: req_str(o, t, "mediaType")?,
-            provider_metadata: pm(o),
-        },
-        "reasoning-file" => UiChunk::ReasoningFile {
-            url: req_str(o, t, "url")?,
-            media_type: req_str(o, t, "mediaType")?,
-            provider_metadata: pm(o),
-        },
-        "steering-message" => UiChunk::SteeringMessage {
-            id: req_str(o, t, "id")?,
-            parts: match o.remove("parts") {
-                Some(p @ Value::Array(_)) => p,
-                _ => return Err(missing(t, "parts")),
-            },
         },
         _ => return Ok(None),
     }))
@@ -553,7 +501,7 @@ fn data_chunk(name: &str, mut obj: Object) -> Result<Chunk, ChunkError> {
 /// The type of one field in `uiMessageChunkSchema`. `z.optional` refuses `null`;
 /// `z.unknown()` takes anything but requires the key.
 #[derive(Clone, Copy)]
-enum Field {
+pub(crate) enum Field {
     Str,
     OptStr,
     Bool,
@@ -569,6 +517,8 @@ enum Field {
     OptFinishReason,
     OptCitations,
     SteeringParts,
+    /// Not a field of the chunk (the part it carries has it): not checked.
+    Unread,
 }
 
 const FINISH_REASONS: [&str; 7] = [
@@ -583,6 +533,9 @@ const FINISH_REASONS: [&str; 7] = [
 
 /// The fields `uiMessageChunkSchema` checks for each chunk type (other keys pass untouched).
 fn schema(t: &str) -> Option<&'static [(&'static str, Field)]> {
+    if let Some(fields) = plain_chunk_schema(t) {
+        return Some(fields);
+    }
     use Field::*;
     const PM: (&str, Field) = ("providerMetadata", OptProviderMetadata);
     const TOOL_CALL: (&str, Field) = ("toolCallId", Str);
@@ -656,17 +609,6 @@ fn schema(t: &str) -> Option<&'static [(&'static str, Field)]> {
             ("dynamic", OptBool),
         ],
         "tool-output-denied" => &[TOOL_CALL],
-        "custom" => &[("kind", Str), PM],
-        "source-url" => &[("sourceId", Str), ("url", Str), ("title", OptStr), PM],
-        "source-document" => &[
-            ("sourceId", Str),
-            ("mediaType", Str),
-            ("title", Str),
-            ("filename", OptStr),
-            PM,
-        ],
-        "file" | "reasoning-file" => &[("url", Str), ("mediaType", Str), PM],
-        "steering-message" => &[("id", Str), ("parts", SteeringParts)],
         "start-step" | "finish-step" | "reset-step" => &[],
         "start" => &[("messageId", OptStr)],
         "finish" => &[("finishReason", OptFinishReason)],
@@ -710,6 +652,7 @@ fn validate(t: &str, o: &mut Object) -> Result<(), ChunkError> {
                 Value::Array(list) => list.iter().all(steering_part),
                 _ => false,
             },
+            Field::Unread => true,
         };
         if !ok {
             return Err(invalid());

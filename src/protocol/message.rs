@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::json::{push_json_str, take, take_str, to_string, Object};
+use super::part::entry_opt;
+pub use super::part::Part;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -198,13 +200,13 @@ pub enum TextState {
 }
 
 impl TextState {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             TextState::Streaming => "streaming",
             TextState::Done => "done",
         }
     }
-    fn parse(s: &str) -> Option<TextState> {
+    pub(super) fn parse(s: &str) -> Option<TextState> {
         match s {
             "streaming" => Some(TextState::Streaming),
             "done" => Some(TextState::Done),
@@ -369,173 +371,7 @@ impl ToolPart {
     }
 }
 
-/// One part of a message.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Part {
-    Text {
-        text: String,
-        state: Option<TextState>,
-        provider_metadata: Option<Value>,
-        /// Set by `text-end`.
-        citations: Option<Value>,
-    },
-    Reasoning {
-        /// The `reasoning-start` chunk's id (text parts do not keep theirs).
-        id: Option<String>,
-        text: String,
-        state: Option<TextState>,
-        provider_metadata: Option<Value>,
-    },
-    Tool(Box<ToolPart>),
-    /// `data-NAME`; `name` is without the `data-` prefix.
-    Data {
-        name: String,
-        id: Option<String>,
-        data: Value,
-        /// The chunk's other keys (`transient: false`, unknown ones): the `ai` package stores
-        /// the whole chunk as the part.
-        extra: Object,
-    },
-    File {
-        media_type: String,
-        filename: Option<String>,
-        url: String,
-        provider_metadata: Option<Value>,
-    },
-    ReasoningFile {
-        media_type: String,
-        url: String,
-        provider_metadata: Option<Value>,
-    },
-    SourceUrl {
-        source_id: String,
-        url: String,
-        title: Option<String>,
-        provider_metadata: Option<Value>,
-    },
-    SourceDocument {
-        source_id: String,
-        media_type: String,
-        title: String,
-        filename: Option<String>,
-        provider_metadata: Option<Value>,
-    },
-    /// `custom`: provider content the SDK does not model (`kind` is `provider.name`).
-    Custom {
-        kind: String,
-        provider_metadata: Option<Value>,
-    },
-    /// A user message added to the run by steering; `parts` are text and file parts.
-    SteeringMessage {
-        id: String,
-        parts: Value,
-    },
-    StepStart,
-    /// A part kind this version does not model, kept verbatim.
-    Other(Value),
-}
-
-impl Part {
-    pub fn text(text: impl Into<String>, state: Option<TextState>) -> Part {
-        Part::Text {
-            text: text.into(),
-            state,
-            provider_metadata: None,
-            citations: None,
-        }
-    }
-
-    /// `step-start`: the parts after the last one are the current step's.
-    pub fn is_step_start(&self) -> bool {
-        matches!(self, Part::StepStart)
-    }
-
-    pub fn from_json(value: Value) -> Result<Part, String> {
-        let Value::Object(mut obj) = value else {
-            return Err("part is not an object".into());
-        };
-        let Some(ty) = take_str(&mut obj, "type") else {
-            return Err("part without a type".into());
-        };
-        let state = |obj: &mut Object| take_str(obj, "state").as_deref().and_then(TextState::parse);
-        let o = &mut obj;
-        Ok(match ty.as_str() {
-            "text" => Part::Text {
-                text: take_str(o, "text").unwrap_or_default(),
-                state: state(o),
-                provider_metadata: o.remove("providerMetadata"),
-                citations: o.remove("citations"),
-            },
-            "reasoning" => Part::Reasoning {
-                id: take_str(o, "id"),
-                text: take_str(o, "text").unwrap_or_default(),
-                state: state(o),
-                provider_metadata: o.remove("providerMetadata"),
-            },
-            "step-start" => Part::StepStart,
-            "file" => Part::File {
-                media_type: take_str(o, "mediaType").unwrap_or_default(),
-                filename: take_str(o, "filename"),
-                url: take_str(o, "url").unwrap_or_default(),
-                provider_metadata: o.remove("providerMetadata"),
-            },
-            "reasoning-file" => Part::ReasoningFile {
-                media_type: take_str(o, "mediaType").unwrap_or_default(),
-                url: take_str(o, "url").unwrap_or_default(),
-                provider_metadata: o.remove("providerMetadata"),
-            },
-            "source-url" => Part::SourceUrl {
-                source_id: take_str(o, "sourceId").unwrap_or_default(),
-                url: take_str(o, "url").unwrap_or_default(),
-                title: take_str(o, "title"),
-                provider_metadata: o.remove("providerMetadata"),
-            },
-            "source-document" => Part::SourceDocument {
-                source_id: take_str(o, "sourceId").unwrap_or_default(),
-                media_type: take_str(o, "mediaType").unwrap_or_default(),
-                title: take_str(o, "title").unwrap_or_default(),
-                filename: take_str(o, "filename"),
-                provider_metadata: o.remove("providerMetadata"),
-            },
-            "custom" => Part::Custom {
-                kind: take_str(o, "kind").unwrap_or_default(),
-                provider_metadata: o.remove("providerMetadata"),
-            },
-            "steering-message" => Part::SteeringMessage {
-                id: take_str(o, "id").unwrap_or_default(),
-                parts: o.remove("parts").unwrap_or(Value::Array(Vec::new())),
-            },
-            "dynamic-tool" => tool_from_json(obj, String::new(), true)?,
-            t if t.starts_with("tool-") => tool_from_json(obj, t[5..].to_string(), false)?,
-            t if t.starts_with("data-") => Part::Data {
-                name: t[5..].to_string(),
-                id: take_str(o, "id"),
-                data: o.remove("data").unwrap_or(Value::Null),
-                extra: obj,
-            },
-            _ => {
-                obj.insert("type".into(), Value::String(ty));
-                Part::Other(Value::Object(obj))
-            }
-        })
-    }
-
-    /// The tool part, if this is one.
-    pub fn as_tool(&self) -> Option<&ToolPart> {
-        match self {
-            Part::Tool(t) => Some(t),
-            _ => None,
-        }
-    }
-    pub fn as_tool_mut(&mut self) -> Option<&mut ToolPart> {
-        match self {
-            Part::Tool(t) => Some(t),
-            _ => None,
-        }
-    }
-}
-
-fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Result<Part, String> {
+pub(super) fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Result<Part, String> {
     let tool_name = if dynamic {
         take_str(&mut obj, "toolName").unwrap_or_default()
     } else {
@@ -571,168 +407,41 @@ fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Result<Part, 
     Ok(Part::Tool(Box::new(part)))
 }
 
-fn entry_opt<M: SerializeMap, T: Serialize + ?Sized>(
-    m: &mut M,
-    key: &str,
-    v: Option<&T>,
-) -> Result<(), M::Error> {
-    match v {
-        Some(v) => m.serialize_entry(key, v),
-        None => Ok(()),
-    }
-}
-
-impl Serialize for Part {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if let Part::Other(v) = self {
-            return v.serialize(s);
+impl ToolPart {
+    /// Writes the part's type and fields, as the `ai` package orders them.
+    pub(super) fn write_fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        let t = self;
+        if t.dynamic {
+            m.serialize_entry("type", "dynamic-tool")?;
+            m.serialize_entry("toolName", &t.tool_name)?;
+        } else {
+            m.serialize_entry("type", &format!("tool-{}", t.tool_name))?;
         }
-        let mut m = s.serialize_map(None)?;
-        match self {
-            Part::Text {
-                text,
-                state,
-                provider_metadata,
-                citations,
-            } => {
-                m.serialize_entry("type", "text")?;
-                m.serialize_entry("text", text)?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-                entry_opt(&mut m, "state", state.map(TextState::as_str))?;
-                entry_opt(&mut m, "citations", citations.as_ref())?;
-            }
-            Part::Reasoning {
-                id,
-                text,
-                state,
-                provider_metadata,
-            } => {
-                m.serialize_entry("type", "reasoning")?;
-                entry_opt(&mut m, "id", id.as_ref())?;
-                m.serialize_entry("text", text)?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-                entry_opt(&mut m, "state", state.map(TextState::as_str))?;
-            }
-            Part::Tool(t) => {
-                if t.dynamic {
-                    m.serialize_entry("type", "dynamic-tool")?;
-                    m.serialize_entry("toolName", &t.tool_name)?;
-                } else {
-                    m.serialize_entry("type", &format!("tool-{}", t.tool_name))?;
-                }
-                m.serialize_entry("toolCallId", &t.tool_call_id)?;
-                m.serialize_entry("state", t.state.as_str())?;
-                entry_opt(&mut m, "title", t.title.as_ref())?;
-                entry_opt(&mut m, "toolMetadata", t.tool_metadata.as_ref())?;
-                entry_opt(&mut m, "providerExecuted", t.provider_executed.as_ref())?;
-                // `input` is present (possibly undefined) in every state; JSON has no
-                // undefined, so an unknown input is omitted.
-                entry_opt(&mut m, "input", t.input.as_ref())?;
-                entry_opt(&mut m, "inputEncoding", t.input_encoding.as_ref())?;
-                entry_opt(&mut m, "rawInput", t.raw_input.as_ref())?;
-                entry_opt(&mut m, "output", t.output.as_ref())?;
-                entry_opt(&mut m, "errorText", t.error_text.as_ref())?;
-                entry_opt(&mut m, "details", t.details.as_ref())?;
-                entry_opt(&mut m, "preliminary", t.preliminary.as_ref())?;
-                entry_opt(
-                    &mut m,
-                    "callProviderMetadata",
-                    t.call_provider_metadata.as_ref(),
-                )?;
-                entry_opt(
-                    &mut m,
-                    "resultProviderMetadata",
-                    t.result_provider_metadata.as_ref(),
-                )?;
-                entry_opt(&mut m, "approval", t.approval.as_ref())?;
-                for (k, v) in &t.extra {
-                    m.serialize_entry(k, v)?;
-                }
-            }
-            Part::Data {
-                name,
-                id,
-                data,
-                extra,
-            } => {
-                m.serialize_entry("type", &format!("data-{name}"))?;
-                entry_opt(&mut m, "id", id.as_ref())?;
-                m.serialize_entry("data", data)?;
-                for (k, v) in extra {
-                    m.serialize_entry(k, v)?;
-                }
-            }
-            Part::File {
-                media_type,
-                filename,
-                url,
-                provider_metadata,
-            } => {
-                m.serialize_entry("type", "file")?;
-                m.serialize_entry("mediaType", media_type)?;
-                entry_opt(&mut m, "filename", filename.as_ref())?;
-                m.serialize_entry("url", url)?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-            }
-            Part::SourceUrl {
-                source_id,
-                url,
-                title,
-                provider_metadata,
-            } => {
-                m.serialize_entry("type", "source-url")?;
-                m.serialize_entry("sourceId", source_id)?;
-                m.serialize_entry("url", url)?;
-                entry_opt(&mut m, "title", title.as_ref())?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-            }
-            Part::SourceDocument {
-                source_id,
-                media_type,
-                title,
-                filename,
-                provider_metadata,
-            } => {
-                m.serialize_entry("type", "source-document")?;
-                m.serialize_entry("sourceId", source_id)?;
-                m.serialize_entry("mediaType", media_type)?;
-                m.serialize_entry("title", title)?;
-                entry_opt(&mut m, "filename", filename.as_ref())?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-            }
-            Part::ReasoningFile {
-                media_type,
-                url,
-                provider_metadata,
-            } => {
-                m.serialize_entry("type", "reasoning-file")?;
-                m.serialize_entry("mediaType", media_type)?;
-                m.serialize_entry("url", url)?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-            }
-            Part::Custom {
-                kind,
-                provider_metadata,
-            } => {
-                m.serialize_entry("type", "custom")?;
-                m.serialize_entry("kind", kind)?;
-                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
-            }
-            Part::SteeringMessage { id, parts } => {
-                m.serialize_entry("type", "steering-message")?;
-                m.serialize_entry("id", id)?;
-                m.serialize_entry("parts", parts)?;
-            }
-            Part::StepStart => m.serialize_entry("type", "step-start")?,
-            Part::Other(_) => unreachable!("serialised above"),
+        m.serialize_entry("toolCallId", &t.tool_call_id)?;
+        m.serialize_entry("state", t.state.as_str())?;
+        entry_opt(m, "title", t.title.as_ref())?;
+        entry_opt(m, "toolMetadata", t.tool_metadata.as_ref())?;
+        entry_opt(m, "providerExecuted", t.provider_executed.as_ref())?;
+        // `input` is present (possibly undefined) in every state; JSON has no
+        // undefined, so an unknown input is omitted.
+        entry_opt(m, "input", t.input.as_ref())?;
+        entry_opt(m, "inputEncoding", t.input_encoding.as_ref())?;
+        entry_opt(m, "rawInput", t.raw_input.as_ref())?;
+        entry_opt(m, "output", t.output.as_ref())?;
+        entry_opt(m, "errorText", t.error_text.as_ref())?;
+        entry_opt(m, "details", t.details.as_ref())?;
+        entry_opt(m, "preliminary", t.preliminary.as_ref())?;
+        entry_opt(m, "callProviderMetadata", t.call_provider_metadata.as_ref())?;
+        entry_opt(
+            m,
+            "resultProviderMetadata",
+            t.result_provider_metadata.as_ref(),
+        )?;
+        entry_opt(m, "approval", t.approval.as_ref())?;
+        for (k, v) in &t.extra {
+            m.serialize_entry(k, v)?;
         }
-        m.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for Part {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Part::from_json(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+        Ok(())
     }
 }
 

@@ -8,6 +8,7 @@ pub mod chunk;
 pub mod error;
 pub mod json;
 pub mod message;
+pub mod part;
 
 pub use capabilities::Capabilities;
 pub use chunk::{Chunk, DataChunk, PartKind, PiEvent, UiChunk};

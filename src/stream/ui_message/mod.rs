@@ -307,13 +307,6 @@ impl UiMessageReducer {
                 }
                 self.active(kind).remove(&id);
             }
-            UiChunk::Custom {
-                kind,
-                provider_metadata,
-            } => msg.parts.push(Part::Custom {
-                kind,
-                provider_metadata,
-            }),
             UiChunk::ToolInputStart(mut c) => {
                 let dynamic = c.dynamic == Some(true);
                 let tool_name = c.tool_name.take().unwrap_or_default();
@@ -536,52 +529,8 @@ impl UiMessageReducer {
                     t.call_provider_metadata = provider_metadata;
                 }
             }
-            UiChunk::SourceUrl {
-                source_id,
-                url,
-                title,
-                provider_metadata,
-            } => msg.parts.push(Part::SourceUrl {
-                source_id,
-                url,
-                title,
-                provider_metadata,
-            }),
-            UiChunk::SourceDocument {
-                source_id,
-                media_type,
-                title,
-                filename,
-                provider_metadata,
-            } => msg.parts.push(Part::SourceDocument {
-                source_id,
-                media_type,
-                title,
-                filename,
-                provider_metadata,
-            }),
-            UiChunk::File {
-                url,
-                media_type,
-                provider_metadata,
-            } => msg.parts.push(Part::File {
-                media_type,
-                filename: None,
-                url,
-                provider_metadata,
-            }),
-            UiChunk::ReasoningFile {
-                url,
-                media_type,
-                provider_metadata,
-            } => msg.parts.push(Part::ReasoningFile {
-                media_type,
-                url,
-                provider_metadata,
-            }),
-            UiChunk::SteeringMessage { id, parts } => {
-                msg.parts.push(Part::SteeringMessage { id, parts })
-            }
+            // A file, a source, a custom or steering part: the chunk carries it whole.
+            UiChunk::Part(part) => msg.parts.push(part),
             UiChunk::Data(d) => {
                 // Transient data only reaches `onData`; other data replaces the part of the
                 // same type and id anywhere in the message, or is appended.

@@ -1,0 +1,350 @@
+//! [`Part`]: one part of a message, and the table of its plain kinds.
+//!
+//! A plain kind (a file, a source, a custom or steering part) is a row of
+//! [`plain_parts!`]: its JSON type and, per field, the Rust name and type, the JSON key, and
+//! how its chunk carries it. From that one row come the variant, the history reader
+//! ([`Part::from_json`]), the writer (`Serialize`), the chunk's lenient reader and its strict
+//! `uiMessageChunkSchema` check ([`crate::protocol::chunk`]). Adding a field is one line.
+//! Text, reasoning, tool and data parts have rules of their own (the text fast path, tool
+//! states, data replacement) and are written out.
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::chunk::{ChunkError, Field};
+use super::json::{take, take_str, Object};
+use super::message::{tool_from_json, TextState, ToolPart};
+
+/// A field's Rust type, by its kind in the table.
+macro_rules! field_type {
+    (text) => { String };
+    (maybe_text) => { Option<String> };
+    (maybe_json) => { Option<Value> };
+    (list) => { Value };
+}
+
+/// A field read from a stored part (history): lenient, absent is the default.
+macro_rules! read_part_field {
+    (text, $o:ident, $key:literal) => {
+        take_str($o, $key).unwrap_or_default()
+    };
+    (maybe_text, $o:ident, $key:literal) => {
+        take_str($o, $key)
+    };
+    // A JSON `null` stays `null` (it round-trips).
+    (maybe_json, $o:ident, $key:literal) => {
+        $o.remove($key)
+    };
+    (list, $o:ident, $key:literal) => {
+        $o.remove($key).unwrap_or(Value::Array(Vec::new()))
+    };
+}
+
+/// A field read from a chunk (the store's lenient reader): only a required one can fail.
+macro_rules! read_chunk_field {
+    (Str, $o:ident, $t:ident, $key:literal) => {
+        take_str($o, $key).ok_or_else(|| ChunkError::missing($t, $key))?
+    };
+    (OptStr, $o:ident, $t:ident, $key:literal) => {
+        take_str($o, $key)
+    };
+    (OptProviderMetadata, $o:ident, $t:ident, $key:literal) => {
+        take($o, $key)
+    };
+    (SteeringParts, $o:ident, $t:ident, $key:literal) => {
+        match $o.remove($key) {
+            Some(p @ Value::Array(_)) => p,
+            _ => return Err(ChunkError::missing($t, $key)),
+        }
+    };
+    // Not a field of the chunk: the part's default.
+    (Unread, $o:ident, $t:ident, $key:literal) => {
+        None
+    };
+}
+
+/// A field written to JSON: optional ones only when present.
+macro_rules! write_field {
+    (text, $m:ident, $key:literal, $v:ident) => {
+        $m.serialize_entry($key, $v)?
+    };
+    (list, $m:ident, $key:literal, $v:ident) => {
+        $m.serialize_entry($key, $v)?
+    };
+    (maybe_text, $m:ident, $key:literal, $v:ident) => {
+        entry_opt($m, $key, $v.as_ref())?
+    };
+    (maybe_json, $m:ident, $key:literal, $v:ident) => {
+        entry_opt($m, $key, $v.as_ref())?
+    };
+}
+
+/// The plain part kinds, one row each (see the module docs). Fields are written in the
+/// order of the row, the order the `ai` package writes them.
+macro_rules! plain_parts {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $ty:literal {
+            $( $field:ident: $kind:ident $key:literal $chunk:ident ),* $(,)?
+        }
+    )*) => {
+        /// One part of a message.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Part {
+            Text {
+                text: String,
+                state: Option<TextState>,
+                provider_metadata: Option<Value>,
+                /// Set by `text-end`.
+                citations: Option<Value>,
+            },
+            Reasoning {
+                /// The `reasoning-start` chunk's id (text parts do not keep theirs).
+                id: Option<String>,
+                text: String,
+                state: Option<TextState>,
+                provider_metadata: Option<Value>,
+            },
+            Tool(Box<ToolPart>),
+            /// `data-NAME`; `name` is without the `data-` prefix.
+            Data {
+                name: String,
+                id: Option<String>,
+                data: Value,
+                /// The chunk's other keys (`transient: false`, unknown ones): the `ai` package
+                /// stores the whole chunk as the part.
+                extra: Object,
+            },
+            $( $(#[$doc])* $variant { $( $field: field_type!($kind) ),* }, )*
+            StepStart,
+            /// A part kind this version does not model, kept verbatim.
+            Other(Value),
+        }
+
+        /// A plain kind read from a stored part; `None` for any other type.
+        fn read_plain_part(ty: &str, o: &mut Object) -> Option<Part> {
+            Some(match ty {
+                $( $ty => Part::$variant { $( $field: read_part_field!($kind, o, $key) ),* }, )*
+                _ => return None,
+            })
+        }
+
+        /// The part a plain chunk carries (`t` is its type); `None` for any other type.
+        pub(crate) fn plain_chunk(t: &str, o: &mut Object) -> Option<Result<Part, ChunkError>> {
+            let read = |o: &mut Object| -> Result<Part, ChunkError> {
+                Ok(match t {
+                    $( $ty => Part::$variant {
+                        $( $field: read_chunk_field!($chunk, o, t, $key) ),*
+                    }, )*
+                    _ => unreachable!("matched below"),
+                })
+            };
+            match t {
+                $( $ty )|* => Some(read(o)),
+                _ => None,
+            }
+        }
+
+        /// A plain chunk's fields in `uiMessageChunkSchema`; `None` for any other type.
+        pub(crate) fn plain_chunk_schema(t: &str) -> Option<&'static [(&'static str, Field)]> {
+            Some(match t {
+                $( $ty => &[ $( ($key, Field::$chunk) ),* ], )*
+                _ => return None,
+            })
+        }
+
+        /// Writes a plain kind's type and fields; `false` for any other part.
+        fn write_plain_part<M: SerializeMap>(part: &Part, m: &mut M) -> Result<bool, M::Error> {
+            match part {
+                $( Part::$variant { $( $field ),* } => {
+                    m.serialize_entry("type", $ty)?;
+                    $( write_field!($kind, m, $key, $field); )*
+                } )*
+                _ => return Ok(false),
+            }
+            Ok(true)
+        }
+    };
+}
+
+plain_parts! {
+    File = "file" {
+        media_type: text "mediaType" Str,
+        filename: maybe_text "filename" Unread,
+        url: text "url" Str,
+        provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
+    }
+    ReasoningFile = "reasoning-file" {
+        media_type: text "mediaType" Str,
+        url: text "url" Str,
+        provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
+    }
+    SourceUrl = "source-url" {
+        source_id: text "sourceId" Str,
+        url: text "url" Str,
+        title: maybe_text "title" OptStr,
+        provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
+    }
+    SourceDocument = "source-document" {
+        source_id: text "sourceId" Str,
+        media_type: text "mediaType" Str,
+        title: text "title" Str,
+        filename: maybe_text "filename" OptStr,
+        provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
+    }
+    /// `custom`: provider content the SDK does not model (`kind` is `provider.name`).
+    Custom = "custom" {
+        kind: text "kind" Str,
+        provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
+    }
+    /// A user message added to the run by steering; `parts` are text and file parts.
+    SteeringMessage = "steering-message" {
+        id: text "id" Str,
+        parts: list "parts" SteeringParts,
+    }
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>, state: Option<TextState>) -> Part {
+        Part::Text {
+            text: text.into(),
+            state,
+            provider_metadata: None,
+            citations: None,
+        }
+    }
+
+    /// `step-start`: the parts after the last one are the current step's.
+    pub fn is_step_start(&self) -> bool {
+        matches!(self, Part::StepStart)
+    }
+
+    pub fn from_json(value: Value) -> Result<Part, String> {
+        let Value::Object(mut obj) = value else {
+            return Err("part is not an object".into());
+        };
+        let Some(ty) = take_str(&mut obj, "type") else {
+            return Err("part without a type".into());
+        };
+        if let Some(part) = read_plain_part(&ty, &mut obj) {
+            return Ok(part);
+        }
+        let state = |obj: &mut Object| take_str(obj, "state").as_deref().and_then(TextState::parse);
+        let o = &mut obj;
+        Ok(match ty.as_str() {
+            "text" => Part::Text {
+                text: take_str(o, "text").unwrap_or_default(),
+                state: state(o),
+                provider_metadata: o.remove("providerMetadata"),
+                citations: o.remove("citations"),
+            },
+            "reasoning" => Part::Reasoning {
+                id: take_str(o, "id"),
+                text: take_str(o, "text").unwrap_or_default(),
+                state: state(o),
+                provider_metadata: o.remove("providerMetadata"),
+            },
+            "step-start" => Part::StepStart,
+            "dynamic-tool" => tool_from_json(obj, String::new(), true)?,
+            t if t.starts_with("tool-") => tool_from_json(obj, t[5..].to_string(), false)?,
+            t if t.starts_with("data-") => Part::Data {
+                name: t[5..].to_string(),
+                id: take_str(o, "id"),
+                data: o.remove("data").unwrap_or(Value::Null),
+                extra: obj,
+            },
+            _ => {
+                obj.insert("type".into(), Value::String(ty));
+                Part::Other(Value::Object(obj))
+            }
+        })
+    }
+
+    /// The tool part, if this is one.
+    pub fn as_tool(&self) -> Option<&ToolPart> {
+        match self {
+            Part::Tool(t) => Some(t),
+            _ => None,
+        }
+    }
+    pub fn as_tool_mut(&mut self) -> Option<&mut ToolPart> {
+        match self {
+            Part::Tool(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+pub(super) fn entry_opt<M: SerializeMap, T: Serialize + ?Sized>(
+    m: &mut M,
+    key: &str,
+    v: Option<&T>,
+) -> Result<(), M::Error> {
+    match v {
+        Some(v) => m.serialize_entry(key, v),
+        None => Ok(()),
+    }
+}
+
+impl Serialize for Part {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let Part::Other(v) = self {
+            return v.serialize(s);
+        }
+        let mut m = s.serialize_map(None)?;
+        if write_plain_part(self, &mut m)? {
+            return m.end();
+        }
+        match self {
+            Part::Text {
+                text,
+                state,
+                provider_metadata,
+                citations,
+            } => {
+                m.serialize_entry("type", "text")?;
+                m.serialize_entry("text", text)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+                entry_opt(&mut m, "state", state.map(TextState::as_str))?;
+                entry_opt(&mut m, "citations", citations.as_ref())?;
+            }
+            Part::Reasoning {
+                id,
+                text,
+                state,
+                provider_metadata,
+            } => {
+                m.serialize_entry("type", "reasoning")?;
+                entry_opt(&mut m, "id", id.as_ref())?;
+                m.serialize_entry("text", text)?;
+                entry_opt(&mut m, "providerMetadata", provider_metadata.as_ref())?;
+                entry_opt(&mut m, "state", state.map(TextState::as_str))?;
+            }
+            Part::Tool(t) => t.write_fields(&mut m)?,
+            Part::Data {
+                name,
+                id,
+                data,
+                extra,
+            } => {
+                m.serialize_entry("type", &format!("data-{name}"))?;
+                entry_opt(&mut m, "id", id.as_ref())?;
+                m.serialize_entry("data", data)?;
+                for (k, v) in extra {
+                    m.serialize_entry(k, v)?;
+                }
+            }
+            Part::StepStart => m.serialize_entry("type", "step-start")?,
+            // Written above.
+            _ => {}
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Part {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Part::from_json(Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
