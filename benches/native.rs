@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use agent_chat_store::bench_scenarios::{floor, Core};
-use agent_chat_store::protocol::Capabilities;
+use agent_chat_store::Capabilities;
 use serde_json::{json, Value};
 
 fn median(xs: &mut [f64]) -> f64 {

@@ -8,7 +8,7 @@
 //!
 //! # The run loop
 //!
-//! [`store::ChatStore`] never does IO and never reads a clock. The host drives it:
+//! [`ChatStore`] never does IO and never reads a clock. The host drives it:
 //!
 //! 1. feed it one input: a user action (`submit`, `stop`, …) or an event of a request it asked
 //!    for (`handle_response_head` / `_body` / `_end`, `handle_request_failed`) or the time
@@ -23,8 +23,7 @@
 //! queued by `submit` is only made if someone polls for it.
 //!
 //! ```
-//! use agent_chat_store::random::SeededRandom;
-//! use agent_chat_store::store::{ChatStore, Method, ResponseHead, StoreOptions};
+//! use agent_chat_store::{ChatStore, Method, ResponseHead, SeededRandom, StoreOptions};
 //!
 //! let mut store = ChatStore::new(StoreOptions::new("s1"), Box::new(SeededRandom(1)), 0);
 //! // Opening the session asks for its capabilities, its tools and its canonical history.
@@ -63,15 +62,57 @@
 #[cfg(feature = "_internal_bench")]
 #[doc(hidden)]
 pub mod bench_scenarios;
-pub mod composer;
-pub mod followup;
-pub mod protocol;
-pub mod random;
-pub mod replay;
+mod composer;
+mod followup;
+mod protocol;
+mod random;
+mod replay;
 mod scan;
-pub mod sse;
-pub mod store;
-pub mod stream;
-pub mod tool_ui;
+mod sse;
+mod store;
+mod stream;
+mod tool_ui;
 #[cfg(target_arch = "wasm32")]
-pub mod wasm;
+mod wasm;
+
+// The store and what crosses its boundary.
+// The composer's busy-send policy (SPEC §5), as pure functions the store calls.
+pub use composer::{
+    composer_state, decide, ComposerState, Refusal, SendRoute, Status, BUSY_HINT, EMPTY_HINT,
+    FILES_WHILE_BUSY_HINT,
+};
+pub use followup::{FollowUpItem, ItemState, RetryPolicy};
+// The exactly-once FIFO poster of SPEC §6, as a sans-IO machine of its own.
+pub use followup::{FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect};
+pub use store::{
+    history_for_storage, AutoSend, ChatStore, Limits, Method, Output, Request, RequestId,
+    RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind, SubmitResult,
+};
+pub use tool_ui::{ToolCatalogEntry, ToolUiHints, ToolUiUpdate, ToolUiUpdates};
+
+// The wire types.
+pub use protocol::chunk::{
+    chunk_from_value, parse_chunk, strict_ui_chunk, Chunk, ChunkError, DataChunk, PartKind,
+    PiEvent, ToolChunk, UiChunk,
+};
+pub use protocol::json::{from_slice as parse_json, MARKERS as LONE_SURROGATE_MARKERS};
+pub use protocol::{
+    Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, TextState, ToolPart, ToolState,
+    UIMessage,
+};
+
+// The pieces the store is made of, for hosts with their own transport, tests and fuzzing:
+// the SSE decoder, the reducers and the history they write, the replay helpers.
+pub use random::{RandomSource, SeededRandom};
+pub use replay::{
+    replay_pi_stream, replay_ui_message_stream, sse_data, ChunkInput, PiReplay, UiReplay,
+};
+pub use sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_MAX_EVENT_BYTES};
+pub use stream::conversation::{Conversation, Effect, TurnView};
+pub use stream::fast_chunk::{parse_delta, Delta};
+pub use stream::partial_json::{ParseState, PartialJson, MAX_DEPTH as PARTIAL_JSON_MAX_DEPTH};
+pub use stream::pi::{PiEffect, PiReducer};
+pub use stream::ui_message::{UiEffect, UiMessageReducer, Violation};
+pub use stream::History;
+#[cfg(target_arch = "wasm32")]
+pub use wasm::JsChatStore;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use agent_chat_store::store::RequestKind;
+use agent_chat_store::RequestKind;
 use common::*;
 
 /// Delta texts as JSON string bodies: escapes, multi-byte characters, empty.
@@ -143,7 +143,7 @@ fn the_fast_path_ends_every_turn_as_the_general_path_does() {
         assert_eq!(fast, run(&slow, chunk), "seed {seed}, chunk {chunk}");
         fast_deltas += events
             .iter()
-            .filter(|e| agent_chat_store::stream::fast_chunk::parse_delta(e).is_some())
+            .filter(|e| agent_chat_store::parse_delta(e).is_some())
             .count();
         violations += usize::from(fast.contains("missing text part"));
     }

@@ -5,8 +5,8 @@
 
 mod common;
 
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::store::{RequestId, RequestKind, SubmitKind};
+use agent_chat_store::ItemState;
+use agent_chat_store::{RequestId, RequestKind, SubmitKind};
 use common::scenario::hydrating;
 use common::*;
 use serde_json::json;

@@ -57,9 +57,9 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::store::{RequestId, RequestKind};
+use agent_chat_store::ItemState;
+use agent_chat_store::Status;
+use agent_chat_store::{RequestId, RequestKind};
 use common::fault_world::{ItemRec, World, SESSIONS};
 use common::sim_server::{Commit, PostSeen, Via};
 use common::*;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use agent_chat_store::replay::{replay_pi_stream, sse_data, ChunkInput};
+use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};
 use common::{fixture, fixtures, without_ids};
 use serde_json::Value;
 

@@ -14,14 +14,14 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::protocol::chunk::{parse_chunk, strict_ui_chunk, ChunkError};
-use agent_chat_store::protocol::{Capabilities, ChatError, ErrorKind, Part};
-use agent_chat_store::replay::{replay_pi_stream, replay_ui_message_stream, ChunkInput};
-use agent_chat_store::sse::SseDecoder;
-use agent_chat_store::store::{RequestKind, StoreEvent, StoreOptions, SubmitKind};
-use agent_chat_store::stream::partial_json::{ParseState, PartialJson};
+use agent_chat_store::ItemState;
+use agent_chat_store::SseDecoder;
+use agent_chat_store::Status;
+use agent_chat_store::{parse_chunk, strict_ui_chunk, ChunkError};
+use agent_chat_store::{replay_pi_stream, replay_ui_message_stream, ChunkInput};
+use agent_chat_store::{Capabilities, ChatError, ErrorKind, Part};
+use agent_chat_store::{ParseState, PartialJson};
+use agent_chat_store::{RequestKind, StoreEvent, StoreOptions, SubmitKind};
 use common::*;
 use serde_json::{json, Value};
 
@@ -1053,7 +1053,7 @@ fn tool_ui_chunks_for_unknown_calls_change_no_message_at_a_long_history() {
     a_normal_turn_works(&mut h);
 }
 
-fn streaming_turn(h: &mut Harness) -> agent_chat_store::store::RequestId {
+fn streaming_turn(h: &mut Harness) -> agent_chat_store::RequestId {
     h.send("hello");
     let chat = h.the_open(RequestKind::Chat).id;
     let first = sse(&[json!({"type": "data-turn-start", "data": {"turnId": "turn-1"}})]);

@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use agent_chat_store::protocol::chunk::{parse_chunk, Chunk, ChunkError};
-use agent_chat_store::protocol::{Part, Role, UIMessage};
-use agent_chat_store::replay::{replay_pi_stream, sse_data, ChunkInput};
-use agent_chat_store::stream::pi::{PiEffect, PiReducer};
-use agent_chat_store::stream::History;
+use agent_chat_store::History;
+use agent_chat_store::{parse_chunk, Chunk, ChunkError};
+use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};
+use agent_chat_store::{Part, Role, UIMessage};
+use agent_chat_store::{PiEffect, PiReducer};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------------------------------------

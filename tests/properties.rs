@@ -14,12 +14,12 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
-use agent_chat_store::followup::{FollowUpQueue, ItemState, PostOutcome, RetryPolicy};
-use agent_chat_store::protocol::ChatError;
-use agent_chat_store::random::SeededRandom;
-use agent_chat_store::replay::{replay_pi_stream, ChunkInput};
-use agent_chat_store::sse::{SseDecoder, SseItem};
-use agent_chat_store::store::RequestKind;
+use agent_chat_store::ChatError;
+use agent_chat_store::RequestKind;
+use agent_chat_store::SeededRandom;
+use agent_chat_store::{replay_pi_stream, ChunkInput};
+use agent_chat_store::{FollowUpQueue, ItemState, PostOutcome, RetryPolicy};
+use agent_chat_store::{SseDecoder, SseItem};
 use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -444,7 +444,7 @@ proptest! {
         cuts in prop::collection::vec(any::<usize>(), 0..12),
         small in 4usize..40,
     ) {
-        for limit in [agent_chat_store::sse::DEFAULT_MAX_EVENT_BYTES, small] {
+        for limit in [agent_chat_store::DEFAULT_MAX_EVENT_BYTES, small] {
             let whole = decode(&body, &[], limit);
             prop_assert_eq!(&decode(&body, &cuts, limit), &whole);
             // Byte by byte, the worst split there is.
@@ -471,7 +471,7 @@ proptest! {
         if body.len() > 8 && body[0] % 2 == 0 {
             body.splice(0..0, b"data:".iter().copied());
         }
-        for limit in [agent_chat_store::sse::DEFAULT_MAX_EVENT_BYTES, small] {
+        for limit in [agent_chat_store::DEFAULT_MAX_EVENT_BYTES, small] {
             let whole = decode(&body, &[], limit);
             prop_assert_eq!(decode(&body, &cuts, limit), whole);
         }

@@ -15,10 +15,10 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::protocol::Capabilities;
-use agent_chat_store::sse::SseDecoder;
-use agent_chat_store::store::{RequestKind, ResponseHead};
+use agent_chat_store::Capabilities;
+use agent_chat_store::SseDecoder;
+use agent_chat_store::Status;
+use agent_chat_store::{RequestKind, ResponseHead};
 use common::*;
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! The SSE decoder against recorded server traces and against the ways a network splits bytes.
 
-use agent_chat_store::sse::{SseDecoder, SseError, SseEvent, SseItem};
+use agent_chat_store::{SseDecoder, SseError, SseEvent, SseItem};
 use std::path::Path;
 
 const FIXTURES: &str = concat!(

@@ -5,8 +5,8 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::store::{RequestKind, SubmitKind};
+use agent_chat_store::Status;
+use agent_chat_store::{RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

@@ -5,8 +5,8 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::store::{AutoSend, RequestKind};
+use agent_chat_store::Status;
+use agent_chat_store::{AutoSend, RequestKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

@@ -5,9 +5,9 @@
 
 mod common;
 
-use agent_chat_store::composer::{Refusal, Status};
-use agent_chat_store::protocol::{Capabilities, Role};
-use agent_chat_store::store::{Method, RequestKind, SubmitKind};
+use agent_chat_store::{Capabilities, Role};
+use agent_chat_store::{Method, RequestKind, SubmitKind};
+use agent_chat_store::{Refusal, Status};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

@@ -4,8 +4,8 @@
 
 mod common;
 
-use agent_chat_store::composer::{Refusal, BUSY_HINT, FILES_WHILE_BUSY_HINT};
-use agent_chat_store::store::{Method, RequestKind, SubmitKind};
+use agent_chat_store::{Method, RequestKind, SubmitKind};
+use agent_chat_store::{Refusal, BUSY_HINT, FILES_WHILE_BUSY_HINT};
 use common::scenario::*;
 use common::*;
 

@@ -4,10 +4,10 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::protocol::{ErrorKind, Role};
-use agent_chat_store::store::{RequestKind, SubmitKind};
+use agent_chat_store::ItemState;
+use agent_chat_store::Status;
+use agent_chat_store::{ErrorKind, Role};
+use agent_chat_store::{RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 
@@ -140,7 +140,7 @@ fn a_character_split_between_two_deltas_is_one_character_again() {
     h.end(chat);
     assert_eq!(h.send("again").kind, SubmitKind::Sent);
     let post = h.the_open(RequestKind::Chat).body().clone();
-    let half = char::from_u32(agent_chat_store::protocol::json::MARKERS + 0xD83D - 0xD800);
+    let half = char::from_u32(agent_chat_store::LONE_SURROGATE_MARKERS + 0xD83D - 0xD800);
     assert_eq!(
         post["messages"][1]["parts"][0]["text"],
         format!("smile 😀 and half {}!", half.unwrap())

@@ -5,10 +5,10 @@
 
 mod common;
 
-use agent_chat_store::composer::{Refusal, Status, BUSY_HINT};
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::protocol::ErrorKind;
-use agent_chat_store::store::{RequestKind, SubmitKind};
+use agent_chat_store::ErrorKind;
+use agent_chat_store::ItemState;
+use agent_chat_store::{Refusal, Status, BUSY_HINT};
+use agent_chat_store::{RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

@@ -5,8 +5,8 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::store::{AutoSend, RequestKind};
+use agent_chat_store::Status;
+use agent_chat_store::{AutoSend, RequestKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;
@@ -114,7 +114,7 @@ fn tool_output_added_while_pending_is_kept() {
     assert!(h.act(|s, now| s.add_tool_output("c2", Ok(json!(2)), now)));
     assert_eq!(
         tool_state(&h, "c2"),
-        Some(agent_chat_store::protocol::ToolState::OutputAvailable)
+        Some(agent_chat_store::ToolState::OutputAvailable)
     );
     h.body(
         chat.id,
@@ -125,7 +125,7 @@ fn tool_output_added_while_pending_is_kept() {
     );
     assert_eq!(
         tool_state(&h, "c2"),
-        Some(agent_chat_store::protocol::ToolState::OutputAvailable),
+        Some(agent_chat_store::ToolState::OutputAvailable),
         "the output the user added is gone"
     );
 }

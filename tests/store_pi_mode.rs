@@ -5,10 +5,10 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::protocol::Role;
-use agent_chat_store::store::{RequestKind, StoreEvent, SubmitKind};
+use agent_chat_store::ItemState;
+use agent_chat_store::Role;
+use agent_chat_store::Status;
+use agent_chat_store::{RequestKind, StoreEvent, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

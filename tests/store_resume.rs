@@ -6,9 +6,9 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::protocol::ErrorKind;
-use agent_chat_store::store::{Method, RequestKind, SubmitKind};
+use agent_chat_store::ErrorKind;
+use agent_chat_store::Status;
+use agent_chat_store::{Method, RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

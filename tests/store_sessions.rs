@@ -4,10 +4,10 @@
 
 mod common;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::protocol::Capabilities;
-use agent_chat_store::store::{RequestKind, SubmitKind};
+use agent_chat_store::Capabilities;
+use agent_chat_store::ItemState;
+use agent_chat_store::Status;
+use agent_chat_store::{RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use agent_chat_store::store::{RequestKind, StoreEvent};
+use agent_chat_store::{RequestKind, StoreEvent};
 use common::scenario::*;
 use common::*;
 use serde_json::{json, Value};

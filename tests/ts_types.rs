@@ -3,11 +3,11 @@
 //! is declared in the interface of that name, so a field renamed or added in Rust cannot
 //! silently leave the `.d.ts` behind.
 
-use agent_chat_store::composer::{composer_state, Status};
-use agent_chat_store::followup::{FollowUpQueue, RetryPolicy};
-use agent_chat_store::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, UIMessage};
-use agent_chat_store::random::SeededRandom;
-use agent_chat_store::store::{SubmitKind, SubmitResult};
+use agent_chat_store::SeededRandom;
+use agent_chat_store::{composer_state, Status};
+use agent_chat_store::{Capabilities, ChatError, ErrorKind, FileAttachment, UIMessage};
+use agent_chat_store::{FollowUpQueue, RetryPolicy};
+use agent_chat_store::{SubmitKind, SubmitResult};
 use serde_json::{json, Value};
 
 const TS: &str = include_str!("../src/wasm/types.d.ts");
@@ -66,8 +66,8 @@ fn queued_items_and_submit_results() {
     assert_keys("QueuedItem", &serde_json::to_value(item).unwrap());
     let r = SubmitResult {
         kind: SubmitKind::Blocked,
-        reason: Some(agent_chat_store::composer::Refusal::FilesWhileBusy),
-        hint: Some(agent_chat_store::composer::FILES_WHILE_BUSY_HINT),
+        reason: Some(agent_chat_store::Refusal::FilesWhileBusy),
+        hint: Some(agent_chat_store::FILES_WHILE_BUSY_HINT),
     };
     let v = serde_json::to_value(r).unwrap();
     assert_keys("SubmitResult", &v);

@@ -3,10 +3,10 @@
 //! here so `cargo test` catches a regression without a wasm build; and what only Rust sees
 //! (the store's reducer options, effects, the lenient and the strict chunk readers).
 
-use agent_chat_store::protocol::chunk::{chunk_from_value, strict_ui_chunk, Chunk, ChunkError};
-use agent_chat_store::protocol::{Part, Role, ToolState, UIMessage};
-use agent_chat_store::replay::{replay_ui_message_stream, ChunkInput, UiReplay};
-use agent_chat_store::stream::ui_message::{UiEffect, UiMessageReducer};
+use agent_chat_store::{chunk_from_value, strict_ui_chunk, Chunk, ChunkError};
+use agent_chat_store::{replay_ui_message_stream, ChunkInput, UiReplay};
+use agent_chat_store::{Part, Role, ToolState, UIMessage};
+use agent_chat_store::{UiEffect, UiMessageReducer};
 use serde_json::{json, Value};
 
 fn replay(chunks: Value) -> UiReplay {

@@ -3,7 +3,7 @@
 //! Real fetches, real streamed bodies, real AbortControllers.
 #![cfg(target_arch = "wasm32")]
 
-use agent_chat_store::wasm::JsChatStore;
+use agent_chat_store::JsChatStore;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

@@ -6,7 +6,7 @@
 //! depth, which `MAX_DEPTH` caps).
 #![no_main]
 
-use agent_chat_store::stream::partial_json::PartialJson;
+use agent_chat_store::PartialJson;
 use agent_chat_store_fuzz::SplitMix;
 use libfuzzer_sys::fuzz_target;
 

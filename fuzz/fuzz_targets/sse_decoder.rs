@@ -13,7 +13,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use agent_chat_store::sse::{SseDecoder, SseItem, DEFAULT_MAX_EVENT_BYTES};
+use agent_chat_store::{SseDecoder, SseItem, DEFAULT_MAX_EVENT_BYTES};
 use agent_chat_store_fuzz::alloc_count::{self, Counting};
 use agent_chat_store_fuzz::SplitMix;
 use libfuzzer_sys::fuzz_target;

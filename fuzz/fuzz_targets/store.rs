@@ -18,11 +18,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::ItemState;
-use agent_chat_store::protocol::{Capabilities, FileAttachment};
-use agent_chat_store::random::SeededRandom;
-use agent_chat_store::store::{
+use agent_chat_store::Status;
+use agent_chat_store::ItemState;
+use agent_chat_store::{Capabilities, FileAttachment};
+use agent_chat_store::SeededRandom;
+use agent_chat_store::{
     AutoSend, ChatStore, Output, RequestId, RequestKind, ResponseHead, StoreOptions,
 };
 use agent_chat_store_fuzz::{
@@ -701,7 +701,7 @@ impl Host {
                 };
                 let text = chunk_text(u, &c);
                 trace!("handle_chunk {text}");
-                if let Ok(chunk) = agent_chat_store::protocol::chunk::parse_chunk(&text) {
+                if let Ok(chunk) = agent_chat_store::parse_chunk(&text) {
                     self.act(|s, now| s.handle_chunk(chunk, now));
                 }
             }

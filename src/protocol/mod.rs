@@ -11,6 +11,5 @@ pub mod message;
 pub mod part;
 
 pub use capabilities::Capabilities;
-pub use chunk::{Chunk, DataChunk, PartKind, PiEvent, UiChunk};
 pub use error::{ChatError, ErrorKind};
 pub use message::{FileAttachment, Part, Role, TextState, ToolPart, ToolState, UIMessage};

@@ -6,7 +6,7 @@
 //! server's turns progress, and sometimes break mid-event. These are [`World`] methods; the
 //! world itself, its pages and the user's actions are [`super::fault_world`].
 
-use agent_chat_store::store::{RequestId, RequestKind, ResponseHead};
+use agent_chat_store::{RequestId, RequestKind, ResponseHead};
 use serde_json::{json, Value};
 
 use super::fault_world::World;

@@ -10,9 +10,9 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::followup::{ItemState, RetryPolicy};
-use agent_chat_store::store::{RequestId, StoreEvent, StoreOptions, SubmitKind};
+use agent_chat_store::Status;
+use agent_chat_store::{ItemState, RetryPolicy};
+use agent_chat_store::{RequestId, StoreEvent, StoreOptions, SubmitKind};
 
 use super::fault_network::{Ev, ReqInfo, Scheduled};
 use super::sim_server::{Prng, Server};

@@ -18,10 +18,10 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::protocol::{Capabilities, ChatError, FileAttachment};
-use agent_chat_store::random::SeededRandom;
-use agent_chat_store::store::{
+use agent_chat_store::SeededRandom;
+use agent_chat_store::Status;
+use agent_chat_store::{Capabilities, ChatError, FileAttachment};
+use agent_chat_store::{
     ChatStore, Method, Output, RequestId, RequestKind, ResponseHead, StoreEvent, StoreOptions,
     SubmitResult,
 };
@@ -277,7 +277,7 @@ impl Harness {
                 Output::Request(r) => {
                     let body = r.body.as_deref().map(|b| {
                         // As the server reads it: lone surrogate escapes included.
-                        agent_chat_store::protocol::json::from_slice(b.as_bytes())
+                        agent_chat_store::parse_json(b.as_bytes())
                             .unwrap_or_else(|e| panic!("body is not JSON ({e}): {b}"))
                     });
                     self.sent.push(Sent {

@@ -3,9 +3,9 @@
 //! resumed), a turn left streaming, AI SDK answers, a turn that ends in tool calls (left open
 //! or continued), a hydrating store.
 
-use agent_chat_store::composer::Status;
-use agent_chat_store::protocol::{Capabilities, FileAttachment, ToolState};
-use agent_chat_store::store::{AutoSend, RequestId, RequestKind, SubmitKind};
+use agent_chat_store::Status;
+use agent_chat_store::{AutoSend, RequestId, RequestKind, SubmitKind};
+use agent_chat_store::{Capabilities, FileAttachment, ToolState};
 use serde_json::{json, Value};
 
 use super::{fixture, options_with, sse, sse_events, Harness, Reply, Sent, AI_SDK_CAPS, DONE};

@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use agent_chat_store::store::RequestId;
+use agent_chat_store::RequestId;
 use serde_json::{json, Value};
 
 // ===== a small PRNG (xorshift64*) ==========================================================

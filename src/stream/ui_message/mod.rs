@@ -24,7 +24,6 @@ use crate::stream::partial_json::PartialJson;
 mod metadata;
 mod tool_parts;
 
-pub use metadata::merge_objects;
 use metadata::*;
 use tool_parts::*;
 
