@@ -11,9 +11,13 @@ use crate::protocol::Capabilities;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// `ready`: no turn is running; a send starts one.
     Ready,
+    /// `submitted`: the turn's chat POST is out and nothing of its answer is shown yet (busy).
     Submitted,
+    /// `streaming`: the turn's stream is being read, or a resume of it is due (busy).
     Streaming,
+    /// `error`: the last turn ended in an error; a send starts a new one.
     Error,
 }
 
@@ -58,8 +62,11 @@ impl Refusal {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ComposerState {
+    /// `canSend`: the draft can be sent now (`hasContent && (!busy || nativeFollowUp)`).
     pub can_send: bool,
+    /// `reason`: why a submit of the draft would be refused; `None` when `can_send`.
     pub reason: Option<Refusal>,
+    /// `hint`: the words the composer shows, e.g. [`BUSY_HINT`] while busy without follow-ups.
     pub hint: Option<&'static str>,
     /// A send now queues a follow-up for the running turn (the UI may say "Queue").
     pub follow_up: bool,

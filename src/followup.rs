@@ -72,8 +72,11 @@ pub struct FollowUpItem {
     /// `max(last + 1, now_ms)`: strictly increasing per queue, and across page reloads without
     /// any storage, because the clock has moved on by the time a reloaded page enqueues.
     pub client_seq: u64,
+    /// The message text, posted as `message`.
     pub text: String,
+    /// The attachments, posted as `attachments`.
     pub files: Vec<FileAttachment>,
+    /// Where the item is in its life (`queued`, `posting`, `accepted`, `failed`, `stalled`).
     pub state: ItemState,
     /// POST attempts made for the current try (reset by [`FollowUpQueue::retry`]).
     pub attempts: u32,
@@ -100,7 +103,9 @@ pub struct RetryPolicy {
     /// POST attempts per try, the first included; after the last one the item is `failed`.
     /// Zero is treated as one: every item gets at least one attempt.
     pub max_attempts: u32,
+    /// The nominal wait after the first failed attempt; it doubles with each further one.
     pub base_delay_ms: u64,
+    /// The cap of the nominal wait (before jitter).
     pub max_delay_ms: u64,
 }
 
@@ -140,10 +145,15 @@ impl RetryPolicy {
 pub struct FollowUpPost {
     /// Hand it back with the answer; an answer under any other ticket is ignored.
     pub ticket: u64,
+    /// The [`FollowUpItem::id`] of the item posted.
     pub item_id: String,
+    /// The body's `clientSeq`.
     pub client_seq: u64,
+    /// The body's `clientNonce`.
     pub client_nonce: String,
+    /// The body's `message`.
     pub text: String,
+    /// The body's `attachments`.
     pub files: Vec<FileAttachment>,
 }
 
@@ -152,7 +162,10 @@ pub struct FollowUpPost {
 pub enum PostOutcome {
     /// 202 `{queued:true}`, or `{queued:true, duplicate:true}` for a retry that had already
     /// landed: both mean the server has it.
-    Accepted { duplicate: bool },
+    Accepted {
+        /// `duplicate:true`: a retry that had already landed.
+        duplicate: bool,
+    },
     /// 202 `{queued:false, deleted:true}`: the server has it cancelled (an earlier DELETE won).
     Deleted,
     /// Any error. Retryable ones (network, 429, 5xx, session not ready) per
@@ -167,9 +180,15 @@ pub enum PostOutcome {
 pub enum QueueEffect {
     /// The server does not take follow-ups: the store turns `nativeFollowUp` off and may move
     /// the item's text back into an empty composer. The item is `failed`.
-    Unsupported { item_id: String },
+    Unsupported {
+        /// The item the server refused.
+        item_id: String,
+    },
     /// The item became `failed` (retries exhausted or an error retrying cannot fix).
-    Failed { item_id: String },
+    Failed {
+        /// The item that became `failed`.
+        item_id: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -208,6 +227,7 @@ impl Default for FollowUpQueue {
 }
 
 impl FollowUpQueue {
+    /// An empty queue that retries under `policy`.
     pub fn new(policy: RetryPolicy) -> Self {
         FollowUpQueue {
             policy,
@@ -222,6 +242,7 @@ impl FollowUpQueue {
 
     // ----- getters -----
 
+    /// The retry policy the queue follows.
     pub fn policy(&self) -> RetryPolicy {
         self.policy
     }
@@ -231,10 +252,12 @@ impl FollowUpQueue {
         &self.items
     }
 
+    /// The visible item with this [`FollowUpItem::id`].
     pub fn get(&self, item_id: &str) -> Option<&FollowUpItem> {
         self.items.iter().find(|i| i.id == item_id)
     }
 
+    /// No visible items.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

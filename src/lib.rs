@@ -58,6 +58,7 @@
 //! ```
 #![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
 #![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
+#![deny(missing_docs)]
 
 #[cfg(feature = "_internal_bench")]
 #[doc(hidden)]

@@ -3,6 +3,7 @@
 
 /// A source of random bytes.
 pub trait RandomSource {
+    /// Fills `buf` with random bytes (the wasm shell: `crypto.getRandomValues`).
     fn fill(&mut self, buf: &mut [u8]);
 
     /// A number in `[0, 1)`, for backoff jitter.

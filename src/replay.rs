@@ -15,6 +15,7 @@ pub struct UiReplay {
     /// The reducer's whole state after the last chunk it processed (the `ai` package's
     /// `state.message`).
     pub message: UIMessage,
+    /// `finishReason`: the last one a `finish` chunk gave.
     pub finish_reason: Option<String>,
     /// Set when a chunk violated the protocol; processing stopped there.
     pub error: Option<String>,
@@ -23,7 +24,9 @@ pub struct UiReplay {
 /// One chunk as the replay helpers take it: already-parsed JSON (from JS) or an SSE event's
 /// data text.
 pub enum ChunkInput<'a> {
+    /// Parsed JSON: a chunk object handed over from JS.
     Value(Value),
+    /// An SSE event's `data` text, parsed here.
     Text(&'a str),
 }
 
@@ -101,6 +104,7 @@ pub fn replay_ui_message_stream<'a>(
 /// What [`replay_pi_stream`] gives back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PiReplay {
+    /// The history after the last chunk, in order.
     pub messages: Vec<UIMessage>,
     /// The `data-tool-ui` updates seen, by tool call (for the tool parts' resolved `ui`).
     pub tool_ui: crate::tool_ui::ToolUiUpdates,

@@ -20,10 +20,13 @@ use crate::protocol::{Part, ToolPart, UIMessage};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolUiHints {
+    /// `rendererId`: the renderer the tool's parts ask for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renderer_id: Option<String>,
+    /// `displayGroup`: the group the UI may show the tool's parts under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_group: Option<String>,
+    /// `icon`: the name of the tool's icon.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
 }
@@ -32,11 +35,15 @@ pub struct ToolUiHints {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCatalogEntry {
+    /// `name`: the tool's name, as in its parts' `tool-<name>`.
     pub name: String,
+    /// `description`: what the tool does, in words for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `inputSchema`: the JSON Schema of the tool's input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<Value>,
+    /// `ui`: how the tool would like its parts shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui: Option<ToolUiHints>,
 }
@@ -96,9 +103,13 @@ fn catalog_entry(t: &Value) -> Option<ToolCatalogEntry> {
 /// What a `data-tool-ui` chunk said for one tool call.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolUiUpdate {
+    /// `rendererId`: the renderer for the call's part.
     pub renderer_id: Option<String>,
+    /// `displayGroup`: the group the UI may show the call's part under.
     pub display_group: Option<String>,
+    /// `icon`: the name of the call's icon.
     pub icon: Option<String>,
+    /// `details`: structured data for the renderer (e.g. live progress).
     pub details: Option<Value>,
 }
 
@@ -125,7 +136,7 @@ impl ToolUiUpdate {
 pub const MAX_TOOL_UI_CALLS: usize = 10_000;
 
 /// The `data-tool-ui` updates of a session, by tool call (the latest per call), bounded to
-/// the [`MAX_TOOL_UI_CALLS`] calls first seen most recently.
+/// the `MAX_TOOL_UI_CALLS` (10,000) calls first seen most recently.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolUiUpdates {
     by_call: HashMap<String, ToolUiUpdate>,
@@ -134,18 +145,22 @@ pub struct ToolUiUpdates {
 }
 
 impl ToolUiUpdates {
+    /// No updates.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// The latest update for the call with this `toolCallId`.
     pub fn get(&self, tool_call_id: &str) -> Option<&ToolUiUpdate> {
         self.by_call.get(tool_call_id)
     }
 
+    /// The number of calls with an update.
     pub fn len(&self) -> usize {
         self.by_call.len()
     }
 
+    /// No call has an update.
     pub fn is_empty(&self) -> bool {
         self.by_call.is_empty()
     }

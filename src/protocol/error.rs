@@ -7,18 +7,28 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub enum ErrorKind {
+    /// `FOLLOWUP_UNSUPPORTED` (or `conflict` / `followup_unsupported`): no follow-ups here.
     FollowUpUnsupported,
+    /// `followup_out_of_order`: the follow-up's `clientSeq` is not above the server's last.
     FollowUpOutOfOrder,
+    /// `followup_session_not_ready`: the session is still being set up; worth a retry.
     SessionNotReady,
+    /// `turn_already_active`: the session already runs a turn.
     TurnAlreadyActive,
+    /// `validation_error`, or a 400 / 422: the server refused the request as malformed.
     Validation,
+    /// The request or its answer was lost on the way (fetch rejected, stream cut mid-event).
     Network,
+    /// Any other non-2xx answer; a 429 or 5xx is worth a retry.
     Server,
+    /// The answer or the stream breaks the protocol (not JSON, not SSE, too large).
     Protocol,
+    /// The request was aborted (stop, session switch, `dispose()`).
     Aborted,
 }
 
 impl ErrorKind {
+    /// The kind's name, as JS reads it in `error.code`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::FollowUpUnsupported => "FollowUpUnsupported",
@@ -39,6 +49,7 @@ impl ErrorKind {
 #[serde(rename_all = "camelCase")]
 #[error("{}: {message}", kind.as_str())]
 pub struct ChatError {
+    /// The stable kind JS switches on.
     pub kind: ErrorKind,
     /// HTTP status, when the error came from an answer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,11 +59,13 @@ pub struct ChatError {
     pub server_code: Option<String>,
     /// The server's `error.message`, or a description for errors without a body.
     pub message: String,
+    /// The server's `error.field`: the request field a validation error names.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
 }
 
 impl ChatError {
+    /// An error of `kind` with `message`, without status or server details.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         ChatError {
             kind,
@@ -63,10 +76,12 @@ impl ChatError {
         }
     }
 
+    /// A [`ErrorKind::Network`] error: the request or its answer was lost on the way.
     pub fn network(message: impl Into<String>) -> Self {
         ChatError::new(ErrorKind::Network, message)
     }
 
+    /// A [`ErrorKind::Protocol`] error: the answer or the stream breaks the protocol.
     pub fn protocol(message: impl Into<String>) -> Self {
         ChatError::new(ErrorKind::Protocol, message)
     }

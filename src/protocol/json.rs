@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+/// A JSON object, as serde_json holds it.
 pub type Object = Map<String, Value>;
 
 /// Moves `key` out of `obj`; `null` counts as absent.
@@ -34,6 +35,7 @@ pub fn get_u64(obj: &Object, key: &str) -> Option<u64> {
     })
 }
 
+/// A boolean field; any other type counts as absent.
 pub fn get_bool(obj: &Object, key: &str) -> Option<bool> {
     obj.get(key).and_then(Value::as_bool)
 }

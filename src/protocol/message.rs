@@ -13,15 +13,20 @@ use super::json::{push_json_str, take, take_str, to_string, Object};
 use super::part::entry_opt;
 pub use super::part::Part;
 
+/// `role`: who a message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// `system`: instructions to the model.
     System,
+    /// `user`: the person at the composer.
     User,
+    /// `assistant`: the agent's answer.
     Assistant,
 }
 
 impl Role {
+    /// The role a `role` string names; `None` for any other string.
     pub fn parse(s: &str) -> Option<Role> {
         match s {
             "system" => Some(Role::System),
@@ -30,6 +35,7 @@ impl Role {
             _ => None,
         }
     }
+    /// The role's wire string.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::System => "system",
@@ -42,13 +48,18 @@ impl Role {
 /// One message of the history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UIMessage {
+    /// `id`: the message's id, unique in the history (pi's `messageId` in pi mode).
     pub id: String,
+    /// `role`: who the message is from.
     pub role: Role,
+    /// `metadata`: the message's metadata (`messageMetadata` of its chunks), any JSON.
     pub metadata: Option<Value>,
+    /// `parts`: the message's content, in order.
     pub parts: Vec<Part>,
 }
 
 impl UIMessage {
+    /// An empty message: no parts, no metadata.
     pub fn new(id: impl Into<String>, role: Role) -> Self {
         UIMessage {
             id: id.into(),
@@ -76,6 +87,8 @@ impl UIMessage {
         out
     }
 
+    /// Reads a stored message (history, a `final` snapshot). Fails without a string `id` or a
+    /// known `role`, or on a part that cannot be read.
     pub fn from_json(value: Value) -> Result<UIMessage, String> {
         let Value::Object(mut obj) = value else {
             return Err("message is not an object".into());
@@ -119,7 +132,7 @@ impl Serialize for UIMessage {
 impl UIMessage {
     /// The message's JSON, exactly as its `Serialize` writes it through serde_json (the tests
     /// hold it to that), with the texts of its text and reasoning parts written by
-    /// [`push_json_str`]: a history of plain-text messages (the chat POST and the PUT send it
+    /// `push_json_str`: a history of plain-text messages (the chat POST and the PUT send it
     /// whole) serialises several times faster. Other parts go through `Serialize`.
     pub fn to_json(&self) -> String {
         let texts: usize = (self.parts.iter())
@@ -195,7 +208,9 @@ impl<'de> Deserialize<'de> for UIMessage {
 /// `streaming` while deltas arrive, `done` after the `-end` chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextState {
+    /// `streaming`: deltas still arrive.
     Streaming,
+    /// `done`: the `-end` chunk came; the text is final.
     Done,
 }
 
@@ -218,16 +233,24 @@ impl TextState {
 /// The states of a tool invocation, as the `ai` package names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolState {
+    /// `input-streaming`: the input is still arriving.
     InputStreaming,
+    /// `input-available`: the input is complete; the call runs or waits for an answer.
     InputAvailable,
+    /// `approval-requested`: the call waits for the user's approval.
     ApprovalRequested,
+    /// `approval-responded`: the user answered the approval; the outcome follows.
     ApprovalResponded,
+    /// `output-available`: the call returned its output.
     OutputAvailable,
+    /// `output-error`: the call, or its input, failed (`errorText` says why).
     OutputError,
+    /// `output-denied`: the call was not approved and did not run.
     OutputDenied,
 }
 
 impl ToolState {
+    /// The state's wire string.
     pub fn as_str(self) -> &'static str {
         match self {
             ToolState::InputStreaming => "input-streaming",
@@ -239,6 +262,7 @@ impl ToolState {
             ToolState::OutputDenied => "output-denied",
         }
     }
+    /// The state a `state` string names; `None` for any other string.
     pub fn parse(s: &str) -> Option<ToolState> {
         Some(match s {
             "input-streaming" => ToolState::InputStreaming,
@@ -265,13 +289,19 @@ impl ToolState {
 /// `Some(Value::Null)` is a JSON `null`; `None` is absent (`undefined` in the `ai` package).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolPart {
+    /// `toolName`: the tool called (a `tool-NAME` part carries it in its `type`).
     pub tool_name: String,
     /// `dynamic-tool` (name in `toolName`) rather than `tool-NAME`.
     pub dynamic: bool,
+    /// `toolCallId`: the call, unique within its message.
     pub tool_call_id: String,
+    /// `state`: where the call is in its lifecycle.
     pub state: ToolState,
+    /// `input`: the call's input (partial while `input-streaming`).
     pub input: Option<Value>,
+    /// `output`: the call's result (`output-available`).
     pub output: Option<Value>,
+    /// `errorText`: why the call failed (`output-error`).
     pub error_text: Option<String>,
     /// Structured tool-result details (pi `details`, typed tool UI metadata): never parsed
     /// from human text.
@@ -280,20 +310,26 @@ pub struct ToolPart {
     pub raw_input: Option<Value>,
     /// `json` (the default) or `text`: how the input deltas are read.
     pub input_encoding: Option<String>,
+    /// `providerExecuted`: the model's provider ran the tool, not the client.
     pub provider_executed: Option<bool>,
+    /// `preliminary`: `output` is interim; a later output replaces it.
     pub preliminary: Option<bool>,
+    /// `title`: a display title for the call.
     pub title: Option<String>,
+    /// `toolMetadata`: the tool's own metadata.
     pub tool_metadata: Option<Value>,
     /// Provider metadata of the call (`tool-input-*` and approval chunks).
     pub call_provider_metadata: Option<Value>,
     /// Provider metadata of the result (`tool-output-*` and `tool-input-error` chunks).
     pub result_provider_metadata: Option<Value>,
+    /// `approval`: the approval request and its answer (`id`, `approved`, `reason`, …).
     pub approval: Option<Value>,
     /// Keys this version does not model, kept as they came.
     pub extra: Object,
 }
 
 impl ToolPart {
+    /// A call in state `input-streaming`, with nothing known beyond its id and tool.
     pub fn new(
         tool_call_id: impl Into<String>,
         tool_name: impl Into<String>,
@@ -522,13 +558,17 @@ mod tests {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileAttachment {
+    /// `mediaType`: the file's MIME type.
     pub media_type: String,
+    /// `filename`: the file's name, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
+    /// `url`: where the file is, often a `data:` URL.
     pub url: String,
 }
 
 impl FileAttachment {
+    /// The `file` part this attachment becomes in its message.
     pub fn to_part(&self) -> Part {
         Part::File {
             media_type: self.media_type.clone(),

@@ -4,7 +4,7 @@
 //! [`plain_parts!`]: its JSON type and, per field, the Rust name and type, the JSON key, and
 //! how its chunk carries it. From that one row come the variant, the history reader
 //! ([`Part::from_json`]), the writer (`Serialize`), the chunk's lenient reader and its strict
-//! `uiMessageChunkSchema` check ([`crate::protocol::chunk`]). Adding a field is one line.
+//! `uiMessageChunkSchema` check ([`crate::protocol::chunk`]). Adding a field is one row.
 //! Text, reasoning, tool and data parts have rules of their own (the text fast path, tool
 //! states, data replacement) and are written out.
 
@@ -81,42 +81,56 @@ macro_rules! write_field {
 }
 
 /// The plain part kinds, one row each (see the module docs). Fields are written in the
-/// order of the row, the order the `ai` package writes them.
+/// order of the row, the order the `ai` package writes them. The doc comments of a row go to
+/// its variant, those of a field row to its field.
 macro_rules! plain_parts {
     ($(
         $(#[$doc:meta])*
         $variant:ident = $ty:literal {
-            $( $field:ident: $kind:ident $key:literal $chunk:ident ),* $(,)?
+            $( $(#[$fdoc:meta])* $field:ident: $kind:ident $key:literal $chunk:ident ),* $(,)?
         }
     )*) => {
         /// One part of a message.
         #[derive(Debug, Clone, PartialEq)]
         pub enum Part {
+            /// `text`: text the user wrote or the model produced.
             Text {
+                /// `text`: the text so far.
                 text: String,
+                /// `state`: `streaming` or `done`; absent for text that did not stream.
                 state: Option<TextState>,
+                /// `providerMetadata`: the part's provider-specific data.
                 provider_metadata: Option<Value>,
                 /// Set by `text-end`.
                 citations: Option<Value>,
             },
+            /// `reasoning`: the model's reasoning.
             Reasoning {
                 /// The `reasoning-start` chunk's id (text parts do not keep theirs).
                 id: Option<String>,
+                /// `text`: the reasoning so far.
                 text: String,
+                /// `state`: `streaming` or `done`; absent for reasoning that did not stream.
                 state: Option<TextState>,
+                /// `providerMetadata`: the part's provider-specific data.
                 provider_metadata: Option<Value>,
             },
+            /// `tool-NAME` or `dynamic-tool`: a tool call and its outcome.
             Tool(Box<ToolPart>),
             /// `data-NAME`; `name` is without the `data-` prefix.
             Data {
+                /// The part's type without `data-`.
                 name: String,
+                /// `id`: a later data chunk of the same name and id replaces this part.
                 id: Option<String>,
+                /// `data`: the payload, any JSON.
                 data: Value,
                 /// The chunk's other keys (`transient: false`, unknown ones): the `ai` package
                 /// stores the whole chunk as the part.
                 extra: Object,
             },
-            $( $(#[$doc])* $variant { $( $field: field_type!($kind) ),* }, )*
+            $( $(#[$doc])* $variant { $( $(#[$fdoc])* $field: field_type!($kind) ),* }, )*
+            /// `step-start`: the parts after it belong to a new step.
             StepStart,
             /// A part kind this version does not model, kept verbatim.
             Other(Value),
@@ -169,43 +183,68 @@ macro_rules! plain_parts {
 }
 
 plain_parts! {
+    /// `file`: a file in the message (an attachment, or one the model made).
     File = "file" {
+        /// `mediaType`: the file's MIME type.
         media_type: text "mediaType" Str,
+        /// `filename`: the file's name, if known (a `file` chunk does not carry it).
         filename: maybe_text "filename" Unread,
+        /// `url`: where the file is, a URL or a `data:` URL.
         url: text "url" Str,
+        /// `providerMetadata`: the part's provider-specific data.
         provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
     }
+    /// `reasoning-file`: a file the model made while reasoning.
     ReasoningFile = "reasoning-file" {
+        /// `mediaType`: the file's MIME type.
         media_type: text "mediaType" Str,
+        /// `url`: where the file is, a URL or a `data:` URL.
         url: text "url" Str,
+        /// `providerMetadata`: the part's provider-specific data.
         provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
     }
+    /// `source-url`: a web page the answer draws on.
     SourceUrl = "source-url" {
+        /// `sourceId`: the source's id.
         source_id: text "sourceId" Str,
+        /// `url`: the page's address.
         url: text "url" Str,
+        /// `title`: the page's title.
         title: maybe_text "title" OptStr,
+        /// `providerMetadata`: the part's provider-specific data.
         provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
     }
+    /// `source-document`: a document the answer draws on.
     SourceDocument = "source-document" {
+        /// `sourceId`: the source's id.
         source_id: text "sourceId" Str,
+        /// `mediaType`: the document's MIME type.
         media_type: text "mediaType" Str,
+        /// `title`: the document's title.
         title: text "title" Str,
+        /// `filename`: the document's file name.
         filename: maybe_text "filename" OptStr,
+        /// `providerMetadata`: the part's provider-specific data.
         provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
     }
     /// `custom`: provider content the SDK does not model (`kind` is `provider.name`).
     Custom = "custom" {
+        /// `kind`: the content's kind, as `{provider}.{type}`.
         kind: text "kind" Str,
+        /// `providerMetadata`: the part's provider-specific data.
         provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
     }
     /// A user message added to the run by steering; `parts` are text and file parts.
     SteeringMessage = "steering-message" {
+        /// `id`: the steering message's id.
         id: text "id" Str,
+        /// `parts`: its text and file parts, as JSON.
         parts: list "parts" SteeringParts,
     }
 }
 
 impl Part {
+    /// A text part holding `text` in `state`, without metadata or citations.
     pub fn text(text: impl Into<String>, state: Option<TextState>) -> Part {
         Part::Text {
             text: text.into(),
@@ -220,6 +259,9 @@ impl Part {
         matches!(self, Part::StepStart)
     }
 
+    /// Reads a stored part (history); a type this version does not know is kept as
+    /// [`Part::Other`]. Fails for a non-object, a part without `type`, or a tool part without
+    /// `toolCallId`.
     pub fn from_json(value: Value) -> Result<Part, String> {
         let Value::Object(mut obj) = value else {
             return Err("part is not an object".into());
@@ -268,6 +310,7 @@ impl Part {
             _ => None,
         }
     }
+    /// The tool part, if this is one, to change.
     pub fn as_tool_mut(&mut self) -> Option<&mut ToolPart> {
         match self {
             Part::Tool(t) => Some(t),

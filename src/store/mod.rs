@@ -80,7 +80,10 @@ pub enum Output {
     Event(StoreEvent),
     /// Ask the host's `sendAutomaticallyWhen` predicate about the current messages, and tell
     /// [`ChatStore::handle_auto_send`] its answer with this token (whenever it comes).
-    AskAutoSend { token: u64 },
+    AskAutoSend {
+        /// The question's token: only the answer to the newest one counts.
+        token: u64,
+    },
 }
 
 /// Something for the host, besides the snapshot.
@@ -89,18 +92,29 @@ pub enum Output {
 pub enum StoreEvent {
     /// A `data-*` chunk for `onData` (transient or not, pi or not).
     Data {
+        /// The chunk's name without `data-` (`status` for `data-status`).
         name: String,
+        /// The chunk's `id`, if it had one.
         #[serde(skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The chunk's `data`.
         data: Value,
+        /// `transient`: the chunk is not stored in the history.
         transient: bool,
     },
     /// An error for `onError` (also visible in the snapshot when it concerns the turn).
-    Error { error: ChatError },
+    Error {
+        /// The normalised error: its kind, with the server's raw code and message.
+        error: ChatError,
+    },
     /// Something odd but survivable in what the server sent.
-    Diagnostic { message: String },
+    Diagnostic {
+        /// What was odd, in words for a log.
+        message: String,
+    },
     /// The turn's stream finished.
     Finish {
+        /// The `finishReason` of the stream's `finish` chunk, if it gave one.
         #[serde(skip_serializing_if = "Option::is_none")]
         finish_reason: Option<String>,
     },
@@ -110,15 +124,22 @@ pub enum StoreEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum SubmitKind {
+    /// Sent as a new turn (a chat POST).
     Sent,
+    /// Queued as a follow-up of the running turn: a waiting bubble in `queued`.
     Queued,
+    /// Refused: nothing changed, and `reason` says why.
     Blocked,
 }
 
+/// What [`ChatStore::submit`] / [`ChatStore::send`] did with the message, and why not when
+/// refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SubmitResult {
+    /// What happened to the message.
     pub kind: SubmitKind,
+    /// Why it was refused (`empty`, `busy`, `filesWhileBusy`); only when `Blocked`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Refusal>,
     /// The words for a refusal (`Refusal::hint`), so a UI that shows one restates no policy.
@@ -233,18 +254,23 @@ impl ChatStore {
 
     // ----- getters -------------------------------------------------------------------------
 
+    /// The open session's id (`sessionId`).
     pub fn session_id(&self) -> &str {
         &self.session.id
     }
 
+    /// The chat's `status` (SPEC §5): busy while `submitted` or `streaming`.
     pub fn status(&self) -> Status {
         self.session.phase.status()
     }
 
+    /// The `error` of the open session's last turn, while it stands.
     pub fn error(&self) -> Option<&ChatError> {
         self.session.error.as_ref()
     }
 
+    /// The session's `capabilities` (SPEC §4): as resolved, with `aiSdkOwnsHistory: false` once
+    /// a `data-pi-mode` chunk was seen.
     pub fn capabilities(&self) -> Capabilities {
         let mut c = self.session.caps;
         if self.session.conversation.pi_mode() {
@@ -253,6 +279,8 @@ impl ChatStore {
         c
     }
 
+    /// `capabilitiesLoaded`: given statically, or the capabilities route has answered (or
+    /// failed: then the defaults). Until then the defaults apply.
     pub fn capabilities_loaded(&self) -> bool {
         self.session.caps_loaded
     }
@@ -313,15 +341,15 @@ impl ChatStore {
         self.session.conversation.history().versions()
     }
 
-    /// The current session's history revision: with [`messages_changed_from`](Self::messages_changed_from)
-    /// (Self::messages_changed_from), a consumer that keeps the versions it saw learns where to
+    /// The current session's history revision: with
+    /// [`messages_changed_from`](Self::messages_changed_from), a consumer that keeps the versions it saw learns where to
     /// compare them from. A session switch starts another history: compare it all.
     pub fn messages_revision(&self) -> u64 {
         self.session.conversation.history().revision()
     }
 
     /// The lowest position whose message may have changed since the current session's history
-    /// was at revision `since` ([`History::changed_from`]).
+    /// was at revision `since` ([`crate::History::changed_from`]).
     pub fn messages_changed_from(&self, since: u64) -> usize {
         self.session.conversation.history().changed_from(since)
     }
@@ -331,14 +359,18 @@ impl ChatStore {
         self.session.queue.items()
     }
 
+    /// The composer's draft text (`composer.draft`).
     pub fn draft(&self) -> &str {
         &self.draft
     }
 
+    /// The files attached to the draft (`composer.files`).
     pub fn draft_files(&self) -> &[FileAttachment] {
         &self.draft_files
     }
 
+    /// What the composer may do now (`composer`, SPEC §5), from the status, the capabilities
+    /// and the draft.
     pub fn composer(&self) -> ComposerState {
         composer::composer_state(
             self.status(),
@@ -348,10 +380,14 @@ impl ChatStore {
         )
     }
 
+    /// The server's id of the running turn (`turnId`, from `x-turn-id` or `data-turn-start`),
+    /// for stop and resume.
     pub fn turn_id(&self) -> Option<&str> {
         self.session.turn.turn_id.as_deref()
     }
 
+    /// `hydrated`: the canonical history (`GET …/messages`) has been answered or has failed, or
+    /// hydration is off.
     pub fn hydrated(&self) -> bool {
         self.session.hydrated
     }
@@ -442,6 +478,7 @@ impl ChatStore {
 
     // ----- user actions --------------------------------------------------------------------
 
+    /// Sets the draft text (`setDraft`).
     pub fn set_draft(&mut self, text: &str) {
         if self.draft != text {
             self.draft = text.to_string();
@@ -449,6 +486,7 @@ impl ChatStore {
         }
     }
 
+    /// Sets the files attached to the draft (`setDraftFiles`).
     pub fn set_draft_files(&mut self, files: Vec<FileAttachment>) {
         if self.draft_files != files {
             self.draft_files = files;

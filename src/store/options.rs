@@ -5,12 +5,22 @@ use super::*;
 /// Path templates of the server routes; `{sessionId}` is replaced (percent-encoded).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Routes {
+    /// `GET` the capabilities (`/api/v1/agent/capabilities`; `?sessionId=S` is appended).
     pub capabilities: String,
+    /// `GET` the tool catalog (`/api/v1/agent/catalog`; `?sessionId=S` is appended).
     pub catalog: String,
+    /// `POST` a message that starts a turn (`/api/v1/agent/chat`).
     pub chat: String,
+    /// `POST` a follow-up, `DELETE` a posted one (`/api/v1/agent/chat/{sessionId}/followup`).
     pub followup: String,
+    /// `GET` the canonical history, `PUT` it in AI SDK mode
+    /// (`/api/v1/agent/chat/{sessionId}/messages`).
     pub messages: String,
+    /// `GET` a resume of the turn's stream (`/api/v1/agent/chat/{sessionId}/stream`;
+    /// `?cursor=C` is appended).
     pub stream: String,
+    /// `DELETE` the running turn, to stop it (`/api/v1/agent/chat/{sessionId}/turn`;
+    /// `?turnId=T` is appended).
     pub turn: String,
 }
 
@@ -52,11 +62,15 @@ impl Default for Limits {
 /// How a store is set up.
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
+    /// The `sessionId` the store opens.
     pub session_id: String,
     /// A static capabilities override: no capabilities request is made.
     pub capabilities: Option<Capabilities>,
+    /// The server's routes (the `routes` option).
     pub routes: Routes,
+    /// Bounds on what the server can make the store hold (SPEC §10).
     pub limits: Limits,
+    /// The backoff of retryable follow-up POST failures (SPEC §6).
     pub retry: RetryPolicy,
     /// Load the canonical history when a session opens.
     pub hydrate: bool,
@@ -77,6 +91,7 @@ pub struct StoreOptions {
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AutoSend {
+    /// No automatic send (`useChat`'s default).
     #[default]
     Never,
     /// `lastAssistantMessageIsCompleteWithToolCalls`: every client tool call of the last step
@@ -139,6 +154,8 @@ impl AutoSend {
 }
 
 impl StoreOptions {
+    /// The defaults for `session_id`: default routes and limits, capabilities fetched, history
+    /// hydrated, no automatic send.
     pub fn new(session_id: impl Into<String>) -> Self {
         StoreOptions {
             session_id: session_id.into(),

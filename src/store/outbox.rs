@@ -6,16 +6,22 @@ use super::*;
 /// Identifies one request for its whole life (the driver hands it back with every answer).
 pub type RequestId = u64;
 
+/// An HTTP method of a [`Request`] (serialised in uppercase, as `fetch` takes it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Method {
+    /// `GET`.
     Get,
+    /// `POST`.
     Post,
+    /// `PUT`.
     Put,
+    /// `DELETE`.
     Delete,
 }
 
 impl Method {
+    /// The method's name as `fetch` takes it (`"GET"`, `"POST"`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
@@ -30,14 +36,23 @@ impl Method {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum RequestKind {
+    /// `GET …/capabilities?sessionId=S`: the session's capabilities.
     Capabilities,
+    /// `GET …/catalog?sessionId=S`: the session runtime's tool catalog.
     Catalog,
+    /// `POST …/chat`: a message that starts a turn; the answer is its SSE stream.
     Chat,
+    /// `POST …/chat/S/followup`: a follow-up while busy (`clientSeq`, `clientNonce`).
     FollowUpPost,
+    /// `DELETE …/chat/S/followup?clientNonce=N&clientSeq=Q`: removes a posted follow-up.
     FollowUpDelete,
+    /// `GET …/chat/S/messages`: the canonical history.
     MessagesGet,
+    /// `PUT …/chat/S/messages`: persists the history (AI SDK mode only).
     MessagesPut,
+    /// `GET …/chat/S/stream?cursor=C`: resumes the turn's stream after cursor `C`.
     StreamResume,
+    /// `DELETE …/chat/S/turn?turnId=T`: stops the turn.
     TurnDelete,
 }
 
@@ -61,10 +76,15 @@ impl RequestKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
+    /// Hand it back with every `handle_*` input about this request.
     pub id: RequestId,
+    /// What the request is for.
     pub kind: RequestKind,
+    /// The HTTP method.
     pub method: Method,
+    /// The path and query, relative to the host's base URL (`/api/v1/agent/chat`).
     pub path: String,
+    /// The JSON body, if the request has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
 }
@@ -72,7 +92,9 @@ pub struct Request {
 /// What the driver learnt from a response's status line and headers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResponseHead {
+    /// The HTTP status code.
     pub status: u16,
+    /// The `content-type` header: a 2xx stream answered as `text/html` fails the turn.
     pub content_type: Option<String>,
     /// `x-turn-id`, which servers of this family send with the chat stream.
     pub turn_id: Option<String>,

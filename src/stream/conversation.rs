@@ -31,9 +31,13 @@ pub enum Effect {
     Streams,
     /// A data chunk for `onData` (`transient`: it is not in the history).
     Data {
+        /// The chunk's name without `data-` (`status` for `data-status`).
         name: String,
+        /// The chunk's `id`, if it had one.
         id: Option<String>,
+        /// The chunk's `data`.
         data: Value,
+        /// `transient`: the chunk is not stored in the history.
         transient: bool,
     },
     /// An `error` chunk: the server's report.
@@ -148,6 +152,7 @@ impl Conversation {
         }
     }
 
+    /// The history the reducers write.
     pub fn history(&self) -> &History {
         &self.history
     }

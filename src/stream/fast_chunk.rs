@@ -24,21 +24,31 @@ use crate::protocol::chunk::{Chunk, PartKind, PiEvent, ToolChunk, UiChunk};
 pub enum Delta<'a> {
     /// `text-delta` or `reasoning-delta`.
     Part {
+        /// Text or reasoning.
         kind: PartKind,
+        /// The part's `id`.
         id: Cow<'a, str>,
+        /// The `delta` text.
         delta: Cow<'a, str>,
     },
     /// `tool-input-delta`.
     ToolInput {
+        /// The `toolCallId`.
         tool_call_id: Cow<'a, str>,
+        /// The `inputTextDelta` text.
         delta: Cow<'a, str>,
     },
     /// `data-pi-text-delta` or `data-pi-reasoning-delta`.
     Pi {
+        /// `data.seq`.
         seq: u64,
+        /// Text or reasoning.
         kind: PartKind,
+        /// `data.messageId`.
         message_id: Cow<'a, str>,
+        /// `data.partId`.
         part_id: Cow<'a, str>,
+        /// `data.delta`.
         delta: Cow<'a, str>,
     },
 }

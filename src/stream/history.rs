@@ -28,18 +28,22 @@ pub struct History {
 }
 
 impl History {
+    /// An empty history.
     pub fn new() -> Self {
         History::default()
     }
 
+    /// The number of messages.
     pub fn len(&self) -> usize {
         self.messages.len()
     }
 
+    /// No messages.
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
     }
 
+    /// The messages, in order.
     pub fn messages(&self) -> &[UIMessage] {
         &self.messages
     }
@@ -84,6 +88,7 @@ impl History {
         self.clock = self.clock.max(floor);
     }
 
+    /// The position of the message with this `id`.
     pub fn position(&self, id: &str) -> Option<usize> {
         // The message asked for is nearly always the last one (the streamed message, once per
         // chunk): one comparison rather than hashing the id.
@@ -93,10 +98,12 @@ impl History {
         }
     }
 
+    /// The message with this `id`.
     pub fn get(&self, id: &str) -> Option<&UIMessage> {
         self.position(id).map(|i| &self.messages[i])
     }
 
+    /// The newest message.
     pub fn last(&self) -> Option<&UIMessage> {
         self.messages.last()
     }

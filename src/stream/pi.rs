@@ -27,16 +27,25 @@ pub enum PiEffect {
     /// A user message was committed by the server; with a nonce, it is the follow-up queued
     /// under that nonce.
     UserMessage {
+        /// The server's `messageId` of the committed message.
         message_id: String,
+        /// The `clientNonce` it carried, if any: the queued follow-up it commits.
         client_nonce: Option<String>,
     },
     /// `data-followup-consumed`.
     FollowUpConsumed {
+        /// The chunk's `clientNonce`, if it had one.
         client_nonce: Option<String>,
+        /// The chunk's `clientSeq`, if it had one.
         client_seq: Option<u64>,
     },
     /// A `data-pi-*` event this version does not know: for the host's `onData`, not history.
-    Data { name: String, data: Value },
+    Data {
+        /// The chunk's name without `data-` (`pi-…`).
+        name: String,
+        /// The chunk's `data`.
+        data: Value,
+    },
     /// Something odd but survivable (an event for an unknown message, …).
     Diagnostic(String),
 }
@@ -147,6 +156,7 @@ fn error_text(output: Option<&Value>) -> String {
 }
 
 impl PiReducer {
+    /// A reducer for an empty history, before any turn.
     pub fn new() -> Self {
         PiReducer::default()
     }

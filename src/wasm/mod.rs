@@ -29,8 +29,6 @@ use crate::store::{self, Output, RequestId, StoreEvent, SubmitResult};
 use options::HostOptions;
 use snapshot::SnapshotCache;
 
-pub use helpers::{replay_pi_stream, replay_ui_message_stream, SseDecoder};
-
 /// Randomness from `crypto.getRandomValues` (nonces, ids, jitter).
 struct CryptoRandom;
 
@@ -382,11 +380,14 @@ impl JsChatStore {
         self.bound().1
     }
 
+    /// Replaces the composer's draft text (the files stay).
     #[wasm_bindgen(js_name = setDraft)]
     pub fn set_draft(&self, text: &str) {
         self.shell.with_core(|c, _| c.set_draft(text));
     }
 
+    /// Replaces the draft's files (`{mediaType, url, filename?}[]`); a bad entry throws and
+    /// leaves them as they were.
     #[wasm_bindgen(js_name = setDraftFiles)]
     pub fn set_draft_files(&self, files: JsValue) -> Result<(), JsValue> {
         let files = read_files(&files)?;
@@ -462,6 +463,7 @@ impl JsChatStore {
         self.shell.with_core(|c, now| c.continue_turn(now))
     }
 
+    /// Stops the running turn (SPEC §7): the stream is aborted and the server told.
     pub fn stop(&self) {
         self.shell.with_core(|c, now| c.stop(now));
     }
@@ -472,6 +474,7 @@ impl JsChatStore {
         self.shell.with_core(|c, _| c.clear_error());
     }
 
+    /// Makes another session current; this one's queue and history are parked.
     #[wasm_bindgen(js_name = switchSession)]
     pub fn switch_session(&self, session_id: &str) -> Result<(), JsValue> {
         if session_id.is_empty() {
@@ -482,16 +485,20 @@ impl JsChatStore {
         Ok(())
     }
 
+    /// Removes a queued follow-up (a posted one is deleted on the server); false if unknown.
     #[wasm_bindgen(js_name = removeQueued)]
     pub fn remove_queued(&self, id: &str) -> bool {
         self.shell.with_core(|c, now| c.remove_queued(id, now))
     }
 
+    /// Retries a `failed` follow-up, or sends a `stalled` one as a new message.
     #[wasm_bindgen(js_name = retryQueued)]
     pub fn retry_queued(&self, id: &str) -> bool {
         self.shell.with_core(|c, now| c.retry_queued(id, now))
     }
 
+    /// Regenerates an assistant message (the last by default) in AI SDK mode; false if not
+    /// possible now.
     pub fn regenerate(&self, message_id: Option<String>) -> bool {
         self.shell
             .with_core(|c, now| c.regenerate(message_id.as_deref(), now))

@@ -100,6 +100,7 @@ impl Default for PartialJson {
 }
 
 impl PartialJson {
+    /// Nothing pushed yet: [`ParseState::UndefinedInput`].
     pub fn new() -> Self {
         PartialJson {
             text: String::new(),
@@ -315,10 +316,12 @@ impl PartialJson {
         }
     }
 
+    /// `parsePartialJson`'s `state` for the text pushed so far.
     pub fn state(&self) -> ParseState {
         self.state
     }
 
+    /// The text pushed so far.
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -104,6 +104,7 @@ pub struct UiMessageReducer {
     /// the same part) finds it without hashing its id. Dropped whenever the active maps change.
     hot: Option<(PartKind, String, usize)>,
     partial_tool_calls: HashMap<String, PartialToolCall>,
+    /// `finishReason`: the last one a `finish` chunk gave (`None` until one did).
     pub finish_reason: Option<String>,
 }
 
