@@ -9,6 +9,7 @@ pub mod error;
 pub mod json;
 pub mod message;
 pub mod part;
+pub mod schema;
 
 pub use capabilities::Capabilities;
 pub use error::{ChatError, ErrorKind};

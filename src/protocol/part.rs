@@ -12,9 +12,10 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::chunk::{ChunkError, Field};
+use super::chunk::ChunkError;
 use super::json::{take, take_str, Object};
 use super::message::{tool_from_json, TextState, ToolPart};
+use super::schema::Field;
 
 /// A field's Rust type, by its kind in the table.
 macro_rules! field_type {
