@@ -47,28 +47,30 @@ impl ChatStore {
 
     /// A delta read in place: through the gate's delta entry.
     pub(super) fn apply_delta(&mut self, delta: Delta<'_>, now_ms: u64) {
-        let mut effects = std::mem::take(&mut self.effects);
-        let s = &mut self.session;
-        let turn = TurnView {
-            running_id: s.turn.turn_id.as_deref(),
-            busy: s.phase.status().is_busy(),
-        };
-        s.conversation
-            .apply_delta(delta, turn, self.rng.as_mut(), &mut effects);
-        self.on_effects(&mut effects, now_ms);
-        self.effects = effects;
+        self.through_gate(
+            |c, turn, rng, out| c.apply_delta(delta, turn, rng, out),
+            now_ms,
+        );
     }
 
     /// A chunk: through the gate (SPEC §8).
     pub(super) fn apply_chunk(&mut self, chunk: Chunk, now_ms: u64) {
+        self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
+    }
+
+    /// Runs `feed` on the conversation with the turn as it stands, then acts on its effects.
+    fn through_gate(
+        &mut self,
+        feed: impl FnOnce(&mut Conversation, TurnView<'_>, &mut dyn RandomSource, &mut Vec<Effect>),
+        now_ms: u64,
+    ) {
         let mut effects = std::mem::take(&mut self.effects);
         let s = &mut self.session;
         let turn = TurnView {
             running_id: s.turn.turn_id.as_deref(),
             busy: s.phase.status().is_busy(),
         };
-        s.conversation
-            .apply(chunk, turn, self.rng.as_mut(), &mut effects);
+        feed(&mut s.conversation, turn, self.rng.as_mut(), &mut effects);
         self.on_effects(&mut effects, now_ms);
         self.effects = effects;
     }
