@@ -59,6 +59,7 @@ impl ChatStore {
     }
 
     /// Runs `feed` on the conversation with the turn as it stands, then acts on its effects.
+    #[inline]
     fn through_gate(
         &mut self,
         feed: impl FnOnce(&mut Conversation, TurnView<'_>, &mut dyn RandomSource, &mut Vec<Effect>),
@@ -71,7 +72,10 @@ impl ChatStore {
             busy: s.phase.status().is_busy(),
         };
         feed(&mut s.conversation, turn, self.rng.as_mut(), &mut effects);
-        self.on_effects(&mut effects, now_ms);
+        // Most text deltas say nothing more.
+        if !effects.is_empty() {
+            self.on_effects(&mut effects, now_ms);
+        }
         self.effects = effects;
     }
 

@@ -123,6 +123,9 @@ struct UiTurn {
     /// The message the turn streams into before its first write ([`Conversation::ui_placed`]):
     /// a new one, or a copy of the assistant message it continues.
     pending: Option<UIMessage>,
+    /// [`Effect::Streams`] was said in this turn: once is enough (the status only leaves
+    /// `submitted` once), and a text delta is cheaper without it.
+    streamed: bool,
 }
 
 /// One session's history and the reducers with authority over it.
@@ -255,6 +258,7 @@ impl Conversation {
 
     /// What [`apply`](Self::apply) does with a delta's chunk, without building it: the same
     /// gate, and the reducers' own entry points for a delta read in place.
+    #[inline]
     pub fn apply_delta(
         &mut self,
         delta: Delta<'_>,
@@ -398,7 +402,8 @@ impl Conversation {
         if let Err(v) = result {
             out.push(Effect::Violation(v.0));
         }
-        if applied && (writes.streams || removed) {
+        if applied && (writes.streams || removed) && !self.ui.streamed {
+            self.ui.streamed = true;
             out.push(Effect::Streams);
         }
     }
