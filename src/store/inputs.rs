@@ -15,6 +15,9 @@ impl ChatStore {
         if !kind.is_stream() {
             return;
         }
+        if self.session.probe == Some(id) && !self.on_probe_head(id, head.status) {
+            return; // nothing runs (its end changes nothing), or this client's turn runs
+        }
         let ok = (200..300).contains(&head.status);
         if !ok || head.status == 204 {
             return; // the body (an error, or nothing) is read to the end first
@@ -106,9 +109,9 @@ impl ChatStore {
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
-            RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..])),
+            RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
-            RequestKind::MessagesGet => self.on_history(status, &p.body, p.history),
+            RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
             RequestKind::FollowUpPost => {
                 let outcome = if ok {
                     match serde_json::from_slice::<Value>(&p.body) {
@@ -153,7 +156,7 @@ impl ChatStore {
         };
         let error = ChatError::network(message);
         match p.kind {
-            RequestKind::Capabilities => self.on_capabilities(None),
+            RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
                 self.session.hydrated = true;

@@ -56,7 +56,7 @@ use crate::random::{uuid_v4, RandomSource};
 use crate::sse::{SseBatch, SseDecoder, SseError};
 use crate::stream::conversation::{Conversation, Effect};
 use crate::stream::fast_chunk::Delta;
-use crate::stream::history::{HistoryBodyError, HistoryParser};
+use crate::stream::history::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
 use crate::stream::pi::PiEffect;
 use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdates};
 
@@ -529,6 +529,18 @@ impl ChatStore {
                 SubmitResult::done(SubmitKind::Queued)
             }
         }
+    }
+
+    /// Attaches to a turn the server is running, as `useChat`'s `resumeStream` (SPEC §12): the
+    /// stream route is asked from the turn's start (`cursor=-1`); a 204 means nothing runs.
+    /// What opening a session does by itself unless the `attach` option is off. Returns false
+    /// when this client already follows a turn (or the store is disposed).
+    pub fn resume_stream(&mut self, now_ms: u64) -> bool {
+        if self.disposed || !matches!(self.session.phase, Phase::Idle { .. }) {
+            return false;
+        }
+        self.probe(now_ms);
+        true
     }
 
     /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes

@@ -86,6 +86,9 @@ pub struct StoreOptions {
     /// A turn's stream silent this long (no byte at all) counts as dropped; `None`: wait
     /// forever.
     pub stream_idle_timeout_ms: Option<u64>,
+    /// Opening a session attaches to a turn the server is running (SPEC §12): the history's
+    /// `activeTurn`, else one ask of the stream route. Off: only `resume_stream` does.
+    pub attach: bool,
 }
 
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
@@ -169,6 +172,7 @@ impl StoreOptions {
             resume_delay_ms: 500,
             send_automatically_when: AutoSend::Never,
             stream_idle_timeout_ms: Some(300_000),
+            attach: true,
         }
     }
 }

@@ -227,5 +227,8 @@ impl ChatStore {
             // The server's turn may go on; switching back resumes its stream.
             self.session.phase = Phase::Resuming { at: None };
         }
+        // Aborted with the rest; reopening the session asks again.
+        self.session.probe = None;
+        self.session.running_hint = None;
     }
 }

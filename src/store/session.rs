@@ -23,6 +23,11 @@ pub(super) struct Session {
     pub(super) queue: FollowUpQueue,
     /// Where the turn is; the status is derived from it.
     pub(super) phase: Phase,
+    /// What the history answer said of a running turn, until the store can act on it (the
+    /// capabilities decide which reducer reads the turn).
+    pub(super) running_hint: Option<RunningTurn>,
+    /// The stream route asked whether a turn runs (no `activeTurn` said): its answer decides.
+    pub(super) probe: Option<RequestId>,
     pub(super) error: Option<ChatError>,
     pub(super) hydrated: bool,
     /// The last turn ended on its own: items still waiting to be posted go out as the next
@@ -88,6 +93,8 @@ impl Session {
             turn: TurnState::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
             phase: Phase::IDLE,
+            running_hint: None,
+            probe: None,
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
@@ -216,7 +223,7 @@ impl ChatStore {
         self.touch();
     }
 
-    pub(super) fn on_capabilities(&mut self, body: Option<&[u8]>) {
+    pub(super) fn on_capabilities(&mut self, body: Option<&[u8]>, now_ms: u64) {
         let caps = match body.map(Capabilities::from_json) {
             Some(Some(c)) => c,
             Some(None) => {
@@ -233,6 +240,7 @@ impl ChatStore {
         s.conversation
             .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
         self.touch();
+        self.maybe_attach(now_ms);
     }
 
     pub(super) fn on_history(
@@ -240,6 +248,7 @@ impl ChatStore {
         status: u16,
         body: &[u8],
         parser: Option<Box<HistoryParser>>,
+        now_ms: u64,
     ) {
         self.session.hydrated = true;
         self.touch();
@@ -261,8 +270,12 @@ impl ChatStore {
             p.push(body);
             p
         });
-        let (messages, skipped) = match parser.finish() {
-            Ok(list) => list,
+        let HistoryAnswer {
+            messages,
+            skipped,
+            running,
+        } = match parser.finish_answer() {
+            Ok(answer) => answer,
             Err(HistoryBodyError::NoMessagesList) => {
                 return self.diagnostic("history answer has no messages list")
             }
@@ -276,5 +289,82 @@ impl ChatStore {
         self.session.conversation.hydrate(messages, busy);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
+        if self.opts.attach {
+            self.session.running_hint = Some(running);
+            self.maybe_attach(now_ms);
+        }
+    }
+
+    /// Acts on what the history said of a running turn, once the capabilities are known (they
+    /// decide which reducer reads it) and while this client runs no turn of its own (its chat
+    /// POST would meet a running turn as a 409, which attaches too).
+    pub(super) fn maybe_attach(&mut self, now_ms: u64) {
+        let s = &self.session;
+        if self.disposed || !s.caps_loaded || !matches!(s.phase, Phase::Idle { .. }) {
+            return;
+        }
+        match self.session.running_hint.take() {
+            Some(RunningTurn::Turn { turn_id, cursor }) => {
+                self.attach(Some(turn_id), cursor, now_ms)
+            }
+            Some(RunningTurn::Unsaid) => self.probe(now_ms),
+            Some(RunningTurn::Nothing) | None => {}
+        }
+    }
+
+    /// Follows the server's running turn: its stream from `cursor` (the whole turn without
+    /// one), status `streaming`.
+    pub(super) fn attach(&mut self, turn_id: Option<String>, cursor: Option<String>, now_ms: u64) {
+        self.drop_probe();
+        let s = &mut self.session;
+        s.turn = TurnState::new(None, self.opts.limits.max_event_bytes);
+        s.turn.turn_id = turn_id;
+        // The resume cursor counts on from where this read starts.
+        if let Some(c) = cursor.as_deref().and_then(|c| c.parse::<i64>().ok()) {
+            s.turn.events_seen = (c + 1).max(0) as u64;
+        }
+        s.conversation.attach(cursor.is_none());
+        s.error = None;
+        let cursor = cursor.unwrap_or_else(|| "-1".to_string());
+        let path = format!("{}?cursor={}", self.route(|r| &r.stream), encode(&cursor));
+        let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
+        self.session.phase = Phase::Streaming { stream };
+        self.touch();
+        self.pump(now_ms);
+    }
+
+    /// Asks the stream route whether a turn runs (`cursor=-1`): a 2xx stream is attached to
+    /// ([`on_probe_head`](Self::on_probe_head)), a 204 means nothing runs. The status stays
+    /// `ready` meanwhile.
+    pub(super) fn probe(&mut self, now_ms: u64) {
+        self.drop_probe();
+        let path = format!("{}?cursor=-1", self.route(|r| &r.stream));
+        let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
+        self.session.probe = Some(id);
+    }
+
+    /// The probe's answer began: a stream (and no turn of this client's since) is the running
+    /// turn, read from its start.
+    pub(super) fn on_probe_head(&mut self, id: RequestId, status: u16) -> bool {
+        self.session.probe = None;
+        let running = (200..300).contains(&status) && status != 204;
+        if !running || !matches!(self.session.phase, Phase::Idle { .. }) {
+            return false;
+        }
+        let s = &mut self.session;
+        s.turn = TurnState::new(None, self.opts.limits.max_event_bytes);
+        s.conversation.attach(true);
+        s.error = None;
+        s.phase = Phase::Streaming { stream: id };
+        self.touch();
+        true
+    }
+
+    /// A probe no longer wanted (a turn of this client's, an attach): aborted.
+    pub(super) fn drop_probe(&mut self) {
+        if let Some(id) = self.session.probe.take() {
+            self.pending.remove(&id);
+            self.abort(id);
+        }
     }
 }

@@ -189,6 +189,10 @@ impl ChatStore {
             s.history_json.refresh(s.conversation.history());
             s.history_json.body(&body, false)
         };
+        // This client's turn: a question still out about a running one is moot (a running one
+        // answers the chat POST with a 409, which attaches).
+        self.drop_probe();
+        self.session.running_hint = None;
         let s = &mut self.session;
         s.turn = TurnState::new(Some(client_turn_id), self.opts.limits.max_event_bytes);
         s.conversation.new_turn();

@@ -126,6 +126,9 @@ struct UiTurn {
     /// [`Effect::Streams`] was said in this turn: once is enough (the status only leaves
     /// `submitted` once), and a text delta is cheaper without it.
     streamed: bool,
+    /// An attach's replay: the streamed message starts empty (its `start` names the message
+    /// it rebuilds), never as a copy of the last assistant message.
+    fresh: bool,
 }
 
 /// One session's history and the reducers with authority over it.
@@ -144,6 +147,9 @@ pub struct Conversation {
     ignored_user_start: bool,
     /// The AI SDK reducer's effects, kept to reuse the allocation.
     ui_effects: Vec<UiEffect>,
+    /// Attached to a turn whose whole stream is replayed (SPEC §12), and its first
+    /// message-start not seen yet: it tells where the history's copy of the turn begins.
+    attach_whole: bool,
 }
 
 impl Conversation {
@@ -220,6 +226,7 @@ impl Conversation {
                 out.push(Effect::TurnStart(turn_id));
             }
             Chunk::Pi(ev) if pi_owns => {
+                self.match_replayed_start(&ev);
                 let mut effects = Vec::new();
                 self.pi.apply(&mut self.history, ev, &mut effects);
                 out.extend(effects.into_iter().map(Effect::from));
@@ -341,7 +348,8 @@ impl Conversation {
             return Some(i);
         }
         if self.ui.pending.is_none() {
-            let continued = self.history.last().filter(|m| m.role == Role::Assistant);
+            let fresh = self.ui.fresh;
+            let continued = (self.history.last()).filter(|m| !fresh && m.role == Role::Assistant);
             self.ui.pending = Some(match continued {
                 Some(m) => m.clone(),
                 None => UIMessage::new(uuid_v4(rng), Role::Assistant),
@@ -418,11 +426,24 @@ impl Conversation {
         for e in effects.drain(..) {
             match e {
                 UiEffect::MessageId(id) => {
-                    // A second `start` renames the same message: never a second bubble.
-                    if let Some(i) = target.filter(|&i| i < self.history.len()) {
-                        self.history.rename(i, &id);
-                        self.ui.message_id = Some(self.history.messages()[i].id.clone());
+                    let Some(i) = target.filter(|&i| i < self.history.len()) else {
+                        continue;
+                    };
+                    match self.history.position(&id) {
+                        // The `start` names another message the history holds (an attach's
+                        // replay of the answer it shows): that one is rebuilt from the
+                        // stream, not shown twice.
+                        Some(j) if j != i => {
+                            let streamed = self.history.remove(i);
+                            let j = if j > i { j - 1 } else { j };
+                            let at = self.history.at_mut(j);
+                            let id = std::mem::take(&mut at.id);
+                            *at = UIMessage { id, ..streamed };
+                        }
+                        // A second `start` renames the same message: never a second bubble.
+                        _ => self.history.rename(i, &id),
                     }
+                    self.ui.message_id = Some(id);
                 }
                 UiEffect::Data(d) => out.push(Effect::Data {
                     name: d.name,
@@ -485,6 +506,51 @@ impl Conversation {
         self.pi.new_turn();
         self.ui = UiTurn::default();
         self.ignored_user_start = false;
+        self.attach_whole = false;
+    }
+
+    /// This client attaches to a turn running on the server (SPEC §12), whose stream is read
+    /// from its start (`whole`) or from a cursor past what the history holds. The reducers
+    /// start the turn afresh. A message the replay starts that the history holds under its id
+    /// is rebuilt from the replay; for servers whose history ids differ from their streamed
+    /// ids, see [`match_replayed_start`](Self::match_replayed_start).
+    pub fn attach(&mut self, whole: bool) {
+        self.new_turn();
+        self.ui.fresh = true;
+        self.attach_whole = whole;
+    }
+
+    /// The first message-start of a whole-turn replay. Held by id: the history and the stream
+    /// share ids, and the projection rebuilds each message it replays. Not held: the history's
+    /// copy of the turn, if it has one, is the part from its last user message of the same
+    /// text on (the running turn is the newest, and a server of this family lists its user
+    /// message as soon as it has one); it goes, and the replay builds the turn again in its
+    /// place.
+    fn match_replayed_start(&mut self, ev: &PiEvent) {
+        if !self.attach_whole {
+            return;
+        }
+        let PiEvent::MessageStart {
+            message_id,
+            role,
+            text,
+            ..
+        } = ev
+        else {
+            return;
+        };
+        self.attach_whole = false;
+        if *role != Role::User || self.history.position(message_id).is_some() {
+            return;
+        }
+        let Some(text) = text.as_deref() else { return };
+        let m = self.history.messages();
+        if let Some(k) = m
+            .iter()
+            .rposition(|m| m.role == Role::User && m.text() == text)
+        {
+            self.history.truncate(k);
+        }
     }
 
     /// The turn's stream is read again from a cursor (a resume).
@@ -495,6 +561,7 @@ impl Conversation {
     /// The turn's stream is over: what the projection still holds open is final now.
     pub fn end_of_stream(&mut self) {
         self.pi.end_of_stream(&mut self.history);
+        self.attach_whole = false;
     }
 
     /// The optimistic user message of a turn this client starts; in pi mode the projection's

@@ -232,6 +232,54 @@ pub enum HistoryBodyError {
     NoMessagesList,
 }
 
+/// A messages-route answer, read whole ([`HistoryParser::finish_answer`]).
+#[derive(Debug)]
+pub struct HistoryAnswer {
+    /// The canonical messages, oldest first.
+    pub messages: Vec<UIMessage>,
+    /// Why each message that could not be read was skipped.
+    pub skipped: Vec<String>,
+    /// What the answer says of a turn running on the server.
+    pub running: RunningTurn,
+}
+
+/// What a history answer says of a running turn: `activeTurn` (SPEC §12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunningTurn {
+    /// No `activeTurn` key: the server does not say (the stream route is asked once).
+    Unsaid,
+    /// `activeTurn: null` (or not an object with a `turnId`): nothing runs.
+    Nothing,
+    /// `activeTurn: {turnId, cursor?}`: this turn runs; its stream is read from `cursor`
+    /// (the whole turn without one).
+    Turn {
+        /// `turnId`: the server's id of the running turn.
+        turn_id: String,
+        /// `cursor`: where the history leaves off in the turn's stream (a number or an event
+        /// id), if the server says.
+        cursor: Option<String>,
+    },
+}
+
+impl RunningTurn {
+    fn of(v: Option<&Value>) -> RunningTurn {
+        let Some(v) = v else {
+            return RunningTurn::Unsaid;
+        };
+        match v.get("turnId").and_then(Value::as_str) {
+            Some(id) if !id.is_empty() => RunningTurn::Turn {
+                turn_id: id.to_string(),
+                cursor: match v.get("cursor") {
+                    Some(Value::Number(n)) => Some(n.to_string()),
+                    Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                    _ => None,
+                },
+            },
+            _ => RunningTurn::Nothing,
+        }
+    }
+}
+
 /// serde_json refuses a document nested this deep (its recursion limit of 128, counted from the
 /// outermost bracket): a message that is deeper than that inside the answer is refused as well.
 const MAX_DEPTH: usize = 128;
@@ -313,9 +361,9 @@ impl HistoryParser {
         }
     }
 
-    /// The messages (the newest `max_messages`) and why each skipped one was skipped, or why
-    /// the answer is not usable.
-    pub fn finish(self) -> Result<(Vec<UIMessage>, Vec<String>), HistoryBodyError> {
+    /// The whole answer (the newest `max_messages` messages, why each skipped one was skipped,
+    /// what it says of a running turn: SPEC §12), or why the answer is not usable.
+    pub fn finish_answer(self) -> Result<HistoryAnswer, HistoryBodyError> {
         if self.failed || self.in_list {
             return Err(HistoryBodyError::NotJson);
         }
@@ -326,7 +374,11 @@ impl HistoryParser {
                     let mut wrapped = self.messages;
                     let mut ordered = wrapped.split_off(self.oldest);
                     ordered.append(&mut wrapped);
-                    Ok((ordered, self.skipped))
+                    Ok(HistoryAnswer {
+                        messages: ordered,
+                        skipped: self.skipped,
+                        running: RunningTurn::of(o.get("activeTurn")),
+                    })
                 }
                 _ => Err(HistoryBodyError::NoMessagesList),
             },
@@ -643,7 +695,7 @@ mod parser_tests {
         for piece in pieces {
             p.push(piece);
         }
-        p.finish()
+        p.finish_answer().map(|a| (a.messages, a.skipped))
     }
 
     /// Whole, at every split in two, and byte by byte: all as the oracle.

@@ -468,6 +468,13 @@ impl JsChatStore {
         self.shell.with_core(|c, now| c.stop(now));
     }
 
+    /// `useChat`'s `resumeStream`: attaches to a turn the server runs (a 204: nothing runs).
+    /// Returns false when a turn is already followed.
+    #[wasm_bindgen(js_name = resumeStream)]
+    pub fn resume_stream(&self) -> bool {
+        self.shell.with_core(|c, now| c.resume_stream(now))
+    }
+
     /// `useChat`'s `clearError`: status `error` becomes `ready`, `error` goes.
     #[wasm_bindgen(js_name = clearError)]
     pub fn clear_error(&self) {

@@ -128,6 +128,9 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(n) = number(o, "streamIdleTimeoutMs")? {
         opts.stream_idle_timeout_ms = (n > 0.0).then_some(n as u64);
     }
+    if let Some(b) = get(o, "attach").as_bool() {
+        opts.attach = b;
+    }
     if let Some(b) = get(o, "hydrate").as_bool() {
         opts.hydrate = b;
     }

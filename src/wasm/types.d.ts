@@ -228,6 +228,11 @@ export interface ChatStoreOptions {
   /** Load the canonical history when a session opens (default true). */
   hydrate?: boolean;
   /**
+   * Opening a session attaches to a turn the server is still running (a reload, a second tab):
+   * it shows as streaming and goes on (default true). Off: only `resumeStream()` does.
+   */
+  attach?: boolean;
+  /**
    * AI SDK mode: continue the conversation on its own when the last assistant message is
    * complete: the `ai` package's built-in predicates by name, or your own (a promise is
    * awaited; never asked after a failed turn).
@@ -259,6 +264,11 @@ export class ChatStore {
   stop(): void;
   /** As `useChat`'s `clearError`: status `error` becomes `ready` and `error` goes. */
   clearError(): void;
+  /**
+   * As `useChat`'s `resumeStream`: attaches to a turn the server runs (nothing if none runs).
+   * False when a turn is already followed.
+   */
+  resumeStream(): boolean;
   switchSession(sessionId: string): void;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
