@@ -350,3 +350,70 @@ fn ai_sdk_replay_rebuilds_the_answer_the_history_holds() {
     assert_eq!(texts(&h), ["hi", "Hello"]);
     assert_eq!(h.store.status(), Status::Ready);
 }
+
+/// A reload: this page does not know the turn another page (or it, before the reload) started.
+fn refused_by_a_running_turn(h: &mut Harness, text: &str) -> agent_chat_store::RequestId {
+    assert_eq!(h.send(text).kind, SubmitKind::Sent);
+    let chat = h.the_open(RequestKind::Chat).id;
+    let refusal = json!({"error": {"code": "turn_already_active",
+                                   "message": "a turn is already running", "turnId": "t1"}});
+    h.respond(chat, Reply::json(409, refusal));
+    chat
+}
+
+#[test]
+fn a_409_turn_already_active_attaches_and_posts_the_message_as_a_follow_up() {
+    let mut h = reloaded(json!({"messages": [], "activeTurn": null}));
+    refused_by_a_running_turn(&mut h, "my question");
+    // No bubble of a message the server did not take, no error: the turn runs, attached.
+    assert_eq!(texts(&h), Vec::<String>::new());
+    assert!(h.errors().is_empty(), "{:?}", h.errors());
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert_eq!(h.store.turn_id(), Some("t1"));
+    let attach = h.the_open(RequestKind::StreamResume);
+    assert_eq!(attach.path, format!("{STREAM}?cursor=-1"));
+    let queued: Vec<&str> = h.store.queued().iter().map(|q| q.text.as_str()).collect();
+    assert_eq!(queued, ["my question"]);
+
+    // The other page's turn streams in; the message is posted to it, once.
+    h.respond(attach.id, Reply::sse(sse(&pi_turn(3))).open());
+    let post = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(post.message(), "my question");
+    h.respond(post.id, accepted());
+    let consumed = sse(&[pi_chunk(
+        "message-start",
+        10,
+        json!({"messageId": "u2", "role": "user", "text": "my question",
+               "clientNonce": post.client_nonce()}),
+    )]);
+    h.respond(attach.id, Reply::sse(consumed).open());
+    assert!(h.store.queued().is_empty());
+    assert_eq!(texts(&h), ["hi", "Hello there.", "my question"]);
+    assert_eq!(h.count(RequestKind::FollowUpPost), 1);
+    assert_eq!(h.count(RequestKind::Chat), 1);
+}
+
+#[test]
+fn a_409_without_native_follow_ups_gives_the_draft_back() {
+    let caps = agent_chat_store::Capabilities {
+        native_follow_up: false,
+        ..PI_CAPS
+    };
+    let mut opts = options_with(caps);
+    opts.hydrate = true;
+    let mut h = Harness::new(opts);
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(
+        get,
+        Reply::json(200, json!({"messages": [], "activeTurn": null})),
+    );
+    refused_by_a_running_turn(&mut h, "my question");
+    assert_eq!(texts(&h), Vec::<String>::new());
+    assert_eq!(h.store.draft(), "my question");
+    assert_eq!(h.store.status(), Status::Streaming);
+    let c = h.store.composer();
+    assert!(!c.can_send);
+    assert_eq!(c.reason, Some(agent_chat_store::Refusal::Busy));
+    assert!(h.errors().is_empty());
+    assert_eq!(h.count(RequestKind::FollowUpPost), 0);
+}

@@ -64,7 +64,7 @@ use actions::AutoSendQuestion;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
 use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
-use session::{Session, TurnState};
+use session::{SentTurn, Session, TurnState};
 use turn::{Ending, HeldTurn, Phase};
 pub use wire::history_for_storage;
 use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};

@@ -36,6 +36,15 @@ pub(super) struct Session {
     pub(super) send_queue_when_idle: bool,
 }
 
+/// What a chat POST asked ([`TurnState::sent`]).
+#[derive(Debug)]
+pub(super) struct SentTurn {
+    /// The user message it showed (a new or edited one), if any.
+    pub(super) user_message: Option<String>,
+    pub(super) text: String,
+    pub(super) files: Vec<FileAttachment>,
+}
+
 /// What a turn this client follows holds: made anew by each turn it starts
 /// ([`TurnState::new`]), so nothing of the last turn leaks into the next. The status, the
 /// error and what happens to the queue afterwards belong to the session; a turn's ending is
@@ -56,6 +65,9 @@ pub(super) struct TurnState {
     pub(super) stream_error: bool,
     pub(super) finish_reason: Option<String>,
     pub(super) resume_tries: u32,
+    /// What this client's chat POST asked, for a refusal that hands it back (a 409
+    /// `turn_already_active`): the user message it showed, its text and files.
+    pub(super) sent: Option<SentTurn>,
 }
 
 impl TurnState {
@@ -71,6 +83,7 @@ impl TurnState {
             stream_error: false,
             finish_reason: None,
             resume_tries: 0,
+            sent: None,
         }
     }
 }

@@ -174,6 +174,10 @@ impl ChatStore {
             "trigger": trigger,
             "clientTurnId": client_turn_id,
         });
+        let shown = (message_id.as_deref())
+            .and_then(|id| self.session.conversation.history().get(id))
+            .filter(|m| m.role == Role::User)
+            .map(|m| m.id.clone());
         if let Some(mid) = message_id {
             body["messageId"] = Value::String(mid);
         }
@@ -195,6 +199,11 @@ impl ChatStore {
         self.session.running_hint = None;
         let s = &mut self.session;
         s.turn = TurnState::new(Some(client_turn_id), self.opts.limits.max_event_bytes);
+        s.turn.sent = Some(SentTurn {
+            user_message: shown,
+            text,
+            files,
+        });
         s.conversation.new_turn();
         s.error = None;
         s.send_queue_when_idle = false;
@@ -234,6 +243,9 @@ impl ChatStore {
             } else {
                 ChatError::from_http(status, body)
             };
+            if kind == RequestKind::Chat && e.kind == ErrorKind::TurnAlreadyActive {
+                return self.on_turn_already_active(e, body, now_ms);
+            }
             self.end_turn(Ending::Failed(e), now_ms);
             return;
         }
@@ -253,6 +265,40 @@ impl ChatStore {
             return self.schedule_resume(ChatError::network("the stream ended mid-event"), now_ms);
         }
         self.end_turn(Ending::Finished, now_ms);
+    }
+
+    /// The chat POST met a turn this client did not know of (a reload, another tab): not a
+    /// failure of the message (SPEC §6). Its bubble goes, the store attaches to that turn
+    /// (SPEC §12), and the message is posted to it as a follow-up where the policy allows
+    /// one, else it goes back to the composer (reason `busy`).
+    fn on_turn_already_active(&mut self, error: ChatError, body: &[u8], now_ms: u64) {
+        let turn_id = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+            let id = v.get("error")?.get("turnId")?.as_str()?;
+            Some(id.to_string())
+        });
+        let sent = self.session.turn.sent.take();
+        self.attach(turn_id, None, now_ms);
+        let Some(sent) = sent else { return };
+        if let Some(id) = &sent.user_message {
+            self.session.conversation.withdraw(id);
+        }
+        let caps = self.capabilities();
+        match composer::decide(self.status(), &caps, &sent.text, sent.files.len()) {
+            Ok(SendRoute::FollowUp) => {
+                let s = &mut self.session;
+                s.queue
+                    .enqueue(sent.text, sent.files, now_ms, self.rng.as_mut());
+                self.pump(now_ms);
+            }
+            Err(Refusal::Empty) => {}
+            _ if self.draft.is_empty() && self.draft_files.is_empty() => {
+                self.draft = sent.text;
+                self.draft_files = sent.files;
+            }
+            // The composer holds something new: the refusal is said, not hidden.
+            _ => self.events.push_back(StoreEvent::Error { error }),
+        }
+        self.touch();
     }
 
     pub(super) fn schedule_resume(&mut self, error: ChatError, now_ms: u64) {

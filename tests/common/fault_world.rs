@@ -149,6 +149,34 @@ impl World {
         for id in aborts {
             self.on_abort(self.page_no, id);
         }
+        self.adopt_refused_turns();
+    }
+
+    /// A turn the server refused with 409 `turn_already_active` is posted to the running turn
+    /// as a follow-up (SPEC §6): from then on it is one of the user's items, under the nonce
+    /// the store gave it.
+    fn adopt_refused_turns(&mut self) {
+        let session = self.page.store.session_id().to_string();
+        let new: Vec<_> = (self.page.store.queued().iter())
+            .filter(|q| self.turn_texts.contains(&q.text))
+            .filter(|q| !self.items.iter().any(|i| i.id == q.id))
+            .map(|q| (q.id.clone(), q.client_nonce.clone(), q.text.clone()))
+            .collect();
+        for (id, nonce, text) in new {
+            let k = (self.items.iter())
+                .filter(|i| i.page == self.page_no && i.session == session)
+                .count();
+            self.note(format!("  refused turn {text:?} queued as a follow-up"));
+            self.items.push(ItemRec {
+                id,
+                nonce,
+                text,
+                page: self.page_no,
+                session: session.clone(),
+                k,
+                removed: false,
+            });
+        }
     }
 
     // ----- user actions -----
