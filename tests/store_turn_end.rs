@@ -148,7 +148,8 @@ fn a_failed_chat_post_leaves_the_queued_items_for_the_user() {
     h.send("first");
     h.submit("second");
     let chat = h.the_open(RequestKind::Chat).id;
-    h.respond(chat, Reply::error(409, "conflict", "turn_already_active"));
+    // (A 409 `turn_already_active` is no failure: it attaches, tests/store_attach.rs.)
+    h.respond(chat, Reply::error(500, "internal", "the agent crashed"));
     assert_eq!(h.store.status(), Status::Error);
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
     assert_eq!(h.count(RequestKind::Chat), 1, "nothing is sent on its own");
