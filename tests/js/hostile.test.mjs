@@ -478,9 +478,12 @@ test('a never-ending silent stream: dropped after streamIdleTimeoutMs and resume
   const head = sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'text-start', id: 't' }) + sse({ type: 'text-delta', id: 't', delta: 'Hel' });
   const resumed = [sse({ type: 'start', messageId: 'a1' }) + sse({ type: 'text-start', id: 't' }) + sse({ type: 'text-delta', id: 't', delta: 'Hel' }),
     sse({ type: 'text-delta', id: 't', delta: 'lo' }) + sse({ type: 'text-end', id: 't' }) + 'data: [DONE]\n\n'];
+  // The stream route has a turn only once one was sent (before, a 204: nothing runs, which is
+  // what the store's ask on opening the session hears).
+  let sent = false;
   const { store, calls, events } = makeStore({
-    chat: (n) => n === 1 && { status: 200, headers: SSE, body: [head], hang: true },
-    extra: (path) => path.endsWith('/stream') && { status: 200, headers: SSE, body: resumed },
+    chat: (n) => n === 1 && ((sent = true), { status: 200, headers: SSE, body: [head], hang: true }),
+    extra: (path) => path.endsWith('/stream') && (sent ? { status: 200, headers: SSE, body: resumed } : { status: 204, body: [] }),
     options: { streamIdleTimeoutMs: 150, resumeDelayMs: 10 },
   });
   await until(store, (s) => s.capabilitiesLoaded);
@@ -488,7 +491,7 @@ test('a never-ending silent stream: dropped after streamIdleTimeoutMs and resume
   await until(store, (s) => s.messages[1]?.parts[0]?.text === 'Hel', 'for the first delta');
   const s = await until(store, (s) => s.status === 'ready' && s.messages.length === 2, 'for the resume');
   assert.equal(s.messages[1].parts[0].text, 'Hello');
-  const resume = calls.find((c) => c.path.endsWith('/stream'));
+  const resume = calls.filter((c) => c.path.endsWith('/stream')).at(-1);
   assert.match(resume.url, /cursor=2$/);
   assert.ok(events.some((e) => e.type === 'diagnostic' && /resuming/.test(e.message)));
   await aNormalTurnWorks(store);

@@ -179,7 +179,8 @@ test('ChatStore in Node: a streamed turn, frozen identity-stable snapshots, no p
 test('ChatStore errors are Errors with a stable code; bad input does not break the store', async () => {
   assert.throws(() => new pkg.ChatStore({}), (e) => e instanceof Error && e.code === 'Validation');
   const { fetch } = scriptedFetch((path) => {
-    if (path.endsWith('/chat')) return { status: 409, body: '{"error":{"code":"conflict","message":"turn_already_active"}}' };
+    // (A 409 turn_already_active is no failure since SPEC §6's amendment: it attaches.)
+    if (path.endsWith('/chat')) return { status: 503, body: '{"error":{"code":"overloaded","message":"try again later"}}' };
     return { status: 404, body: '' };
   });
   const errors = [];
@@ -188,10 +189,11 @@ test('ChatStore errors are Errors with a stable code; bad input does not break t
   store.send('hi');
   const s = await until(store, (s) => s.status === 'error');
   assert.ok(s.error instanceof Error);
-  assert.equal(s.error.code, 'TurnAlreadyActive');
-  assert.equal(s.error.serverCode, 'conflict');
-  assert.equal(s.error.status, 409);
-  assert.equal(errors[0].code, 'TurnAlreadyActive');
+  assert.equal(s.error.code, 'Server');
+  assert.equal(s.error.serverCode, 'overloaded');
+  assert.equal(s.error.status, 503);
+  assert.equal(s.error.message, 'try again later');
+  assert.equal(errors[0].code, 'Server');
   assert.equal(s.messages.length, 1, 'the user message is kept');
   assert.deepEqual({ ...store.send('') }, { kind: 'blocked', reason: 'empty', hint: 'Nothing to send.' });
   store.dispose();

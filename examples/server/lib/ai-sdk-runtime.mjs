@@ -227,6 +227,9 @@ export class AiSdkSession {
     const turn = new Turn({ sessionId: this.id, clientTurnId, runtime: 'ai-sdk' });
     this.activeTurn = turn;
     this.lastTurn = turn;
+    // What the turn answers is kept at once: a reload mid-turn finds the user's message, and
+    // attaches to the answer (SPEC §12).
+    this.history = messages;
     let attempt = 1;
     const lastUser = messages.findLast((m) => m.role === 'user');
     if (lastUser && messages.at(-1) === lastUser) {

@@ -46,6 +46,12 @@ export const ROUTES = [
  * @property {string[]} notFound
  * @property {boolean} interactiveTools ai-sdk: new sessions also get `getLocation` (a client
  *   tool) and `deleteFile` (needs approval)
+ * @property {boolean} strandFollowUps pi: as the real server, a follow-up accepted after pi's
+ *   last queue poll is not run in its turn: it stays in pi's queue and runs after the next
+ *   prompt (off: the turn drains it)
+ * @property {boolean} legacyHistory as the real server, the history answer has no
+ *   `activeTurn`, and a running turn's messages are left out until its first assistant
+ *   message ended (off: `activeTurn` says what runs, the history holds what ended)
  */
 
 export const DEFAULTS = {
@@ -62,6 +68,8 @@ export const DEFAULTS = {
   notFound: [],
   agentEndDelayMs: 0,
   interactiveTools: false,
+  strandFollowUps: false,
+  legacyHistory: false,
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -102,6 +110,9 @@ export function createApp(options = {}) {
     },
     get agentEndDelayMs() {
       return state.agentEndDelayMs;
+    },
+    get strandFollowUps() {
+      return state.strandFollowUps;
     },
   };
 
@@ -151,6 +162,11 @@ export function createApp(options = {}) {
       const list = Array.isArray(body.notFound) ? body.notFound : Object.keys(body.notFound).filter((k) => body.notFound[k]);
       for (const r of list) if (!ROUTES.includes(r)) throw validation(`unknown route ${r}; one of ${ROUTES.join(', ')}`, 'notFound');
       state.notFound = list;
+    }
+    for (const k of ['strandFollowUps', 'legacyHistory']) {
+      if (body[k] === undefined) continue;
+      if (typeof body[k] !== 'boolean') throw validation(`${k} must be a boolean`, k);
+      state[k] = body[k];
     }
     if (body.interactiveTools !== undefined) {
       if (typeof body.interactiveTools !== 'boolean') throw validation('interactiveTools must be a boolean', 'interactiveTools');
@@ -307,7 +323,11 @@ export function createApp(options = {}) {
 
   async function messagesGet(req, res, sid) {
     const s = session(sid, false);
-    json(res, 200, { messages: s ? s.uiMessages() : [] });
+    const messages = s ? s.uiMessages({ omitUnfinishedTurn: state.legacyHistory }) : [];
+    if (state.legacyHistory) return json(res, 200, { messages });
+    // SPEC §12: what runs, so a reloaded client attaches to it at once.
+    const turn = s?.activeTurn;
+    json(res, 200, { messages, activeTurn: turn ? { turnId: turn.id } : null });
   }
 
   async function messagesPut(req, res, sid, body) {

@@ -244,6 +244,10 @@ export class PiSession {
     const msg = userMessage(message, attachments);
     if (attachments?.length) this.files.set(msg, attachments);
     this.ids.set(msg, this.newId('user', messageId));
+    // Where the turn's messages begin in the transcript, and whether one of its assistant
+    // messages ended (the `legacyHistory` switch hides the turn until then).
+    turn.historyStart = this.agent.state.messages.length;
+    turn.assistantEnded = false;
     void this.run(turn, msg);
     return turn;
   }
@@ -252,9 +256,10 @@ export class PiSession {
     let failed;
     try {
       await this.agent.prompt(msg);
-      // A follow-up accepted while `agent_end` was emitted stays queued: run it in this turn.
+      // A follow-up accepted while `agent_end` was emitted stays queued: run it in this turn
+      // (unless the `strandFollowUps` switch makes this the real server, which does not).
       let guard = 0;
-      while (!turn.stopped && this.agent.hasQueuedMessages() && guard++ < 1000) {
+      while (!this.knobs.strandFollowUps && !turn.stopped && this.agent.hasQueuedMessages() && guard++ < 1000) {
         const before = this.agent.state.messages.length;
         await this.agent.continue();
         if (this.agent.state.messages.length === before) break;
@@ -310,6 +315,7 @@ export class PiSession {
         if (e.message.role === 'assistant') this.onAssistantUpdate(e.assistantMessageEvent);
         break;
       case 'message_end':
+        if (e.message.role === 'assistant' && this.activeTurn) this.activeTurn.assistantEnded = true;
         this.onMessageEnd(e.message);
         break;
       case 'tool_execution_update':
@@ -534,10 +540,17 @@ export class PiSession {
     return { id, role: 'user', parts };
   }
 
-  /** `GET …/messages`: the agent's own transcript as AI SDK UIMessages. */
-  uiMessages() {
+  /**
+   * `GET …/messages`: the agent's own transcript as AI SDK UIMessages. `omitUnfinishedTurn`:
+   * a running turn none of whose assistant messages ended yet is left out (the real server's
+   * persistence).
+   */
+  uiMessages({ omitUnfinishedTurn = false } = {}) {
     const out = [];
-    for (const m of this.agent.state.messages) {
+    const turn = this.activeTurn;
+    const all = this.agent.state.messages;
+    const upto = omitUnfinishedTurn && turn && !turn.assistantEnded ? turn.historyStart : all.length;
+    for (const m of all.slice(0, upto)) {
       if (m.role === 'user') out.push(this.userUi(m, this.idOf(m, 'user')));
       else if (m.role === 'assistant') out.push({ id: this.idOf(m, 'assistant'), role: 'assistant', parts: assistantParts(m) });
       else if (m.role === 'toolResult') {
