@@ -95,6 +95,14 @@ pub struct FollowUpItem {
     /// [`FollowUpQueue::retry`] gives it a fresh one.
     #[serde(skip)]
     needs_fresh_seq: bool,
+    /// `stalled` at a turn's natural end and taken back from the server: it is sent again as
+    /// a new message, in its place (SPEC §6), and nothing behind it is posted before it.
+    #[serde(skip)]
+    resend: bool,
+    /// The server ran an item queued after this one while it held this one: sending it now
+    /// would put it after that one, so a turn's end leaves it `stalled` for the user.
+    #[serde(skip)]
+    passed: bool,
 }
 
 /// Bounded exponential backoff for retryable failures.
@@ -312,6 +320,8 @@ impl FollowUpQueue {
             version,
             next_attempt_at_ms: None,
             needs_fresh_seq: false,
+            resend: false,
+            passed: false,
         });
         &self.items[self.items.len() - 1]
     }
@@ -382,6 +392,7 @@ impl FollowUpQueue {
         }
         let idx = self.head()?;
         let item = &self.items[idx];
+        // A taken-back item ahead is sent as a new message first: nothing passes it.
         if item.state != ItemState::Queued || item.next_attempt_at_ms.is_some_and(|t| t > now_ms) {
             return None;
         }
@@ -553,14 +564,49 @@ impl FollowUpQueue {
     /// they become `stalled` (visible, for retry-as-new-message or remove). Idempotent: call it
     /// again if an `accepted` answer arrives after the turn ended.
     pub fn mark_stalled_after_turn(&mut self) {
+        self.strand(false);
+    }
+
+    /// The turn ended without consuming what the server accepted: those items become
+    /// `stalled`; with `resend` (a natural end) they are also to be sent again as new messages,
+    /// in their order, before anything behind them. Returns the `(clientSeq, clientNonce)` of
+    /// each, for the DELETE that takes it back from the server's queue.
+    pub fn strand(&mut self, resend: bool) -> Vec<(u64, String)> {
+        let mut taken = Vec::new();
         for idx in 0..self.items.len() {
             if self.items[idx].state == ItemState::Accepted {
                 let version = self.next_version();
                 let item = &mut self.items[idx];
                 item.state = ItemState::Stalled;
+                // Sent again only where that keeps the user's order.
+                item.resend = resend && !item.passed;
                 item.version = version;
+                taken.push((item.client_seq, item.client_nonce.clone()));
             }
         }
+        taken
+    }
+
+    /// The first item to send again as a new message ([`strand`](Self::strand) with
+    /// `resend`), if it is the queue's head (only `stalled` items the user decides on before
+    /// it): it leaves the queue.
+    pub fn take_first_resend(&mut self) -> Option<FollowUpItem> {
+        if self.in_flight.is_some() {
+            return None;
+        }
+        let idx = self.first_resend()?;
+        Some(self.detach(idx))
+    }
+
+    /// The nonce of the item [`take_first_resend`](Self::take_first_resend) would take.
+    pub fn next_resend(&self) -> Option<&str> {
+        let idx = self.first_resend()?;
+        Some(&self.items[idx].client_nonce)
+    }
+
+    fn first_resend(&self) -> Option<usize> {
+        let idx = (self.items.iter()).position(|i| i.state != ItemState::Stalled || i.resend)?;
+        self.items[idx].resend.then_some(idx)
     }
 
     /// The turn ended and nothing is in flight: if the head of the queue is `queued` and was
@@ -588,7 +634,9 @@ impl FollowUpQueue {
 
     /// The first item the server does not have yet: the only one that may be posted.
     fn head(&self) -> Option<usize> {
-        self.items.iter().position(|i| !i.state.is_settled())
+        self.items
+            .iter()
+            .position(|i| !i.state.is_settled() || i.resend)
     }
 
     fn index_of(&self, item_id: &str) -> Option<usize> {
@@ -615,6 +663,11 @@ impl FollowUpQueue {
     }
 
     fn consume_at(&mut self, idx: usize) -> FollowUpItem {
+        for earlier in &mut self.items[..idx] {
+            if earlier.state == ItemState::Accepted {
+                earlier.passed = true;
+            }
+        }
         let mut item = self.detach(idx);
         item.state = ItemState::Consumed;
         if self.consumed_nonces.len() == REMEMBERED_NONCES {

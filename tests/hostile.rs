@@ -945,7 +945,9 @@ fn actions_after_dispose_make_no_requests() {
     h.send("queued");
     let post = h.the_open(RequestKind::FollowUpPost).id;
     h.respond(post, Reply::json(202, json!({"queued": true})));
-    h.respond(chat, Reply::sse(DONE.to_vec()));
+    // A stop leaves an accepted item stalled (a natural end sends it again: SPEC §6).
+    h.stop();
+    assert!(h.aborted.contains(&chat));
     assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
     let mut ai = ai_sdk();
     a_normal_turn_works(&mut ai);
@@ -987,7 +989,11 @@ fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
     h.send("queued");
     let post = h.the_open(RequestKind::FollowUpPost).id;
     h.respond(post, Reply::json(202, json!({"queued": true})));
-    h.respond(chat, Reply::sse(DONE.to_vec()));
+    // A stop leaves an accepted item stalled, taken back from the server (SPEC §6).
+    h.stop();
+    assert!(h.aborted.contains(&chat));
+    let taken_back = h.the_open(RequestKind::FollowUpDelete).id;
+    h.respond(taken_back, Reply::status(204));
     let item = h.store.queued()[0].id.clone();
     assert!(h.retry_queued(&item));
     let delete = h.the_open(RequestKind::FollowUpDelete).id;

@@ -72,6 +72,10 @@ fn items_never_posted_at_turn_end_become_the_next_turn_and_its_follow_ups() {
     assert_eq!(h.count(RequestKind::Chat), 2);
 }
 
+/// SPEC §6 (amended): a follow-up the server accepted as its turn ended is stranded there (pi
+/// polled its queue already) and would run after the next message, out of the user's order.
+/// The store takes it back (DELETE) and sends it as the next message, before what was queued
+/// after it.
 #[test]
 fn items_queued_right_before_the_end_follow_in_order() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -83,17 +87,39 @@ fn items_queued_right_before_the_end_follow_in_order() {
     end_turn(&mut h, chat);
     assert_eq!(h.store.status(), Status::Ready);
     h.respond(pa.id, accepted());
-    // The server has "a" but its turn is over: stalled, visible. "b" was never posted: it
-    // becomes the next turn.
-    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
-    assert_eq!(h.store.queued()[0].text, "a");
+    // "a" first: its copy on the server is deleted, and its chat POST waits for that answer.
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(
+        del.path,
+        format!(
+            "{FOLLOWUP}?clientNonce={}&clientSeq={}",
+            pa.client_nonce(),
+            pa.client_seq()
+        )
+    );
+    assert_eq!(
+        h.count(RequestKind::Chat),
+        1,
+        "waits for the DELETE's answer"
+    );
+    h.respond(del.id, Reply::status(204));
     let next = h.the_open(RequestKind::Chat);
-    assert_eq!(next.message(), "b");
-    assert_eq!(h.store.queued().len(), 1);
+    assert_eq!(next.message(), "a");
+    let queued: Vec<&str> = h.store.queued().iter().map(|q| q.text.as_str()).collect();
+    assert_eq!(queued, ["b"]);
+    // "b" follows "a" as its follow-up.
+    h.respond(
+        next.id,
+        Reply::sse(sse(&[
+            json!({"type": "data-turn-start", "data": {"turnId": "t2"}}),
+        ]))
+        .open(),
+    );
+    assert_eq!(h.the_open(RequestKind::FollowUpPost).message(), "b");
 }
 
 #[test]
-fn accepted_items_never_consumed_stall_and_retry_as_a_new_message() {
+fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     let chat = streaming_turn(&mut h, "first");
     h.submit("late one");
@@ -106,20 +132,16 @@ fn accepted_items_never_consumed_stall_and_retry_as_a_new_message() {
     );
 
     end_turn(&mut h, chat);
-    assert_eq!(h.store.status(), Status::Ready);
-    let item = h.store.queued()[0].clone();
-    assert_eq!(item.state, ItemState::Stalled);
-    assert_eq!(item.text, "late one");
-    assert_eq!(h.count(RequestKind::Chat), 1, "no silent duplicate");
-
-    assert!(h.retry_queued(&id));
+    assert_eq!(h.store.status(), Status::Submitted, "held for the DELETE");
+    assert!(h.store.queued().is_empty());
     let del = h.the_open(RequestKind::FollowUpDelete);
     assert_eq!(del.method, Method::Delete);
     assert_eq!(
         del.path,
         format!(
             "{FOLLOWUP}?clientNonce={}&clientSeq={}",
-            item.client_nonce, item.client_seq
+            p.client_nonce(),
+            p.client_seq()
         )
     );
     assert_eq!(
@@ -135,11 +157,40 @@ fn accepted_items_never_consumed_stall_and_retry_as_a_new_message() {
     h.respond(del.id, Reply::status(204));
     let chat2 = h.the_open(RequestKind::Chat);
     assert_eq!(chat2.message(), "late one");
-    assert!(h.store.queued().is_empty());
     assert_eq!(h.store.messages().last().unwrap().text(), "late one");
     assert_eq!(h.store.status(), Status::Submitted);
     // The DELETE is sent before the new message.
     assert!(del.id < chat2.id);
+}
+
+/// After a stop the server keeps pi's queue: what it accepted would run after the next prompt,
+/// unasked. The store takes it back and leaves it stalled for the user.
+#[test]
+fn a_stop_takes_accepted_items_back_and_keeps_them_stalled() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    streaming_turn(&mut h, "first");
+    h.submit("queued one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    h.stop();
+    let dels = h.open(RequestKind::FollowUpDelete);
+    assert_eq!(dels.len(), 1);
+    assert_eq!(
+        dels[0].path,
+        format!(
+            "{FOLLOWUP}?clientNonce={}&clientSeq={}",
+            p.client_nonce(),
+            p.client_seq()
+        )
+    );
+    let item = h.store.queued()[0].clone();
+    assert_eq!(
+        (item.text.as_str(), item.state),
+        ("queued one", ItemState::Stalled)
+    );
+    assert_eq!(h.count(RequestKind::Chat), 1, "nothing sent on its own");
+    h.run_until_idle();
+    assert_eq!(h.count(RequestKind::Chat), 1);
 }
 
 #[test]

@@ -107,8 +107,10 @@ impl ChatStore {
             None => {}
         }
         if !self.session.phase.running() {
-            // Accepted after the turn ended: the server will not run it in that turn.
-            self.session.queue.mark_stalled_after_turn();
+            // Accepted after the turn ended: the server will not run it in that turn, but may
+            // after whatever comes next. Sent again after a natural end, kept after a stop.
+            let natural = self.session.send_queue_when_idle;
+            self.take_back_stranded(natural, now_ms);
             // The answer the turn's end was waiting for: what is still queued moves on.
             self.send_next_queued(now_ms);
         }

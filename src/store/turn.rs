@@ -332,7 +332,9 @@ impl ChatStore {
         // `turnId` names the running turn: none runs now.
         s.turn.turn_id = None;
         s.send_queue_when_idle = false;
-        s.queue.mark_stalled_after_turn();
+        let natural = matches!(ending, Ending::Finished) && !s.turn.stream_error;
+        self.take_back_stranded(natural, now_ms);
+        let s = &mut self.session;
         match ending {
             Ending::Finished => {
                 s.phase = Phase::Idle {
@@ -367,6 +369,25 @@ impl ChatStore {
         }
     }
 
+    /// What the server accepted and the ended turn did not run may still sit in its queue, to
+    /// run after whatever comes next: out of order, or after a stop unasked (SPEC §6). Each is
+    /// taken back with a DELETE and shows `stalled`; after a natural end (`natural`) they are
+    /// also sent again as the next messages, in order, the first with its DELETE answered
+    /// before its chat POST ([`send_as_new_message`](Self::send_as_new_message)).
+    pub(super) fn take_back_stranded(&mut self, natural: bool, now_ms: u64) {
+        let taken = self.session.queue.strand(natural);
+        let head = natural.then(|| self.session.queue.next_resend().map(str::to_string));
+        for (seq, nonce) in taken {
+            if head
+                .as_ref()
+                .is_some_and(|h| h.as_deref() == Some(nonce.as_str()))
+            {
+                continue; // deleted on its way out, its chat POST waiting for the answer
+            }
+            self.delete_followup(seq, &nonce, now_ms);
+        }
+    }
+
     /// Items queued during a turn that ended, which the server never accepted: the first
     /// becomes the next turn, the rest follow it as follow-ups (SPEC §6). It waits while a
     /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
@@ -381,6 +402,10 @@ impl ChatStore {
         let q = &mut s.queue;
         if q.in_flight().is_some() {
             return;
+        }
+        // Taken back at a turn's end, never run: they go first, in their order.
+        if let Some(item) = q.take_first_resend() {
+            return self.send_as_new_message(item, true, now_ms);
         }
         let (item, server_may_have_it) = match q.take_first_unposted() {
             Some(item) => (item, false),
