@@ -105,6 +105,10 @@ pub struct FollowUpItem {
     passed: bool,
 }
 
+/// How many `followup_out_of_order` refusals in a row are renumbered before the item is
+/// `failed`: the step doubles from one second, so the last one jumps far past any clock error.
+pub const MAX_RENUMBERS: u32 = 32;
+
 /// Bounded exponential backoff for retryable failures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -226,6 +230,9 @@ pub struct FollowUpQueue {
     /// The queue-wide change counter the item versions are drawn from.
     version: u64,
     consumed_nonces: VecDeque<String>,
+    /// `followup_out_of_order` refusals since the last accepted post (each doubles the step of
+    /// the next renumbering).
+    renumbers: u32,
 }
 
 impl Default for FollowUpQueue {
@@ -245,6 +252,7 @@ impl FollowUpQueue {
             last_seq: 0,
             version: 0,
             consumed_nonces: VecDeque::new(),
+            renumbers: 0,
         }
     }
 
@@ -443,7 +451,9 @@ impl FollowUpQueue {
     /// - `Aborted` → back to `queued`, the attempt not counted, due at once; re-posting with the
     ///   same seq and nonce is safe because the server deduplicates by nonce.
     /// - `Failed`: `FollowUpUnsupported` → `failed` + [`QueueEffect::Unsupported`];
-    ///   `FollowUpOutOfOrder` → `failed` + [`QueueEffect::Failed`] (retry gives it a fresh seq);
+    ///   `FollowUpOutOfOrder` → renumbered above the refused seq and `queued` again, due at
+    ///   once (SPEC §6), up to [`MAX_RENUMBERS`] times in a row; then `failed` +
+    ///   [`QueueEffect::Failed`] (retry gives it a fresh seq);
     ///   retryable with attempts left → `queued`, due after [`RetryPolicy::backoff_ms`];
     ///   otherwise → `failed` + [`QueueEffect::Failed`].
     pub fn handle_response(
@@ -462,6 +472,12 @@ impl FollowUpQueue {
         let idx = self.index_of(&item_id)?;
         let outcome = match outcome {
             PostOutcome::Failed(e) if e.kind == ErrorKind::Aborted => PostOutcome::Aborted,
+            PostOutcome::Failed(e) if e.kind == ErrorKind::FollowUpOutOfOrder => {
+                if self.renumber(idx, now_ms) {
+                    return None;
+                }
+                PostOutcome::Failed(e)
+            }
             other => other,
         };
         let version = self.next_version();
@@ -472,6 +488,7 @@ impl FollowUpQueue {
             PostOutcome::Accepted { .. } => {
                 item.state = ItemState::Accepted;
                 item.error = None;
+                self.renumbers = 0;
                 None
             }
             PostOutcome::Deleted => {
@@ -641,6 +658,40 @@ impl FollowUpQueue {
 
     fn index_of(&self, item_id: &str) -> Option<usize> {
         self.items.iter().position(|i| i.id == item_id)
+    }
+
+    /// The server refused the item at `idx` as `followup_out_of_order`: it holds a higher seq
+    /// than this queue knew (a clock behind what it was before a reload, another tab). The
+    /// item and the never-posted items behind it get seqs above the refused one by a step
+    /// that doubles with each refusal (one second first), and are posted again with their
+    /// nonces: past any clock error within a few posts, and never retried unchanged. After
+    /// [`MAX_RENUMBERS`] refusals in a row it is `failed` instead (`false`).
+    fn renumber(&mut self, idx: usize, now_ms: u64) -> bool {
+        if self.renumbers >= MAX_RENUMBERS {
+            return false;
+        }
+        let step = 1_000u64 << self.renumbers;
+        self.renumbers += 1;
+        self.last_seq = self
+            .last_seq
+            .max(self.items[idx].client_seq)
+            .saturating_add(step);
+        for j in idx..self.items.len() {
+            if j == idx || !self.items[j].ever_posted {
+                let seq = self.next_seq(now_ms);
+                let version = self.next_version();
+                let item = &mut self.items[j];
+                item.client_seq = seq;
+                item.version = version;
+            }
+        }
+        let version = self.next_version();
+        let item = &mut self.items[idx];
+        item.state = ItemState::Queued;
+        item.next_attempt_at_ms = None;
+        item.needs_fresh_seq = false;
+        item.version = version;
+        true
     }
 
     fn next_seq(&mut self, now_ms: u64) -> u64 {
@@ -965,29 +1016,35 @@ mod tests {
         assert!(!q.retry(&a, T0));
     }
 
+    /// SPEC §6 (amended): a seq the server refuses as out of order is renumbered above the
+    /// refused one and posted again under the same nonce, never retried unchanged; the step
+    /// doubles, so a clock an hour behind is passed within a few posts.
     #[test]
-    fn retry_after_out_of_order_gets_a_larger_seq_and_the_same_nonce() {
+    fn out_of_order_is_renumbered_and_posted_again_with_the_same_nonce() {
         let mut rng = SeededRandom(9);
         let mut q = queue();
         let a = add(&mut q, "a", T0, &mut rng);
         let b = add(&mut q, "b", T0, &mut rng);
-        let first = q.poll_request(T0).unwrap();
-        let effect = q.handle_response(first.ticket, conflict("followup_out_of_order"), T0, 0.0);
-        assert_eq!(effect, Some(QueueEffect::Failed { item_id: a.clone() }));
-        assert_eq!(state(&q, &a), ItemState::Failed);
-        assert_eq!(
-            q.poll_request(T0 + 1_000),
-            None,
-            "B waits behind the failed A"
-        );
-
-        assert!(q.retry(&a, T0 + 50));
-        let again = q.poll_request(T0 + 50).unwrap();
-        assert_eq!(again.item_id, a);
-        assert_eq!(again.client_nonce, first.client_nonce);
-        assert!(again.client_seq > first.client_seq);
-        // B never left, and its seq moved above A's new one so the server accepts it after A.
-        assert!(q.get(&b).unwrap().client_seq > again.client_seq);
+        // The server holds a seq an hour ahead of this page's clock.
+        let held = T0 + 3_600_000;
+        let mut first = q.poll_request(T0).unwrap();
+        let mut posts = 1;
+        while first.client_seq <= held {
+            let effect =
+                q.handle_response(first.ticket, conflict("followup_out_of_order"), T0, 0.0);
+            assert_eq!(effect, None, "not a failure");
+            assert_eq!(state(&q, &a), ItemState::Queued);
+            let again = q.poll_request(T0).unwrap();
+            assert_eq!(again.item_id, a);
+            assert_eq!(again.client_nonce, first.client_nonce);
+            assert!(again.client_seq > first.client_seq);
+            // B never left, and its seq stays above A's so the server accepts it after A.
+            assert!(q.get(&b).unwrap().client_seq > again.client_seq);
+            first = again;
+            posts += 1;
+        }
+        assert!(posts <= 14, "{posts} posts to pass an hour");
+        let again = first;
         q.handle_response(again.ticket, accepted(), T0 + 60, 0.0);
         let next = q.poll_request(T0 + 60).unwrap();
         assert_eq!(next.item_id, b);
@@ -1257,6 +1314,25 @@ mod tests {
     }
 
     #[test]
+    fn a_server_that_refuses_every_seq_fails_the_item_after_max_renumbers() {
+        let mut rng = SeededRandom(10);
+        let mut q = queue();
+        let a = add(&mut q, "a", T0, &mut rng);
+        for _ in 0..MAX_RENUMBERS {
+            let p = q.poll_request(T0).unwrap();
+            let effect = q.handle_response(p.ticket, conflict("followup_out_of_order"), T0, 0.0);
+            assert_eq!(effect, None);
+        }
+        let p = q.poll_request(T0).unwrap();
+        let effect = q.handle_response(p.ticket, conflict("followup_out_of_order"), T0, 0.0);
+        assert_eq!(effect, Some(QueueEffect::Failed { item_id: a.clone() }));
+        assert_eq!(state(&q, &a), ItemState::Failed);
+        // Visible with its text; a retry tries again.
+        assert_eq!(q.get(&a).unwrap().text, "a");
+        assert!(q.retry(&a, T0));
+    }
+
+    #[test]
     fn every_change_bumps_a_version_that_never_repeats() {
         let mut rng = SeededRandom(18);
         let mut q = queue();
@@ -1285,9 +1361,8 @@ mod tests {
         check(&q, &a, &mut va);
         q.handle_response(p.ticket, accepted(), T0, 0.0); // stale: no change
         assert_eq!(q.get(&a).unwrap().version, va);
+        // Renumbered at once (SPEC §6), and B with it.
         q.handle_response(p2.ticket, conflict("followup_out_of_order"), T0, 0.0);
-        check(&q, &a, &mut va);
-        q.retry(&a, T0 + 2_000);
         check(&q, &a, &mut va);
         check(&q, &b, &mut vb); // re-sequenced behind A
         let p = q.poll_request(T0 + 2_000).unwrap();

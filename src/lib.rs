@@ -84,7 +84,7 @@ pub use composer::{
 };
 pub use followup::{FollowUpItem, ItemState, RetryPolicy};
 // The exactly-once FIFO poster of SPEC §6, as a sans-IO machine of its own.
-pub use followup::{FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect};
+pub use followup::{FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect, MAX_RENUMBERS};
 pub use store::{
     history_for_storage, AutoSend, ChatStore, Limits, Method, Output, Request, RequestId,
     RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind, SubmitResult,
