@@ -315,7 +315,7 @@ fn text_tool_text_keep_their_order_within_the_message() {
         .iter()
         .map(|p| p["type"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["text", "dynamic-tool", "text"]);
+    assert_eq!(kinds, ["text", "tool-ls", "text"]);
     assert_eq!(parts[0]["text"], "Looking.");
     assert_eq!(parts[2]["text"], "Found a.txt.");
     assert_eq!(r.ids(), ["a1"], "the tool result is no bubble of its own");
@@ -336,7 +336,7 @@ fn a_tool_call_streams_its_input_and_its_result_lands_in_the_same_message() {
     ]);
     assert_eq!(
         r.message("a1")["parts"],
-        json!([{"type":"dynamic-tool","toolName":"read","toolCallId":"call-1",
+        json!([{"type":"tool-read","toolName":"read","toolCallId":"call-1",
                 "state":"input-streaming"}]),
         "an incomplete input is not shown"
     );
@@ -364,7 +364,7 @@ fn a_tool_call_streams_its_input_and_its_result_lands_in_the_same_message() {
         json!([
             {"id":"u1","role":"user","parts":[{"type":"text","text":"read a.txt"}]},
             {"id":"a1","role":"assistant","parts":[{
-                "type":"dynamic-tool","toolName":"read","toolCallId":"call-1",
+                "type":"tool-read","toolName":"read","toolCallId":"call-1",
                 "state":"output-available",
                 "input":{"path":"a.txt"},
                 "output":[{"type":"text","text":"line 1\nline 2"}],
@@ -451,10 +451,10 @@ fn a_failed_tool_becomes_output_error_with_its_text() {
     assert_eq!(
         r.message("a1")["parts"].as_array().unwrap()[..2],
         [
-            json!({"type":"dynamic-tool","toolName":"read","toolCallId":"c1",
+            json!({"type":"tool-read","toolName":"read","toolCallId":"c1",
                    "state":"output-error","input":{"path":"missing.txt"},
                    "errorText":"ENOENT: missing.txt","details":{"code":"ENOENT"}}),
-            json!({"type":"dynamic-tool","toolName":"bash","toolCallId":"c2",
+            json!({"type":"tool-bash","toolName":"bash","toolCallId":"c2",
                    "state":"output-error","input":{"cmd":"false"},"errorText":"exit code 1"})
         ]
     );
@@ -543,7 +543,7 @@ fn a_result_for_an_unknown_tool_call_is_kept_in_the_named_message_and_reported()
     assert_eq!(r.ids(), ["a1"]);
     assert_eq!(
         r.message("a1")["parts"][1],
-        json!({"type":"dynamic-tool","toolName":"bash","toolCallId":"ghost",
+        json!({"type":"tool-bash","toolName":"bash","toolCallId":"ghost",
                "state":"output-available","output":[{"type":"text","text":"done"}],
                "details":{"exitCode":0}})
     );
@@ -1168,7 +1168,7 @@ fn legacy_text_around_a_tool_call_keeps_both_sides_in_order() {
         parts[0],
         json!({"type":"text","text":"Let me look.","state":"done"})
     );
-    assert_eq!(parts[1]["type"], "dynamic-tool");
+    assert_eq!(parts[1]["type"], "tool-ls");
     assert_eq!(parts[1]["state"], "output-available");
     assert_eq!(
         parts[2],
@@ -1204,7 +1204,7 @@ fn the_message_update_envelope_is_accepted() {
         r.message("a1")["parts"],
         json!([
             {"type":"text","text":"Hi","state":"done"},
-            {"type":"dynamic-tool","toolName":"ls","toolCallId":"c1","state":"output-available",
+            {"type":"tool-ls","toolName":"ls","toolCallId":"c1","state":"output-available",
              "input":{},"output":"ok"}
         ])
     );

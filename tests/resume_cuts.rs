@@ -468,7 +468,7 @@ fn the_traces_say_what_they_should() {
     let types: Vec<&str> = parts.iter().map(|p| p["type"].as_str().unwrap()).collect();
     assert_eq!(
         types,
-        ["reasoning", "dynamic-tool", "dynamic-tool", "text"],
+        ["reasoning", "tool-read", "tool-write", "text"],
         "{pi:#?}"
     );
     assert_eq!(parts[1]["state"], "output-available");

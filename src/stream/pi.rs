@@ -131,6 +131,18 @@ fn text_of(part: &mut Part) -> Option<(&mut String, &mut Option<TextState>)> {
     }
 }
 
+/// A tool result's output as the canonical history stores it: the `content` of a whole pi
+/// result (`{content: [...], details?}`), with its `details`; any other value as it is.
+fn result_content(output: Option<Value>) -> (Value, Option<Value>) {
+    match output {
+        Some(Value::Object(mut o)) if o.contains_key("content") => {
+            let details = o.remove("details");
+            (o.remove("content").unwrap_or(Value::Null), details)
+        }
+        other => (other.unwrap_or(Value::Null), None),
+    }
+}
+
 /// A tool error's text: pi results are `[{type:"text", text}]` lists or plain strings.
 fn error_text(output: Option<&Value>) -> String {
     match output {
@@ -598,9 +610,15 @@ impl PiReducer {
                         t.error_text = Some(error_text(output.as_ref()));
                         t.output = None;
                     } else {
+                        // The result's `content`, as the history stores it; a whole result
+                        // object's `details` are kept beside, for renderers.
+                        let (output, inner) = result_content(output);
                         t.state = ToolState::OutputAvailable;
-                        t.output = Some(output.unwrap_or(Value::Null));
+                        t.output = Some(output);
                         t.error_text = None;
+                        if details.is_none() && inner.is_some() {
+                            t.details = inner;
+                        }
                     }
                     if details.is_some() {
                         t.details = details;
@@ -802,14 +820,24 @@ impl PiReducer {
                 .is_some_and(|t| t.tool_name.is_empty());
             if let (true, Some(name)) = (unnamed, tool_name.filter(|n| !n.is_empty())) {
                 if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                    t.extra
+                        .insert("toolName".into(), Value::String(name.clone()));
                     t.tool_name = name;
+                    t.dynamic = false;
                 }
             }
             return p;
         }
-        // pi tools are registered per runtime, not known to the client ahead of time: they
-        // are `dynamic-tool` parts in the AI SDK's terms.
-        let part = ToolPart::new(tool_call_id, tool_name.unwrap_or_default(), true);
+        // A static `tool-<toolName>` part, as the server family's canonical history stores pi
+        // tool calls (SPEC §7): a reload renders what was streamed. Only a call whose name is
+        // not known yet is a `dynamic-tool` until it is.
+        let name = tool_name.unwrap_or_default();
+        let dynamic = name.is_empty();
+        let mut part = ToolPart::new(tool_call_id, name.clone(), dynamic);
+        if !dynamic {
+            // The stored part names its tool (SPEC §7), beside the `tool-<toolName>` type.
+            part.extra.insert("toolName".into(), Value::String(name));
+        }
         let msg = h.at_mut(i);
         msg.parts.push(Part::Tool(Box::new(part)));
         let p = msg.parts.len() - 1;
