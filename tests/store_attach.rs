@@ -417,3 +417,35 @@ fn a_409_without_native_follow_ups_gives_the_draft_back() {
     assert!(h.errors().is_empty());
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
 }
+
+/// SPEC §7/§8: after a stop the screen shows what the server kept: the words it streamed before
+/// it took the abort come with the history read once the stop is answered. The stopped turn,
+/// still winding down there, is not attached to again.
+#[test]
+fn after_a_stop_the_history_shown_is_the_one_the_server_kept() {
+    let mut h = reloaded(json!({"messages": [], "activeTurn": null}));
+    h.send("hi");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::sse(sse(&pi_turn(1))).open());
+    assert_eq!(texts(&h), ["hi", "Hello"]);
+    h.stop();
+    let del = h.the_open(RequestKind::TurnDelete).id;
+    assert_eq!(
+        h.count(RequestKind::MessagesGet),
+        1,
+        "not before the server took the stop"
+    );
+    h.respond(del, Reply::status(204));
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(
+        get,
+        Reply::json(
+            200,
+            json!({"messages": [user("u1", "hi"), assistant("a1", "Hello there")],
+                                "activeTurn": {"turnId": "t1"}}),
+        ),
+    );
+    assert_eq!(texts(&h), ["hi", "Hello there"]);
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.count(RequestKind::StreamResume), 0);
+}

@@ -138,6 +138,8 @@ impl ChatStore {
                 if !ok {
                     let e = ChatError::from_http(status, &p.body);
                     self.events.push_back(StoreEvent::Error { error: e });
+                } else if p.kind == RequestKind::TurnDelete {
+                    self.after_stop(now_ms);
                 }
             }
             RequestKind::Chat | RequestKind::StreamResume => {

@@ -230,5 +230,6 @@ impl ChatStore {
         // Aborted with the rest; reopening the session asks again.
         self.session.probe = None;
         self.session.running_hint = None;
+        self.session.after_stop = false;
     }
 }

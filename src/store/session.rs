@@ -28,6 +28,9 @@ pub(super) struct Session {
     pub(super) running_hint: Option<RunningTurn>,
     /// The stream route asked whether a turn runs (no `activeTurn` said): its answer decides.
     pub(super) probe: Option<RequestId>,
+    /// The history asked for after a stop: what the server kept, not a turn to attach to (the
+    /// stopped one may still be winding down there).
+    pub(super) after_stop: bool,
     pub(super) error: Option<ChatError>,
     pub(super) hydrated: bool,
     /// The last turn ended on its own: items still waiting to be posted go out as the next
@@ -108,6 +111,7 @@ impl Session {
             phase: Phase::IDLE,
             running_hint: None,
             probe: None,
+            after_stop: false,
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
@@ -302,10 +306,25 @@ impl ChatStore {
         self.session.conversation.hydrate(messages, busy);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
-        if self.opts.attach {
+        let after_stop = std::mem::take(&mut self.session.after_stop);
+        if self.opts.attach && !after_stop {
             self.session.running_hint = Some(running);
             self.maybe_attach(now_ms);
         }
+    }
+
+    /// The server took the stop: in pi mode the history shown becomes the one it kept (the
+    /// words it streamed before it took the abort, which the cut stream may not have brought).
+    pub(super) fn after_stop(&mut self, now_ms: u64) {
+        let s = &self.session;
+        if self.disposed || !self.opts.hydrate || !s.pi_owns_history() {
+            return;
+        }
+        if !matches!(s.phase, Phase::Idle { .. }) {
+            return; // a new turn started meanwhile: its own history comes with it
+        }
+        self.session.after_stop = true;
+        self.hydrate(now_ms);
     }
 
     /// Acts on what the history said of a running turn, once the capabilities are known (they
