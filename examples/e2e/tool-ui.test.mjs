@@ -75,7 +75,7 @@ async function watchSubagent(page) {
 
 /** The canonical nested transcript of the session's (only) pi.subagent call. */
 async function canonicalSubagent(server, session) {
-  const part = (await server.messages(session)).flatMap((m) => m.parts).find((p) => p.type === 'dynamic-tool' && p.toolName === 'pi.subagent');
+  const part = (await server.messages(session)).flatMap((m) => m.parts).find((p) => p.type.startsWith('tool-') && p.toolName === 'pi.subagent');
   assert.ok(part, 'the canonical history has the pi.subagent call');
   return part.details;
 }

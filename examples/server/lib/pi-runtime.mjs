@@ -450,7 +450,8 @@ export class PiSession {
         messageId: owner,
         toolCallId: m.toolCallId,
         toolName: m.toolName,
-        output: textOf(m.content),
+        // The whole result, as the server family streams it: `{content}` (SPEC §7).
+        output: { content: m.content },
         isError: !!m.isError,
         details: m.details,
       });
@@ -555,7 +556,7 @@ export class PiSession {
       else if (m.role === 'assistant') out.push({ id: this.idOf(m, 'assistant'), role: 'assistant', parts: assistantParts(m) });
       else if (m.role === 'toolResult') {
         for (let i = out.length - 1; i >= 0; i--) {
-          const part = out[i].role === 'assistant' && out[i].parts.find((p) => p.type === 'dynamic-tool' && p.toolCallId === m.toolCallId);
+          const part = out[i].role === 'assistant' && out[i].parts.find((p) => p.type.startsWith('tool-') && p.toolCallId === m.toolCallId);
           if (part) {
             applyToolResult(part, m);
             break;
@@ -594,8 +595,8 @@ function assistantParts(m) {
     } else if (b.type === 'toolCall') {
       parts.push(
         unfinished
-          ? { type: 'dynamic-tool', toolName: b.name, toolCallId: b.id, state: 'output-error', input: b.arguments, errorText: `not executed: the response was ${m.stopReason}` }
-          : { type: 'dynamic-tool', toolName: b.name, toolCallId: b.id, state: 'input-available', input: b.arguments },
+          ? { type: `tool-${b.name}`, toolName: b.name, toolCallId: b.id, state: 'output-error', input: b.arguments, errorText: `not executed: the response was ${m.stopReason}` }
+          : { type: `tool-${b.name}`, toolName: b.name, toolCallId: b.id, state: 'input-available', input: b.arguments },
       );
     }
   }
@@ -610,7 +611,8 @@ function applyToolResult(part, m) {
     delete part.output;
   } else {
     part.state = 'output-available';
-    part.output = text;
+    // The result's content, as the server family stores it (SPEC §7).
+    part.output = m.content;
   }
   // The tool's structured details, as the stream's `data-pi-tool-result` carried them (not an
   // AI SDK field: the `ai` package's validation strips it; the pi reducer keeps it).

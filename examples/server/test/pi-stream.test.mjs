@@ -109,7 +109,8 @@ test('thinking, tools (ls, echo) and a tool result owned by its assistant messag
     assert.equal(r.data.isError, false);
   }
   const ls = results.find((r) => r.data.toolCallId === ends[0].data.toolCallId);
-  assert.equal(ls.data.output, 'README.md\ndata.json\nhello.txt\nnotes/');
+  // The whole result, as the server family streams it (SPEC §7).
+  assert.deepEqual(ls.data.output, { content: [{ type: 'text', text: 'README.md\ndata.json\nhello.txt\nnotes/' }] });
   assert.deepEqual(ls.data.details.entries, ['README.md', 'data.json', 'hello.txt', 'notes/']);
   // Tool-call deltas are the JSON text of the input, piece by piece.
   const deltas = pi.filter((c) => c.type === 'data-pi-tool-call-delta' && c.data.toolCallId === ends[1].data.toolCallId);
@@ -125,16 +126,16 @@ test('thinking, tools (ls, echo) and a tool result owned by its assistant messag
   assert.equal(reasoning.state, 'done');
   assert.equal(text.text, 'Answer please think, list: calling ls and echo.');
   assert.deepEqual(lsPart, {
-    type: 'dynamic-tool',
+    type: 'tool-ls',
     toolName: 'ls',
     toolCallId: ends[0].data.toolCallId,
     state: 'output-available',
     input: { path: '.' },
-    output: 'README.md\ndata.json\nhello.txt\nnotes/',
+    output: [{ type: 'text', text: 'README.md\ndata.json\nhello.txt\nnotes/' }],
     details: { path: '.', entries: ['README.md', 'data.json', 'hello.txt', 'notes/'] },
   });
   assert.equal(echoPart.state, 'output-available');
-  assert.equal(echoPart.output, 'hi there');
+  assert.deepEqual(echoPart.output, [{ type: 'text', text: 'hi there' }]);
   assert.equal(textOf(messages[2]), 'Result for please think, list: ls → README.md, data.json, hello.txt, notes/; echo → hi there.');
 });
 
@@ -143,9 +144,9 @@ test('a failing tool gives output-error; a failing provider gives an error chunk
   const { chunks } = await readChunks(await s.chat({ sessionId: id, message: 'list files in nowhere' }));
   const result = chunks.find((c) => c.type === 'data-pi-tool-result');
   assert.equal(result.data.isError, true);
-  assert.match(result.data.output, /no such folder: nowhere/);
+  assert.match(result.data.output.content[0].text, /no such folder: nowhere/);
   const messages = await s.messages(id);
-  const part = messages[1].parts.find((p) => p.type === 'dynamic-tool');
+  const part = messages[1].parts.find((p) => p.type.startsWith('tool-'));
   assert.equal(part.state, 'output-error');
   assert.match(part.errorText, /no such folder/);
 

@@ -125,7 +125,7 @@ test('pi.subagent: a nested pi agent run, progress as data-tool-ui, details on t
 
   assert.equal(result.toolCallId, toolCallId);
   assert.equal(result.isError, false);
-  assert.equal(result.output, 'Result for summarize the notes: ls → todo.txt.');
+  assert.deepEqual(result.output, { content: [{ type: 'text', text: 'Result for summarize the notes: ls → todo.txt.' }] });
   const d = result.details;
   assert.equal(d.uiKind, 'pi-subagent');
   assert.equal(d.status, 'done');
@@ -147,14 +147,14 @@ test('pi.subagent: a nested pi agent run, progress as data-tool-ui, details on t
 
   const messages = await pi.messages(id);
   assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'assistant']);
-  const part = messages[1].parts.find((p) => p.type === 'dynamic-tool');
+  const part = messages[1].parts.find((p) => p.type.startsWith('tool-'));
   assert.deepEqual(part, {
-    type: 'dynamic-tool',
+    type: 'tool-pi.subagent',
     toolName: 'pi.subagent',
     toolCallId,
     state: 'output-available',
     input: { task: 'summarize the notes' },
-    output: result.output,
+    output: result.output.content,
     details: d,
   });
   assert.equal(textOf(messages[2]), 'Result for please subagent summarize: pi.subagent → Result for summarize the notes: ls → todo.txt.');
@@ -180,7 +180,7 @@ test('pi.subagent from a follow-up: the call belongs to the follow-up\'s answer'
     await pi.control({ tps: 0 });
   }
   const messages = await pi.messages(id);
-  assert.deepEqual(messages.map((m) => `${m.role}:${m.parts.filter((p) => p.type === 'dynamic-tool').map((p) => p.toolName).join(',')}`), [
+  assert.deepEqual(messages.map((m) => `${m.role}:${m.parts.filter((p) => p.type.startsWith('tool-')).map((p) => p.toolName).join(',')}`), [
     'user:',
     'assistant:',
     'user:',
@@ -188,7 +188,7 @@ test('pi.subagent from a follow-up: the call belongs to the follow-up\'s answer'
     'assistant:',
   ]);
   assert.equal(textOf(messages[2]), 'subagent summarize the notes');
-  assert.equal(messages[3].parts.find((p) => p.type === 'dynamic-tool').details.status, 'done');
+  assert.equal(messages[3].parts.find((p) => p.type.startsWith('tool-')).details.status, 'done');
 });
 
 test('pi.subagent whose nested model fails: an error result that keeps its details', async () => {
@@ -196,11 +196,11 @@ test('pi.subagent whose nested model fails: an error result that keeps its detai
   const { chunks } = await readChunks(await pi.chat({ sessionId: id, message: 'subagent fail provider now' }));
   const result = chunks.find((c) => c.type === 'data-pi-tool-result').data;
   assert.equal(result.isError, true);
-  assert.equal(result.output, 'subagent failed: scripted provider error');
+  assert.equal(result.output.content[0].text, 'subagent failed: scripted provider error');
   assert.equal(result.details.status, 'error');
   assert.equal(result.details.error, 'scripted provider error');
   assert.deepEqual(result.details.steps.map((s) => [s.kind, s.status]), [['model', 'error']]);
-  const part = (await pi.messages(id))[1].parts.find((p) => p.type === 'dynamic-tool');
+  const part = (await pi.messages(id))[1].parts.find((p) => p.type.startsWith('tool-'));
   assert.equal(part.state, 'output-error');
   assert.equal(part.errorText, 'subagent failed: scripted provider error');
   assert.deepEqual(part.details, result.details);
@@ -222,7 +222,7 @@ test('stopping the turn while the subagent runs stops the nested agent too', asy
   } finally {
     await pi.control({ tps: 0 });
   }
-  const part = (await pi.messages(id))[1].parts.find((p) => p.type === 'dynamic-tool');
+  const part = (await pi.messages(id))[1].parts.find((p) => p.type.startsWith('tool-'));
   assert.equal(part.toolName, 'pi.subagent');
   assert.equal(part.state, 'output-error');
   if (part.details !== undefined) assert.equal(part.details.status, 'error');
