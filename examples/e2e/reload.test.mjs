@@ -1,0 +1,129 @@
+// End-to-end, SPEC §12: a reload while an answer streams shows the answer still streaming and
+// then complete, once; stop and follow-ups work after the reload. Both example apps, against
+// the reference server (a real pi agent; the AI SDK runtime too), in headless Chromium.
+// Screenshots of each step are kept in target/e2e/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startServer, launch, sessionId, openChat, typeAndEnter, status, waitStatus, pageMessages,
+  canonicalView, queuedCount, screenshot, eventually,
+} from './lib.mjs';
+
+let browser, pi, aiSdk, aui;
+
+before(async () => {
+  [browser, pi, aiSdk, aui] = await Promise.all([
+    launch(),
+    startServer({ runtime: 'pi' }),
+    startServer({ runtime: 'ai-sdk' }),
+    startServer({ runtime: 'pi', app: 'assistant-ui' }),
+  ]);
+});
+
+after(async () => {
+  await Promise.all([browser?.close(), pi?.stop(), aiSdk?.stop(), aui?.stop()]);
+});
+
+const users = (msgs) => msgs.filter((m) => m.role === 'user').map((m) => m.text);
+const answerText = (page) => page.$$eval('[data-role=assistant] [data-testid=part-text]', (els) => els.map((e) => e.textContent).join(' '));
+
+async function settled(page) {
+  await eventually(async () => (await status(page)) === 'ready' && (await queuedCount(page)) === 0, { what: 'ready with no waiting bubble', timeout: 45_000 });
+}
+
+/** Sends `text` and reloads the page once the answer shows `word`; returns the text seen then. */
+async function reloadMidAnswer(page, text, word) {
+  await typeAndEnter(page, text);
+  await eventually(async () => (await answerText(page)).includes(word), { what: `the answer to reach ${word}` });
+  const seen = await answerText(page);
+  await page.reload();
+  await page.getByTestId('composer-input').waitFor();
+  return seen;
+}
+
+// `pi-legacy`: the reference server as the real one answers its history (no `activeTurn`, the
+// running turn left out until an answer ended): the store asks the stream route itself.
+const variants = [['pi', () => pi, {}], ['pi-legacy', () => pi, { legacyHistory: true }], ['ai-sdk', () => aiSdk, {}]];
+for (const [name, server, control] of variants) {
+  test(`${name}: a reload mid-answer shows it streaming on and then complete, once`, async () => {
+    await server().reset();
+    await server().control(control);
+    const s = sessionId(`${name}-reload-live`);
+    const { page, context, errors } = await openChat(browser, server(), s);
+    const seen = await reloadMidAnswer(page, 'Reload me words:120', 'w8');
+    await waitStatus(page, 'streaming', 10_000);
+    await screenshot(page, `reload-live-${name}-streaming`);
+    // It goes on from where it is: more words than before the reload, while still running.
+    await eventually(async () => (await answerText(page)).length > seen.length, { what: 'the answer to grow after the reload' });
+    await settled(page);
+    const shown = await pageMessages(page);
+    assert.equal(shown.length, 2, JSON.stringify(shown));
+    assert.deepEqual(users(shown), ['Reload me words:120']);
+    assert.ok(shown[1].text.startsWith(seen.trim().slice(0, 20)), `${shown[1].text} / ${seen}`);
+    assert.deepEqual(shown, canonicalView(await server().messages(s)));
+    assert.deepEqual(errors, []);
+    await screenshot(page, `reload-live-${name}-done`);
+    await context.close();
+  });
+}
+
+test('pi: after a reload mid-answer, a follow-up is posted to the running turn and arrives once', async () => {
+  await pi.reset();
+  const s = sessionId('pi-reload-followup');
+  const { page, context } = await openChat(browser, pi, s);
+  await reloadMidAnswer(page, 'Long answer words:150', 'w5');
+  await waitStatus(page, 'streaming', 10_000);
+  await typeAndEnter(page, 'Follow-up after reload words:3');
+  await page.getByTestId('queued').first().waitFor({ timeout: 5_000 });
+  await screenshot(page, 'reload-followup-queued');
+  await settled(page);
+  const shown = await pageMessages(page);
+  assert.deepEqual(users(shown), ['Long answer words:150', 'Follow-up after reload words:3']);
+  assert.deepEqual(shown, canonicalView(await pi.messages(s)));
+  const chats = (await pi.log()).filter((e) => e.route === 'chat');
+  assert.equal(chats.length, 1, 'the follow-up was not sent as a new turn');
+  await screenshot(page, 'reload-followup-done');
+  await context.close();
+});
+
+test('pi: after a reload mid-answer, stop ends the running turn', async () => {
+  await pi.reset();
+  const s = sessionId('pi-reload-stop');
+  const { page, context } = await openChat(browser, pi, s);
+  await reloadMidAnswer(page, 'Stop after reload words:300', 'w5');
+  await waitStatus(page, 'streaming', 10_000);
+  await page.getByTestId('stop').click();
+  await waitStatus(page, 'ready', 5_000);
+  const deletes = (await pi.log()).filter((e) => e.route === 'turn' && e.method === 'DELETE');
+  assert.equal(deletes.length, 1);
+  assert.equal(deletes[0].status, 204);
+  // What is shown is what the server kept.
+  await eventually(async () => JSON.stringify(await pageMessages(page)) === JSON.stringify(canonicalView(await pi.messages(s))), { what: 'the page to show the kept history' });
+  await screenshot(page, 'reload-stop');
+  await context.close();
+});
+
+test('assistant-ui: a reload mid-answer shows the answer finish once', async () => {
+  await aui.reset();
+  const s = sessionId('aui-reload');
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${aui.url}/?session=${encodeURIComponent(s)}`);
+  const input = page.getByTestId('composer-input');
+  await input.waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=capabilities]')?.dataset.loaded === 'true');
+  await input.fill('Reload assistant-ui words:120');
+  await input.press('Enter');
+  const assistant = () => page.$$eval('[data-testid=message][data-role=assistant]', (els) => els.map((e) => e.textContent).join(' '));
+  await eventually(async () => (await assistant()).includes('w6'), { what: 'the answer to reach w6' });
+  const seen = await assistant();
+  await page.reload();
+  await page.getByTestId('composer-input').waitFor();
+  await eventually(async () => (await assistant()).length > seen.length, { what: 'the answer to grow after the reload' });
+  await screenshot(page, 'reload-assistant-ui-streaming');
+  await eventually(async () => (await assistant()).includes('w120'), { what: 'the answer to finish', timeout: 45_000 });
+  const roles = await page.$$eval('[data-testid=message]', (els) => els.map((e) => e.dataset.role));
+  assert.deepEqual(roles, ['user', 'assistant']);
+  await screenshot(page, 'reload-assistant-ui-done');
+  await context.close();
+});
