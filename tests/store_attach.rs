@@ -449,3 +449,54 @@ fn after_a_stop_the_history_shown_is_the_one_the_server_kept() {
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(h.count(RequestKind::StreamResume), 0);
 }
+
+/// Two tabs on one session (or a tab and its reload): the second attaches to the first one's
+/// turn; what each sends while it runs is posted as a follow-up and arrives once, shown in
+/// both, in the order the server ran them.
+#[test]
+fn two_tabs_on_one_session_both_deliver_their_messages_once() {
+    let mut a = reloaded(json!({"messages": [], "activeTurn": null}));
+    a.send("hi");
+    let chat = a.the_open(RequestKind::Chat).id;
+    a.respond(chat, Reply::sse(sse(&pi_turn(1))).open());
+
+    let mut b = reloaded(json!({"messages": [user("u1", "hi")], "activeTurn": {"turnId": "t1"}}));
+    let b_stream = b.the_open(RequestKind::StreamResume).id;
+    b.respond(b_stream, Reply::sse(sse(&pi_turn(1))).open());
+    assert_eq!(b.store.status(), Status::Streaming);
+    assert_eq!(texts(&b), ["hi", "Hello"]);
+
+    // Each tab queues one; the server takes A's first, then B's.
+    assert_eq!(a.send("from A").kind, SubmitKind::Queued);
+    assert_eq!(b.send("from B").kind, SubmitKind::Queued);
+    let pa = a.the_open(RequestKind::FollowUpPost);
+    let pb = b.the_open(RequestKind::FollowUpPost);
+    assert_ne!(pa.client_nonce(), pb.client_nonce());
+    a.respond(pa.id, accepted());
+    b.respond(pb.id, accepted());
+
+    // Both streams carry both follow-ups: each tab's own by its nonce, the other's as a
+    // message it did not queue.
+    let ran = sse(&[
+        pi_chunk(
+            "message-start",
+            10,
+            json!({"messageId": "f1", "role": "user", "text": "from A",
+                                              "clientNonce": pa.client_nonce()}),
+        ),
+        pi_chunk(
+            "message-start",
+            11,
+            json!({"messageId": "f2", "role": "user", "text": "from B",
+                                              "clientNonce": pb.client_nonce()}),
+        ),
+    ]);
+    a.respond(chat, Reply::sse(ran.clone()).open());
+    b.respond(b_stream, Reply::sse(ran).open());
+    for tab in [&a, &b] {
+        assert_eq!(texts(tab), ["hi", "Hello", "from A", "from B"]);
+        assert!(tab.store.queued().is_empty());
+        assert_eq!(tab.count(RequestKind::FollowUpPost), 1);
+    }
+    assert_eq!(a.count(RequestKind::Chat) + b.count(RequestKind::Chat), 1);
+}
