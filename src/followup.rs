@@ -289,6 +289,11 @@ impl FollowUpQueue {
         self.last_seq
     }
 
+    /// The next `clientSeq` is above `seq` (a host's stored last seq, across reloads).
+    pub fn raise_seq(&mut self, seq: u64) {
+        self.last_seq = self.last_seq.max(seq);
+    }
+
     /// A counter bumped on every change of the queue, removals included (item versions only
     /// say which items changed, not that one left).
     pub fn version(&self) -> u64 {

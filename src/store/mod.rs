@@ -531,6 +531,19 @@ impl ChatStore {
         }
     }
 
+    /// The last `clientSeq` the current session's queue gave out (0 before the first): what a
+    /// host with storage keeps across reloads ([`raise_client_seq`](Self::raise_client_seq)).
+    pub fn last_client_seq(&self) -> u64 {
+        self.session.queue.last_seq()
+    }
+
+    /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
+    /// clock behind what it was before a reload cannot fall below what the server accepted
+    /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).
+    pub fn raise_client_seq(&mut self, seq: u64) {
+        self.session.queue.raise_seq(seq);
+    }
+
     /// Attaches to a turn the server is running, as `useChat`'s `resumeStream` (SPEC §12): the
     /// stream route is asked from the turn's start (`cursor=-1`); a 204 means nothing runs.
     /// What opening a session does by itself unless the `attach` option is off. Returns false

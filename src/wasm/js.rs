@@ -124,6 +124,14 @@ export function make_init(method, headers, body, credentials, signal) {
   return init;
 }
 export function is_function(v) { return typeof v === 'function'; }
+// The last clientSeq per session in localStorage, where the page has it (private modes and
+// Node have none, or throw): a number, or undefined.
+export function stored_seq(key) {
+  try { const v = Number(globalThis.localStorage?.getItem(key)); return v > 0 ? v : undefined; } catch (_) { return undefined; }
+}
+export function store_seq(key, v) {
+  try { globalThis.localStorage?.setItem(key, String(v)); } catch (_) {}
+}
 export function is_abort(e) { return !!e && (e.name === 'AbortError' || e.code === 20); }
 export function error_message(e) {
   if (e && typeof e.message === 'string') return e.message;
@@ -131,6 +139,8 @@ export function error_message(e) {
 }
 "#)]
 extern "C" {
+    pub fn stored_seq(key: &str) -> Option<f64>;
+    pub fn store_seq(key: &str, v: f64);
     pub fn parse_frozen(text: &str) -> JsValue;
     pub fn parse(text: &str) -> JsValue;
     // `catch`: JSON.stringify throws on cycles, BigInt and nesting past the JS stack

@@ -29,6 +29,11 @@ use crate::store::{self, Output, RequestId, StoreEvent, SubmitResult};
 use options::HostOptions;
 use snapshot::SnapshotCache;
 
+/// Where a session's last `clientSeq` is kept in `localStorage`.
+fn seq_key(session: &str) -> String {
+    format!("agent-chat-store:seq:{session}")
+}
+
 /// Randomness from `crypto.getRandomValues` (nonces, ids, jitter).
 struct CryptoRandom;
 
@@ -93,6 +98,8 @@ pub(crate) struct Shell {
     bound: RefCell<Option<(Function, Function)>>,
     draining: Cell<bool>,
     disposed: Cell<bool>,
+    /// The last `clientSeq` of the current session known to be in `localStorage`.
+    stored_seq: Cell<u64>,
 }
 
 impl Shell {
@@ -140,10 +147,36 @@ impl Shell {
             }
         }
         self.draining.set(false);
+        self.save_seq();
         self.arm_timer();
         self.schedule_notify();
         if let Some(token) = ask {
             self.ask_host_predicate(token);
+        }
+    }
+
+    /// The current session's stored last `clientSeq` raises its queue's floor (SPEC §6: a
+    /// clock behind what it was before a reload).
+    fn load_seq(&self) {
+        if !self.host.persist_seq {
+            return;
+        }
+        let mut core = self.core.borrow_mut();
+        let stored = js::stored_seq(&seq_key(core.session_id())).map_or(0, |v| v as u64);
+        core.raise_client_seq(stored);
+        self.stored_seq.set(core.last_client_seq());
+    }
+
+    /// Keeps the current session's last `clientSeq` once it moved on.
+    fn save_seq(&self) {
+        if !self.host.persist_seq {
+            return;
+        }
+        let core = self.core.borrow();
+        let seq = core.last_client_seq();
+        if seq > self.stored_seq.get() {
+            js::store_seq(&seq_key(core.session_id()), seq as f64);
+            self.stored_seq.set(seq);
         }
     }
 
@@ -335,7 +368,9 @@ impl JsChatStore {
             bound: RefCell::new(None),
             draining: Cell::new(false),
             disposed: Cell::new(false),
+            stored_seq: Cell::new(0),
         });
+        shell.load_seq();
         shell.drive();
         Ok(JsChatStore { shell })
     }
@@ -489,6 +524,7 @@ impl JsChatStore {
         }
         self.shell
             .with_core(|c, now| c.switch_session(session_id, now));
+        self.shell.load_seq();
         Ok(())
     }
 

@@ -22,6 +22,8 @@ pub(crate) struct HostOptions {
     pub on_event: Option<Function>,
     /// A host predicate `({messages}) => boolean` for `sendAutomaticallyWhen`.
     pub send_automatically_when: Option<Function>,
+    /// Keep each session's last `clientSeq` in `localStorage` (`persistSeq`, default true).
+    pub persist_seq: bool,
 }
 
 fn get(obj: &JsValue, key: &str) -> JsValue {
@@ -172,6 +174,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         on_error: function(o, "onError")?,
         on_event: function(o, "onEvent")?,
         send_automatically_when: auto_fn,
+        persist_seq: get(o, "persistSeq").as_bool() != Some(false),
     };
     Ok((opts, host))
 }

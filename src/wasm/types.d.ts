@@ -233,6 +233,12 @@ export interface ChatStoreOptions {
    */
   attach?: boolean;
   /**
+   * Keep each session's last follow-up `clientSeq` in `localStorage` (where the page has it),
+   * so a clock behind what it was before a reload starts above what the server took
+   * (default true).
+   */
+  persistSeq?: boolean;
+  /**
    * AI SDK mode: continue the conversation on its own when the last assistant message is
    * complete: the `ai` package's built-in predicates by name, or your own (a promise is
    * awaited; never asked after a failed turn).

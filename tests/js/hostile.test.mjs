@@ -594,3 +594,33 @@ test('a tool output or files JSON cannot carry is a typed error, and the store k
   assert.equal(store.addToolOutput({ toolCallId: 'unknown', output: { ok: true } }), false);
   store.dispose();
 });
+
+test('a clock behind the last reload: the stored clientSeq keeps follow-ups above what the server took', async () => {
+  // The page's storage, as a browser keeps it across reloads.
+  const kept = new Map();
+  globalThis.localStorage = { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => kept.set(k, String(v)) };
+  try {
+    const ahead = Date.now() + 3_600_000; // what the previous page, an hour ahead, gave out
+    kept.set('agent-chat-store:seq:s-seq', String(ahead));
+    const { store, calls } = makeStore({
+      chat: (n) => n === 1 && { status: 200, headers: SSE, body: [sse({ type: 'data-turn-start', data: { turnId: 't1' } })], hang: true },
+      extra: (path) => {
+        if (path.endsWith('/capabilities')) return { status: 200, headers: JSON_CT, body: '{"nativeFollowUp":true,"aiSdkOwnsHistory":false}' };
+        if (path.endsWith('/followup')) return { status: 202, headers: JSON_CT, body: '{"queued":true}' };
+        if (path.endsWith('/messages')) return { status: 200, headers: JSON_CT, body: '{"messages":[],"activeTurn":null}' };
+      },
+      options: { sessionId: 's-seq' },
+    });
+    await until(store, (s) => s.capabilitiesLoaded && s.hydrated);
+    store.send('hello');
+    await until(store, (s) => s.status === 'streaming', 'for the turn');
+    store.send('follow');
+    await until(store, (s) => s.queued[0]?.state === 'accepted', 'for the follow-up');
+    const post = calls.find((c) => c.path.endsWith('/followup'));
+    assert.ok(post.body.clientSeq > ahead, `${post.body.clientSeq} <= ${ahead}`);
+    assert.equal(Number(kept.get('agent-chat-store:seq:s-seq')), post.body.clientSeq);
+    store.dispose();
+  } finally {
+    delete globalThis.localStorage;
+  }
+});
