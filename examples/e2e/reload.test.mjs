@@ -127,3 +127,32 @@ test('assistant-ui: a reload mid-answer shows the answer finish once', async () 
   await screenshot(page, 'reload-assistant-ui-done');
   await context.close();
 });
+
+test('pi (real server ways): a follow-up sent at the last word runs before a prompt sent after it', async () => {
+  await pi.reset();
+  // The real server: a follow-up accepted after pi's last queue poll is stranded (a slow
+  // agent_end widens that window, as an app persisting its session has).
+  await pi.control({ strandFollowUps: true, agentEndDelayMs: 600 });
+  const s = sessionId('pi-strand');
+  const { page, context } = await openChat(browser, pi, s);
+  await typeAndEnter(page, 'Short words:3');
+  await eventually(async () => (await answerText(page)).includes('w3'), { what: 'the last word' });
+  await typeAndEnter(page, 'Last-moment follow-up words:2');
+  await eventually(async () => (await pi.log()).some((e) => e.route === 'followup' && e.status === 202), { what: 'the follow-up accepted' });
+  // The turn ended without it; the store takes it back. The user's next prompt comes now.
+  await eventually(async () => (await pi.log()).some((e) => e.route === 'followup-delete'), { what: 'the take-back DELETE' });
+  await typeAndEnter(page, 'Prompt after words:2');
+  await settled(page);
+  const shown = await pageMessages(page);
+  assert.deepEqual(users(shown), ['Short words:3', 'Last-moment follow-up words:2', 'Prompt after words:2']);
+  assert.deepEqual(users(canonicalView(await pi.messages(s))), users(shown));
+  assert.deepEqual(shown, canonicalView(await pi.messages(s)));
+  // It was stranded, taken back and sent again: the DELETE, then a chat POST of its own.
+  const log = (await pi.log()).filter((e) => e.sessionId === s || e.path.includes(encodeURIComponent(s)));
+  const steps = log.filter((e) => ['chat', 'followup', 'followup-delete'].includes(e.route)).map((e) => e.route);
+  // (The prompt after it goes as that turn's follow-up, or as a turn once it ended.)
+  assert.deepEqual(steps.slice(0, 4), ['chat', 'followup', 'followup-delete', 'chat'], JSON.stringify(steps));
+  assert.equal(steps.length, 5, JSON.stringify(steps));
+  await screenshot(page, 'strand-order');
+  await context.close();
+});
