@@ -156,3 +156,25 @@ test('pi (real server ways): a follow-up sent at the last word runs before a pro
   await screenshot(page, 'strand-order');
   await context.close();
 });
+
+test('pi: stop with an accepted follow-up takes it back; it stays stalled and never runs unasked', async () => {
+  await pi.reset();
+  const s = sessionId('pi-stop-queued');
+  const { page, context } = await openChat(browser, pi, s);
+  await typeAndEnter(page, 'Long one words:300');
+  await eventually(async () => (await answerText(page)).includes('w3'), { what: 'the answer to start' });
+  await typeAndEnter(page, 'Queued then stopped words:2');
+  await page.waitForFunction(() => document.querySelector('[data-testid=queued]')?.dataset.state === 'accepted');
+  await page.getByTestId('stop').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=queued]')?.dataset.state === 'stalled');
+  await eventually(async () => (await pi.log()).some((e) => e.route === 'followup-delete' && e.status === 204), { what: 'the take-back DELETE' });
+  await screenshot(page, 'stop-queued-stalled');
+  // The next prompt runs alone: pi's queue no longer holds the stopped turn's follow-up.
+  await typeAndEnter(page, 'Next prompt words:2');
+  await eventually(async () => (await users(canonicalView(await pi.messages(s)))).length === 2 && (await status(page)) === 'ready', { what: 'the next turn to end', timeout: 45_000 });
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(users(canonicalView(await pi.messages(s))), ['Long one words:300', 'Next prompt words:2']);
+  assert.equal(await page.getByTestId('queued-text').first().textContent(), 'Queued then stopped words:2');
+  await screenshot(page, 'stop-queued-next');
+  await context.close();
+});
