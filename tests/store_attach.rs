@@ -500,3 +500,51 @@ fn two_tabs_on_one_session_both_deliver_their_messages_once() {
     }
     assert_eq!(a.count(RequestKind::Chat) + b.count(RequestKind::Chat), 1);
 }
+
+/// A clock an hour behind across a reload (SPEC §6): the new page's seqs fall below what the
+/// server accepted from the old one. Each refusal renumbers the item under the same nonce; it
+/// is accepted within a few posts and never fails or blocks the queue.
+#[test]
+fn a_clock_an_hour_behind_across_a_reload_is_renumbered_past() {
+    let hour = 3_600_000;
+    let held = T0 + hour; // the old page's last accepted seq (its clock was right)
+    let mut opts = options_with(PI_CAPS);
+    opts.hydrate = true;
+    let mut h = Harness::at(opts, T0, 3);
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(
+        get,
+        Reply::json(
+            200,
+            json!({"messages": [user("u1", "hi")], "activeTurn": {"turnId": "t1"}}),
+        ),
+    );
+    let attach = h.the_open(RequestKind::StreamResume).id;
+    h.respond(attach, Reply::sse(sse(&pi_turn(1))).open());
+    assert_eq!(h.send("after the reload").kind, SubmitKind::Queued);
+    let mut nonce = None;
+    for posts in 1.. {
+        let p = h.the_open(RequestKind::FollowUpPost);
+        assert_eq!(p.message(), "after the reload");
+        assert_eq!(
+            *nonce.get_or_insert(p.client_nonce().to_string()),
+            p.client_nonce()
+        );
+        if p.client_seq() > held {
+            h.respond(p.id, accepted());
+            assert!(posts <= 14, "{posts} posts");
+            break;
+        }
+        let refusal = Reply::error(409, "conflict", "followup_out_of_order");
+        h.respond(p.id, refusal);
+        assert_ne!(
+            h.store.queued()[0].state,
+            agent_chat_store::ItemState::Failed
+        );
+    }
+    assert_eq!(
+        h.store.queued()[0].state,
+        agent_chat_store::ItemState::Accepted
+    );
+    assert!(h.errors().is_empty(), "{:?}", h.errors());
+}
