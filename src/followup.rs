@@ -372,15 +372,7 @@ impl FollowUpQueue {
             return false;
         }
         if self.items[idx].needs_fresh_seq {
-            for j in idx..self.items.len() {
-                if j == idx || !self.items[j].ever_posted {
-                    let seq = self.next_seq(now_ms);
-                    let version = self.next_version();
-                    let item = &mut self.items[j];
-                    item.client_seq = seq;
-                    item.version = version;
-                }
-            }
+            self.fresh_seqs_from(idx, now_ms);
         }
         let version = self.next_version();
         let item = &mut self.items[idx];
@@ -681,6 +673,19 @@ impl FollowUpQueue {
             .last_seq
             .max(self.items[idx].client_seq)
             .saturating_add(step);
+        self.fresh_seqs_from(idx, now_ms);
+        let version = self.next_version();
+        let item = &mut self.items[idx];
+        item.state = ItemState::Queued;
+        item.next_attempt_at_ms = None;
+        item.needs_fresh_seq = false;
+        item.version = version;
+        true
+    }
+
+    /// New seqs for the item at `idx` and the never-posted items behind it, in queue order:
+    /// seq order stays queue order (the server would refuse the smaller ones after it).
+    fn fresh_seqs_from(&mut self, idx: usize, now_ms: u64) {
         for j in idx..self.items.len() {
             if j == idx || !self.items[j].ever_posted {
                 let seq = self.next_seq(now_ms);
@@ -690,13 +695,6 @@ impl FollowUpQueue {
                 item.version = version;
             }
         }
-        let version = self.next_version();
-        let item = &mut self.items[idx];
-        item.state = ItemState::Queued;
-        item.next_attempt_at_ms = None;
-        item.needs_fresh_seq = false;
-        item.version = version;
-        true
     }
 
     fn next_seq(&mut self, now_ms: u64) -> u64 {

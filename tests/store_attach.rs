@@ -78,6 +78,15 @@ fn pi_turn_end() -> Vec<u8> {
     b
 }
 
+/// A fresh pi session whose first turn ("hi") streams: the store and its chat request.
+fn sending_hi() -> (Harness, agent_chat_store::RequestId) {
+    let mut h = reloaded(json!({"messages": [], "activeTurn": null}));
+    h.send("hi");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::sse(sse(&pi_turn(1))).open());
+    (h, chat)
+}
+
 /// A reloaded pi store whose history answer is `answer`.
 fn reloaded(answer: Value) -> Harness {
     let mut h = hydrating(PI_CAPS);
@@ -423,10 +432,7 @@ fn a_409_without_native_follow_ups_gives_the_draft_back() {
 /// still winding down there, is not attached to again.
 #[test]
 fn after_a_stop_the_history_shown_is_the_one_the_server_kept() {
-    let mut h = reloaded(json!({"messages": [], "activeTurn": null}));
-    h.send("hi");
-    let chat = h.the_open(RequestKind::Chat).id;
-    h.respond(chat, Reply::sse(sse(&pi_turn(1))).open());
+    let (mut h, _) = sending_hi();
     assert_eq!(texts(&h), ["hi", "Hello"]);
     h.stop();
     let del = h.the_open(RequestKind::TurnDelete).id;
@@ -455,10 +461,7 @@ fn after_a_stop_the_history_shown_is_the_one_the_server_kept() {
 /// both, in the order the server ran them.
 #[test]
 fn two_tabs_on_one_session_both_deliver_their_messages_once() {
-    let mut a = reloaded(json!({"messages": [], "activeTurn": null}));
-    a.send("hi");
-    let chat = a.the_open(RequestKind::Chat).id;
-    a.respond(chat, Reply::sse(sse(&pi_turn(1))).open());
+    let (mut a, chat) = sending_hi();
 
     let mut b = reloaded(json!({"messages": [user("u1", "hi")], "activeTurn": {"turnId": "t1"}}));
     let b_stream = b.the_open(RequestKind::StreamResume).id;
@@ -547,4 +550,23 @@ fn a_clock_an_hour_behind_across_a_reload_is_renumbered_past() {
         agent_chat_store::ItemState::Accepted
     );
     assert!(h.errors().is_empty(), "{:?}", h.errors());
+}
+
+/// A history read after the stop that is behind what was streamed (the server has not written
+/// the stopped answer yet) does not take the answer away.
+#[test]
+fn a_history_behind_the_stopped_answer_takes_nothing_away() {
+    let (mut h, _) = sending_hi();
+    h.stop();
+    let del = h.the_open(RequestKind::TurnDelete).id;
+    h.respond(del, Reply::status(204));
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(
+        get,
+        Reply::json(
+            200,
+            json!({"messages": [user("u1", "hi")], "activeTurn": null}),
+        ),
+    );
+    assert_eq!(texts(&h), ["hi", "Hello"]);
 }

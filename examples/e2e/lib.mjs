@@ -45,6 +45,32 @@ export async function startServer({ app = 'react-chat', runtime = 'pi', args = [
   };
 }
 
+/**
+ * The browser and the three servers most tests use: the React example on the pi runtime and on
+ * the AI SDK runtime, and the assistant-ui example on pi. `stopAll` ends them.
+ */
+export async function startAll() {
+  const [browser, pi, aiSdk, aui] = await Promise.all([
+    launch(),
+    startServer({ runtime: 'pi' }),
+    startServer({ runtime: 'ai-sdk' }),
+    startServer({ runtime: 'pi', app: 'assistant-ui' }),
+  ]);
+  return { browser, pi, aiSdk, aui };
+}
+
+export async function stopAll(env) {
+  await Promise.all([env?.browser?.close(), env?.pi?.stop(), env?.aiSdk?.stop(), env?.aui?.stop()]);
+}
+
+/** The user messages' texts, in order. */
+export const users = (msgs) => msgs.filter((m) => m.role === 'user').map((m) => m.text);
+
+/** Waits until the page is `ready` with no waiting bubble. */
+export async function settled(page) {
+  await eventually(async () => (await status(page)) === 'ready' && (await queuedCount(page)) === 0, { what: 'ready with no waiting bubble', timeout: 45_000 });
+}
+
 export async function launch() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }

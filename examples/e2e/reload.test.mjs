@@ -5,31 +5,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launch, sessionId, openChat, typeAndEnter, status, waitStatus, pageMessages,
-  canonicalView, queuedCount, screenshot, eventually,
+  sessionId, openChat, typeAndEnter, status, waitStatus, pageMessages,
+  canonicalView, queuedCount, screenshot, eventually, startAll, stopAll, users, settled,
 } from './lib.mjs';
 
 let browser, pi, aiSdk, aui;
 
+let env;
 before(async () => {
-  [browser, pi, aiSdk, aui] = await Promise.all([
-    launch(),
-    startServer({ runtime: 'pi' }),
-    startServer({ runtime: 'ai-sdk' }),
-    startServer({ runtime: 'pi', app: 'assistant-ui' }),
-  ]);
+  env = await startAll();
+  ({ browser, pi, aiSdk, aui } = env);
 });
+after(() => stopAll(env));
 
-after(async () => {
-  await Promise.all([browser?.close(), pi?.stop(), aiSdk?.stop(), aui?.stop()]);
-});
-
-const users = (msgs) => msgs.filter((m) => m.role === 'user').map((m) => m.text);
 const answerText = (page) => page.$$eval('[data-role=assistant] [data-testid=part-text]', (els) => els.map((e) => e.textContent).join(' '));
-
-async function settled(page) {
-  await eventually(async () => (await status(page)) === 'ready' && (await queuedCount(page)) === 0, { what: 'ready with no waiting bubble', timeout: 45_000 });
-}
 
 /** Sends `text` and reloads the page once the answer shows `word`; returns the text seen then. */
 async function reloadMidAnswer(page, text, word) {
@@ -94,9 +83,12 @@ test('pi: after a reload mid-answer, stop ends the running turn', async () => {
   await waitStatus(page, 'streaming', 10_000);
   await page.getByTestId('stop').click();
   await waitStatus(page, 'ready', 5_000);
-  const deletes = (await pi.log()).filter((e) => e.route === 'turn' && e.method === 'DELETE');
+  // (The server answers the DELETE once the turn wound down.)
+  const deletes = await eventually(async () => {
+    const d = (await pi.log()).filter((e) => e.route === 'turn' && e.method === 'DELETE');
+    return d.length === 1 && d[0].status === 204 && d;
+  }, { what: 'the turn DELETE answered' });
   assert.equal(deletes.length, 1);
-  assert.equal(deletes[0].status, 204);
   // What is shown is what the server kept.
   await eventually(async () => JSON.stringify(await pageMessages(page)) === JSON.stringify(canonicalView(await pi.messages(s))), { what: 'the page to show the kept history' });
   await screenshot(page, 'reload-stop');

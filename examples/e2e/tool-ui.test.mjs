@@ -17,7 +17,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launch, sessionId, openChat, typeAndEnter, status, waitStatus, pageMessages,
-  canonicalView, queuedCount, screenshot, eventually, toolCatalog, subagentView,
+  canonicalView, queuedCount, screenshot, eventually, toolCatalog, subagentView, settled,
 } from './lib.mjs';
 
 /** Runs assertions on the store's tool catalog / tool UI metadata, naming it on failure. */
@@ -48,10 +48,6 @@ after(async () => {
 const SUBAGENT = '[data-testid=part-tool][data-tool-name="pi.subagent"]';
 const PI_TOOLS = ['ls', 'echo', 'pi.subagent'];
 const AI_SDK_TOOLS = ['ls', 'echo'];
-
-async function settled(page) {
-  await eventually(async () => (await status(page)) === 'ready' && (await queuedCount(page)) === 0, { what: 'ready with no waiting bubble', timeout: 45_000 });
-}
 
 async function catalogIs(page, names, timeout = 5_000) {
   await eventually(async () => JSON.stringify(await toolCatalog(page)) === JSON.stringify(names), { what: `tool list ${names.join(', ')}`, timeout });

@@ -267,6 +267,7 @@ impl ChatStore {
         parser: Option<Box<HistoryParser>>,
         now_ms: u64,
     ) {
+        let after_stop = std::mem::take(&mut self.session.after_stop);
         self.session.hydrated = true;
         self.touch();
         if status == 404 {
@@ -301,12 +302,16 @@ impl ChatStore {
         for e in skipped {
             self.diagnostic(&format!("history message skipped: {e}"));
         }
+        if after_stop && messages.len() < self.session.conversation.history().len() {
+            // The server has not written what the stopped turn streamed yet: what is shown is
+            // more than it lists, and stays.
+            return self.diagnostic("history after the stop is behind what was streamed; kept");
+        }
         // A turn started before the history came: the conversation merges.
         let busy = !matches!(self.session.phase, Phase::Idle { .. });
         self.session.conversation.hydrate(messages, busy);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
-        let after_stop = std::mem::take(&mut self.session.after_stop);
         if self.opts.attach && !after_stop {
             self.session.running_hint = Some(running);
             self.maybe_attach(now_ms);
@@ -380,7 +385,13 @@ impl ChatStore {
     pub(super) fn on_probe_head(&mut self, id: RequestId, status: u16) -> bool {
         self.session.probe = None;
         let running = (200..300).contains(&status) && status != 204;
-        if !running || !matches!(self.session.phase, Phase::Idle { .. }) {
+        if !running {
+            return false;
+        }
+        if !matches!(self.session.phase, Phase::Idle { .. }) {
+            // This client's own turn is on its way (a held one): the answer is not read.
+            self.pending.remove(&id);
+            self.abort(id);
             return false;
         }
         let s = &mut self.session;

@@ -363,7 +363,21 @@ export function createApp(options = {}) {
 
   async function turnDelete(req, res, sid, url) {
     const s = session(sid, false);
-    s?.stop(url.searchParams.get('turnId') || undefined);
+    const turn = s?.activeTurn;
+    const stopped = s?.stop(url.searchParams.get('turnId') || undefined);
+    // Answered once the turn wound down (its history written: what the client reads next is
+    // what was kept), bounded.
+    if (stopped && turn && !turn.done) {
+      await new Promise((done) => {
+        const timer = setTimeout(done, 2000);
+        turn.listeners.add(() => {
+          if (turn.done) {
+            clearTimeout(timer);
+            done();
+          }
+        });
+      });
+    }
     empty(res, 204);
   }
 
