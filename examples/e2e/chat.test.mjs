@@ -188,14 +188,9 @@ test('follow-up POSTs failing twice with 503 still deliver the follow-up exactly
 test('assistant-ui: a turn renders and a follow-up waits in the queue, then arrives', async () => {
   await aui.reset();
   const s = sessionId('aui');
-  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${aui.url}/?session=${encodeURIComponent(s)}`);
+  const { page, context } = await openChat(browser, aui, s);
   const input = page.getByTestId('composer-input');
-  await input.waitFor();
-  await page.waitForFunction(() => document.querySelector('[data-testid=capabilities]')?.dataset.loaded === 'true');
-  await input.fill('Hello assistant-ui words:40');
-  await input.press('Enter');
+  await typeAndEnter(page, 'Hello assistant-ui words:40');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=message][data-role=assistant]').length === 1);
   await input.fill('Queued via assistant-ui words:3');
   await input.press('Enter');

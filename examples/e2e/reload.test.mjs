@@ -98,14 +98,8 @@ test('pi: after a reload mid-answer, stop ends the running turn', async () => {
 test('assistant-ui: a reload mid-answer shows the answer finish once', async () => {
   await aui.reset();
   const s = sessionId('aui-reload');
-  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${aui.url}/?session=${encodeURIComponent(s)}`);
-  const input = page.getByTestId('composer-input');
-  await input.waitFor();
-  await page.waitForFunction(() => document.querySelector('[data-testid=capabilities]')?.dataset.loaded === 'true');
-  await input.fill('Reload assistant-ui words:120');
-  await input.press('Enter');
+  const { page, context } = await openChat(browser, aui, s);
+  await typeAndEnter(page, 'Reload assistant-ui words:120');
   const assistant = () => page.$$eval('[data-testid=message][data-role=assistant]', (els) => els.map((e) => e.textContent).join(' '));
   await eventually(async () => (await assistant()).includes('w6'), { what: 'the answer to reach w6' });
   const seen = await assistant();
