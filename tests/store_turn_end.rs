@@ -240,3 +240,31 @@ fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
     h.run_until_idle();
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
+
+/// The DELETE that takes a stranded follow-up back gets no answer (the network): the server may
+/// still hold the copy, to run it after the re-sent message as a second one. The turn waits,
+/// and the DELETE goes again after a backoff; only its answer lets the chat POST go.
+#[test]
+fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("late one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    end_turn(&mut h, chat);
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(del.id, Reply::network("connection reset"));
+    assert_eq!(
+        h.count(RequestKind::Chat),
+        1,
+        "no chat POST while the copy may be there"
+    );
+    assert_eq!(h.store.status(), Status::Submitted);
+    h.advance(60_000);
+    let again = h.the_open(RequestKind::FollowUpDelete);
+    assert_ne!(again.id, del.id);
+    assert_eq!(again.path, del.path);
+    assert_eq!(h.count(RequestKind::Chat), 1);
+    h.respond(again.id, Reply::status(204));
+    assert_eq!(h.the_open(RequestKind::Chat).message(), "late one");
+}

@@ -190,6 +190,10 @@ impl ChatStore {
         s.error = None;
         s.phase = Phase::Held(HeldTurn {
             delete: Some(delete),
+            seq: item.client_seq,
+            nonce: item.client_nonce,
+            failures: 0,
+            retry_at: None,
             message_id,
             text: item.text,
             files: item.files,
@@ -197,19 +201,53 @@ impl ChatStore {
         self.touch();
     }
 
-    /// The DELETE a held turn waits for was answered (whatever it said: a failed DELETE
-    /// leaves nothing better to do than send).
-    pub(super) fn on_delete_answered(&mut self, id: RequestId, now_ms: u64) {
+    /// The DELETE a held turn waits for came back. `answered`: the server said what it did
+    /// (any answer below 500): the copy can no longer run, and the turn starts. Otherwise (no
+    /// answer, 5xx) it may still be there, to run after the turn as a second copy: the DELETE
+    /// goes again after a backoff, and the turn waits (a stop gives its text back).
+    pub(super) fn on_delete_answered(&mut self, id: RequestId, answered: bool, now_ms: u64) {
         if matches!(&self.session.phase, Phase::Held(h) if h.delete == Some(id)) {
-            self.start_held_turn(now_ms);
+            if answered {
+                return self.start_held_turn(now_ms);
+            }
+            let jitter = self.rng.unit();
+            let retry = self.opts.retry;
+            if let Phase::Held(h) = &mut self.session.phase {
+                h.delete = None;
+                h.failures += 1;
+                h.retry_at = Some(now_ms + retry.backoff_ms(h.failures, jitter));
+            }
             return;
         }
         for parked in self.parked.values_mut() {
             if let Phase::Held(h) = &mut parked.phase {
                 if h.delete == Some(id) {
-                    h.delete = None; // sent when the session is current again
+                    h.delete = None; // sent (or sent again) when the session is current again
+                    if !answered {
+                        h.retry_at = Some(0);
+                    }
                 }
             }
+        }
+    }
+
+    /// A held turn's DELETE that got no answer is due again.
+    pub(super) fn retry_held_delete(&mut self, now_ms: u64) {
+        let due = match &self.session.phase {
+            Phase::Held(h) if h.delete.is_none() => h.retry_at.filter(|&t| t <= now_ms),
+            _ => None,
+        };
+        if due.is_none() {
+            return;
+        }
+        let Phase::Held(h) = &self.session.phase else {
+            return;
+        };
+        let (seq, nonce) = (h.seq, h.nonce.clone());
+        let id = self.delete_followup(seq, &nonce, now_ms);
+        if let Phase::Held(h) = &mut self.session.phase {
+            h.delete = Some(id);
+            h.retry_at = None;
         }
     }
 }

@@ -207,6 +207,7 @@ impl ChatStore {
             self.handle_request_failed(id, "timed out", now_ms);
             self.pending.remove(&id);
         }
+        self.retry_held_delete(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = format!(
                 "{}?cursor={}",

@@ -472,7 +472,7 @@ impl ChatStore {
         };
         deadlines
             .chain(queue)
-            .chain(self.session.phase.resume_at())
+            .chain(self.session.phase.due_at())
             .min()
     }
 

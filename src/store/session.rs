@@ -187,9 +187,12 @@ impl ChatStore {
         } else {
             if let Phase::Held(held) = &self.session.phase {
                 // Its user message is shown; the turn starts as soon as the DELETE it waits
-                // for has been answered (perhaps while the session was parked).
-                if held.delete.is_none() {
-                    self.start_held_turn(now_ms);
+                // for has been answered (perhaps while the session was parked), and a DELETE
+                // that got no answer goes again.
+                match (held.delete, held.retry_at) {
+                    (None, None) => self.start_held_turn(now_ms),
+                    (None, Some(_)) => self.retry_held_delete(now_ms),
+                    _ => {}
                 }
             }
             if self.opts.hydrate {

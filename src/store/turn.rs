@@ -25,8 +25,16 @@ pub(super) enum Phase {
 /// A turn whose user message is already shown, waiting for a DELETE to be answered.
 #[derive(Debug)]
 pub(super) struct HeldTurn {
-    /// The DELETE in flight; `None` once answered (the session was parked meanwhile).
+    /// The DELETE in flight; `None` once answered (the session was parked meanwhile), or while
+    /// a failed one waits to be sent again.
     pub(super) delete: Option<RequestId>,
+    /// The server's copy it deletes: `clientSeq`, `clientNonce`.
+    pub(super) seq: u64,
+    pub(super) nonce: String,
+    /// DELETEs that got no answer (network, 5xx): the copy may still be there, so the turn
+    /// waits, and the DELETE goes again at `retry_at` (a backoff).
+    pub(super) failures: u32,
+    pub(super) retry_at: Option<u64>,
     pub(super) message_id: String,
     pub(super) text: String,
     pub(super) files: Vec<FileAttachment>,
@@ -75,6 +83,14 @@ impl Phase {
         match self {
             Phase::Resuming { at } => *at,
             _ => None,
+        }
+    }
+
+    /// When something of the phase is due: a resume, or a held turn's DELETE sent again.
+    pub(super) fn due_at(&self) -> Option<u64> {
+        match self {
+            Phase::Held(h) => h.retry_at,
+            other => other.resume_at(),
         }
     }
 }
