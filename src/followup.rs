@@ -214,7 +214,7 @@ struct InFlight {
 /// Methods by kind, in the crate's sans-IO shape: getters ([`items`](Self::items),
 /// [`in_flight`](Self::in_flight), [`last_seq`](Self::last_seq), …); inputs
 /// ([`handle_response`](Self::handle_response), the `consume_*` signals from the stream,
-/// [`mark_stalled_after_turn`](Self::mark_stalled_after_turn)); user actions
+/// [`strand`](Self::strand)); user actions
 /// ([`enqueue`](Self::enqueue), [`remove`](Self::remove), [`retry`](Self::retry),
 /// [`take`](Self::take)); outputs ([`poll_request`](Self::poll_request),
 /// [`poll_timeout`](Self::poll_timeout)). After any input, drain `poll_request` and then ask
@@ -574,15 +574,9 @@ impl FollowUpQueue {
         Some(self.consume_at(idx))
     }
 
-    /// The turn ended: items the server accepted but never consumed will not run any more, so
-    /// they become `stalled` (visible, for retry-as-new-message or remove). Idempotent: call it
-    /// again if an `accepted` answer arrives after the turn ended.
-    pub fn mark_stalled_after_turn(&mut self) {
-        self.strand(false);
-    }
-
     /// The turn ended without consuming what the server accepted: those items become
-    /// `stalled`; with `resend` (a natural end) they are also to be sent again as new messages,
+    /// `stalled` (visible, for retry-as-new-message or remove; idempotent: called again when an
+    /// `accepted` answer arrives after the turn ended); with `resend` (a natural end) they are also to be sent again as new messages,
     /// in their order, before anything behind them. Returns the `(clientSeq, clientNonce)` of
     /// each, for the DELETE that takes it back from the server's queue.
     pub fn strand(&mut self, resend: bool) -> Vec<(u64, String)> {
@@ -627,7 +621,7 @@ impl FollowUpQueue {
     /// never posted, it leaves the queue and the store sends it as a normal chat message (the
     /// rest keep waiting and follow as follow-ups). `stalled` items in front are skipped: the
     /// server will not run them, they wait for the user. An `accepted` item in front (the turn
-    /// end not yet applied with [`mark_stalled_after_turn`](Self::mark_stalled_after_turn)), a
+    /// end not yet applied with [`strand`](Self::strand)), a
     /// `failed` head, or one the server may already have yield `None`.
     pub fn take_first_unposted(&mut self) -> Option<FollowUpItem> {
         if self.in_flight.is_some() {
@@ -1256,17 +1250,17 @@ mod tests {
 
         // B is in flight: nothing to take yet, and A is still accepted until the turn ends.
         assert_eq!(q.take_first_unposted(), None);
-        q.mark_stalled_after_turn();
+        q.strand(false);
         assert_eq!(state(&q, &a), ItemState::Stalled);
         assert_eq!(state(&q, &b), ItemState::Posting);
         assert_eq!(q.take_first_unposted(), None);
 
         // B's 202 arrives after the turn ended; marking again stalls it too.
         q.handle_response(pb.ticket, accepted(), T0, 0.0);
-        q.mark_stalled_after_turn();
+        q.strand(false);
         assert_eq!(state(&q, &b), ItemState::Stalled);
         let v = q.get(&b).unwrap().version;
-        q.mark_stalled_after_turn();
+        q.strand(false);
         assert_eq!(q.get(&b).unwrap().version, v, "idempotent");
 
         // C was never posted: it goes out as a normal message, the stalled ones stay visible.
@@ -1372,7 +1366,7 @@ mod tests {
         check(&q, &a, &mut va);
         q.handle_response(p.ticket, accepted(), T0, 0.0);
         check(&q, &a, &mut va);
-        q.mark_stalled_after_turn();
+        q.strand(false);
         check(&q, &a, &mut va);
         assert_eq!(
             q.get(&b).unwrap().version,
@@ -1551,7 +1545,7 @@ mod tests {
                         }
                     }
                     12 => {
-                        q.mark_stalled_after_turn();
+                        q.strand(false);
                         if let Some(item) = q.take_first_unposted() {
                             assert!(!item.ever_posted);
                             gone.insert(item.id);

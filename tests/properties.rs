@@ -599,7 +599,9 @@ proptest! {
                 QOp::ConsumeNonce(i) => { if let Some(it) = pick(&q, i) { q.consume_by_nonce(&it.client_nonce); } }
                 QOp::ConsumeSeq(i) => { if let Some(it) = pick(&q, i) { q.consume_by_seq(it.client_seq); } }
                 QOp::ConsumeOldest => { q.consume_oldest_posted(); }
-                QOp::MarkStalled => q.mark_stalled_after_turn(),
+                QOp::MarkStalled => {
+                    q.strand(false);
+                }
                 QOp::TakeFirstUnposted => {
                     if let Some(it) = q.take_first_unposted() {
                         prop_assert!(!it.ever_posted);

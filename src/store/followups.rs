@@ -233,17 +233,12 @@ impl ChatStore {
 
     /// A held turn's DELETE that got no answer is due again.
     pub(super) fn retry_held_delete(&mut self, now_ms: u64) {
-        let due = match &self.session.phase {
-            Phase::Held(h) if h.delete.is_none() => h.retry_at.filter(|&t| t <= now_ms),
-            _ => None,
+        let (seq, nonce) = match &self.session.phase {
+            Phase::Held(h) if h.delete.is_none() && h.retry_at.is_some_and(|t| t <= now_ms) => {
+                (h.seq, h.nonce.clone())
+            }
+            _ => return,
         };
-        if due.is_none() {
-            return;
-        }
-        let Phase::Held(h) = &self.session.phase else {
-            return;
-        };
-        let (seq, nonce) = (h.seq, h.nonce.clone());
         let id = self.delete_followup(seq, &nonce, now_ms);
         if let Phase::Held(h) = &mut self.session.phase {
             h.delete = Some(id);

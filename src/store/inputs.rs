@@ -29,7 +29,6 @@ impl ChatStore {
         });
         if is_html {
             // A proxy's or a dev server's page instead of the stream: nothing in it is a chunk.
-            self.pending.remove(&id);
             self.abort(id);
             let e = ChatError::protocol("the server answered HTML instead of an event stream");
             self.end_turn(Ending::Failed(e), now_ms);
@@ -209,11 +208,7 @@ impl ChatStore {
         }
         self.retry_held_delete(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
-            let path = format!(
-                "{}?cursor={}",
-                self.route(|r| &r.stream),
-                encode(&self.session.cursor())
-            );
+            let path = self.stream_path(&self.session.cursor());
             self.session.conversation.resumed();
             let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
             self.session.phase = Phase::Streaming { stream };

@@ -131,6 +131,11 @@ impl ChatStore {
         )
     }
 
+    /// The stream route, read after `cursor` (`-1`: from the turn's start).
+    pub(super) fn stream_path(&self, cursor: &str) -> String {
+        format!("{}?cursor={}", self.route(|r| &r.stream), encode(cursor))
+    }
+
     pub(super) fn request(
         &mut self,
         kind: RequestKind,

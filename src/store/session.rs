@@ -356,20 +356,9 @@ impl ChatStore {
     /// one), status `streaming`.
     pub(super) fn attach(&mut self, turn_id: Option<String>, cursor: Option<String>, now_ms: u64) {
         self.drop_probe();
-        let s = &mut self.session;
-        s.turn = TurnState::new(None, self.opts.limits.max_event_bytes);
-        s.turn.turn_id = turn_id;
-        // The resume cursor counts on from where this read starts.
-        if let Some(c) = cursor.as_deref().and_then(|c| c.parse::<i64>().ok()) {
-            s.turn.events_seen = (c + 1).max(0) as u64;
-        }
-        s.conversation.attach(cursor.is_none());
-        s.error = None;
-        let cursor = cursor.unwrap_or_else(|| "-1".to_string());
-        let path = format!("{}?cursor={}", self.route(|r| &r.stream), encode(&cursor));
+        let path = self.stream_path(cursor.as_deref().unwrap_or("-1"));
         let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        self.session.phase = Phase::Streaming { stream };
-        self.touch();
+        self.follow_attached(stream, turn_id, cursor.as_deref());
         self.pump(now_ms);
     }
 
@@ -378,7 +367,7 @@ impl ChatStore {
     /// `ready` meanwhile.
     pub(super) fn probe(&mut self, now_ms: u64) {
         self.drop_probe();
-        let path = format!("{}?cursor=-1", self.route(|r| &r.stream));
+        let path = self.stream_path("-1");
         let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
         self.session.probe = Some(id);
     }
@@ -393,23 +382,36 @@ impl ChatStore {
         }
         if !matches!(self.session.phase, Phase::Idle { .. }) {
             // This client's own turn is on its way (a held one): the answer is not read.
-            self.pending.remove(&id);
             self.abort(id);
             return false;
         }
+        self.follow_attached(id, None, None);
+        true
+    }
+
+    /// The turn read through `stream` is the one this client follows now, afresh: its id if
+    /// known, the resume cursor counting on from `cursor` (the whole turn without one).
+    fn follow_attached(
+        &mut self,
+        stream: RequestId,
+        turn_id: Option<String>,
+        cursor: Option<&str>,
+    ) {
         let s = &mut self.session;
         s.turn = TurnState::new(None, self.opts.limits.max_event_bytes);
-        s.conversation.attach(true);
+        s.turn.turn_id = turn_id;
+        if let Some(c) = cursor.and_then(|c| c.parse::<i64>().ok()) {
+            s.turn.events_seen = (c + 1).max(0) as u64;
+        }
+        s.conversation.attach(cursor.is_none());
         s.error = None;
-        s.phase = Phase::Streaming { stream: id };
+        s.phase = Phase::Streaming { stream };
         self.touch();
-        true
     }
 
     /// A probe no longer wanted (a turn of this client's, an attach): aborted.
     pub(super) fn drop_probe(&mut self) {
         if let Some(id) = self.session.probe.take() {
-            self.pending.remove(&id);
             self.abort(id);
         }
     }

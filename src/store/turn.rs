@@ -298,21 +298,15 @@ impl ChatStore {
         if let Some(id) = &sent.user_message {
             self.session.conversation.withdraw(id);
         }
-        let caps = self.capabilities();
-        match composer::decide(self.status(), &caps, &sent.text, sent.files.len()) {
-            Ok(SendRoute::FollowUp) => {
-                let s = &mut self.session;
-                s.queue
-                    .enqueue(sent.text, sent.files, now_ms, self.rng.as_mut());
-                self.pump(now_ms);
-            }
-            Err(Refusal::Empty) => {}
-            _ if self.draft.is_empty() && self.draft_files.is_empty() => {
+        // As the user's own send now would: the composer policy, on the attached turn.
+        match self.send(&sent.text, sent.files.clone(), now_ms).reason {
+            None | Some(Refusal::Empty) => {}
+            Some(_) if self.draft.is_empty() && self.draft_files.is_empty() => {
                 self.draft = sent.text;
                 self.draft_files = sent.files;
             }
             // The composer holds something new: the refusal is said, not hidden.
-            _ => self.events.push_back(StoreEvent::Error { error }),
+            Some(_) => self.events.push_back(StoreEvent::Error { error }),
         }
         self.touch();
     }
@@ -392,12 +386,12 @@ impl ChatStore {
     /// before its chat POST ([`send_as_new_message`](Self::send_as_new_message)).
     pub(super) fn take_back_stranded(&mut self, natural: bool, now_ms: u64) {
         let taken = self.session.queue.strand(natural);
-        let head = natural.then(|| self.session.queue.next_resend().map(str::to_string));
+        let head = match natural {
+            true => self.session.queue.next_resend().map(str::to_string),
+            false => None,
+        };
         for (seq, nonce) in taken {
-            if head
-                .as_ref()
-                .is_some_and(|h| h.as_deref() == Some(nonce.as_str()))
-            {
+            if head.as_deref() == Some(nonce.as_str()) {
                 continue; // deleted on its way out, its chat POST waiting for the answer
             }
             self.delete_followup(seq, &nonce, now_ms);

@@ -513,7 +513,7 @@ impl Conversation {
     /// from its start (`whole`) or from a cursor past what the history holds. The reducers
     /// start the turn afresh. A message the replay starts that the history holds under its id
     /// is rebuilt from the replay; for servers whose history ids differ from their streamed
-    /// ids, see [`match_replayed_start`](Self::match_replayed_start).
+    /// ids, see `match_replayed_start`.
     pub fn attach(&mut self, whole: bool) {
         self.new_turn();
         self.ui.fresh = true;
