@@ -105,6 +105,20 @@ pub struct FollowUpItem {
     passed: bool,
 }
 
+impl FollowUpItem {
+    /// The server may hold it: accepted, on its way, or posted with no answer that says the
+    /// server refused it (a lost answer, a 5xx, a timeout).
+    pub fn may_be_on_server(&self) -> bool {
+        match self.state {
+            ItemState::Accepted | ItemState::Stalled | ItemState::Posting => true,
+            ItemState::Queued | ItemState::Failed => {
+                self.ever_posted && self.error.as_ref().is_none_or(ChatError::is_retryable)
+            }
+            ItemState::Consumed => false,
+        }
+    }
+}
+
 /// How many `followup_out_of_order` refusals in a row are renumbered before the item is
 /// `failed`: the step doubles from one second, so the last one jumps far past any clock error.
 pub const MAX_RENUMBERS: u32 = 32;
@@ -346,8 +360,8 @@ impl FollowUpQueue {
     /// changes nothing: the next item must not be on the wire beside it, where it could reach
     /// the server first.
     pub fn remove(&mut self, item_id: &str) -> Option<Option<(u64, String)>> {
-        let (item, ever_posted) = self.take(item_id)?;
-        Some(ever_posted.then_some((item.client_seq, item.client_nonce)))
+        let (item, on_server) = self.take(item_id)?;
+        Some(on_server.then_some((item.client_seq, item.client_nonce)))
     }
 
     /// Removes and returns an item (for "retry a stalled item as a new message"), with whether
@@ -355,8 +369,8 @@ impl FollowUpQueue {
     pub fn take(&mut self, item_id: &str) -> Option<(FollowUpItem, bool)> {
         let idx = self.index_of(item_id)?;
         let item = self.detach(idx);
-        let ever_posted = item.ever_posted;
-        Some((item, ever_posted))
+        let on_server = item.may_be_on_server();
+        Some((item, on_server))
     }
 
     /// `failed` → `queued`, attempts reset, error cleared, due at once. The seq and nonce stay,
@@ -574,20 +588,30 @@ impl FollowUpQueue {
         Some(self.consume_at(idx))
     }
 
-    /// The turn ended without consuming what the server accepted: those items become
+    /// The turn ended without consuming what the server may hold: items it accepted, and
+    /// items whose POST left but got no answer (a retry pending, or failed after the last
+    /// try; one the server refused stays `failed`). Those become
     /// `stalled` (visible, for retry-as-new-message or remove; idempotent: called again when an
-    /// `accepted` answer arrives after the turn ended); with `resend` (a natural end) they are also to be sent again as new messages,
-    /// in their order, before anything behind them. Returns the `(clientSeq, clientNonce)` of
-    /// each, for the DELETE that takes it back from the server's queue.
+    /// answer arrives after the turn ended); with `resend` (a natural end) those the server
+    /// accepted or may have are also to be sent again as new messages, in their order, before
+    /// anything behind them (a `failed` one waits for the user, as it would have). Returns the
+    /// `(clientSeq, clientNonce)` of each, for the DELETE that takes it back from the server's
+    /// queue: a copy left there runs after the next message, out of the user's order; and a
+    /// retried POST after that DELETE would only be told `deleted`.
     pub fn strand(&mut self, resend: bool) -> Vec<(u64, String)> {
         let mut taken = Vec::new();
         for idx in 0..self.items.len() {
-            if self.items[idx].state == ItemState::Accepted {
+            let item = &self.items[idx];
+            let maybe_there = matches!(item.state, ItemState::Queued | ItemState::Failed)
+                && item.may_be_on_server();
+            if item.state == ItemState::Accepted || maybe_there {
                 let version = self.next_version();
                 let item = &mut self.items[idx];
+                let failed = item.state == ItemState::Failed;
                 item.state = ItemState::Stalled;
+                item.next_attempt_at_ms = None;
                 // Sent again only where that keeps the user's order.
-                item.resend = resend && !item.passed;
+                item.resend = resend && !item.passed && !failed;
                 item.version = version;
                 taken.push((item.client_seq, item.client_nonce.clone()));
             }
@@ -604,6 +628,17 @@ impl FollowUpQueue {
         }
         let idx = self.first_resend()?;
         Some(self.detach(idx))
+    }
+
+    /// Whether an item goes out on its own once nothing is in flight: the queue's head (past
+    /// the `stalled` items that wait for the user) is to be sent again, still queued, or on its
+    /// way. A `failed` head waits for the user.
+    pub fn has_next(&self) -> bool {
+        let mut live = self
+            .items
+            .iter()
+            .filter(|i| i.state != ItemState::Stalled || i.resend);
+        live.next().is_some_and(|i| i.state != ItemState::Failed)
     }
 
     /// The nonce of the item [`take_first_resend`](Self::take_first_resend) would take.

@@ -48,7 +48,8 @@ fn removing_the_failed_head_after_the_turn_ended_moves_the_rest_on() {
 
 /// The other half of that fix: removing the head while its POST is still out does not start
 /// the next turn at once (the POST could reach the server after it and run in it); the POST's
-/// answer does.
+/// answer does, once the DELETE the removal sent is answered too (a copy still there would
+/// run after the next message).
 #[test]
 fn removing_a_posting_head_after_the_turn_ended_waits_for_its_answer() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -60,10 +61,14 @@ fn removing_a_posting_head_after_the_turn_ended_waits_for_its_answer() {
     let a = h.store.queued()[0].id.clone();
     assert!(h.act(|s, now| s.remove_queued(&a, now)));
     assert_eq!(h.count(RequestKind::Chat), 1, "not while a's POST is out");
+    let del = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         pa.id,
         Reply::json(202, json!({"queued": false, "deleted": true})),
     );
+    assert_eq!(h.count(RequestKind::Chat), 1, "not while the DELETE is out");
+    assert_eq!(h.store.status(), agent_chat_store::Status::Submitted);
+    h.respond(del.id, Reply::status(204));
     assert_eq!(h.the_open(RequestKind::Chat).message(), "b");
 }
 

@@ -989,11 +989,12 @@ fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
     h.send("queued");
     let post = h.the_open(RequestKind::FollowUpPost).id;
     h.respond(post, Reply::json(202, json!({"queued": true})));
-    // A stop leaves an accepted item stalled, taken back from the server (SPEC §6).
+    // A stop leaves an accepted item stalled, taken back from the server (SPEC §6); that
+    // DELETE gets no answer, so the retry below waits for its second one.
     h.stop();
     assert!(h.aborted.contains(&chat));
     let taken_back = h.the_open(RequestKind::FollowUpDelete).id;
-    h.respond(taken_back, Reply::status(204));
+    h.respond(taken_back, Reply::network("connection reset"));
     let item = h.store.queued()[0].id.clone();
     assert!(h.retry_queued(&item));
     let delete = h.the_open(RequestKind::FollowUpDelete).id;
@@ -1002,10 +1003,14 @@ fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
     h.act(|s, now| s.handle_chunk(chunk, now));
     assert_eq!(h.store.status(), Status::Error);
 
+    // The new message waits for the DELETE as well (the copy could run after it).
     h.send("next");
-    let next = h.the_open(RequestKind::Chat).id;
+    assert!(h.open(RequestKind::Chat).is_empty());
     h.respond(delete, Reply::json(200, json!({"deleted": true})));
     assert_eq!(h.open(RequestKind::Chat).len(), 1, "one turn at a time");
+    let next = h.the_open(RequestKind::Chat);
+    assert_eq!(next.message(), "next");
+    let next = next.id;
     h.stop();
     assert!(h.aborted.contains(&next), "stop ends the running turn");
     assert!(h.open(RequestKind::Chat).is_empty());

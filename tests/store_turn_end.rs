@@ -7,7 +7,7 @@ mod common;
 use agent_chat_store::ItemState;
 use agent_chat_store::Role;
 use agent_chat_store::Status;
-use agent_chat_store::{Method, RequestKind};
+use agent_chat_store::{Method, RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::json;
@@ -267,4 +267,205 @@ fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
     assert_eq!(h.count(RequestKind::Chat), 1);
     h.respond(again.id, Reply::status(204));
     assert_eq!(h.the_open(RequestKind::Chat).message(), "late one");
+}
+
+/// The race SPEC §6 names: the server already started the copy a DELETE was to take back
+/// (another tab's message came first, and pi ran the stranded copy after it). The reference
+/// server answers 409 `followup_already_started`; the store does not send the text again, it
+/// withdraws the bubble it showed for it and reads the history, which shows (and attaches to)
+/// the server's run.
+#[test]
+fn a_copy_the_server_already_started_is_not_sent_again() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("late one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    end_turn(&mut h, chat);
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.messages().last().unwrap().text(), "late one");
+    let probes = h.count(RequestKind::StreamResume);
+    h.respond(
+        del.id,
+        Reply::error(409, "conflict", "followup_already_started"),
+    );
+    assert_eq!(h.count(RequestKind::Chat), 1, "not sent a second time");
+    assert!(h.store.queued().is_empty());
+    let users: Vec<String> = (h.store.messages().iter())
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(
+        users,
+        ["first"],
+        "the bubble of a message not sent is withdrawn"
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    // (Without hydration the stream route is asked; with it, the history, tests/store_attach.rs.)
+    let probe = h.the_open(RequestKind::StreamResume);
+    assert_eq!(h.count(RequestKind::StreamResume), probes + 1);
+    assert!(probe.path.ends_with("cursor=-1"), "{}", probe.path);
+}
+
+/// After a stop, a stalled item whose copy the server already started leaves the queue: a
+/// retry would run it twice.
+#[test]
+fn a_stalled_item_the_server_already_started_leaves_the_queue() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    streaming_turn(&mut h, "first");
+    h.submit("queued one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    h.stop();
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    h.respond(
+        del.id,
+        Reply::error(409, "conflict", "followup_already_started"),
+    );
+    assert!(h.store.queued().is_empty());
+    assert_eq!(h.count(RequestKind::Chat), 1);
+}
+
+/// A follow-up whose POST reached the server but whose answer was lost (the store cannot
+/// know) is taken back at the turn's end like an accepted one: a real server keeps it and
+/// would run it after the message re-sent before it (found by tests/fault_schedules.rs with
+/// the server's queue kept across turns).
+#[test]
+fn an_item_whose_answer_was_lost_is_taken_back_at_the_turn_end() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("a");
+    h.submit("b");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(pa.id, accepted());
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(pb.id, Reply::network("connection reset after the server"));
+    end_turn(&mut h, chat);
+    let dels: Vec<String> = (h.open(RequestKind::FollowUpDelete).iter())
+        .map(|d| d.path.clone())
+        .collect();
+    let path = |p: &Sent| {
+        format!(
+            "{FOLLOWUP}?clientNonce={}&clientSeq={}",
+            p.client_nonce(),
+            p.client_seq()
+        )
+    };
+    assert_eq!(dels, [path(&pa), path(&pb)], "both copies, at once");
+    let states: Vec<(&str, ItemState)> = (h.store.queued().iter())
+        .map(|i| (i.text.as_str(), i.state))
+        .collect();
+    assert_eq!(
+        states,
+        [("b", ItemState::Stalled)],
+        "a is on its way as the next turn"
+    );
+    let ids: Vec<_> = (h.open(RequestKind::FollowUpDelete).iter())
+        .map(|d| d.id)
+        .collect();
+    for id in ids {
+        h.respond(id, Reply::status(204));
+    }
+    let next = h.the_open(RequestKind::Chat);
+    assert_eq!(next.message(), "a");
+    end_turn(&mut h, next.id);
+    // "b" follows as the turn after, its DELETE answered already: no second one.
+    assert_eq!(h.the_open(RequestKind::Chat).message(), "b");
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 2);
+}
+
+/// A message the user sends while the turn's end waits (for a follow-up POST's answer here)
+/// queues behind the waiting bubbles instead of overtaking them.
+#[test]
+fn a_send_while_queued_items_wait_to_go_queues_behind_them() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    end_turn(&mut h, chat);
+    assert_eq!(h.store.status(), Status::Ready);
+    let r = h.send("typed after a");
+    assert_eq!(r.kind, agent_chat_store::SubmitKind::Queued);
+    assert_eq!(h.count(RequestKind::Chat), 1, "nothing before a's answer");
+    h.respond(pa.id, Reply::error(400, "validation_error", "no"));
+    // "a" was refused: it stays failed for the user, and waits with what is behind it.
+    let texts: Vec<(&str, ItemState)> = (h.store.queued().iter())
+        .map(|i| (i.text.as_str(), i.state))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("a", ItemState::Failed),
+            ("typed after a", ItemState::Queued)
+        ]
+    );
+}
+
+/// The DELETE of an item the user removed gets no answer: it goes again after a backoff, or
+/// the server would run the removed item after the next message.
+#[test]
+fn a_removed_items_delete_without_an_answer_is_sent_again() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    streaming_turn(&mut h, "first");
+    h.submit("changed my mind");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    let id = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&id, now)));
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(del.id, Reply::status(503));
+    assert!(h.open(RequestKind::FollowUpDelete).is_empty());
+    h.advance(60_000);
+    let again = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(again.path, del.path);
+    h.respond(again.id, Reply::status(204));
+    h.advance(600_000);
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 2, "answered: done");
+}
+
+/// Right after a stop the user sends a new message while the DELETE of the stalled item is
+/// still out: the real server keeps pi's queue across a stop, so a chat POST arriving first
+/// would run the stalled copy after the new message, unasked. The message shows at once and
+/// its chat POST goes once the DELETE is answered.
+#[test]
+fn a_message_sent_right_after_a_stop_waits_for_the_take_back() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    streaming_turn(&mut h, "first");
+    h.submit("queued one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    h.stop();
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.send("new question").kind, SubmitKind::Sent);
+    assert_eq!(h.store.status(), Status::Submitted);
+    assert_eq!(h.store.messages().last().unwrap().text(), "new question");
+    assert_eq!(h.count(RequestKind::Chat), 1, "held for the DELETE");
+    h.respond(del.id, Reply::status(204));
+    assert_eq!(h.the_open(RequestKind::Chat).message(), "new question");
+    let item = &h.store.queued()[0];
+    assert_eq!(
+        (item.text.as_str(), item.state),
+        ("queued one", ItemState::Stalled)
+    );
+}
+
+/// Stopping such a held message gives its text back to the composer and sends nothing.
+#[test]
+fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    streaming_turn(&mut h, "first");
+    h.submit("queued one");
+    let p = h.the_open(RequestKind::FollowUpPost);
+    h.respond(p.id, accepted());
+    h.stop();
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    h.act(|s, _| s.set_draft("new question"));
+    assert_eq!(h.act(|s, now| s.submit(now)).kind, SubmitKind::Sent);
+    assert_eq!(h.store.draft(), "");
+    h.stop();
+    assert_eq!(h.store.draft(), "new question");
+    assert_ne!(h.store.messages().last().unwrap().text(), "new question");
+    h.respond(del.id, Reply::status(204));
+    assert_eq!(h.count(RequestKind::Chat), 1, "nothing sent");
 }

@@ -129,6 +129,13 @@ impl ChatError {
         }
     }
 
+    /// Whether the server's code or message is `needle` (case-insensitively), for the answers
+    /// that have no kind of their own.
+    pub(crate) fn says(&self, needle: &str) -> bool {
+        (self.server_code.as_deref()).is_some_and(|c| c.eq_ignore_ascii_case(needle))
+            || (self.status.is_some() && self.message.eq_ignore_ascii_case(needle))
+    }
+
     /// Worth another try with the same request: the network, a busy or failing server, or a
     /// session the server is still setting up.
     pub fn is_retryable(&self) -> bool {

@@ -18,7 +18,7 @@ impl ChatStore {
             None => false,
             Some(server_keys) => {
                 if let Some((seq, nonce)) = server_keys {
-                    self.delete_followup(seq, &nonce, now_ms);
+                    self.take_back(seq, &nonce, now_ms);
                 }
                 self.touch();
                 self.pump(now_ms);
@@ -116,21 +116,6 @@ impl ChatStore {
         }
     }
 
-    pub(super) fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
-        let path = format!(
-            "{}?clientNonce={}&clientSeq={seq}",
-            self.route(|r| &r.followup),
-            encode(nonce)
-        );
-        self.request(
-            RequestKind::FollowUpDelete,
-            Method::Delete,
-            path,
-            None,
-            now_ms,
-        )
-    }
-
     /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
     /// is still on its way could reach the server first and run before the message it follows
     /// (the browser makes the two fetches concurrently).
@@ -184,65 +169,10 @@ impl ChatStore {
         if !server_may_have_it {
             return self.start_turn(item.text, item.files, "submit-message", now_ms);
         }
-        let delete = self.delete_followup(item.client_seq, &item.client_nonce, now_ms);
-        let message_id = self.push_user_message(&item.text, &item.files);
-        let s = &mut self.session;
-        s.error = None;
-        s.phase = Phase::Held(HeldTurn {
-            delete: Some(delete),
-            seq: item.client_seq,
-            nonce: item.client_nonce,
-            failures: 0,
-            retry_at: None,
-            message_id,
-            text: item.text,
-            files: item.files,
-        });
-        self.touch();
-    }
-
-    /// The DELETE a held turn waits for came back. `answered`: the server said what it did
-    /// (any answer below 500): the copy can no longer run, and the turn starts. Otherwise (no
-    /// answer, 5xx) it may still be there, to run after the turn as a second copy: the DELETE
-    /// goes again after a backoff, and the turn waits (a stop gives its text back).
-    pub(super) fn on_delete_answered(&mut self, id: RequestId, answered: bool, now_ms: u64) {
-        if matches!(&self.session.phase, Phase::Held(h) if h.delete == Some(id)) {
-            if answered {
-                return self.start_held_turn(now_ms);
-            }
-            let jitter = self.rng.unit();
-            let retry = self.opts.retry;
-            if let Phase::Held(h) = &mut self.session.phase {
-                h.delete = None;
-                h.failures += 1;
-                h.retry_at = Some(now_ms + retry.backoff_ms(h.failures, jitter));
-            }
-            return;
-        }
-        for parked in self.parked.values_mut() {
-            if let Phase::Held(h) = &mut parked.phase {
-                if h.delete == Some(id) {
-                    h.delete = None; // sent (or sent again) when the session is current again
-                    if !answered {
-                        h.retry_at = Some(0);
-                    }
-                }
-            }
-        }
-    }
-
-    /// A held turn's DELETE that got no answer is due again.
-    pub(super) fn retry_held_delete(&mut self, now_ms: u64) {
-        let (seq, nonce) = match &self.session.phase {
-            Phase::Held(h) if h.delete.is_none() && h.retry_at.is_some_and(|t| t <= now_ms) => {
-                (h.seq, h.nonce.clone())
-            }
-            _ => return,
-        };
-        let id = self.delete_followup(seq, &nonce, now_ms);
+        self.take_back(item.client_seq, &item.client_nonce, now_ms);
+        self.start_turn(item.text, item.files, "submit-message", now_ms);
         if let Phase::Held(h) = &mut self.session.phase {
-            h.delete = Some(id);
-            h.retry_at = None;
+            h.nonce = Some(item.client_nonce);
         }
     }
 }

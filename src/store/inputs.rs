@@ -206,7 +206,7 @@ impl ChatStore {
             self.handle_request_failed(id, "timed out", now_ms);
             self.pending.remove(&id);
         }
-        self.retry_held_delete(now_ms);
+        self.send_due_take_backs(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = self.stream_path(&self.session.cursor());
             self.session.conversation.resumed();

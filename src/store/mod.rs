@@ -39,6 +39,7 @@ mod options;
 mod outbox;
 mod reduce;
 mod session;
+mod takeback;
 mod turn;
 mod wire;
 
@@ -65,6 +66,7 @@ pub use options::{AutoSend, Limits, Routes, StoreOptions};
 use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
 use session::{SentTurn, Session, TurnState};
+use takeback::{DeleteAnswer, TakeBacks};
 use turn::{Ending, HeldTurn, Phase};
 pub use wire::history_for_storage;
 use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};
@@ -472,7 +474,8 @@ impl ChatStore {
         };
         deadlines
             .chain(queue)
-            .chain(self.session.phase.due_at())
+            .chain(self.session.phase.resume_at())
+            .chain(self.session.take_backs.due_at())
             .min()
     }
 
@@ -516,19 +519,32 @@ impl ChatStore {
         }
         match composer::decide(self.status(), &self.capabilities(), text, files.len()) {
             Err(reason) => SubmitResult::blocked(reason),
+            // Waiting bubbles that go out as the next turn on their own (the turn's end waits
+            // for a follow-up POST's answer, or a DELETE's): a new message queues behind them,
+            // in the user's order.
+            Ok(SendRoute::Turn)
+                if self.session.send_queue_when_idle && self.session.queue.has_next() =>
+            {
+                self.enqueue(text, files, now_ms);
+                self.send_next_queued(now_ms);
+                SubmitResult::done(SubmitKind::Queued)
+            }
             Ok(SendRoute::Turn) => {
                 self.start_turn(text.to_string(), files, "submit-message", now_ms);
                 SubmitResult::done(SubmitKind::Sent)
             }
             Ok(SendRoute::FollowUp) => {
-                self.session
-                    .queue
-                    .enqueue(text.to_string(), files, now_ms, self.rng.as_mut());
-                self.touch();
-                self.pump(now_ms);
+                self.enqueue(text, files, now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
         }
+    }
+
+    fn enqueue(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) {
+        let q = &mut self.session.queue;
+        q.enqueue(text.to_string(), files, now_ms, self.rng.as_mut());
+        self.touch();
+        self.pump(now_ms);
     }
 
     /// The last `clientSeq` the current session's queue gave out (0 before the first): what a

@@ -203,8 +203,8 @@ impl ChatStore {
     pub(super) fn settle(&mut self, id: RequestId, now_ms: u64) -> Option<Pending> {
         let p = self.pending.remove(&id)?;
         if p.kind == RequestKind::FollowUpDelete && !self.disposed {
-            let answered = p.status.is_some_and(|s| s != 0 && s < 500);
-            self.on_delete_answered(id, answered, now_ms);
+            let answer = DeleteAnswer::of(p.status, &p.body);
+            self.on_delete_answered(id, answer, now_ms);
         }
         (p.generation == self.generation && p.session == self.session.id).then_some(p)
     }

@@ -21,6 +21,8 @@ pub(super) struct Session {
     /// The turn this client follows: what a new turn starts afresh.
     pub(super) turn: TurnState,
     pub(super) queue: FollowUpQueue,
+    /// The DELETEs of posted follow-ups not answered yet.
+    pub(super) take_backs: TakeBacks,
     /// Where the turn is; the status is derived from it.
     pub(super) phase: Phase,
     /// What the history answer said of a running turn, until the store can act on it (the
@@ -115,6 +117,7 @@ impl Session {
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
+            take_backs: TakeBacks::default(),
         }
     }
 
@@ -185,23 +188,22 @@ impl ChatStore {
             self.session.turn.resume_tries = 0;
             self.handle_timeout(now_ms);
         } else {
-            if let Phase::Held(held) = &self.session.phase {
-                // Its user message is shown; the turn starts as soon as the DELETE it waits
-                // for has been answered (perhaps while the session was parked), and a DELETE
-                // that got no answer goes again.
-                match (held.delete, held.retry_at) {
-                    (None, None) => self.start_held_turn(now_ms),
-                    (None, Some(_)) => self.retry_held_delete(now_ms),
-                    _ => {}
-                }
-            }
+            // DELETEs that got no answer while it was parked go again; a held turn's user
+            // message is shown, and it starts once its DELETE has been answered.
+            self.send_due_take_backs(now_ms);
+            self.start_held_turn(now_ms);
             if self.opts.hydrate {
                 self.hydrate(now_ms);
             } else {
                 self.session.hydrated = true;
             }
             // Parked after its turn ended, with the answer to a follow-up POST still out (the
-            // switch aborted it): what waited for that answer moves on now.
+            // switch aborted it): the server may hold that one, so it is taken back like the
+            // rest, and what waited for that answer moves on now.
+            if matches!(self.session.phase, Phase::Idle { .. }) {
+                let natural = self.session.send_queue_when_idle;
+                self.take_back_stranded(natural, now_ms);
+            }
             self.send_next_queued(now_ms);
         }
     }

@@ -22,20 +22,19 @@ pub(super) enum Phase {
     Resuming { at: Option<u64> },
 }
 
-/// A turn whose user message is already shown, waiting for a DELETE to be answered.
+/// A turn whose chat POST waits for the follow-up DELETEs still out ([`TakeBacks`]): a copy
+/// the server still holds would run after its message, out of the user's order (or unasked,
+/// if the user removed it). One that got no answer goes again after a backoff, and the turn
+/// waits; its user message is shown meanwhile.
 #[derive(Debug)]
 pub(super) struct HeldTurn {
-    /// The DELETE in flight; `None` once answered (the session was parked meanwhile), or while
-    /// a failed one waits to be sent again.
-    pub(super) delete: Option<RequestId>,
-    /// The server's copy it deletes: `clientSeq`, `clientNonce`.
-    pub(super) seq: u64,
-    pub(super) nonce: String,
-    /// DELETEs that got no answer (network, 5xx): the copy may still be there, so the turn
-    /// waits, and the DELETE goes again at `retry_at` (a backoff).
-    pub(super) failures: u32,
-    pub(super) retry_at: Option<u64>,
-    pub(super) message_id: String,
+    /// The `clientNonce` of the server's copy of the text it sends (a follow-up sent again as
+    /// a new message): if that copy runs already, the turn is not sent.
+    pub(super) nonce: Option<String>,
+    /// The user message this turn added, withdrawn if it never goes.
+    pub(super) bubble: Option<String>,
+    pub(super) trigger: &'static str,
+    pub(super) message_id: Option<String>,
     pub(super) text: String,
     pub(super) files: Vec<FileAttachment>,
 }
@@ -85,14 +84,6 @@ impl Phase {
             _ => None,
         }
     }
-
-    /// When something of the phase is due: a resume, or a held turn's DELETE sent again.
-    pub(super) fn due_at(&self) -> Option<u64> {
-        match self {
-            Phase::Held(h) => h.retry_at,
-            other => other.resume_at(),
-        }
-    }
 }
 
 /// How a turn this client follows ends; [`ChatStore::end_turn`] is the one path.
@@ -118,7 +109,10 @@ impl ChatStore {
         if let Some(held) = self.session.phase.take_held() {
             // Never sent: the message goes back to the composer (if it is empty) rather than
             // stay as if it had been asked.
-            self.session.conversation.withdraw(&held.message_id);
+            let Some(bubble) = held.bubble else {
+                return self.touch();
+            };
+            self.session.conversation.withdraw(&bubble);
             if self.draft.is_empty() && self.draft_files.is_empty() {
                 self.draft = held.text;
                 self.draft_files = held.files;
@@ -145,11 +139,14 @@ impl ChatStore {
         &mut self,
         text: String,
         files: Vec<FileAttachment>,
-        trigger: &str,
+        trigger: &'static str,
         now_ms: u64,
     ) {
         let id = self.push_user_message(&text, &files);
-        self.start_request_turn(trigger, Some(id), text, files, now_ms);
+        self.start_request_turn(trigger, Some(id.clone()), text, files, now_ms);
+        if let Phase::Held(h) = &mut self.session.phase {
+            h.bubble = Some(id);
+        }
     }
 
     /// Adds the optimistic user message of a new turn; returns its id.
@@ -165,23 +162,39 @@ impl ChatStore {
         id
     }
 
-    /// Starts the held turn (its DELETE was answered): its user message is already shown.
+    /// Starts the held turn once no follow-up DELETE is out: its user message is shown.
     pub(super) fn start_held_turn(&mut self, now_ms: u64) {
+        if self.session.take_backs.any_open() {
+            return;
+        }
         if let Some(h) = self.session.phase.take_held() {
-            let (id, text, files) = (Some(h.message_id), h.text, h.files);
-            self.start_request_turn("submit-message", id, text, files, now_ms);
+            self.start_request_turn(h.trigger, h.message_id, h.text, h.files, now_ms);
         }
     }
 
     /// Sends the chat POST for a turn whose user message (if any) is already in the history.
     pub(super) fn start_request_turn(
         &mut self,
-        trigger: &str,
+        trigger: &'static str,
         message_id: Option<String>,
         text: String,
         files: Vec<FileAttachment>,
         now_ms: u64,
     ) {
+        if self.session.take_backs.any_open() {
+            let s = &mut self.session;
+            s.error = None;
+            s.send_queue_when_idle = false;
+            s.phase = Phase::Held(HeldTurn {
+                nonce: None,
+                bubble: None,
+                trigger,
+                message_id,
+                text,
+                files,
+            });
+            return self.touch();
+        }
         let client_turn_id = uuid_v4(self.rng.as_mut());
         let mut body = json!({
             "id": self.session.id,
@@ -385,16 +398,10 @@ impl ChatStore {
     /// also sent again as the next messages, in order, the first with its DELETE answered
     /// before its chat POST ([`send_as_new_message`](Self::send_as_new_message)).
     pub(super) fn take_back_stranded(&mut self, natural: bool, now_ms: u64) {
-        let taken = self.session.queue.strand(natural);
-        let head = match natural {
-            true => self.session.queue.next_resend().map(str::to_string),
-            false => None,
-        };
-        for (seq, nonce) in taken {
-            if head.as_deref() == Some(nonce.as_str()) {
-                continue; // deleted on its way out, its chat POST waiting for the answer
-            }
-            self.delete_followup(seq, &nonce, now_ms);
+        // All at once: the first may wait for a follow-up POST's answer before it goes out,
+        // and its copy could run meanwhile, after another client's message.
+        for (seq, nonce) in self.session.queue.strand(natural) {
+            self.take_back(seq, &nonce, now_ms);
         }
     }
 

@@ -307,8 +307,8 @@ impl World {
             }
             RequestKind::FollowUpDelete => {
                 let session = path_session(&path);
-                self.server.delete_followup(&session, &path);
-                Resp::Http(204, Vec::new())
+                let (status, b) = self.server.delete_followup(&session, &path);
+                Resp::Http(status, b)
             }
             RequestKind::MessagesGet => {
                 let session = path_session(&path);

@@ -89,7 +89,12 @@ impl World {
             sent_seen: 0,
             aborted_seen: 0,
             visited: vec![SESSION.to_string()],
-            server: Server::default(),
+            // A third of the seeds meet the real server's queue (strands, kept across a stop).
+            server: Server {
+                keep_idle_followups: seed.is_multiple_of(3),
+                says_started: seed.is_multiple_of(2),
+                ..Server::default()
+            },
             reqs: HashMap::new(),
             sched: Vec::new(),
             order: 0,

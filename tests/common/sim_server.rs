@@ -103,6 +103,8 @@ pub struct SrvSession {
     pub accepted: HashMap<String, u64>,
     pub deleted_nonces: HashSet<String>,
     pub deleted_seqs: HashSet<u64>,
+    /// Nonces of follow-ups that ran.
+    pub consumed: HashSet<String>,
     /// Accepted while a turn ran, not consumed yet: (nonce, seq, text), arrival order.
     pub pending: VecDeque<(String, u64, String)>,
     pub turns: Vec<Turn>,
@@ -132,7 +134,13 @@ pub struct Server {
     pub commits: Vec<Commit>,
     pub posts: Vec<PostSeen>,
     pub conns: Vec<Conn>,
-    next_id: u64,
+    /// The real server's queue (SPEC §6): a follow-up accepted while no turn runs is kept and
+    /// runs after the next prompt, as one accepted after pi's last poll of a turn does.
+    pub keep_idle_followups: bool,
+    /// A DELETE of a follow-up that already ran is answered 409 `followup_already_started`
+    /// (the reference server); otherwise 204, as the real server answers every DELETE.
+    pub says_started: bool,
+    pub next_id: u64,
 }
 
 /// What the server answers to one request.
@@ -300,6 +308,7 @@ impl Server {
             None => match self.session(session).pending.pop_front() {
                 // The agent would stop: the next follow-up, in arrival order, runs first.
                 Some((nonce, seq, text)) => {
+                    self.session(session).consumed.insert(nonce.clone());
                     let uid = self.id("u");
                     self.emit(
                         session,
@@ -366,6 +375,7 @@ impl Server {
             .as_str()
             .expect("clientNonce")
             .to_string();
+        let keep_idle = self.keep_idle_followups;
         let s = self.session(session);
         let (status, answer, body): (u16, &str, Vec<u8>) = if now < s.not_ready_until {
             (
@@ -399,7 +409,7 @@ impl Server {
             s.last_seq = Some(seq);
             s.accepted.insert(nonce.clone(), seq);
             let running = s.active_turn().is_some();
-            if running {
+            if running || keep_idle {
                 s.pending.push_back((nonce.clone(), seq, text.clone()));
             }
             (
@@ -418,13 +428,18 @@ impl Server {
         (status, body)
     }
 
-    pub fn delete_followup(&mut self, session: &str, path: &str) {
+    pub fn delete_followup(&mut self, session: &str, path: &str) -> (u16, Vec<u8>) {
         let nonce = query(path, "clientNonce").expect("clientNonce");
         let seq: u64 = query(path, "clientSeq").unwrap().parse().unwrap();
+        let says_started = self.says_started;
         let s = self.session(session);
+        if says_started && s.consumed.contains(&nonce) {
+            return (409, error_body("conflict", "followup_already_started"));
+        }
         s.deleted_nonces.insert(nonce.clone());
         s.deleted_seqs.insert(seq);
         s.pending.retain(|(n, q, _)| *n != nonce && *q != seq);
+        (204, Vec::new())
     }
 
     pub fn running(&self) -> Vec<String> {

@@ -317,7 +317,12 @@ export function createApp(options = {}) {
     }
     if (nonce === undefined && seq === undefined) throw validation('clientNonce or clientSeq is required', 'clientNonce');
     const s = session(sid, false);
-    if (s instanceof PiSession) s.deleteFollowUp({ clientSeq: seq, clientNonce: nonce });
+    const outcome = s instanceof PiSession ? s.deleteFollowUp({ clientSeq: seq, clientNonce: nonce }) : 'unknown';
+    // SPEC §6's race: pi took it already, so it runs; the client must not send it again. The
+    // real server answers 204 whatever happened (the `legacyHistory` switch keeps that).
+    if (!state.legacyHistory && (outcome === 'taken' || outcome === 'consumed')) {
+      throw new HttpError(409, 'conflict', 'followup_already_started');
+    }
     empty(res, 204);
   }
 

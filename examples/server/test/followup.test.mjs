@@ -218,3 +218,24 @@ test('a delayed answer the client gave up on: the follow-up landed, the retry is
     await s.control({ followupDelayMs: 0 });
   }
 });
+
+test('a DELETE of a follow-up that already ran answers 409 followup_already_started (204 under legacyHistory)', async () => {
+  const id = sid('started');
+  const { chunks } = await slowTurn(id, async () => {
+    const r = await s.followUp(id, { message: 'runs before the DELETE', clientSeq: 1, clientNonce: 'ran' });
+    assert.equal(r.status, 202);
+  });
+  assert.ok(chunks.some((c) => c.type === 'data-followup-consumed' && c.data.clientNonce === 'ran'));
+  const r = await s.deleteFollowUp(id, { clientNonce: 'ran', clientSeq: '1' });
+  assert.equal(r.status, 409);
+  assert.equal((await r.json()).error.message, 'followup_already_started');
+  // The real server answers every DELETE with 204.
+  await s.control({ legacyHistory: true });
+  try {
+    assert.equal((await s.deleteFollowUp(id, { clientNonce: 'ran', clientSeq: '1' })).status, 204);
+  } finally {
+    await s.control({ legacyHistory: false });
+  }
+  // Never posted: nothing ran, so nothing to refuse.
+  assert.equal((await s.deleteFollowUp(id, { clientNonce: 'never', clientSeq: '2' })).status, 204);
+});

@@ -1,0 +1,210 @@
+//! Taking posted follow-ups back from the server's queue (SPEC §6): the user's remove, the
+//! items stranded at a turn's end or kept across a stop, and the copy a re-sent message
+//! replaces. Each DELETE goes until the server answers it: a copy left there runs later,
+//! after whatever the user sends next (the real server keeps pi's queue), so a lost DELETE
+//! is sent again after a backoff for as long as the session lives.
+
+use super::*;
+
+/// A DELETE that has not been answered yet, or waits to be sent again.
+#[derive(Debug)]
+struct TakeBack {
+    seq: u64,
+    nonce: String,
+    /// In flight; `None` while it waits for `retry_at`.
+    request: Option<RequestId>,
+    failures: u32,
+    retry_at: Option<u64>,
+}
+
+/// One session's take-backs.
+#[derive(Debug, Default)]
+pub(super) struct TakeBacks {
+    open: Vec<TakeBack>,
+    /// Nonces whose DELETE the server answered: taking one back again needs no request.
+    gone: Vec<String>,
+}
+
+/// What the server said to a follow-up DELETE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DeleteAnswer {
+    /// Any answer below 500 other than [`Started`](Self::Started): the copy is gone (or was
+    /// never there) and cannot run.
+    Gone,
+    /// 409 `followup_already_started`: the server runs it already; it is not sent again.
+    Started,
+    /// No answer, or a 5xx: the copy may still be there.
+    Unanswered,
+}
+
+impl DeleteAnswer {
+    pub(super) fn of(status: Option<u16>, body: &[u8]) -> DeleteAnswer {
+        match status {
+            Some(409) if ChatError::from_http(409, body).says("followup_already_started") => {
+                DeleteAnswer::Started
+            }
+            Some(s) if s != 0 && s < 500 => DeleteAnswer::Gone,
+            _ => DeleteAnswer::Unanswered,
+        }
+    }
+}
+
+impl TakeBacks {
+    /// Whether a copy may still be on the server: a new turn waits.
+    pub(super) fn any_open(&self) -> bool {
+        !self.open.is_empty()
+    }
+
+    /// When a DELETE that got no answer is due again.
+    pub(super) fn due_at(&self) -> Option<u64> {
+        let waiting = self.open.iter().filter(|t| t.request.is_none());
+        waiting.filter_map(|t| t.retry_at).min()
+    }
+
+    /// A session parked meanwhile: what failed is sent as soon as it is current again.
+    fn due_now(&mut self) {
+        for t in self.open.iter_mut().filter(|t| t.request.is_none()) {
+            t.retry_at = Some(0);
+        }
+    }
+
+    /// The answer to `id`, if it is one of these: the nonce it took back and what it says.
+    /// An unanswered one waits `backoff(failures)` and goes again.
+    fn answered(
+        &mut self,
+        id: RequestId,
+        answer: DeleteAnswer,
+        now_ms: u64,
+        backoff: impl Fn(u32) -> u64,
+    ) -> Option<String> {
+        let idx = self.open.iter().position(|t| t.request == Some(id))?;
+        if answer != DeleteAnswer::Unanswered {
+            let nonce = self.open.remove(idx).nonce;
+            self.gone.push(nonce.clone());
+            return Some(nonce);
+        }
+        let t = &mut self.open[idx];
+        t.request = None;
+        t.failures += 1;
+        t.retry_at = Some(now_ms + backoff(t.failures));
+        Some(t.nonce.clone())
+    }
+}
+
+impl ChatStore {
+    /// Deletes the server's copy of a posted follow-up, until the server answers (once: a
+    /// copy already taken back is not asked for again).
+    pub(super) fn take_back(&mut self, seq: u64, nonce: &str, now_ms: u64) {
+        if self.session.take_backs.gone.iter().any(|n| n == nonce) {
+            return;
+        }
+        let open = &mut self.session.take_backs.open;
+        if let Some(t) = open.iter().find(|t| t.nonce == nonce) {
+            if t.request.is_some() {
+                return; // on its way already
+            }
+        } else {
+            open.push(TakeBack {
+                seq,
+                nonce: nonce.to_string(),
+                request: None,
+                failures: 0,
+                retry_at: None,
+            });
+        }
+        let id = self.delete_followup(seq, nonce, now_ms);
+        let open = &mut self.session.take_backs.open;
+        if let Some(t) = open.iter_mut().find(|t| t.nonce == nonce) {
+            t.request = Some(id);
+            t.retry_at = None;
+        }
+    }
+
+    fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
+        let path = format!(
+            "{}?clientNonce={}&clientSeq={seq}",
+            self.route(|r| &r.followup),
+            encode(nonce)
+        );
+        self.request(
+            RequestKind::FollowUpDelete,
+            Method::Delete,
+            path,
+            None,
+            now_ms,
+        )
+    }
+
+    /// Sends again what got no answer and is due (`now_ms` of a session just made current:
+    /// everything that failed while it was parked).
+    pub(super) fn send_due_take_backs(&mut self, now_ms: u64) {
+        let due: Vec<(u64, String)> = (self.session.take_backs.open.iter())
+            .filter(|t| t.request.is_none() && t.retry_at.is_some_and(|at| at <= now_ms))
+            .map(|t| (t.seq, t.nonce.clone()))
+            .collect();
+        for (seq, nonce) in due {
+            self.take_back(seq, &nonce, now_ms);
+        }
+    }
+
+    /// A follow-up DELETE came back (of this session or a parked one).
+    pub(super) fn on_delete_answered(&mut self, id: RequestId, answer: DeleteAnswer, now_ms: u64) {
+        let jitter = self.rng.unit();
+        let retry = self.opts.retry;
+        let backoff = |failures| retry.backoff_ms(failures, jitter);
+        let current = &mut self.session;
+        if let Some(nonce) = current.take_backs.answered(id, answer, now_ms, backoff) {
+            return self.after_take_back(&nonce, answer, now_ms);
+        }
+        for parked in self.parked.values_mut() {
+            let Some(nonce) = parked.take_backs.answered(id, answer, now_ms, backoff) else {
+                continue;
+            };
+            parked.take_backs.due_now();
+            if answer == DeleteAnswer::Started {
+                // Reopening the session reads its history, which shows (and attaches to) the run.
+                parked.queue.consume_by_nonce(&nonce);
+                if let Phase::Held(h) = &parked.phase {
+                    if h.nonce.as_deref() == Some(&nonce) {
+                        if let Some(bubble) = &h.bubble {
+                            parked.conversation.withdraw(bubble);
+                        }
+                        parked.phase = Phase::IDLE;
+                    }
+                }
+            }
+            return;
+        }
+    }
+
+    fn after_take_back(&mut self, nonce: &str, answer: DeleteAnswer, now_ms: u64) {
+        let its_text = |h: &HeldTurn| h.nonce.as_deref() == Some(nonce);
+        let held = matches!(&self.session.phase, Phase::Held(h) if its_text(h));
+        match answer {
+            DeleteAnswer::Unanswered => {}
+            // The copy can no longer run: a message waiting for that goes now.
+            DeleteAnswer::Gone => self.start_held_turn(now_ms),
+            DeleteAnswer::Started => {
+                self.diagnostic("a follow-up taken back had already started on the server");
+                if let Some(h) = held.then(|| self.session.phase.take_held()).flatten() {
+                    if let Some(bubble) = h.bubble {
+                        self.session.conversation.withdraw(&bubble);
+                    }
+                }
+                self.session.queue.consume_by_nonce(nonce);
+                self.touch();
+                // Another message waiting goes (a 409 `turn_already_active` attaches it).
+                self.start_held_turn(now_ms);
+                // Its run is the server's: the history shows it (and attaches if it goes on);
+                // without one, the stream route is asked.
+                if matches!(self.session.phase, Phase::Idle { .. }) {
+                    if self.opts.hydrate {
+                        self.hydrate(now_ms);
+                    } else if self.opts.attach {
+                        self.probe(now_ms);
+                    }
+                }
+            }
+        }
+    }
+}
