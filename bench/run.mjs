@@ -681,5 +681,10 @@ md(`Checks (every runner built the same message): ${Object.entries(results.check
 
 const report = lines.join('\n') + '\n';
 writeFileSync(join(root, 'bench/results.json'), JSON.stringify(results, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results.md'), report);
+// The attack figures (bench/attacks.mjs) are kept by hand below a marker: a rerun keeps them.
+const resultsPath = join(root, 'bench/results.md');
+const MARK = '\n<!-- attacks: bench/attacks.mjs -->\n';
+const previous = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '';
+const kept = previous.includes(MARK) ? previous.slice(previous.indexOf(MARK)) : '';
+writeFileSync(resultsPath, report + kept);
 console.log(report);

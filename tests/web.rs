@@ -120,7 +120,7 @@ async fn capabilities_are_fetched_and_a_stale_sessions_answer_is_ignored() {
     let slow = unique("pi-slow");
     let ai = unique("ai");
     let s = store(&slow, &[]);
-    s.switch_session(&ai).unwrap();
+    s.switch_session(JsValue::from_str(&ai)).unwrap();
     let v = until(&s, "ai capabilities", |v| {
         get(v, "capabilitiesLoaded").as_bool() == Some(true)
     })
@@ -152,7 +152,7 @@ async fn a_streamed_turn_updates_the_snapshot_before_the_body_ends() {
     .await;
     let r = s
         .send(
-            "hello words:12 pace:60",
+            "hello words:12 pace:60".into(),
             JsValue::UNDEFINED,
             JsValue::UNDEFINED,
         )
@@ -194,14 +194,16 @@ async fn three_follow_ups_are_posted_strictly_in_order() {
     })
     .await;
     s.send(
-        "start words:25 pace:60",
+        "start words:25 pace:60".into(),
         JsValue::UNDEFINED,
         JsValue::UNDEFINED,
     )
     .unwrap();
     until(&s, "busy", |v| status(v) == "streaming").await;
     for t in ["one", "two", "three"] {
-        let r = s.send(t, JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+        let r = s
+            .send(t.into(), JsValue::UNDEFINED, JsValue::UNDEFINED)
+            .unwrap();
         assert_eq!(get(&r, "kind").as_string().as_deref(), Some("queued"));
     }
     assert_eq!(Array::from(&get(&snap(&s), "queued")).length(), 3);
@@ -261,14 +263,18 @@ async fn switching_session_aborts_the_in_flight_post_and_its_late_answer_changes
     })
     .await;
     s.send(
-        "start words:40 pace:50",
+        "start words:40 pace:50".into(),
         JsValue::UNDEFINED,
         JsValue::UNDEFINED,
     )
     .unwrap();
     until(&s, "busy", |v| status(v) == "streaming").await;
-    s.send("queued while busy", JsValue::UNDEFINED, JsValue::UNDEFINED)
-        .unwrap();
+    s.send(
+        "queued while busy".into(),
+        JsValue::UNDEFINED,
+        JsValue::UNDEFINED,
+    )
+    .unwrap();
     until(&s, "posting", |v| {
         get(v, "queued.0.state").as_string().as_deref() == Some("posting")
     })
@@ -280,7 +286,7 @@ async fn switching_session_aborts_the_in_flight_post_and_its_late_answer_changes
         }
         sleep(20).await;
     }
-    s.switch_session(&other).unwrap();
+    s.switch_session(JsValue::from_str(&other)).unwrap();
     let after = snap(&s);
     assert_eq!(
         Array::from(&get(&after, "queued")).length(),
@@ -317,7 +323,7 @@ async fn stop_aborts_the_stream_and_sends_the_turn_delete() {
     })
     .await;
     s.send(
-        "long words:200 pace:40",
+        "long words:200 pace:40".into(),
         JsValue::UNDEFINED,
         JsValue::UNDEFINED,
     )
@@ -350,7 +356,7 @@ async fn stop_aborts_the_stream_and_sends_the_turn_delete() {
         text_at_stop
     );
     assert_eq!(get(&snap(&s), "composer.canSend").as_bool(), Some(false)); // empty draft
-    s.set_draft("next");
+    s.set_draft("next".into()).unwrap();
     assert_eq!(get(&snap(&s), "composer.canSend").as_bool(), Some(true));
     s.dispose();
 }
@@ -372,14 +378,14 @@ async fn listeners_are_notified_once_per_microtask_and_may_read_the_snapshot() {
         .subscribe()
         .call1(&JsValue::NULL, listener.as_ref())
         .unwrap();
-    s.set_draft("a");
-    s.set_draft("ab");
-    s.set_draft("abc");
+    s.set_draft("a".into()).unwrap();
+    s.set_draft("ab".into()).unwrap();
+    s.set_draft("abc".into()).unwrap();
     assert_eq!(count.get(), 0, "not synchronously");
     sleep(0).await;
     assert_eq!(count.get(), 1, "coalesced into one");
     Function::from(unsubscribe).call0(&JsValue::NULL).unwrap();
-    s.set_draft("abcd");
+    s.set_draft("abcd".into()).unwrap();
     sleep(0).await;
     assert_eq!(count.get(), 1);
     // Bad options are typed errors, not panics.

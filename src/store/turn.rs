@@ -278,6 +278,11 @@ impl ChatStore {
             self.end_turn(Ending::Failed(e), now_ms);
             return;
         }
+        if kind == RequestKind::Chat && no_event && body.is_empty() {
+            // No body at all (`useChat` throws "The response body is empty").
+            let e = ChatError::protocol(format!("the server answered {status} with no body"));
+            return self.end_turn(Ending::Failed(e), now_ms);
+        }
         if no_event && !looks_like_sse(body) {
             // A JSON error, a login page served as text/plain…: ending the turn `ready` would
             // hide that nothing answered (the `ai` package does; a user sees a silent no-op).

@@ -30,7 +30,9 @@ export function join_url(base, path) {
 }
 "#)]
 extern "C" {
-    fn merge_headers(user: &JsValue, json: bool) -> JsValue;
+    // `catch`: a host's headers object may throw (a getter, a Proxy); the request then fails.
+    #[wasm_bindgen(catch)]
+    fn merge_headers(user: &JsValue, json: bool) -> Result<JsValue, JsValue>;
     fn join_url(base: &str, path: &str) -> String;
 }
 
@@ -68,7 +70,7 @@ async fn headers(shell: &Shell, has_body: bool) -> Result<JsValue, JsValue> {
             user = JsFuture::from(user.unchecked_into::<Promise>()).await?;
         }
     }
-    Ok(merge_headers(&user, has_body))
+    merge_headers(&user, has_body)
 }
 
 async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
@@ -99,32 +101,38 @@ async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
             return Ok(());
         }
         let head = ResponseHead {
-            status: response.unchecked_ref::<js::Response>().status(),
+            status: js::response_status(&response)?,
             content_type: js::header_value(&response, "content-type"),
             turn_id: js::header_value(&response, "x-turn-id"),
         };
         shell.with_core(|c, now| c.handle_response_head(id, head, now));
         let response: js::Response = response.unchecked_into();
-        let body = response.body();
+        let body = response.body()?;
         if body.is_object() {
             // Chunk by chunk as the network delivers them: the snapshot moves before the body
             // ends. Each chunk crosses into wasm once.
-            let reader = body.unchecked_into::<js::ReadableStream>().get_reader();
+            let reader = body.unchecked_into::<js::ReadableStream>().get_reader()?;
             loop {
-                let step = JsFuture::from(reader.read()).await?;
+                let step = JsFuture::from(reader.read()?).await?;
                 if !wanted(&shell, id) {
                     let _ = reader.cancel();
                     return Ok(());
                 }
                 let step: js::ReadResult = step.unchecked_into();
-                if step.done() {
+                if step.done()?.is_truthy() {
                     break;
                 }
-                let bytes = step.value().unchecked_into::<Uint8Array>().to_vec();
+                let value = step.value()?;
+                let Some(chunk) = value.dyn_ref::<Uint8Array>() else {
+                    return Err(JsValue::from_str(
+                        "the body gave a chunk that is no Uint8Array",
+                    ));
+                };
+                let bytes = chunk.to_vec();
                 shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
             }
-        } else if wanted(&shell, id) && !body.is_null() {
-            let buf = JsFuture::from(response.array_buffer()).await?;
+        } else if wanted(&shell, id) && !body.is_null() && !body.is_undefined() {
+            let buf = JsFuture::from(response.array_buffer()?).await?;
             let bytes = Uint8Array::new(&buf).to_vec();
             shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
         }

@@ -78,8 +78,8 @@ pub struct SseDecoder {
 #[wasm_bindgen]
 impl SseDecoder {
     #[wasm_bindgen(constructor)]
-    pub fn new(max_event_bytes: Option<f64>) -> SseDecoder {
-        let inner = match max_event_bytes {
+    pub fn new(max_event_bytes: JsValue) -> SseDecoder {
+        let inner = match max_event_bytes.as_f64() {
             Some(n) if n.is_finite() && n > 0.0 => {
                 sse::SseDecoder::with_max_event_bytes(n as usize)
             }
@@ -94,7 +94,10 @@ impl SseDecoder {
 
     /// Bytes split anywhere; returns the data of each completed event. An event over the size
     /// limit is skipped (counted in `skipped`), and decoding goes on after it.
-    pub fn push(&mut self, bytes: &Uint8Array) -> Array {
+    pub fn push(&mut self, bytes: JsValue) -> Result<Array, JsValue> {
+        let Some(bytes) = bytes.dyn_ref::<Uint8Array>() else {
+            return Err(super::arg_error("bytes", "bytes must be a Uint8Array"));
+        };
         self.inner.push_into(&bytes.to_vec(), &mut self.batch);
         let out = Array::new();
         for item in self.batch.iter() {
@@ -106,7 +109,7 @@ impl SseDecoder {
             }
         }
         self.batch.clear();
-        out
+        Ok(out)
     }
 
     /// How many events were skipped for exceeding the size limit.

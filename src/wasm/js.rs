@@ -19,13 +19,7 @@ export function parse_frozen(text) { return freeze(JSON.parse(text)); }
 export function parse(text) { return JSON.parse(text); }
 export function stringify(v) { return v === undefined ? undefined : JSON.stringify(v); }
 export function freeze_value(v) { return freeze(v); }
-// The new queue array: the previous one copied natively, the changed slots replaced.
-export function patch_array(prev, len, changed) {
-  const next = prev ? prev.slice(0, len) : [];
-  next.length = len;
-  for (let i = 0; i < changed.length; i += 2) next[changed[i]] = changed[i + 1];
-  return Object.freeze(next);
-}
+export function drop_front(arr, n) { arr.splice(0, n); }
 // The messages: a master array mutated in place and never handed out (slicing a frozen array
 // is some 100x slower than slicing a plain one), and a frozen copy per snapshot.
 export function set_slot(arr, i, v) { arr[i] = v; }
@@ -100,7 +94,9 @@ export function call_safely(f, a) {
 export function queue_microtask(f) {
   if (typeof queueMicrotask === 'function') queueMicrotask(f); else Promise.resolve().then(f);
 }
-export function set_timeout(f, ms) { return setTimeout(f, ms); }
+// setTimeout holds a signed 32-bit delay: a longer one fires at once (and a due time past it
+// would re-arm in a loop). A clamped timer fires early, finds nothing due and is armed again.
+export function set_timeout(f, ms) { return setTimeout(f, Math.min(ms, 2147483647)); }
 export function clear_timeout(h) { clearTimeout(h); }
 export function now_ms() { return Date.now(); }
 export function fill_random(buf) {
@@ -112,10 +108,14 @@ export function global_fetch() {
   return typeof globalThis.fetch === 'function' ? globalThis.fetch.bind(globalThis) : undefined;
 }
 export function header_value(response, name) {
-  const h = response && response.headers;
-  if (!h) return undefined;
-  const v = typeof h.get === 'function' ? h.get(name) : h[name];
-  return v == null ? undefined : String(v);
+  try {
+    const h = response && response.headers;
+    if (!h) return undefined;
+    const v = typeof h.get === 'function' ? h.get(name) : h[name];
+    return v == null ? undefined : String(v);
+  } catch (_) {
+    return undefined; // a broken answer's headers: its status and body decide
+  }
 }
 export function make_init(method, headers, body, credentials, signal) {
   const init = { method, headers, signal };
@@ -132,10 +132,23 @@ export function stored_seq(key) {
 export function store_seq(key, v) {
   try { globalThis.localStorage?.setItem(key, String(v)); } catch (_) {}
 }
-export function is_abort(e) { return !!e && (e.name === 'AbortError' || e.code === 20); }
+// The status of what `fetch` gave, which must look like a Response.
+export function response_status(r) {
+  if (r === null || typeof r !== 'object' || typeof r.status !== 'number') {
+    throw new TypeError('fetch did not give a Response');
+  }
+  return r.status;
+}
+// What a fetch task was failed with may be anything (a Proxy whose traps throw): these run
+// inside wasm-bindgen's task queue, where a throw would stop every store's tasks.
+export function is_abort(e) {
+  try { return !!e && (e.name === 'AbortError' || e.code === 20); } catch (_) { return false; }
+}
 export function error_message(e) {
-  if (e && typeof e.message === 'string') return e.message;
-  try { return String(e); } catch (_) { return 'unknown error'; }
+  try {
+    if (e && typeof e.message === 'string') return e.message;
+    return String(e);
+  } catch (_) { return 'unknown error'; }
 }
 "#)]
 extern "C" {
@@ -148,7 +161,7 @@ extern "C" {
     #[wasm_bindgen(catch)]
     pub fn stringify(v: &JsValue) -> Result<Option<String>, JsValue>;
     pub fn freeze_value(v: &JsValue) -> JsValue;
-    pub fn patch_array(prev: &JsValue, len: u32, changed: &Array) -> JsValue;
+    pub fn drop_front(arr: &JsValue, n: u32);
     pub fn set_slot(arr: &JsValue, i: u32, v: &JsValue);
     pub fn frozen_copy(arr: &JsValue, len: u32) -> JsValue;
     pub fn string_part(
@@ -192,6 +205,8 @@ extern "C" {
         signal: &JsValue,
     ) -> Object;
     pub fn is_function(v: &JsValue) -> bool;
+    #[wasm_bindgen(catch)]
+    pub fn response_status(r: &JsValue) -> Result<u16, JsValue>;
     pub fn is_abort(e: &JsValue) -> bool;
     pub fn error_message(e: &JsValue) -> String;
 }
@@ -208,30 +223,31 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn signal(this: &AbortController) -> JsValue;
 
+    // A host's `fetch` may give anything, and its body's methods may throw: every call into
+    // the answer is `catch`, so a broken one fails the request instead of escaping.
+
     /// A fetch `Response`, structurally.
     pub type Response;
-    #[wasm_bindgen(method, getter)]
-    pub fn status(this: &Response) -> u16;
-    #[wasm_bindgen(method, getter)]
-    pub fn body(this: &Response) -> JsValue;
-    #[wasm_bindgen(method, js_name = arrayBuffer)]
-    pub fn array_buffer(this: &Response) -> Promise;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn body(this: &Response) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, js_name = arrayBuffer, catch)]
+    pub fn array_buffer(this: &Response) -> Result<Promise, JsValue>;
 
     /// `response.body`, a `ReadableStream` of `Uint8Array`s.
     pub type ReadableStream;
-    #[wasm_bindgen(method, js_name = getReader)]
-    pub fn get_reader(this: &ReadableStream) -> Reader;
+    #[wasm_bindgen(method, js_name = getReader, catch)]
+    pub fn get_reader(this: &ReadableStream) -> Result<Reader, JsValue>;
 
     /// Its default reader: `read()` resolves `{done, value}` as each network chunk arrives.
     pub type Reader;
-    #[wasm_bindgen(method)]
-    pub fn read(this: &Reader) -> Promise;
-    #[wasm_bindgen(method)]
-    pub fn cancel(this: &Reader) -> Promise;
+    #[wasm_bindgen(method, catch)]
+    pub fn read(this: &Reader) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    pub fn cancel(this: &Reader) -> Result<Promise, JsValue>;
 
     pub type ReadResult;
-    #[wasm_bindgen(method, getter)]
-    pub fn done(this: &ReadResult) -> bool;
-    #[wasm_bindgen(method, getter)]
-    pub fn value(this: &ReadResult) -> JsValue;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn done(this: &ReadResult) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn value(this: &ReadResult) -> Result<JsValue, JsValue>;
 }

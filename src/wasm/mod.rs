@@ -58,6 +58,45 @@ fn usage_error(message: &str) -> JsValue {
     js_error(&ChatError::new(ErrorKind::Validation, message))
 }
 
+/// A `Validation` error naming the argument it refuses (`error.field`).
+fn arg_error(name: &str, message: &str) -> JsValue {
+    let mut e = ChatError::new(ErrorKind::Validation, message);
+    e.field = Some(name.to_string());
+    js_error(&e)
+}
+
+/// A string argument. Taken as a `JsValue`: wasm-bindgen's own `&str` conversion reads any
+/// other type as a string's memory (a trap) or throws a plain `TypeError`.
+fn string_arg(v: &JsValue, name: &str) -> Result<String, JsValue> {
+    v.as_string()
+        .ok_or_else(|| arg_error(name, &format!("{name} must be a string")))
+}
+
+/// An optional string argument: `undefined` and `null` are none.
+fn opt_string_arg(v: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    string_arg(v, name).map(Some)
+}
+
+/// An options-bag argument: `undefined` / `null` or an object (whose getters may throw: a
+/// throwing one reads as absent).
+fn bag_arg(v: &JsValue, name: &str) -> Result<(), JsValue> {
+    if v.is_undefined() || v.is_null() || v.is_object() {
+        return Ok(());
+    }
+    Err(arg_error(name, &format!("{name} must be an object")))
+}
+
+/// A property of an options bag, `undefined` when the bag has none or its getter throws.
+fn prop(bag: &JsValue, key: &str) -> JsValue {
+    if !bag.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    js_sys::Reflect::get(bag, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
 /// A JS argument as JSON text (`None` for `undefined`); a value JSON.stringify refuses (a cycle,
 /// a BigInt, nesting past the JS stack) is a typed `Validation` error naming the argument.
 fn json_text(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
@@ -95,6 +134,8 @@ pub(crate) struct Shell {
     last_notify_ms: Cell<f64>,
     timer: RefCell<Option<(u64, JsValue)>>,
     timer_fn: RefCell<Option<Closure<dyn FnMut()>>>,
+    /// A notification held back by `throttleMs`, cleared by `dispose`.
+    notify_timer: RefCell<Option<JsValue>>,
     bound: RefCell<Option<(Function, Function)>>,
     draining: Cell<bool>,
     disposed: Cell<bool>,
@@ -282,7 +323,7 @@ impl Shell {
         let throttle = self.host.throttle_ms;
         let wait = throttle - (js::now_ms() - self.last_notify_ms.get());
         if throttle > 0.0 && wait > 0.0 {
-            js::set_timeout(f.unchecked_ref(), wait);
+            *self.notify_timer.borrow_mut() = Some(js::set_timeout(f.unchecked_ref(), wait));
         } else {
             js::queue_microtask(f.unchecked_ref());
         }
@@ -290,6 +331,7 @@ impl Shell {
 
     fn notify(&self) {
         self.notify_pending.set(false);
+        self.notify_timer.borrow_mut().take();
         let rev = self.core.borrow().revision();
         if rev == self.notified_revision.get() {
             return;
@@ -336,6 +378,9 @@ impl Shell {
         if let Some((_, handle)) = self.timer.borrow_mut().take() {
             js::clear_timeout(&handle);
         }
+        if let Some(handle) = self.notify_timer.borrow_mut().take() {
+            js::clear_timeout(&handle);
+        }
     }
 }
 
@@ -365,6 +410,7 @@ impl JsChatStore {
             last_notify_ms: Cell::new(0.0),
             timer: RefCell::new(None),
             timer_fn: RefCell::new(None),
+            notify_timer: RefCell::new(None),
             bound: RefCell::new(None),
             draining: Cell::new(false),
             disposed: Cell::new(false),
@@ -381,15 +427,18 @@ impl JsChatStore {
         }
         // Weak, so the bound functions kept by React do not keep a disposed store alive.
         let weak = Rc::downgrade(&self.shell);
-        let subscribe =
-            Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |listener: JsValue| -> JsValue {
-                match (weak.upgrade(), listener.dyn_into::<Function>()) {
-                    (Some(shell), Ok(f)) => shell.subscribe(f).into(),
-                    _ => Closure::once_into_js(|| {}),
-                }
-            })
-            .into_js_value()
-            .unchecked_into::<Function>();
+        let subscribe = Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(
+            move |listener: JsValue| -> Result<JsValue, JsValue> {
+                let f = (listener.dyn_into::<Function>())
+                    .map_err(|_| arg_error("listener", "listener must be a function"))?;
+                Ok(match weak.upgrade() {
+                    Some(shell) => shell.subscribe(f).into(),
+                    None => Closure::once_into_js(|| {}),
+                })
+            },
+        )
+        .into_js_value()
+        .unchecked_into::<Function>();
         let weak = Rc::downgrade(&self.shell);
         let get = Closure::<dyn FnMut() -> JsValue>::new(move || -> JsValue {
             weak.upgrade()
@@ -417,8 +466,10 @@ impl JsChatStore {
 
     /// Replaces the composer's draft text (the files stay).
     #[wasm_bindgen(js_name = setDraft)]
-    pub fn set_draft(&self, text: &str) {
-        self.shell.with_core(|c, _| c.set_draft(text));
+    pub fn set_draft(&self, text: JsValue) -> Result<(), JsValue> {
+        let text = string_arg(&text, "text")?;
+        self.shell.with_core(|c, _| c.set_draft(&text));
+        Ok(())
     }
 
     /// Replaces the draft's files (`{mediaType, url, filename?}[]`); a bad entry throws and
@@ -438,18 +489,21 @@ impl JsChatStore {
 
     /// Sends `text` (and files) without touching the draft. With `{messageId}` it edits that
     /// user message instead (AI SDK mode): it is replaced and what follows is dropped.
-    pub fn send(&self, text: &str, files: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn send(
+        &self,
+        text: JsValue,
+        files: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let text = string_arg(&text, "text")?;
         let files = read_files(&files)?;
-        let message_id = if options.is_object() {
-            js_sys::Reflect::get(&options, &"messageId".into())
-                .ok()
-                .and_then(|v| v.as_string())
-        } else {
-            None
-        };
+        bag_arg(&options, "options")?;
+        let message_id = opt_string_arg(&prop(&options, "messageId"), "messageId")?;
         let r = match message_id {
-            Some(id) => self.shell.with_core(|c, now| c.edit(&id, text, files, now)),
-            None => self.shell.with_core(|c, now| c.send(text, files, now)),
+            Some(id) => self
+                .shell
+                .with_core(|c, now| c.edit(&id, &text, files, now)),
+            None => self.shell.with_core(|c, now| c.send(&text, files, now)),
         };
         Ok(submit_result(r))
     }
@@ -458,7 +512,7 @@ impl JsChatStore {
     /// the client runs. Returns false for an unknown tool call.
     #[wasm_bindgen(js_name = addToolOutput)]
     pub fn add_tool_output(&self, args: JsValue) -> Result<bool, JsValue> {
-        let get = |k: &str| js_sys::Reflect::get(&args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let get = |k: &str| prop(&args, k);
         let id = get("toolCallId")
             .as_string()
             .ok_or_else(|| usage_error("addToolOutput needs a toolCallId"))?;
@@ -476,7 +530,7 @@ impl JsChatStore {
     /// `addToolApprovalResponse({id, approved, reason?})` (`approvalId` is accepted for `id`).
     #[wasm_bindgen(js_name = addToolApprovalResponse)]
     pub fn add_tool_approval_response(&self, args: JsValue) -> Result<bool, JsValue> {
-        let get = |k: &str| js_sys::Reflect::get(&args, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let get = |k: &str| prop(&args, k);
         let id = get("id")
             .as_string()
             .or_else(|| get("approvalId").as_string())
@@ -518,33 +572,42 @@ impl JsChatStore {
 
     /// Makes another session current; this one's queue and history are parked.
     #[wasm_bindgen(js_name = switchSession)]
-    pub fn switch_session(&self, session_id: &str) -> Result<(), JsValue> {
+    pub fn switch_session(&self, session_id: JsValue) -> Result<(), JsValue> {
+        let session_id = string_arg(&session_id, "sessionId")?;
         if session_id.is_empty() {
-            return Err(usage_error("sessionId must not be empty"));
+            return Err(arg_error("sessionId", "sessionId must not be empty"));
         }
         self.shell
-            .with_core(|c, now| c.switch_session(session_id, now));
+            .with_core(|c, now| c.switch_session(&session_id, now));
         self.shell.load_seq();
         Ok(())
     }
 
     /// Removes a queued follow-up (a posted one is deleted on the server); false if unknown.
     #[wasm_bindgen(js_name = removeQueued)]
-    pub fn remove_queued(&self, id: &str) -> bool {
-        self.shell.with_core(|c, now| c.remove_queued(id, now))
+    pub fn remove_queued(&self, id: JsValue) -> Result<bool, JsValue> {
+        let id = string_arg(&id, "id")?;
+        Ok(self.shell.with_core(|c, now| c.remove_queued(&id, now)))
     }
 
     /// Retries a `failed` follow-up, or sends a `stalled` one as a new message.
     #[wasm_bindgen(js_name = retryQueued)]
-    pub fn retry_queued(&self, id: &str) -> bool {
-        self.shell.with_core(|c, now| c.retry_queued(id, now))
+    pub fn retry_queued(&self, id: JsValue) -> Result<bool, JsValue> {
+        let id = string_arg(&id, "id")?;
+        Ok(self.shell.with_core(|c, now| c.retry_queued(&id, now)))
     }
 
     /// Regenerates an assistant message (the last by default) in AI SDK mode; false if not
     /// possible now.
-    pub fn regenerate(&self, message_id: Option<String>) -> bool {
-        self.shell
-            .with_core(|c, now| c.regenerate(message_id.as_deref(), now))
+    pub fn regenerate(&self, message_id: JsValue) -> Result<bool, JsValue> {
+        // `useChat`'s `regenerate({messageId})` as well as a plain id.
+        let message_id = match message_id.is_object() {
+            true => opt_string_arg(&prop(&message_id, "messageId"), "messageId")?,
+            false => opt_string_arg(&message_id, "messageId")?,
+        };
+        Ok(self
+            .shell
+            .with_core(|c, now| c.regenerate(message_id.as_deref(), now)))
     }
 
     /// Aborts everything in flight; the store stays readable (React may read it once more).

@@ -40,7 +40,7 @@ fn string(obj: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
     }
     v.as_string()
         .map(Some)
-        .ok_or_else(|| usage_error(&format!("option {key} must be a string")))
+        .ok_or_else(|| super::arg_error(key, &format!("option {key} must be a string")))
 }
 
 fn number(obj: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
@@ -50,9 +50,10 @@ fn number(obj: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     }
     match v.as_f64() {
         Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-        _ => Err(usage_error(&format!(
-            "option {key} must be a non-negative number"
-        ))),
+        _ => Err(super::arg_error(
+            key,
+            &format!("option {key} must be a non-negative number"),
+        )),
     }
 }
 
@@ -63,7 +64,7 @@ fn function(obj: &JsValue, key: &str) -> Result<Option<Function>, JsValue> {
     }
     v.dyn_into::<Function>()
         .map(Some)
-        .map_err(|_| usage_error(&format!("option {key} must be a function")))
+        .map_err(|_| super::arg_error(key, &format!("option {key} must be a function")))
 }
 
 pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> {

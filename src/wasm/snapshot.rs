@@ -83,7 +83,10 @@ pub(crate) struct SnapshotCache {
     /// Most recently used last.
     part_caches: Vec<MessageParts>,
     queued: JsValue,
-    queued_keys: Vec<(String, u64)>,
+    /// The queue's items as last exported, a plain JS array mutated in place (never handed
+    /// out: each snapshot gets a frozen copy), and their versions.
+    queued_master: JsValue,
+    queued_keys: Vec<u64>,
     error: Option<ChatError>,
     error_js: JsValue,
     /// The head's parts as last exported: each keeps its object while it is the same (the
@@ -108,6 +111,7 @@ impl Default for SnapshotCache {
             messages_revision: None,
             part_caches: Vec::new(),
             queued: JsValue::UNDEFINED,
+            queued_master: Array::new().into(),
             queued_keys: Vec::new(),
             error: None,
             error_js: JsValue::NULL,
@@ -405,15 +409,19 @@ impl SnapshotCache {
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
             self.part_caches.clear();
+            // Another queue, whose versions count on their own.
+            self.queued_keys.clear();
+            self.queued_master = Array::new().into();
             self.messages_revision = None;
         }
         self.update_messages(core);
         let items = core.queued();
-        let queued = items.iter().map(|q| (q.id.as_str(), q.version));
-        if let Some(arr) = patch(&self.queued, &mut self.queued_keys, queued, |i| {
-            to_string(&items[i])
-        }) {
+        let queued = items.iter().map(|q| q.version);
+        let (master, keys) = (&self.queued_master, &mut self.queued_keys);
+        if let Some(arr) = patch(master, keys, queued, |i| to_string(&items[i])) {
             self.queued = arr;
+        } else if self.queued.is_undefined() {
+            self.queued = js::frozen_copy(master, 0);
         }
         if core.error() != self.error.as_ref() {
             self.error = core.error().cloned();
@@ -579,32 +587,43 @@ impl SnapshotCache {
     }
 }
 
-/// Re-exports the changed entries of a short list (the queue); the unchanged ones keep their
-/// JS objects. `json(i)` is called only for the entries that changed.
-fn patch<'a>(
-    prev: &JsValue,
-    keys: &mut Vec<(String, u64)>,
-    items: impl ExactSizeIterator<Item = (&'a str, u64)>,
+/// Brings `master` (a plain array, with `keys` the versions of its entries) to the
+/// items, and gives a frozen copy when anything changed. Items that left the front (consumed
+/// follow-ups, in the server's order) are cut off first, so the rest keep their entries: each
+/// notification costs what changed plus one native copy, not an export of every item.
+fn patch(
+    master: &JsValue,
+    keys: &mut Vec<u64>,
+    mut items: impl ExactSizeIterator<Item = u64> + Clone,
     json: impl Fn(usize) -> String,
 ) -> Option<JsValue> {
     let len = items.len();
-    let changed = Array::new();
-    for (i, (id, version)) in items.enumerate() {
-        let same = keys.get(i).is_some_and(|(k, v)| k == id && *v == version);
-        if !same {
-            changed.push(&JsValue::from(i as u32));
-            changed.push(&js::parse_frozen(&json(i)));
-            let key = (id.to_string(), version);
-            match keys.get_mut(i) {
-                Some(k) => *k = key,
-                None => keys.push(key),
-            }
+    // Versions are unique within a queue (and the keys start afresh with each session): a
+    // version compare says whether an entry is the same, without comparing ids.
+    let gone = match items.clone().next() {
+        Some(first) => keys.iter().position(|v| *v == first).unwrap_or(0),
+        None => keys.len(),
+    };
+    let mut changed = gone > 0;
+    if gone > 0 {
+        js::drop_front(master, gone as u32);
+        keys.drain(..gone);
+    }
+    for i in 0..len {
+        let Some(version) = items.next() else { break };
+        if keys.get(i) == Some(&version) {
+            continue;
+        }
+        changed = true;
+        js::set_slot(master, i as u32, &js::parse_frozen(&json(i)));
+        match keys.get_mut(i) {
+            Some(k) => *k = version,
+            None => keys.push(version),
         }
     }
-    let shrunk = keys.len() > len;
-    keys.truncate(len);
-    if changed.length() == 0 && !shrunk && !prev.is_undefined() {
-        return None; // the very same array
+    if keys.len() > len {
+        changed = true;
+        keys.truncate(len);
     }
-    Some(js::patch_array(prev, len as u32, &changed))
+    changed.then(|| js::frozen_copy(master, len as u32))
 }

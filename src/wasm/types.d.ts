@@ -278,7 +278,7 @@ export class ChatStore {
   switchSession(sessionId: string): void;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
-  regenerate(messageId?: string): boolean;
+  regenerate(messageId?: string | { messageId?: string }): boolean;
   dispose(): void;
   free(): void;
 }

@@ -1,0 +1,110 @@
+// The long attacks of issue 17, as figures (not part of the test command):
+//   node bench/attacks.mjs [--only=drain,parts,hydrate] [--n=10000]
+// drain: n follow-ups queued during one turn, against a server that accepts each at once and
+//   consumes them all at the end: the time from the first POST to the last accepted one.
+// ACS_PKG=dir measures another build (default pkg/).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = resolve(import.meta.dirname, '..');
+const pkgDir = process.env.ACS_PKG || resolve(root, 'pkg');
+const pkg = await import(pathToFileURL(resolve(pkgDir, 'agent_chat_store.js')).href);
+const arg = (k, d) => process.argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1] ?? d;
+const only = arg('only', 'drain,parts,hydrate').split(',');
+const enc = new TextEncoder();
+const sse = (o) => enc.encode(`data: ${JSON.stringify(o)}\n\n`);
+const caps = { nativeFollowUp: true, aiSdkOwnsHistory: false };
+
+function openStream() {
+  let ctl;
+  const body = new ReadableStream({ start(c) { ctl = c; } });
+  return { body, push: (o) => ctl.enqueue(sse(o)), end: () => { try { ctl.enqueue(enc.encode('data: [DONE]\n\n')); ctl.close(); } catch {} } };
+}
+
+async function drain(n) {
+  const stream = openStream();
+  let accepted = 0;
+  let first = 0;
+  let done;
+  const finished = new Promise((r) => { done = r; });
+  const fetch = async (url, init) => {
+    const path = String(url).split('?')[0];
+    if (path.endsWith('/followup') && init.method === 'POST') {
+      if (!first) first = performance.now();
+      if (++accepted === n) done(performance.now());
+      return new Response('{"queued":true}', { status: 202, headers: { 'content-type': 'application/json' } });
+    }
+    if (path.endsWith('/chat')) {
+      return new Response(stream.body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    return new Response('', { status: 404 });
+  };
+  const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: caps, hydrate: false, fetch, persistSeq: false });
+  let notes = 0;
+  store.subscribe(() => { store.getSnapshot(); notes++; });
+  store.send('start');
+  stream.push({ type: 'data-turn-start', data: { turnId: 't' } });
+  while (store.getSnapshot().status !== 'streaming') await new Promise((r) => setTimeout(r, 1));
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) store.send(`follow-up ${i}`);
+  const queuedMs = performance.now() - t0;
+  const last = await finished;
+  stream.end();
+  store.dispose();
+  return { n, queueMs: +queuedMs.toFixed(1), drainMs: +(last - first).toFixed(1), perItemUs: +(((last - first) * 1000) / n).toFixed(1), notifications: notes };
+}
+
+async function parts(count) {
+  // One assistant message with `count` text parts, then deltas into the last one: the cost of
+  // getSnapshot() per notification.
+  const stream = openStream();
+  const fetch = async (url) => (String(url).split('?')[0].endsWith('/chat')
+    ? new Response(stream.body, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+    : new Response('', { status: 404 }));
+  const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: { nativeFollowUp: false, aiSdkOwnsHistory: true }, hydrate: false, fetch, persistSeq: false });
+  store.send('go');
+  stream.push({ type: 'start', messageId: 'm' });
+  for (let i = 0; i < count; i++) {
+    stream.push({ type: 'text-start', id: `p${i}` });
+    stream.push({ type: 'text-delta', id: `p${i}`, delta: `part ${i} ` });
+    stream.push({ type: 'text-end', id: `p${i}` });
+  }
+  stream.push({ type: 'text-start', id: 'last' });
+  await new Promise((r) => setTimeout(r, 50));
+  while (store.getSnapshot().messages.at(-1)?.parts.length !== count + 1) await new Promise((r) => setTimeout(r, 5));
+  const rounds = 200;
+  let total = 0;
+  for (let i = 0; i < rounds; i++) {
+    stream.push({ type: 'text-delta', id: 'last', delta: 'x' });
+    await new Promise((r) => setTimeout(r, 0));
+    const t = performance.now();
+    store.getSnapshot();
+    total += performance.now() - t;
+  }
+  stream.end();
+  store.dispose();
+  return { parts: count, snapshotUs: +((total * 1000) / rounds).toFixed(1) };
+}
+
+async function hydrate(count) {
+  const messages = [];
+  for (let i = 0; i < count; i++) {
+    messages.push({ id: `m${i}`, role: 'assistant', parts: [{ type: 'tool-ls', toolCallId: `c${i}`, state: 'output-available', input: { path: `/d/${i}` }, output: [{ type: 'text', text: `f${i}` }] }] });
+  }
+  const body = JSON.stringify({ messages });
+  const before = pkg.__wasm?.memory?.buffer.byteLength;
+  const fetch = async (url) => (String(url).split('?')[0].endsWith('/messages')
+    ? new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
+    : new Response('', { status: 404 }));
+  const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: caps, fetch, persistSeq: false });
+  while (!store.getSnapshot().hydrated) await new Promise((r) => setTimeout(r, 5));
+  const n = store.getSnapshot().messages.length;
+  const after = pkg.__wasm?.memory?.buffer.byteLength;
+  store.dispose();
+  return { toolCalls: n, jsonBytes: body.length, wasmGrowthBytes: before === undefined ? 'n/a' : after - before };
+}
+
+const n = Number(arg('n', 10000));
+if (only.includes('drain')) console.log('drain', JSON.stringify(await drain(n)));
+if (only.includes('parts')) for (const c of [1, 1000]) console.log('parts', JSON.stringify(await parts(c)));
+if (only.includes('hydrate')) console.log('hydrate', JSON.stringify(await hydrate(Number(arg('tools', 100000)))));
