@@ -418,6 +418,7 @@ impl SnapshotCache {
             // Another queue, whose versions count on their own.
             self.queued_keys.clear();
             self.queued_master = Array::new().into();
+            self.queued = JsValue::UNDEFINED;
             self.messages_revision = None;
         }
         self.update_messages(core);

@@ -278,3 +278,33 @@ test('a timeout past setTimeout\'s 32-bit range is clamped: it neither fires at 
   assert.equal(posts, 1);
   store.dispose();
 });
+
+test('the waiting bubbles follow the session: another session shows its own queue, and back', async () => {
+  let ctl;
+  const fetch = async (url, init) => {
+    const path = String(url).split('?')[0];
+    if (path.endsWith('/chat')) {
+      const body = new ReadableStream({ start(c) { ctl = c; } });
+      ctl?.enqueue?.(enc.encode(''));
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (path.endsWith('/followup')) return new Response('{"queued":true}', { status: 202 });
+    return new Response('', { status: 404 });
+  };
+  const store = new pkg.ChatStore({ sessionId: 'a', capabilities: { nativeFollowUp: true, aiSdkOwnsHistory: false }, hydrate: false, fetch, persistSeq: false });
+  try {
+    store.send('start');
+    for (let i = 0; i < 100 && !ctl; i++) await sleep(5);
+    ctl.enqueue(enc.encode('data: {"type":"data-turn-start","data":{"turnId":"t"}}\n\n'));
+    for (let i = 0; i < 100 && store.getSnapshot().status !== 'streaming'; i++) await sleep(5);
+    store.send('waiting in a');
+    for (let i = 0; i < 100 && store.getSnapshot().queued[0]?.state !== 'accepted'; i++) await sleep(5);
+    assert.equal(store.getSnapshot().queued.length, 1);
+    store.switchSession('b');
+    assert.deepEqual(store.getSnapshot().queued, [], 'b has no waiting bubbles');
+    store.switchSession('a');
+    assert.deepEqual(store.getSnapshot().queued.map((q) => q.text), ['waiting in a']);
+  } finally {
+    store.dispose();
+  }
+});
