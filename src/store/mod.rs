@@ -67,7 +67,7 @@ use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
 use session::{SentTurn, Session, TurnState};
 use takeback::{DeleteAnswer, TakeBacks};
-use turn::{Ending, HeldTurn, Phase};
+use turn::{Ending, Phase};
 pub use wire::history_for_storage;
 use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};
 

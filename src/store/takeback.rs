@@ -99,25 +99,24 @@ impl ChatStore {
             return;
         }
         let open = &mut self.session.take_backs.open;
-        if let Some(t) = open.iter().find(|t| t.nonce == nonce) {
-            if t.request.is_some() {
-                return; // on its way already
+        let idx = match open.iter().position(|t| t.nonce == nonce) {
+            Some(i) if open[i].request.is_some() => return, // on its way already
+            Some(i) => i,
+            None => {
+                open.push(TakeBack {
+                    seq,
+                    nonce: nonce.to_string(),
+                    request: None,
+                    failures: 0,
+                    retry_at: None,
+                });
+                open.len() - 1
             }
-        } else {
-            open.push(TakeBack {
-                seq,
-                nonce: nonce.to_string(),
-                request: None,
-                failures: 0,
-                retry_at: None,
-            });
-        }
+        };
         let id = self.delete_followup(seq, nonce, now_ms);
-        let open = &mut self.session.take_backs.open;
-        if let Some(t) = open.iter_mut().find(|t| t.nonce == nonce) {
-            t.request = Some(id);
-            t.retry_at = None;
-        }
+        let t = &mut self.session.take_backs.open[idx];
+        t.request = Some(id);
+        t.retry_at = None;
     }
 
     fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
@@ -163,35 +162,20 @@ impl ChatStore {
             parked.take_backs.due_now();
             if answer == DeleteAnswer::Started {
                 // Reopening the session reads its history, which shows (and attaches to) the run.
-                parked.queue.consume_by_nonce(&nonce);
-                if let Phase::Held(h) = &parked.phase {
-                    if h.nonce.as_deref() == Some(&nonce) {
-                        if let Some(bubble) = &h.bubble {
-                            parked.conversation.withdraw(bubble);
-                        }
-                        parked.phase = Phase::IDLE;
-                    }
-                }
+                parked.runs_on_server(&nonce);
             }
             return;
         }
     }
 
     fn after_take_back(&mut self, nonce: &str, answer: DeleteAnswer, now_ms: u64) {
-        let its_text = |h: &HeldTurn| h.nonce.as_deref() == Some(nonce);
-        let held = matches!(&self.session.phase, Phase::Held(h) if its_text(h));
         match answer {
             DeleteAnswer::Unanswered => {}
             // The copy can no longer run: a message waiting for that goes now.
             DeleteAnswer::Gone => self.start_held_turn(now_ms),
             DeleteAnswer::Started => {
                 self.diagnostic("a follow-up taken back had already started on the server");
-                if let Some(h) = held.then(|| self.session.phase.take_held()).flatten() {
-                    if let Some(bubble) = h.bubble {
-                        self.session.conversation.withdraw(&bubble);
-                    }
-                }
-                self.session.queue.consume_by_nonce(nonce);
+                self.session.runs_on_server(nonce);
                 self.touch();
                 // Another message waiting goes (a 409 `turn_already_active` attaches it).
                 self.start_held_turn(now_ms);
@@ -204,6 +188,19 @@ impl ChatStore {
                         self.probe(now_ms);
                     }
                 }
+            }
+        }
+    }
+}
+
+impl Session {
+    /// The server runs the follow-up `nonce` already: it leaves the queue, and a turn held to
+    /// send its text again is dropped with its bubble (the server's run shows it).
+    fn runs_on_server(&mut self, nonce: &str) {
+        self.queue.consume_by_nonce(nonce);
+        if matches!(&self.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
+            if let Some(bubble) = self.phase.take_held().and_then(|h| h.bubble) {
+                self.conversation.withdraw(&bubble);
             }
         }
     }

@@ -90,7 +90,7 @@ fn bag_arg(v: &JsValue, name: &str) -> Result<(), JsValue> {
 }
 
 /// A property of an options bag, `undefined` when the bag has none or its getter throws.
-fn prop(bag: &JsValue, key: &str) -> JsValue {
+pub(crate) fn prop(bag: &JsValue, key: &str) -> JsValue {
     if !bag.is_object() {
         return JsValue::UNDEFINED;
     }

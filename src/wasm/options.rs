@@ -1,6 +1,6 @@
 //! Reading `new ChatStore(options)`.
 
-use js_sys::{Function, Reflect};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use crate::protocol::Capabilities;
@@ -26,12 +26,7 @@ pub(crate) struct HostOptions {
     pub persist_seq: bool,
 }
 
-fn get(obj: &JsValue, key: &str) -> JsValue {
-    if !obj.is_object() {
-        return JsValue::UNDEFINED;
-    }
-    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
+use super::prop as get;
 
 fn string(obj: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
     let v = get(obj, key);
