@@ -122,9 +122,7 @@ fn items_queued_right_before_the_end_follow_in_order() {
 fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     let chat = streaming_turn(&mut h, "first");
-    h.submit("late one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    let p = accepted_follow_up(&mut h, "late one");
     let id = h.store.queued()[0].id.clone();
     assert!(
         !h.retry_queued(&id),
@@ -169,9 +167,7 @@ fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
 fn a_stop_takes_accepted_items_back_and_keeps_them_stalled() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
-    h.submit("queued one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    let p = accepted_follow_up(&mut h, "queued one");
     h.stop();
     let dels = h.open(RequestKind::FollowUpDelete);
     assert_eq!(dels.len(), 1);
@@ -248,9 +244,7 @@ fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
 fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
     let mut h = Harness::with_caps(PI_CAPS);
     let chat = streaming_turn(&mut h, "first");
-    h.submit("late one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    accepted_follow_up(&mut h, "late one");
     end_turn(&mut h, chat);
     let del = h.the_open(RequestKind::FollowUpDelete);
     h.respond(del.id, Reply::network("connection reset"));
@@ -278,9 +272,7 @@ fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
 fn a_copy_the_server_already_started_is_not_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     let chat = streaming_turn(&mut h, "first");
-    h.submit("late one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    accepted_follow_up(&mut h, "late one");
     end_turn(&mut h, chat);
     let del = h.the_open(RequestKind::FollowUpDelete);
     assert_eq!(h.store.messages().last().unwrap().text(), "late one");
@@ -313,9 +305,7 @@ fn a_copy_the_server_already_started_is_not_sent_again() {
 fn a_stalled_item_the_server_already_started_leaves_the_queue() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
-    h.submit("queued one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    accepted_follow_up(&mut h, "queued one");
     h.stop();
     let del = h.the_open(RequestKind::FollowUpDelete);
     assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
@@ -408,9 +398,7 @@ fn a_send_while_queued_items_wait_to_go_queues_behind_them() {
 fn a_removed_items_delete_without_an_answer_is_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
-    h.submit("changed my mind");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    accepted_follow_up(&mut h, "changed my mind");
     let id = h.store.queued()[0].id.clone();
     assert!(h.act(|s, now| s.remove_queued(&id, now)));
     let del = h.the_open(RequestKind::FollowUpDelete);
@@ -432,9 +420,7 @@ fn a_removed_items_delete_without_an_answer_is_sent_again() {
 fn a_message_sent_right_after_a_stop_waits_for_the_take_back() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
-    h.submit("queued one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    accepted_follow_up(&mut h, "queued one");
     h.stop();
     let del = h.the_open(RequestKind::FollowUpDelete);
     assert_eq!(h.send("new question").kind, SubmitKind::Sent);
@@ -455,9 +441,7 @@ fn a_message_sent_right_after_a_stop_waits_for_the_take_back() {
 fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
-    h.submit("queued one");
-    let p = h.the_open(RequestKind::FollowUpPost);
-    h.respond(p.id, accepted());
+    accepted_follow_up(&mut h, "queued one");
     h.stop();
     let del = h.the_open(RequestKind::FollowUpDelete);
     h.act(|s, _| s.set_draft("new question"));

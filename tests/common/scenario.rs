@@ -47,6 +47,15 @@ pub fn streaming_turn(h: &mut Harness, text: &str) -> RequestId {
     chat
 }
 
+/// Queues `text` during the running turn and lets the server accept its POST; returns that
+/// POST (its `clientSeq` and `clientNonce` name the server's copy).
+pub fn accepted_follow_up(h: &mut Harness, text: &str) -> Sent {
+    h.submit(text);
+    let post = h.the_open(RequestKind::FollowUpPost);
+    h.respond(post.id, accepted());
+    post
+}
+
 /// Ends the turn's stream cleanly.
 pub fn end_turn(h: &mut Harness, chat: RequestId) {
     h.respond(chat, Reply::sse(DONE.to_vec()));
