@@ -67,13 +67,16 @@ pub fn to_string(v: &impl serde::Serialize) -> String {
 /// Lone UTF-16 surrogates. JSON may hold one as an escape (`"\ud83d"`): `JSON.stringify`
 /// writes one for a string cut inside a character, as a server streaming text in UTF-16
 /// slices does, and the `ai` package keeps it (the next delta's `"\ude00"` completes the
-/// character). serde_json refuses them and a Rust string cannot hold one, so a text that has
-/// one is read again with each lone surrogate `0xD800 + k` as the character
-/// `MARKERS + k` (the last 2,048 code points of plane 16, private use; U+10FFFE and U+10FFFF
-/// are noncharacters). Every writer of JSON for JS or the server writes such a character back
-/// as the escape it came as, so a pair split over two deltas is one character again in JS,
-/// and a lone surrogate stays one, as in the `ai` package. The price: a real character of that
-/// range (private use, so no shared text holds one) is written as two lone surrogates.
+/// character). serde_json refuses them and a Rust string cannot hold one, so each lone
+/// surrogate `0xD800 + k` is held as the character `MARKERS + k` (the last 2,048 code points
+/// of plane 16, private use). Every writer of JSON for JS or the server writes such a
+/// character back as the escape it came as, so a pair split over two deltas is one character
+/// again in JS, and a lone surrogate stays one, as in the `ai` package.
+///
+/// A real character of that range is held as the markers of its own two surrogates (every
+/// ingress converts it: [`from_slice`], the partial-JSON lexer, [`push_char`],
+/// [`mark_private`] for strings from JS), so it is written back as that surrogate pair, which
+/// is the character again: no text can hold a marker that stands for anything else.
 pub const MARKERS: u32 = 0x10_F800;
 
 /// The marker of the lone surrogate `unit` (0xD800..=0xDFFF; anything else is U+FFFD).
@@ -81,6 +84,46 @@ pub fn marker(unit: u32) -> char {
     match unit.checked_sub(0xD800).filter(|k| *k < 0x800) {
         Some(k) => char::from_u32(MARKERS + k).unwrap_or('\u{FFFD}'),
         None => '\u{FFFD}',
+    }
+}
+
+/// Whether `c` is a character of the marker range ([`MARKERS`]).
+fn in_marker_range(c: u32) -> bool {
+    (MARKERS..=0x10_FFFF).contains(&c)
+}
+
+/// Pushes `c`, a real character, as Rust holds it: itself, or in the marker range the
+/// markers of its two UTF-16 surrogates ([`MARKERS`]).
+pub fn push_char(buf: &mut String, c: char) {
+    let u = u32::from(c);
+    if in_marker_range(u) {
+        let v = u - 0x1_0000;
+        buf.push(marker(0xD800 + (v >> 10)));
+        buf.push(marker(0xDC00 + (v & 0x3FF)));
+    } else {
+        buf.push(c);
+    }
+}
+
+/// A string from JS (or anything else that holds real characters only), as Rust holds it:
+/// characters of the marker range as the markers of their surrogates ([`push_char`]).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub fn mark_private(s: &str) -> std::borrow::Cow<'_, str> {
+    if !has_marker(s) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        push_char(&mut out, c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`mark_private`] in place.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub fn mark_private_in(s: &mut String) {
+    if let std::borrow::Cow::Owned(o) = mark_private(s) {
+        *s = o;
     }
 }
 
@@ -108,10 +151,11 @@ fn push_marked(out: &mut String, s: &str) {
     }
 }
 
-/// `bytes` with every lone surrogate escape replaced by its marker, or `None` when there is
-/// none. A backslash only escapes inside a string, and escapes are read from the left, so
-/// `\\ud800` (an escaped backslash, then `ud800`) is left alone.
-fn mark_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
+/// `bytes` with every lone surrogate escape replaced by its marker, and every character of the
+/// marker range (as UTF-8 or as an escaped surrogate pair) by the markers of its surrogates,
+/// or `None` when there is neither. A backslash only escapes inside a string, and escapes are
+/// read from the left, so `\\ud800` (an escaped backslash, then `ud800`) is left alone.
+fn mark_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     let hex4 = |at: usize| -> Option<u32> {
         (bytes.get(at..at + 4)?.iter())
             .try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
@@ -123,27 +167,55 @@ fn mark_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     };
     let mut out: Option<Vec<u8>> = None;
     let (mut i, mut copied) = (0, 0);
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        let Some(u) = escape_at(i) else {
-            i += 2; // another escape (or a bad one, serde_json's to report)
-            continue;
-        };
-        let paired = (0xD800..0xDC00).contains(&u)
-            && escape_at(i + 6).is_some_and(|l| (0xDC00..0xE000).contains(&l));
-        if paired {
-            i += 12;
-        } else if (0xD800..0xE000).contains(&u) {
-            let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
-            o.extend_from_slice(&bytes[copied..i]);
+    let put = |out: &mut Option<Vec<u8>>, from: usize, to: usize, units: &[u32]| {
+        let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 8));
+        o.extend_from_slice(&bytes[from..to]);
+        for &u in units {
             o.extend_from_slice(marker(u).encode_utf8(&mut [0; 4]).as_bytes());
-            i += 6;
-            copied = i;
-        } else {
-            i += 6;
+        }
+    };
+    while i < bytes.len() {
+        match bytes[i] {
+            // A character of the marker range in UTF-8: F4 8F A0..BF xx.
+            0xF4 if bytes.get(i + 1) == Some(&0x8F)
+                && bytes.get(i + 2).is_some_and(|b| (0xA0..0xC0).contains(b))
+                && bytes.get(i + 3).is_some() =>
+            {
+                let v = ((u32::from(bytes[i + 2]) & 0x3F) << 6) | (u32::from(bytes[i + 3]) & 0x3F);
+                // The low 12 bits of U+10F000 + v: its surrogates are 0xDBFC + (v >> 10), then
+                // 0xDC00 + (v & 0x3FF).
+                put(
+                    &mut out,
+                    copied,
+                    i,
+                    &[0xDBFC + (v >> 10), 0xDC00 + (v & 0x3FF)],
+                );
+                i += 4;
+                copied = i;
+            }
+            b'\\' => {
+                let Some(u) = escape_at(i) else {
+                    i += 2; // another escape (or a bad one, serde_json's to report)
+                    continue;
+                };
+                let low = escape_at(i + 6).filter(|l| (0xDC00..0xE000).contains(l));
+                match low {
+                    Some(l) if (0xD800..0xDC00).contains(&u) => {
+                        if u >= 0xDBFE {
+                            put(&mut out, copied, i, &[u, l]);
+                            copied = i + 12;
+                        }
+                        i += 12;
+                    }
+                    _ if (0xD800..0xE000).contains(&u) => {
+                        put(&mut out, copied, i, &[u]);
+                        i += 6;
+                        copied = i;
+                    }
+                    _ => i += 6,
+                }
+            }
+            _ => i += 1,
         }
     }
     let mut o = out?;
@@ -151,13 +223,15 @@ fn mark_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(o)
 }
 
-/// Parses JSON as `JSON.parse` would take it: serde_json's parser, and when it refuses the text
-/// because of a lone surrogate, the text again with markers in their place ([`MARKERS`]).
+/// Parses JSON as `JSON.parse` would take it, with lone surrogates and characters of the marker
+/// range held as markers ([`MARKERS`]).
 pub fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    serde_json::from_slice(bytes).or_else(|e| match mark_lone_surrogates(bytes) {
-        Some(marked) => serde_json::from_slice(&marked).map_err(|_| e),
-        None => Err(e),
-    })
+    match mark_surrogates(bytes) {
+        // A refusal is reported as of the text as it came (its offsets, not the marked one's).
+        Some(marked) => serde_json::from_slice(&marked)
+            .map_err(|e| serde_json::from_slice::<Value>(bytes).err().unwrap_or(e)),
+        None => serde_json::from_slice(bytes),
+    }
 }
 
 /// Appends `s` as a JSON string literal, byte for byte as serde_json writes it (`\"`, `\\`,
@@ -264,6 +338,44 @@ mod tests {
         let mut out = String::new();
         push_json_str(&mut out, "\u{10F7FF}\u{100000}");
         assert_eq!(out, "\"\u{10F7FF}\u{100000}\"");
+    }
+
+    /// A real character of the marker range, as UTF-8 or as an escaped pair, is held as the
+    /// markers of its surrogates and written back as that pair, which is the character again;
+    /// a lone surrogate beside it stays lone (U+10F800–U+10FFFF used to be read as markers).
+    #[test]
+    fn private_use_characters_of_the_marker_range_round_trip() {
+        for c in ['\u{10F800}', '\u{10FABC}', '\u{10FFFF}'] {
+            let u = u32::from(c) - 0x1_0000;
+            let (hi, lo) = (0xD800 + (u >> 10), 0xDC00 + (u & 0x3FF));
+            let held = format!("a{}{}b", marker(hi), marker(lo));
+            let raw = format!("\"a{c}b\"");
+            let escaped = format!("\"a\\u{hi:04x}\\u{lo:04x}b\"");
+            for text in [&raw, &escaped] {
+                assert_eq!(
+                    from_slice(text.as_bytes()).unwrap(),
+                    Value::String(held.clone())
+                );
+            }
+            let mut pushed = String::from("a");
+            push_char(&mut pushed, c);
+            pushed.push('b');
+            assert_eq!(pushed, held);
+            assert_eq!(mark_private(&format!("a{c}b")), held);
+            // Written back as the pair, which JSON.parse (serde_json here) reads as `c`.
+            let out = to_string(&Value::String(held));
+            assert_eq!(out, escaped);
+            assert_eq!(
+                serde_json::from_str::<String>(&out).unwrap(),
+                format!("a{c}b")
+            );
+        }
+        // Beside a lone surrogate, in one text.
+        let t = "\"\u{10F800}\\ud800x\"";
+        let want = format!("{}{}{}x", marker(0xDBFE), marker(0xDC00), marker(0xD800));
+        assert_eq!(from_slice(t.as_bytes()).unwrap(), Value::String(want));
+        // The character below the range is itself.
+        assert_eq!(mark_private("\u{10F7FF}"), "\u{10F7FF}");
     }
 
     /// Every byte that can need an escape, in every neighbourhood, as serde_json writes it.

@@ -170,6 +170,12 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
         match bytes[i] {
             b'"' => {
                 let (lit, rest) = s.split_at(i + 1);
+                // A character of plane 16 may be one of the marker range, which the general
+                // path holds as two markers (`protocol::json::MARKERS`).
+                if lit.as_bytes().contains(&0xF4) || lit.contains("\\udb") || lit.contains("\\uDB")
+                {
+                    return None;
+                }
                 let value = if escaped {
                     // Read as a `Value` (the one serde_json deserialiser the wasm has), not
                     // as a `String`: that would add serde's `String` visitor and its errors.

@@ -38,7 +38,7 @@ mod lexer;
 mod number;
 mod tree;
 
-use crate::protocol::json::marker;
+use crate::protocol::json::{marker, push_char};
 use serde_json::{Map, Value};
 
 use fix::*;

@@ -126,6 +126,7 @@ impl Tree {
                     &mut self.chunk
                 };
                 lone(buf, &mut self.hi);
+                // The text lexed holds markers already: each stands for its unit, as is.
                 buf.push(c);
             }
             Ev::Unit(u) => {
@@ -138,7 +139,7 @@ impl Tree {
                     (Some(h), 0xDC00..=0xDFFF) => {
                         self.hi = None;
                         let c = 0x10000 + ((u32::from(h) - 0xD800) << 10) + u32::from(u) - 0xDC00;
-                        buf.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        push_char(buf, char::from_u32(c).unwrap_or('\u{FFFD}'));
                     }
                     _ => {
                         lone(buf, &mut self.hi);
