@@ -9,6 +9,8 @@ import { pathToFileURL } from 'node:url';
 const root = resolve(import.meta.dirname, '..');
 const pkgDir = process.env.ACS_PKG || resolve(root, 'pkg');
 const pkg = await import(pathToFileURL(resolve(pkgDir, 'agent_chat_store.js')).href);
+// Already initialised by the root entry: initSync hands back the same instance's exports.
+const { memory } = pkg.initSync();
 const arg = (k, d) => process.argv.find((a) => a.startsWith(`--${k}=`))?.split('=')[1] ?? d;
 const only = arg('only', 'drain,parts,hydrate').split(',');
 const enc = new TextEncoder();
@@ -92,19 +94,57 @@ async function hydrate(count) {
     messages.push({ id: `m${i}`, role: 'assistant', parts: [{ type: 'tool-ls', toolCallId: `c${i}`, state: 'output-available', input: { path: `/d/${i}` }, output: [{ type: 'text', text: `f${i}` }] }] });
   }
   const body = JSON.stringify({ messages });
-  const before = pkg.__wasm?.memory?.buffer.byteLength;
+  messages.length = 0;
+  const before = memory.buffer.byteLength;
   const fetch = async (url) => (String(url).split('?')[0].endsWith('/messages')
     ? new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
     : new Response('', { status: 404 }));
   const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: caps, fetch, persistSeq: false });
   while (!store.getSnapshot().hydrated) await new Promise((r) => setTimeout(r, 5));
   const n = store.getSnapshot().messages.length;
-  const after = pkg.__wasm?.memory?.buffer.byteLength;
+  const after = memory.buffer.byteLength;
   store.dispose();
-  return { toolCalls: n, jsonBytes: body.length, wasmGrowthBytes: before === undefined ? 'n/a' : after - before };
+  return { toolCalls: n, jsonBytes: body.length, wasmGrowthBytes: after - before, perJsonByte: +((after - before) / body.length).toFixed(2) };
+}
+
+async function streamMemory(mode, megabytes) {
+  // One answer of `megabytes` MB of text in 4 KB deltas, in AI SDK mode (text-delta chunks) or
+  // pi mode (data-pi-text-delta chunks): wasm memory growth per streamed character. Run each
+  // mode in a fresh process (wasm memory only grows): `--only=stream-ai` / `--only=stream-pi`.
+  const stream = openStream();
+  const ai = mode === 'ai';
+  const fetch = async (url) => (String(url).split('?')[0].endsWith('/chat')
+    ? new Response(stream.body, { status: 200, headers: { 'content-type': 'text/event-stream' } })
+    : new Response('', { status: 404 }));
+  const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: { nativeFollowUp: !ai, aiSdkOwnsHistory: ai }, hydrate: false, fetch, persistSeq: false, limits: { maxMessageChars: 1 << 30, maxHistoryChars: 1 << 30 } });
+  const before = memory.buffer.byteLength;
+  store.send('go');
+  const piecesPerMb = 256;
+  const piece = 'abcdefghijklmnop'.repeat(256); // 4,096 chars
+  const total = megabytes * piecesPerMb;
+  if (ai) {
+    stream.push({ type: 'start', messageId: 'm' });
+    stream.push({ type: 'text-start', id: 't' });
+  } else {
+    stream.push({ type: 'data-pi-mode', data: { enabled: true } });
+    stream.push({ type: 'data-pi-message-start', data: { seq: 1, messageId: 'm', role: 'assistant' } });
+    stream.push({ type: 'data-pi-text-start', data: { seq: 2, messageId: 'm', partId: 't' } });
+  }
+  for (let i = 0; i < total; i++) {
+    if (ai) stream.push({ type: 'text-delta', id: 't', delta: piece });
+    else stream.push({ type: 'data-pi-text-delta', data: { seq: 3 + i, messageId: 'm', partId: 't', delta: piece } });
+    if (i % 64 === 63) await new Promise((r) => setTimeout(r, 0));
+  }
+  while ((store.getSnapshot().messages.at(-1)?.parts.at(-1)?.text?.length ?? 0) < total * piece.length) await new Promise((r) => setTimeout(r, 5));
+  const after = memory.buffer.byteLength;
+  const chars = total * piece.length;
+  stream.end();
+  store.dispose();
+  return { mode, streamedChars: chars, wasmGrowthBytes: after - before, perChar: +((after - before) / chars).toFixed(2) };
 }
 
 const n = Number(arg('n', 10000));
 if (only.includes('drain')) console.log('drain', JSON.stringify(await drain(n)));
 if (only.includes('parts')) for (const c of [1, 1000]) console.log('parts', JSON.stringify(await parts(c)));
+for (const mode of ['ai', 'pi']) if (only.includes(`stream-${mode}`)) console.log('stream', JSON.stringify(await streamMemory(mode, Number(arg('mb', 200)))));
 if (only.includes('hydrate')) console.log('hydrate', JSON.stringify(await hydrate(Number(arg('tools', 100000)))));

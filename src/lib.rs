@@ -89,6 +89,8 @@ pub use store::{
     history_for_storage, AutoSend, ChatStore, Limits, Method, Output, Request, RequestId,
     RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind, SubmitResult,
 };
+// The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.
+pub use store::{message_chars, Loss, LossCode, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use tool_ui::{ToolCatalogEntry, ToolUiHints, ToolUiUpdate, ToolUiUpdates};
 
 // The wire types.

@@ -132,7 +132,7 @@ pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) ->
                 Effect::ToolUi(call, update) => {
                     tool_ui.insert(call, update);
                 }
-                Effect::Diagnostic(d) => diagnostics.push(d),
+                Effect::Diagnostic(d) | Effect::Lost(_, d) => diagnostics.push(d),
                 _ => {}
             }
         }

@@ -53,8 +53,22 @@ pub trait SseSink {
     /// A dispatched event: its data, the last event id (`None` when empty) and its type
     /// (`None` when absent or empty).
     fn event(&mut self, data: &str, id: Option<&str>, event: Option<&str>);
-    /// An event over the size limit was dropped.
-    fn too_large(&mut self, limit: usize);
+    /// An event over the size limit was dropped; `head` is the start of its data (at most
+    /// [`HEAD_BYTES`]), to say what was lost.
+    fn too_large(&mut self, limit: usize, head: &str);
+}
+
+/// How much of a dropped event's data is kept to say what it was (its chunk type, its tool
+/// call): enough for the keys a chunk puts before its payload.
+pub const HEAD_BYTES: usize = 512;
+
+/// An event dropped as too large, as the store's batch reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped<'a> {
+    /// The limit that was exceeded, in bytes.
+    pub limit: usize,
+    /// The start of the event's data (at most [`HEAD_BYTES`]).
+    pub head: &'a str,
 }
 
 impl SseSink for Vec<SseItem> {
@@ -66,7 +80,7 @@ impl SseSink for Vec<SseItem> {
         }));
     }
 
-    fn too_large(&mut self, limit: usize) {
+    fn too_large(&mut self, limit: usize, _head: &str) {
         self.push(Err(SseError::EventTooLarge { limit }));
     }
 }
@@ -78,21 +92,22 @@ impl SseSink for Vec<SseItem> {
 pub struct SseBatch {
     text: String,
     /// Per item: the end of its data in `text` (it starts where the previous one ended), or
-    /// `Err` for an event dropped as too large.
-    ends: Vec<Result<usize, SseError>>,
+    /// for an event dropped as too large the limit and the end of its head.
+    ends: Vec<Result<usize, (usize, usize)>>,
 }
 
 impl SseBatch {
     /// The items in order: an event's data, or the report of a dropped event.
-    pub fn iter(&self) -> impl Iterator<Item = Result<&str, &SseError>> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = Result<&str, Skipped<'_>>> + '_ {
         let mut start = 0;
-        self.ends.iter().map(move |end| match end {
-            Ok(end) => {
-                let data = &self.text[start..*end];
-                start = *end;
-                Ok(data)
+        self.ends.iter().map(move |item| {
+            let (Ok(end) | Err((_, end))) = *item;
+            let text = &self.text[start..end];
+            start = end;
+            match *item {
+                Ok(_) => Ok(text),
+                Err((limit, _)) => Err(Skipped { limit, head: text }),
             }
-            Err(e) => Err(e),
         })
     }
 
@@ -113,8 +128,9 @@ impl SseSink for SseBatch {
         self.ends.push(Ok(self.text.len()));
     }
 
-    fn too_large(&mut self, limit: usize) {
-        self.ends.push(Err(SseError::EventTooLarge { limit }));
+    fn too_large(&mut self, limit: usize, head: &str) {
+        self.text.push_str(head);
+        self.ends.push(Err((limit, self.text.len())));
     }
 }
 
@@ -306,7 +322,7 @@ impl SseDecoder {
         } else if self.line.is_empty() && bytes[0] == b':' {
             self.mode = Line::Comment;
         } else if !self.fits(bytes.len()) {
-            out.too_large(self.limit);
+            out.too_large(self.limit, &self.head(bytes));
             self.dispatched += 1;
             self.line.clear();
             self.data.clear();
@@ -317,6 +333,26 @@ impl SseDecoder {
         } else {
             self.line.extend_from_slice(bytes);
         }
+    }
+
+    /// The start of the data of the event being dropped, `bytes` the rest of its current line.
+    fn head(&self, bytes: &[u8]) -> String {
+        let data = self.data.as_bytes();
+        let mut head = data[..data.len().min(HEAD_BYTES)].to_vec();
+        if head.len() < HEAD_BYTES {
+            let line = [&self.line[..], bytes].concat();
+            if let Some(value) = line.strip_prefix(b"data:") {
+                head.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+            }
+        }
+        head.truncate(HEAD_BYTES);
+        // Cut inside a character: its bytes go.
+        let valid = match std::str::from_utf8(&head) {
+            Ok(s) => s.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        head.truncate(valid);
+        String::from_utf8(head).unwrap_or_default()
     }
 
     /// A line end after the bytes collected by `append`.
@@ -452,7 +488,10 @@ mod tests {
                 owned.into_iter().map(|i| i.map(|e| e.data)).collect();
             let from_batch: Vec<Result<String, SseError>> = batch
                 .iter()
-                .map(|i| i.map(str::to_owned).map_err(Clone::clone))
+                .map(|i| {
+                    i.map(str::to_owned)
+                        .map_err(|s| SseError::EventTooLarge { limit: s.limit })
+                })
                 .collect();
             assert_eq!(from_batch, from_items, "cut at {cut}");
             assert_eq!(from_items.len(), 4);

@@ -25,6 +25,9 @@ pub enum ErrorKind {
     Protocol,
     /// The request was aborted (stop, session switch, `dispose()`).
     Aborted,
+    /// A stream grew past one of the store's `limits` (`error.field` names it): the turn was
+    /// stopped, what it had shown kept.
+    LimitExceeded,
 }
 
 impl ErrorKind {
@@ -40,6 +43,7 @@ impl ErrorKind {
             ErrorKind::Server => "Server",
             ErrorKind::Protocol => "Protocol",
             ErrorKind::Aborted => "Aborted",
+            ErrorKind::LimitExceeded => "LimitExceeded",
         }
     }
 }

@@ -34,7 +34,9 @@
 
 mod actions;
 mod followups;
+mod growth;
 mod inputs;
+mod losses;
 mod options;
 mod outbox;
 mod reduce;
@@ -42,6 +44,9 @@ mod session;
 mod takeback;
 mod turn;
 mod wire;
+
+pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
+pub use losses::{Loss, LossCode};
 
 use std::collections::{HashMap, VecDeque};
 
@@ -54,7 +59,7 @@ use crate::protocol::chunk::{parse_chunk, Chunk};
 use crate::protocol::json::to_string;
 use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
-use crate::sse::{SseBatch, SseDecoder, SseError};
+use crate::sse::{SseBatch, SseDecoder};
 use crate::stream::conversation::{Conversation, Effect};
 use crate::stream::fast_chunk::Delta;
 use crate::stream::history::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
@@ -259,6 +264,12 @@ impl ChatStore {
     /// The open session's id (`sessionId`).
     pub fn session_id(&self) -> &str {
         &self.session.id
+    }
+
+    /// What the store could not show of this session, newest last (at most 32): the
+    /// snapshot's `losses`.
+    pub fn losses(&self) -> &[Loss] {
+        &self.session.losses
     }
 
     /// The chat's `status` (SPEC §5): busy while `submitted` or `streaming`.

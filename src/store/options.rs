@@ -47,6 +47,13 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// Hydrated histories longer than this keep their newest messages.
     pub max_messages: usize,
+    /// A streamed message larger than this (UTF-16 units of its texts, tool inputs and
+    /// outputs, data) stops the turn with a `LimitExceeded` error; at most
+    /// [`MAX_MESSAGE_CHARS`].
+    pub max_message_chars: usize,
+    /// The same for the whole history while a turn streams; at most
+    /// [`MAX_HISTORY_CHARS`].
+    pub max_history_chars: usize,
 }
 
 impl Default for Limits {
@@ -55,6 +62,8 @@ impl Default for Limits {
             max_event_bytes: crate::sse::DEFAULT_MAX_EVENT_BYTES,
             max_body_bytes: 64 * 1024 * 1024,
             max_messages: 100_000,
+            max_message_chars: 32 << 20,
+            max_history_chars: 128 << 20,
         }
     }
 }

@@ -22,22 +22,22 @@ impl ChatStore {
                 // Deltas in their canonical shape are applied in place, without the `Value`
                 // tree or the chunk (most of the per-event cost of a long stream); anything
                 // else takes the full parser.
-                Ok(data) => match crate::stream::fast_chunk::parse_delta(data) {
-                    Some(delta) => self.apply_delta(delta, now_ms),
-                    None => match parse_chunk(data) {
-                        Ok(chunk) => self.apply_chunk(chunk, now_ms),
-                        Err(e) => {
-                            let error = ChatError::protocol(e.to_string());
-                            self.events.push_back(StoreEvent::Error { error });
-                        }
-                    },
-                },
-                Err(SseError::EventTooLarge { limit }) => {
-                    let error = ChatError::protocol(format!(
-                        "an event larger than {limit} bytes was skipped"
-                    ));
-                    self.events.push_back(StoreEvent::Error { error });
+                Ok(data) => {
+                    match crate::stream::fast_chunk::parse_delta(data) {
+                        Some(delta) => self.apply_delta(delta, now_ms),
+                        None => match parse_chunk(data) {
+                            Ok(chunk) => self.apply_chunk(chunk, now_ms),
+                            Err(e) => self.lose(LossCode::BadChunk, e.to_string(), true),
+                        },
+                    }
+                    let s = &mut self.session;
+                    let history = s.conversation.history().messages();
+                    let limits = &self.opts.limits;
+                    if let Some(passed) = s.turn.growth.after_event(data.len(), history, limits) {
+                        self.limit_passed(passed, now_ms);
+                    }
                 }
+                Err(skipped) => self.lose_event(skipped),
             }
         }
         if self.session.conversation.history().revision() != before {
@@ -134,6 +134,13 @@ impl ChatStore {
                 }
                 Effect::FollowUp(e) => self.on_followup_effect(e),
                 Effect::Diagnostic(m) => self.diagnostic(&m),
+                Effect::Lost(unknown, m) => {
+                    let code = match unknown {
+                        true => LossCode::UnknownChunk,
+                        false => LossCode::NotApplied,
+                    };
+                    self.lose(code, m, false);
+                }
             }
         }
     }
@@ -172,6 +179,18 @@ impl ChatStore {
         if consumed.is_some() {
             self.touch();
         }
+    }
+
+    /// A stream grew past a bound: stopped as the user would stop it (the server told, the
+    /// parts it left open closed, what it showed kept), and failed with the bound's error.
+    fn limit_passed(&mut self, passed: growth::Passed, now_ms: u64) {
+        self.stop(now_ms);
+        let error = passed.error();
+        let s = &mut self.session;
+        s.phase = Phase::Idle { failed: true };
+        s.error = Some(error.clone());
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
     }
 
     pub(super) fn stream_error(&mut self, text: String) {

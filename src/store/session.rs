@@ -39,6 +39,8 @@ pub(super) struct Session {
     /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
     /// for the user.
     pub(super) send_queue_when_idle: bool,
+    /// What the store could not show of this session, newest last ([`Loss`]).
+    pub(super) losses: Vec<Loss>,
 }
 
 /// What a chat POST asked ([`TurnState::sent`]).
@@ -73,6 +75,8 @@ pub(super) struct TurnState {
     /// What this client's chat POST asked, for a refusal that hands it back (a 409
     /// `turn_already_active`): the user message it showed, its text and files.
     pub(super) sent: Option<SentTurn>,
+    /// What the turn's stream made the history hold, against `limits`.
+    pub(super) growth: super::growth::Growth,
 }
 
 impl TurnState {
@@ -89,6 +93,7 @@ impl TurnState {
             finish_reason: None,
             resume_tries: 0,
             sent: None,
+            growth: Default::default(),
         }
     }
 }
@@ -118,6 +123,7 @@ impl Session {
             hydrated: false,
             send_queue_when_idle: false,
             take_backs: TakeBacks::default(),
+            losses: Vec::new(),
         }
     }
 
@@ -305,7 +311,11 @@ impl ChatStore {
             Err(HistoryBodyError::NotJson) => return self.diagnostic("history answer is not JSON"),
         };
         for e in skipped {
-            self.diagnostic(&format!("history message skipped: {e}"));
+            self.lose(
+                LossCode::HistorySkipped,
+                format!("history message skipped: {e}"),
+                false,
+            );
         }
         if after_stop && messages.len() < self.session.conversation.history().len() {
             // The server has not written what the stopped turn streamed yet: what is shown is

@@ -54,6 +54,8 @@ pub enum Effect {
     FollowUp(PiEffect),
     /// Something odd but survivable.
     Diagnostic(String),
+    /// A chunk was not applied: of an unknown type (`true`), or naming nothing held.
+    Lost(bool, String),
 }
 
 /// The turn as the store follows it, where the gate needs it.
@@ -257,9 +259,10 @@ impl Conversation {
                 transient: d.transient,
             }),
             Chunk::Data(d) => self.on_ui_data(d, rng, out),
-            Chunk::Unknown { chunk_type, .. } => out.push(Effect::Diagnostic(format!(
-                "unknown chunk type {chunk_type}"
-            ))),
+            Chunk::Unknown { chunk_type, .. } => out.push(Effect::Lost(
+                true,
+                format!("unknown chunk type {chunk_type}"),
+            )),
         }
     }
 
@@ -462,7 +465,7 @@ impl Conversation {
     fn on_tool_ui(&mut self, data: &Value, out: &mut Vec<Effect>) {
         let Some((call, update)) = ToolUiUpdate::from_data(data) else {
             let e = "data-tool-ui without a toolCallId";
-            return out.push(Effect::Diagnostic(e.to_string()));
+            return out.push(Effect::Lost(false, e.to_string()));
         };
         // The message holding the call is the running turn's, the last one or near it. The
         // search stops after TOOL_UI_SEARCH messages: a chunk naming a call no message has

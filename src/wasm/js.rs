@@ -69,7 +69,7 @@ export function make_error(text) {
 }
 const STATUS = ['ready', 'submitted', 'streaming', 'error'];
 // The keys in the order the snapshot always had (sorted, as serde_json's map writes them).
-export function snapshot(flags, status, sessionId, turnId, capabilities, composer, tools, messages, queued, error) {
+export function snapshot(flags, status, sessionId, turnId, capabilities, composer, tools, messages, queued, error, losses) {
   return Object.freeze({
     awaitingAnswer: (flags & 32) !== 0,
     busy: (flags & 8) !== 0,
@@ -86,6 +86,7 @@ export function snapshot(flags, status, sessionId, turnId, capabilities, compose
     messages,
     queued,
     error,
+    losses,
   });
 }
 export function call_safely(f, a) {
@@ -188,6 +189,7 @@ extern "C" {
         messages: &JsValue,
         queued: &JsValue,
         error: &JsValue,
+        losses: &JsValue,
     ) -> JsValue;
     pub fn call_safely(f: &Function, a: &JsValue);
     pub fn queue_microtask(f: &Function);

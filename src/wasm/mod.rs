@@ -69,6 +69,11 @@ fn arg_error(name: &str, message: &str) -> JsValue {
 /// other type as a string's memory (a trap) or throws a plain `TypeError`.
 fn string_arg(v: &JsValue, name: &str) -> Result<String, JsValue> {
     v.as_string()
+        .map(|mut s| {
+            // Held as every other text is (`protocol::json::MARKERS`).
+            crate::protocol::json::mark_private_in(&mut s);
+            s
+        })
         .ok_or_else(|| arg_error(name, &format!("{name} must be a string")))
 }
 

@@ -34,7 +34,10 @@ fn string(obj: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
         return Ok(None);
     }
     v.as_string()
-        .map(Some)
+        .map(|mut s| {
+            crate::protocol::json::mark_private_in(&mut s);
+            Some(s)
+        })
         .ok_or_else(|| super::arg_error(key, &format!("option {key} must be a string")))
 }
 
@@ -102,6 +105,12 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     }
     if let Some(n) = number(&limits, "maxMessages")? {
         opts.limits.max_messages = n as usize;
+    }
+    if let Some(n) = number(&limits, "maxMessageChars")? {
+        opts.limits.max_message_chars = n as usize;
+    }
+    if let Some(n) = number(&limits, "maxHistoryChars")? {
+        opts.limits.max_history_chars = n as usize;
     }
     let retry = get(o, "retry");
     if let Some(n) = number(&retry, "maxAttempts")? {

@@ -94,6 +94,8 @@ pub(crate) struct SnapshotCache {
     queued_keys: Vec<u64>,
     error: Option<ChatError>,
     error_js: JsValue,
+    /// The session's losses as last exported, and their frozen array.
+    losses: (Vec<crate::Loss>, JsValue),
     /// The head's parts as last exported: each keeps its object while it is the same (the
     /// catalog can be large).
     session: (String, JsValue),
@@ -120,6 +122,7 @@ impl Default for SnapshotCache {
             queued_keys: Vec::new(),
             error: None,
             error_js: JsValue::NULL,
+            losses: (Vec::new(), JsValue::UNDEFINED),
             session: (String::new(), JsValue::from_str("")),
             capabilities: None,
             capabilities_js: JsValue::UNDEFINED,
@@ -434,6 +437,12 @@ impl SnapshotCache {
             self.error = core.error().cloned();
             self.error_js = self.error.as_ref().map(js_error).unwrap_or(JsValue::NULL);
         }
+        if self.losses.1.is_undefined() || self.losses.0 != core.losses() {
+            self.losses = (
+                core.losses().to_vec(),
+                js::parse_frozen(&to_string(&core.losses())),
+            );
+        }
         let caps = core.capabilities();
         if self.capabilities != Some(caps) {
             self.capabilities = Some(caps);
@@ -492,6 +501,7 @@ impl SnapshotCache {
             &self.messages,
             &self.queued,
             &self.error_js,
+            &self.losses.1,
         );
         self.revision = core.revision();
         self.value.clone()

@@ -4,7 +4,8 @@ export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';
 /** The stable error kinds (`error.code`). */
 export type ChatErrorCode =
   | 'FollowUpUnsupported' | 'FollowUpOutOfOrder' | 'SessionNotReady' | 'TurnAlreadyActive'
-  | 'Validation' | 'Network' | 'Server' | 'Protocol' | 'Aborted';
+  | 'Validation' | 'Network' | 'Server' | 'Protocol' | 'Aborted'
+  | 'LimitExceeded';
 
 /** A JS `Error` with a stable code and what the server said, verbatim. */
 export interface ChatStoreError extends Error {
@@ -146,6 +147,12 @@ export interface ChatSnapshot {
    */
   readonly busy: boolean;
   readonly error: ChatStoreError | null;
+  /**
+   * What the store could not show of this session, newest last (at most 32): an event over
+   * `maxEventBytes` (a lost tool result also fails its tool part), an event that is not a
+   * chunk, a chunk of an unknown type or naming nothing, a history message it could not read.
+   */
+  readonly losses: readonly ChatStoreLoss[];
   readonly capabilities: Readonly<Capabilities>;
   readonly capabilitiesLoaded: boolean;
   /** The session runtime's tools (empty when the server has no catalog). */
@@ -182,6 +189,15 @@ export interface ChatRoutes {
   turn?: string;
 }
 
+export interface ChatStoreLoss {
+  code: 'EventTooLarge' | 'BadChunk' | 'UnknownChunk' | 'NotApplied' | 'HistorySkipped';
+  message: string;
+  /** The message that streamed when it happened (stream losses). */
+  messageId: string | null;
+  /** The tool call whose result was lost. */
+  toolCallId?: string;
+}
+
 export interface ChatStoreLimits {
   /** One SSE event larger than this is skipped with a Protocol error (default 16 MiB). */
   maxEventBytes?: number;
@@ -189,6 +205,14 @@ export interface ChatStoreLimits {
   maxBodyBytes?: number;
   /** A hydrated history keeps at most this many newest messages (default 100,000). */
   maxMessages?: number;
+  /**
+   * A streamed message longer than this (UTF-16 units of its texts, tool inputs and outputs,
+   * data) stops the turn with a `LimitExceeded` error, what it showed kept (default 32 Mi,
+   * at most 64 Mi: JS strings end at 512 Mi).
+   */
+  maxMessageChars?: number;
+  /** The same for the whole history while a turn streams (default 128 Mi, at most 256 Mi). */
+  maxHistoryChars?: number;
 }
 
 /** A data chunk as the host receives it in `onData`. */

@@ -513,7 +513,7 @@ test('a server answering HTML instead of SSE: a Protocol error, the store stays 
   store.dispose();
 });
 
-test('10,000 unknown chunk types: diagnostics, nothing held, still fast', async () => {
+test('10,000 unknown chunk types: diagnostics, the newest 32 in losses, still fast', async () => {
   let unknown = '';
   for (let i = 0; i < 10_000; i++) unknown += sse({ type: `future-type-${i}`, payload: 'x'.repeat(64) });
   const pieces = [];
@@ -528,7 +528,11 @@ test('10,000 unknown chunk types: diagnostics, nothing held, still fast', async 
   assert.equal(events.filter((e) => e.type === 'diagnostic' && e.message.startsWith('unknown chunk type')).length, 10_000);
   assert.equal(s.messages[1].parts.length, 1);
   assert.equal(s.messages[1].parts[0].text, 'answer');
-  assert.ok(JSON.stringify(s).length < 2000, 'the snapshot holds none of them');
+  // The snapshot says what was skipped, the newest 32 of them only.
+  assert.equal(s.losses.length, 32);
+  assert.deepEqual(new Set(s.losses.map((l) => l.code)), new Set(['UnknownChunk']));
+  assert.match(s.losses.at(-1).message, /future-type-9999/);
+  assert.ok(JSON.stringify({ ...s, losses: [] }).length < 2000, 'the snapshot holds none of them');
   await aNormalTurnWorks(store);
   store.dispose();
 });
