@@ -111,12 +111,13 @@ async function streamMemory(mode, megabytes) {
   // One answer of `megabytes` MB of text in 4 KB deltas, in AI SDK mode (text-delta chunks) or
   // pi mode (data-pi-text-delta chunks): wasm memory growth per streamed character. Run each
   // mode in a fresh process (wasm memory only grows): `--only=stream-ai` / `--only=stream-pi`.
+  // 60 MB stays under the largest `limits.maxMessageChars` (64 Mi), which stops a longer one.
   const stream = openStream();
   const ai = mode === 'ai';
   const fetch = async (url) => (String(url).split('?')[0].endsWith('/chat')
     ? new Response(stream.body, { status: 200, headers: { 'content-type': 'text/event-stream' } })
     : new Response('', { status: 404 }));
-  const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: { nativeFollowUp: !ai, aiSdkOwnsHistory: ai }, hydrate: false, fetch, persistSeq: false, limits: { maxMessageChars: 1 << 30, maxHistoryChars: 1 << 30 } });
+  const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: { nativeFollowUp: !ai, aiSdkOwnsHistory: ai }, hydrate: false, fetch, persistSeq: false, limits: { maxMessageChars: 64 << 20, maxHistoryChars: 256 << 20 } });
   const before = memory.buffer.byteLength;
   store.send('go');
   const piecesPerMb = 256;
@@ -146,5 +147,5 @@ async function streamMemory(mode, megabytes) {
 const n = Number(arg('n', 10000));
 if (only.includes('drain')) console.log('drain', JSON.stringify(await drain(n)));
 if (only.includes('parts')) for (const c of [1, 1000]) console.log('parts', JSON.stringify(await parts(c)));
-for (const mode of ['ai', 'pi']) if (only.includes(`stream-${mode}`)) console.log('stream', JSON.stringify(await streamMemory(mode, Number(arg('mb', 200)))));
+for (const mode of ['ai', 'pi']) if (only.includes(`stream-${mode}`)) console.log('stream', JSON.stringify(await streamMemory(mode, Number(arg('mb', 60)))));
 if (only.includes('hydrate')) console.log('hydrate', JSON.stringify(await hydrate(Number(arg('tools', 100000)))));

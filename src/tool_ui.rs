@@ -8,6 +8,7 @@
 //!    displayGroup?, icon?}`; the latest one for a call wins; it carries live progress);
 //! 3. the session's tool catalog entry for the tool's name (its `ui`).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
@@ -180,13 +181,15 @@ impl ToolUiUpdates {
 }
 
 /// The tool result's structured details: pi's `details`, or an AI SDK output's `details`.
-fn result_details(t: &ToolPart) -> Option<&Value> {
-    t.details.as_ref().or_else(|| {
-        t.output
-            .as_ref()
-            .and_then(|o| o.get("details"))
-            .filter(|d| d.is_object())
-    })
+fn result_details(t: &ToolPart) -> Option<Cow<'_, Value>> {
+    if let Some(d) = &t.details {
+        return Some(d.value());
+    }
+    let is_details = |d: &&Value| d.is_object();
+    match t.output.as_ref()?.value() {
+        Cow::Borrowed(o) => o.get("details").filter(is_details).map(Cow::Borrowed),
+        Cow::Owned(o) => o.get("details").filter(is_details).cloned().map(Cow::Owned),
+    }
 }
 
 /// The resolved `ui` of a tool part.
@@ -197,7 +200,7 @@ pub fn resolve(t: &ToolPart, updates: &ToolUiUpdates, catalog: &[ToolCatalogEntr
         .iter()
         .find(|e| e.name == t.tool_name)
         .and_then(|e| e.ui.as_ref());
-    let from_details = details
+    let from_details = (details.as_deref())
         .and_then(|d| d.get("uiKind"))
         .and_then(Value::as_str);
     let mut ui = Map::new();
@@ -224,7 +227,7 @@ pub fn resolve(t: &ToolPart, updates: &ToolUiUpdates, catalog: &[ToolCatalogEntr
             .and_then(|u| u.icon.as_deref())
             .or(hints.and_then(|h| h.icon.as_deref())),
     );
-    if let Some(d) = details.or(update.and_then(|u| u.details.as_ref())) {
+    if let Some(d) = (details.as_deref()).or(update.and_then(|u| u.details.as_ref())) {
         ui.insert("details".into(), d.clone());
     }
     Value::Object(ui)
@@ -260,11 +263,12 @@ pub fn has_call(msg: &UIMessage, tool_call_id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Json;
     use serde_json::json;
 
     fn part(details: Option<Value>) -> ToolPart {
         let mut t = ToolPart::new("c1", "pi.subagent", true);
-        t.details = details;
+        t.details = details.map(Into::into);
         t
     }
 
@@ -342,7 +346,9 @@ mod tests {
     #[test]
     fn ai_sdk_output_details_count_as_result_details() {
         let mut t = ToolPart::new("c2", "weather", false);
-        t.output = Some(json!({"temp": 3, "details": {"uiKind": "weather-card"}}));
+        t.output = Some(Json::compact(
+            json!({"temp": 3, "details": {"uiKind": "weather-card"}}),
+        ));
         assert_eq!(
             resolve(&t, &ToolUiUpdates::new(), &[])["rendererId"],
             "weather-card"

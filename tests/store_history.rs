@@ -9,7 +9,7 @@ use agent_chat_store::Status;
 use agent_chat_store::{Method, RequestKind, StoreEvent};
 use common::scenario::*;
 use common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn ai_sdk_history_is_built_from_standard_chunks_and_put_once() {
@@ -151,5 +151,104 @@ fn hydration_that_lands_mid_stream_loses_and_duplicates_nothing() {
     assert_eq!(
         without_ids(&h.history()),
         without_ids(&canonical_trace_history())
+    );
+}
+
+/// Servers that number each role on its own give a user message and its answer one id: both
+/// are kept, the answer under `{id}:assistant`, in a history and in a stream of either kind.
+#[test]
+fn messages_sharing_an_id_across_roles_stay_separate() {
+    let texts = |h: &Harness| -> Vec<(String, String)> {
+        let msgs = h.store.messages();
+        msgs.iter().map(|m| (m.id.clone(), m.text())).collect()
+    };
+    let pair = json!({"messages": [
+        {"id": "1", "role": "user", "parts": [{"type": "text", "text": "hi"}]},
+        {"id": "1", "role": "assistant", "parts": [{"type": "text", "text": "hello"}]},
+        {"id": "1", "role": "assistant", "parts": [{"type": "text", "text": "again"}]},
+    ]});
+    for caps in [AI_SDK_CAPS, PI_CAPS] {
+        let mut h = hydrating(caps);
+        let get = h.the_open(RequestKind::MessagesGet).id;
+        h.respond(get, Reply::json(200, pair.clone()));
+        // The same role's duplicate is the same message: its first copy is kept.
+        let want = [("1", "hi"), ("1:assistant", "hello")];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(texts(&h), want, "{caps:?}");
+    }
+
+    // An AI SDK answer whose `start` names the user message's id.
+    let mut h = hydrating(AI_SDK_CAPS);
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(
+        get,
+        Reply::json(
+            200,
+            json!({"messages": [
+                {"id": "7", "role": "user", "parts": [{"type": "text", "text": "first"}]},
+            ]}),
+        ),
+    );
+    h.send("second");
+    let chat = h.last(RequestKind::Chat);
+    h.respond(chat.id, Reply::sse(ai_answer("7", "answer")));
+    let t = texts(&h);
+    assert_eq!(t.len(), 3, "{t:?}");
+    assert_eq!(t[0], ("7".to_string(), "first".to_string()));
+    assert_eq!(t[1].1, "second");
+    assert_eq!(t[2], ("7:assistant".to_string(), "answer".to_string()));
+
+    // A pi answer whose message-start names the user message's id: its deltas go to it, not
+    // into the user's message.
+    let mut h = hydrating(PI_CAPS);
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(
+        get,
+        Reply::json(
+            200,
+            json!({"messages": [
+                {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "first"}]},
+            ]}),
+        ),
+    );
+    h.send("second");
+    let chat = h.last(RequestKind::Chat);
+    let ids = json!({"messageId": "u1", "partId": "p"});
+    let with = |extra: Value| {
+        let mut d = ids.clone();
+        d.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        d
+    };
+    let body = sse(&[
+        pi_chunk(
+            "message-start",
+            1,
+            json!({"messageId": "u1", "role": "assistant"}),
+        ),
+        pi_chunk("text-start", 2, with(json!({}))),
+        pi_chunk("text-delta", 3, with(json!({"delta": "answer"}))),
+        pi_chunk("text-end", 4, with(json!({}))),
+        pi_chunk(
+            "message-end",
+            5,
+            json!({"messageId": "u1", "role": "assistant"}),
+        ),
+    ]);
+    h.respond(chat.id, Reply::sse(body));
+    let t = texts(&h);
+    assert_eq!(
+        t.first(),
+        Some(&("u1".to_string(), "first".to_string())),
+        "{t:?}"
+    );
+    assert_eq!(
+        t.last(),
+        Some(&("u1:assistant".to_string(), "answer".to_string())),
+        "{t:?}"
     );
 }

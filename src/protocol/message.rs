@@ -9,6 +9,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::compact::Json;
 use super::json::{push_json_str, take, take_str, to_string, Object};
 use super::part::entry_opt;
 pub use super::part::Part;
@@ -53,7 +54,7 @@ pub struct UIMessage {
     /// `role`: who the message is from.
     pub role: Role,
     /// `metadata`: the message's metadata (`messageMetadata` of its chunks), any JSON.
-    pub metadata: Option<Value>,
+    pub metadata: Option<Box<Value>>,
     /// `parts`: the message's content, in order.
     pub parts: Vec<Part>,
 }
@@ -98,12 +99,17 @@ impl UIMessage {
             .as_deref()
             .and_then(Role::parse)
             .ok_or("message without a known role")?;
-        let metadata = obj.remove("metadata");
+        let metadata = obj.remove("metadata").map(Box::new);
         let parts = match take(&mut obj, "parts") {
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(Part::from_json)
-                .collect::<Result<Vec<_>, _>>()?,
+            // Sized once: a collected `Result` grows from four slots, and a hydrated history
+            // of one-part messages held 4× its parts.
+            Some(Value::Array(items)) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for item in items {
+                    parts.push(Part::from_json(item)?);
+                }
+                parts
+            }
             None => Vec::new(),
             Some(_) => return Err("message parts is not an array".into()),
         };
@@ -298,16 +304,16 @@ pub struct ToolPart {
     /// `state`: where the call is in its lifecycle.
     pub state: ToolState,
     /// `input`: the call's input (partial while `input-streaming`).
-    pub input: Option<Value>,
+    pub input: Option<Json>,
     /// `output`: the call's result (`output-available`).
-    pub output: Option<Value>,
+    pub output: Option<Json>,
     /// `errorText`: why the call failed (`output-error`).
     pub error_text: Option<String>,
     /// Structured tool-result details (pi `details`, typed tool UI metadata): never parsed
     /// from human text.
-    pub details: Option<Value>,
+    pub details: Option<Json>,
     /// The input text streamed so far (`tool-input-delta`).
-    pub raw_input: Option<Value>,
+    pub raw_input: Option<Box<Value>>,
     /// `json` (the default) or `text`: how the input deltas are read.
     pub input_encoding: Option<String>,
     /// `providerExecuted`: the model's provider ran the tool, not the client.
@@ -317,13 +323,13 @@ pub struct ToolPart {
     /// `title`: a display title for the call.
     pub title: Option<String>,
     /// `toolMetadata`: the tool's own metadata.
-    pub tool_metadata: Option<Value>,
+    pub tool_metadata: Option<Box<Value>>,
     /// Provider metadata of the call (`tool-input-*` and approval chunks).
-    pub call_provider_metadata: Option<Value>,
+    pub call_provider_metadata: Option<Box<Value>>,
     /// Provider metadata of the result (`tool-output-*` and `tool-input-error` chunks).
-    pub result_provider_metadata: Option<Value>,
+    pub result_provider_metadata: Option<Box<Value>>,
     /// `approval`: the approval request and its answer (`id`, `approved`, `reason`, …).
-    pub approval: Option<Value>,
+    pub approval: Option<Box<Value>>,
     /// Keys this version does not model, kept as they came.
     pub extra: Object,
 }
@@ -386,13 +392,13 @@ impl ToolPart {
             dynamic: *dynamic,
             tool_call_id: tool_call_id.clone(),
             state: *state,
-            input: input.as_ref().map(|_| Value::Null),
+            input: input.as_ref().map(|_| Json::from(Value::Null)),
             output: output.clone(),
             error_text: error_text.clone(),
             details: details.clone(),
-            raw_input: match raw_input {
-                Some(Value::String(_)) => Some(Value::String(String::new())),
-                other => other.clone(),
+            raw_input: match raw_input.as_deref() {
+                Some(Value::String(_)) => Some(Box::new(Value::String(String::new()))),
+                _ => raw_input.clone(),
             },
             input_encoding: input_encoding.clone(),
             provider_executed: *provider_executed,
@@ -425,20 +431,22 @@ pub(super) fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Re
         dynamic,
         tool_call_id,
         state,
-        input: o.remove("input"),
-        output: o.remove("output"),
+        input: o.remove("input").map(Json::compact),
+        output: o.remove("output").map(Json::compact),
         error_text: take_str(o, "errorText"),
-        details: o.remove("details"),
-        raw_input: o.remove("rawInput"),
+        details: o.remove("details").map(Json::compact),
+        raw_input: o.remove("rawInput").map(Box::new),
         input_encoding: take_str(o, "inputEncoding"),
         provider_executed: flag(o, "providerExecuted"),
         preliminary: flag(o, "preliminary"),
         title: take_str(o, "title"),
-        tool_metadata: o.remove("toolMetadata"),
-        call_provider_metadata: o.remove("callProviderMetadata"),
-        result_provider_metadata: o.remove("resultProviderMetadata"),
-        approval: o.remove("approval"),
-        extra: obj,
+        tool_metadata: o.remove("toolMetadata").map(Box::new),
+        call_provider_metadata: o.remove("callProviderMetadata").map(Box::new),
+        result_provider_metadata: o.remove("resultProviderMetadata").map(Box::new),
+        approval: o.remove("approval").map(Box::new),
+        // An emptied map keeps its node (~320 bytes in wasm): a part without unknown keys
+        // holds none.
+        extra: if obj.is_empty() { Object::new() } else { obj },
     };
     Ok(Part::Tool(Box::new(part)))
 }
@@ -456,24 +464,28 @@ impl ToolPart {
         m.serialize_entry("toolCallId", &t.tool_call_id)?;
         m.serialize_entry("state", t.state.as_str())?;
         entry_opt(m, "title", t.title.as_ref())?;
-        entry_opt(m, "toolMetadata", t.tool_metadata.as_ref())?;
+        entry_opt(m, "toolMetadata", t.tool_metadata.as_deref())?;
         entry_opt(m, "providerExecuted", t.provider_executed.as_ref())?;
         // `input` is present (possibly undefined) in every state; JSON has no
         // undefined, so an unknown input is omitted.
         entry_opt(m, "input", t.input.as_ref())?;
         entry_opt(m, "inputEncoding", t.input_encoding.as_ref())?;
-        entry_opt(m, "rawInput", t.raw_input.as_ref())?;
+        entry_opt(m, "rawInput", t.raw_input.as_deref())?;
         entry_opt(m, "output", t.output.as_ref())?;
         entry_opt(m, "errorText", t.error_text.as_ref())?;
         entry_opt(m, "details", t.details.as_ref())?;
         entry_opt(m, "preliminary", t.preliminary.as_ref())?;
-        entry_opt(m, "callProviderMetadata", t.call_provider_metadata.as_ref())?;
+        entry_opt(
+            m,
+            "callProviderMetadata",
+            t.call_provider_metadata.as_deref(),
+        )?;
         entry_opt(
             m,
             "resultProviderMetadata",
-            t.result_provider_metadata.as_ref(),
+            t.result_provider_metadata.as_deref(),
         )?;
-        entry_opt(m, "approval", t.approval.as_ref())?;
+        entry_opt(m, "approval", t.approval.as_deref())?;
         for (k, v) in &t.extra {
             m.serialize_entry(k, v)?;
         }

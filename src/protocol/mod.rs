@@ -5,6 +5,7 @@
 
 pub mod capabilities;
 pub mod chunk;
+pub mod compact;
 pub mod error;
 pub mod json;
 pub mod message;
@@ -12,5 +13,6 @@ pub mod part;
 pub mod schema;
 
 pub use capabilities::Capabilities;
+pub use compact::Json;
 pub use error::{ChatError, ErrorKind};
 pub use message::{FileAttachment, Part, Role, TextState, ToolPart, ToolState, UIMessage};

@@ -9,6 +9,7 @@
 //! (and the history) measured again. A bound is passed by one event at most.
 
 use super::*;
+use crate::protocol::Json;
 
 /// The largest bounds an option can set: a message of 64 Mi units written as JSON with every
 /// unit escaped (`\u0001`, 6 units) still fits one JS string.
@@ -91,17 +92,22 @@ fn part_chars(p: &Part) -> usize {
     match p {
         Part::Text { text, .. } | Part::Reasoning { text, .. } => utf16_len(text),
         Part::Tool(t) => {
-            let values = [&t.input, &t.output, &t.raw_input, &t.details];
-            let v: usize = values
-                .iter()
-                .filter_map(|v| v.as_ref())
-                .map(value_chars)
-                .sum();
-            v + t.error_text.as_deref().map_or(0, utf16_len)
+            let kept = [&t.input, &t.output, &t.details];
+            let v: usize = kept.iter().filter_map(|v| v.as_ref()).map(json_chars).sum();
+            v + t.raw_input.as_deref().map_or(0, value_chars)
+                + t.error_text.as_deref().map_or(0, utf16_len)
         }
         Part::Data { data, .. } => value_chars(data),
         Part::Other(v) => value_chars(v),
         _ => 0,
+    }
+}
+
+/// About the length of `j` as JSON (a kept text: its length, which a bound may count).
+fn json_chars(j: &Json) -> usize {
+    match j {
+        Json::Tree(v) => value_chars(v),
+        Json::Text(text) => utf16_len(text),
     }
 }
 

@@ -432,6 +432,13 @@ impl Conversation {
                     let Some(i) = target.filter(|&i| i < self.history.len()) else {
                         continue;
                     };
+                    // The id of another role's message (a server numbering each role on its
+                    // own): this answer is another message, under an id of its own.
+                    let other_role = |m: &UIMessage| m.role != Role::Assistant;
+                    let id = match self.history.get(&id).is_some_and(other_role) {
+                        true => self.history.role_id(&id, Role::Assistant),
+                        false => id,
+                    };
                     match self.history.position(&id) {
                         // The `start` names another message the history holds (an attach's
                         // replay of the answer it shows): that one is rebuilt from the
@@ -664,7 +671,7 @@ impl Conversation {
                 match output {
                     Ok(v) => {
                         t.state = ToolState::OutputAvailable;
-                        t.output = Some(v.clone());
+                        t.output = Some(v.clone().into());
                         t.error_text = None;
                     }
                     Err(e) => {
@@ -709,7 +716,7 @@ impl Conversation {
                 }
                 if let Some(t) = p.as_tool_mut() {
                     t.state = ToolState::ApprovalResponded;
-                    let mut approval = match t.approval.take() {
+                    let mut approval = match t.approval.take().map(|a| *a) {
                         Some(Value::Object(o)) => o,
                         _ => serde_json::Map::new(),
                     };
@@ -719,7 +726,7 @@ impl Conversation {
                         Some(r) => approval.insert("reason".into(), Value::String(r.to_string())),
                         None => approval.remove("reason"),
                     };
-                    t.approval = Some(Value::Object(approval));
+                    t.approval = Some(Box::new(Value::Object(approval)));
                 }
             }
         };

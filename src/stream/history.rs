@@ -1,11 +1,10 @@
 //! The ordered message history with an id index and a version per message, and the reader
 //! of a messages-route answer that converts it message by message as its bytes arrive.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
-use crate::protocol::UIMessage;
+use super::id_index::IdIndex;
+use crate::protocol::{Role, UIMessage};
 
 /// The ordered list of messages. Lookups by id are O(1) so the per-chunk cost does not grow
 /// with the history; every change bumps the changed message's version (from one counter, so
@@ -18,7 +17,7 @@ pub struct History {
     /// ([`append_mut`](Self::append_mut)): while it is not newer than a version a consumer
     /// exported, the message's texts only grew since (the snapshot then skips comparing them).
     reshaped: Vec<u64>,
-    index: HashMap<String, usize>,
+    index: IdIndex,
     clock: u64,
     /// Where the changes were, for [`changed_from`](Self::changed_from): `(clock, position)`
     /// of changes, both increasing from first to last. A change drops the entries at or after
@@ -94,7 +93,7 @@ impl History {
         // chunk): one comparison rather than hashing the id.
         match self.messages.last() {
             Some(m) if m.id == id => Some(self.messages.len() - 1),
-            _ => self.index.get(id).copied(),
+            _ => self.index.get(&self.messages, id),
         }
     }
 
@@ -119,10 +118,23 @@ impl History {
         self.clock
     }
 
+    /// The id a message of `role` whose server id `id` a message of another role holds is
+    /// kept under (servers number each role on their own): `{id}:{role}`, else the first
+    /// `{id}:{role}:{n}` that no message of another role holds. The same message met again
+    /// (a replay, a hydration) gets the same id.
+    pub fn role_id(&self, id: &str, role: Role) -> String {
+        role_id_with(|c| self.get(c).map(|m| m.role), id, role)
+    }
+
     /// Appends a message; a message whose id is already present replaces that one in place
-    /// (ids are unique in a history).
-    pub fn push(&mut self, msg: UIMessage) -> usize {
+    /// (ids are unique in a history), unless it has another role: then it is another message
+    /// that shares the id, appended under [`role_id`](Self::role_id).
+    pub fn push(&mut self, mut msg: UIMessage) -> usize {
         if let Some(i) = self.position(&msg.id) {
+            if self.messages[i].role != msg.role {
+                msg.id = self.role_id(&msg.id, msg.role);
+                return self.push(msg);
+            }
             let v = self.tick(i);
             self.messages[i] = msg;
             self.versions[i] = v;
@@ -130,7 +142,8 @@ impl History {
             return i;
         }
         let v = self.tick(self.messages.len());
-        self.index.insert(msg.id.clone(), self.messages.len());
+        self.index
+            .insert(&self.messages, &msg.id, self.messages.len());
         self.messages.push(msg);
         self.versions.push(v);
         self.reshaped.push(v);
@@ -169,9 +182,9 @@ impl History {
             debug_assert_ne!(i, j);
             return;
         }
-        let old = std::mem::replace(&mut self.messages[i].id, new_id.to_string());
-        self.index.remove(&old);
-        self.index.insert(new_id.to_string(), i);
+        self.index.remove(&self.messages, &self.messages[i].id);
+        self.messages[i].id = new_id.to_string();
+        self.index.insert(&self.messages, new_id, i);
         let v = self.tick(i);
         self.versions[i] = v;
         self.reshaped[i] = v;
@@ -183,7 +196,7 @@ impl History {
             return;
         }
         for m in &self.messages[len..] {
-            self.index.remove(&m.id);
+            self.index.remove(&self.messages, &m.id);
         }
         self.messages.truncate(len);
         self.versions.truncate(len);
@@ -201,26 +214,62 @@ impl History {
         msg
     }
 
-    /// Replaces the whole history (hydration). Duplicate ids keep their first occurrence.
+    /// Replaces the whole history (hydration). Duplicate ids of one role keep their first
+    /// occurrence; a message sharing an id with one of another role is kept ([`push`]).
+    ///
+    /// [`push`]: Self::push
     pub fn replace_all(&mut self, messages: Vec<UIMessage>) {
-        self.messages.clear();
         self.versions.clear();
         self.reshaped.clear();
         self.index.clear();
-        for m in messages {
-            if !self.index.contains_key(&m.id) {
-                self.push(m);
+        // The list is kept in place, the kept messages moved to its front: a second list of
+        // 100,000 messages beside it was a fifth of a hydration's peak memory.
+        let mut messages = messages;
+        self.messages = Vec::new();
+        let index = &mut self.index;
+        index.reserve(messages.len());
+        let mut kept = 0;
+        for next in 0..messages.len() {
+            let (held, rest) = messages.split_at_mut(next);
+            let (held, m) = (&held[..kept], &mut rest[0]);
+            let role_of = |id: &str| index.get(held, id).map(|i| held[i].role);
+            if role_of(&m.id).is_some_and(|r| r != m.role) {
+                m.id = role_id_with(role_of, &m.id, m.role);
             }
+            if index.contains(held, &m.id) {
+                continue;
+            }
+            index.insert(held, &m.id, kept);
+            messages.swap(kept, next);
+            kept += 1;
         }
-        self.tick(0);
+        messages.truncate(kept);
+        self.messages = messages;
+        // One version each, as pushing them one by one gave, and one change from the start.
+        let (first, len) = (self.tick(0), self.messages.len() as u64);
+        self.clock = first + len.saturating_sub(1);
+        self.versions = (first..first + len).collect();
+        self.reshaped = self.versions.clone();
     }
 
     fn reindex(&mut self) {
         self.index.clear();
         for (i, m) in self.messages.iter().enumerate() {
-            self.index.insert(m.id.clone(), i);
+            self.index.insert(&self.messages, &m.id, i);
         }
     }
+}
+
+/// [`History::role_id`], with the role of the message holding an id from `role_of`.
+fn role_id_with(role_of: impl Fn(&str) -> Option<Role>, id: &str, role: Role) -> String {
+    let base = format!("{id}:{}", role.as_str());
+    let mut candidate = base.clone();
+    let mut n = 1;
+    while role_of(&candidate).is_some_and(|r| r != role) {
+        n += 1;
+        candidate = format!("{base}:{n}");
+    }
+    candidate
 }
 
 /// Why a messages-route answer was not used.
@@ -370,12 +419,12 @@ impl HistoryParser {
         match serde_json::from_slice::<Value>(&self.skeleton) {
             Ok(Value::Object(o)) => match o.get("messages") {
                 Some(Value::Array(_)) => {
-                    // Oldest first: the ring from `oldest` on, then what wrapped around.
-                    let mut wrapped = self.messages;
-                    let mut ordered = wrapped.split_off(self.oldest);
-                    ordered.append(&mut wrapped);
+                    // Oldest first: the ring from `oldest` on, then what wrapped around (in
+                    // place: a second list of a large history would double its peak).
+                    let mut messages = self.messages;
+                    messages.rotate_left(self.oldest);
                     Ok(HistoryAnswer {
-                        messages: ordered,
+                        messages,
                         skipped: self.skipped,
                         running: RunningTurn::of(o.get("activeTurn")),
                     })

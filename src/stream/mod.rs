@@ -6,6 +6,7 @@
 pub mod conversation;
 pub mod fast_chunk;
 pub mod history;
+mod id_index;
 pub mod partial_json;
 pub mod pi;
 pub mod ui_message;

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::protocol::chunk::{PartKind, PiEvent};
-use crate::protocol::{Part, Role, TextState, ToolPart, ToolState, UIMessage};
+use crate::protocol::{Json, Part, Role, TextState, ToolPart, ToolState, UIMessage};
 
 use super::History;
 
@@ -363,7 +363,13 @@ impl PiReducer {
                 text,
                 ..
             } => {
-                let id = self.resolve(&message_id);
+                let mut id = self.resolve(&message_id);
+                if h.get(&id).is_some_and(|m| m.role != role) {
+                    // Another role's message holds the id (a server numbering each role on
+                    // its own): this one is another message, under an id of its own.
+                    id = h.role_id(&id, role);
+                    self.aliases.insert(message_id.clone(), id.clone());
+                }
                 if let Some(at) = h.position(&id) {
                     // A duplicate start, or the turn's own user message already known from a
                     // canonical history loaded while the turn began: then the optimistic copy
@@ -542,7 +548,7 @@ impl PiReducer {
                 if let Some(v) = parsed {
                     if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
                         if t.state == ToolState::InputStreaming {
-                            t.input = Some(v);
+                            t.input = Some(v.into());
                         }
                     }
                 }
@@ -570,13 +576,17 @@ impl PiReducer {
                 // The same end again (servers send it twice) changes nothing, not even the
                 // message's version.
                 let repeated = h.messages()[i].parts[p].as_tool().is_some_and(|t| {
-                    (input.is_none() || t.input == input)
+                    (input.is_none()
+                        || t.input
+                            .as_ref()
+                            .zip(input.as_ref())
+                            .is_some_and(|(a, b)| a == b))
                         && (t.state.is_final() || t.state == ToolState::InputAvailable)
                 });
                 if !repeated {
                     if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
                         if input.is_some() {
-                            t.input = input;
+                            t.input = input.map(Json::from);
                         }
                         // A repeated end after the result must not take the call back in time.
                         if !t.state.is_final() {
@@ -614,14 +624,14 @@ impl PiReducer {
                         // object's `details` are kept beside, for renderers.
                         let (output, inner) = result_content(output);
                         t.state = ToolState::OutputAvailable;
-                        t.output = Some(output);
+                        t.output = Some(output.into());
                         t.error_text = None;
                         if details.is_none() && inner.is_some() {
-                            t.details = inner;
+                            t.details = inner.map(Json::from);
                         }
                     }
                     if details.is_some() {
-                        t.details = details;
+                        t.details = details.map(Json::from);
                     }
                 }
             }

@@ -128,13 +128,11 @@ async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
                         "the body gave a chunk that is no Uint8Array",
                     ));
                 };
-                let bytes = chunk.to_vec();
-                shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
+                feed(&shell, id, chunk);
             }
         } else if wanted(&shell, id) && !body.is_null() && !body.is_undefined() {
             let buf = JsFuture::from(response.array_buffer()?).await?;
-            let bytes = Uint8Array::new(&buf).to_vec();
-            shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
+            feed(&shell, id, &Uint8Array::new(&buf));
         }
         if wanted(&shell, id) {
             shell.controllers.borrow_mut().remove(&id);
@@ -145,5 +143,23 @@ async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
     .await;
     if let Err(e) = result {
         failed(&shell, id, &e);
+    }
+}
+
+/// The most of a body chunk copied into wasm at once.
+const FEED_BYTES: u32 = 64 * 1024;
+
+/// Hands `chunk` to the core in pieces of [`FEED_BYTES`]: a runtime that gives a whole body
+/// as one chunk (Node's `Response` of a string, `arrayBuffer()`) would otherwise put a copy of
+/// all of it in wasm memory beside what the core builds from it, and wasm memory never
+/// shrinks.
+fn feed(shell: &Rc<Shell>, id: RequestId, chunk: &Uint8Array) {
+    let len = chunk.length();
+    let mut at = 0;
+    while at < len && wanted(shell, id) {
+        let end = len.min(at + FEED_BYTES);
+        let bytes = chunk.subarray(at, end).to_vec();
+        shell.with_core(|c, now| c.handle_response_body(id, &bytes, now));
+        at = end;
     }
 }

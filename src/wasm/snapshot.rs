@@ -139,7 +139,7 @@ impl Default for SnapshotCache {
 fn message_head(msg: &UIMessage) -> String {
     let mut head = json!({ "id": msg.id, "role": msg.role, "parts": [] });
     if let (Some(md), Value::Object(o)) = (&msg.metadata, &mut head) {
-        o.insert("metadata".into(), md.clone());
+        o.insert("metadata".into(), (**md).clone());
     }
     to_string(&head)
 }
@@ -277,7 +277,7 @@ fn export_tool(
         .filter(|e| (e.tool.as_ref()).is_some_and(|(old, v)| *v == ui_version && *old == shown))
         .map(|e| e.from.head.clone());
     let head = kept.unwrap_or_else(|| core.export_part_as(i, k, &shown));
-    let raw = match &t.raw_input {
+    let raw = match t.raw_input.as_deref() {
         Some(Value::String(s)) => Some(("rawInput", Cow::Borrowed(s.as_str()))),
         _ => None,
     };
@@ -286,11 +286,12 @@ fn export_tool(
     let input = match (&t.input, prev.as_mut().and_then(|e| e.input.take())) {
         (None, old) => (None, old.is_none()),
         (Some(v), old) => {
+            let v = v.value();
             let (mut old, old_js) = old.unwrap_or((Value::Null, JsValue::NULL));
-            match child(&mut old, &|| old_js.clone(), v) {
+            match child(&mut old, &|| old_js.clone(), &v) {
                 Child::Same => (Some((old, old_js)), true),
                 Child::Set(js) => (Some((old, js)), false),
-                Child::New => (Some((old, js::parse_frozen(&to_string(v)))), false),
+                Child::New => (Some((old, js::parse_frozen(&to_string(&*v)))), false),
             }
         }
     };

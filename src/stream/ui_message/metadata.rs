@@ -11,7 +11,7 @@ pub(super) fn merge_metadata(msg: &mut UIMessage, patch: Option<Value>) -> Resul
         Some(base) if !base.is_null() => merge_objects(base, &patch)?,
         _ => patch,
     };
-    msg.metadata = Some(merged);
+    msg.metadata = Some(Box::new(merged));
     Ok(())
 }
 

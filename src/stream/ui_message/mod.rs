@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::protocol::chunk::{DataChunk, PartKind, ToolChunk, UiChunk};
 use crate::protocol::json::Object;
-use crate::protocol::{Part, Role, TextState, ToolPart, ToolState, UIMessage};
+use crate::protocol::{Json, Part, Role, TextState, ToolPart, ToolState, UIMessage};
 use crate::stream::partial_json::PartialJson;
 
 mod metadata;
@@ -346,11 +346,11 @@ impl UiMessageReducer {
                         let tool = part
                             .filter(|_| synced && p.is_lent())
                             .and_then(|i| msg.parts[i].as_tool_mut())
-                            .filter(|t| match &t.raw_input {
+                            .filter(|t| match t.raw_input.as_deref() {
                                 Some(Value::String(s)) => s.len() == before,
                                 _ => true,
                             });
-                        if let Some(v) = tool.and_then(|t| t.input.take()) {
+                        if let Some(v) = tool.and_then(|t| t.input.take()).map(Json::into_value) {
                             p.restore_value(v);
                         }
                         p.push(&delta);
@@ -363,20 +363,21 @@ impl UiMessageReducer {
                 let (raw_input, text_input) = {
                     let full = partial.input.text();
                     let mut tool = part.and_then(|p| msg.parts[p].as_tool_mut());
-                    let extended = |field: Option<&mut Option<Value>>| match field {
-                        Some(Some(Value::String(s)))
-                            if synced && s.len() + delta.len() == full.len() =>
-                        {
+                    let extended = |field: Option<&mut Value>| match field {
+                        Some(Value::String(s)) if synced && s.len() + delta.len() == full.len() => {
                             let mut s = std::mem::take(s);
                             s.push_str(&delta);
                             s
                         }
                         _ => full.to_string(),
                     };
-                    let raw_input = extended(tool.as_mut().map(|t| &mut t.raw_input));
+                    let raw_input =
+                        extended(tool.as_mut().and_then(|t| t.raw_input.as_deref_mut()));
                     let text_input = match &partial.input {
                         PartialInput::Text(_) => {
-                            Some(Value::String(extended(tool.map(|t| &mut t.input))))
+                            let input =
+                                tool.and_then(|t| t.input.as_mut()).and_then(Json::tree_mut);
+                            Some(Value::String(extended(input)))
                         }
                         PartialInput::Json(_) => None,
                     };
@@ -436,7 +437,7 @@ impl UiMessageReducer {
                 let t = msg.parts[p].as_tool_mut().expect("a tool part");
                 let (name, dynamic) = (t.tool_name.clone(), t.dynamic);
                 let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::OutputAvailable);
-                u.input = t.input.take();
+                u.input = t.input.take().map(Json::into_value);
                 u.output = c.output;
                 u.preliminary = c.preliminary;
                 update_tool_part(msg, u, Some(p));
@@ -447,9 +448,13 @@ impl UiMessageReducer {
                 let t = msg.parts[p].as_tool_mut().expect("a tool part");
                 let (name, dynamic) = (t.tool_name.clone(), t.dynamic);
                 let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::OutputError);
-                u.input = t.input.take();
+                u.input = t.input.take().map(Json::into_value);
                 // Only the static tool part keeps its raw input.
-                u.raw_input = if dynamic { None } else { t.raw_input.take() };
+                u.raw_input = if dynamic {
+                    None
+                } else {
+                    t.raw_input.take().map(|r| *r)
+                };
                 u.error_text = c.error_text;
                 update_tool_part(msg, u, Some(p));
             }
@@ -486,7 +491,7 @@ impl UiMessageReducer {
                 }
                 let t = msg.parts[p].as_tool_mut().expect("a tool part");
                 t.state = ToolState::ApprovalRequested;
-                t.approval = Some(Value::Object(a));
+                t.approval = Some(Box::new(Value::Object(a)));
             }
             UiChunk::ToolApprovalResponse {
                 approval_id,
@@ -511,7 +516,7 @@ impl UiMessageReducer {
                         "No tool invocation found for approval ID \"{approval_id}\"."
                     )));
                 };
-                let mut a = match t.approval.take() {
+                let mut a = match t.approval.take().map(|a| *a) {
                     Some(Value::Object(a)) => a,
                     _ => Object::new(),
                 };
@@ -520,13 +525,13 @@ impl UiMessageReducer {
                 if let Some(r) = reason {
                     a.insert("reason".into(), Value::String(r));
                 }
-                t.approval = Some(Value::Object(a));
+                t.approval = Some(Box::new(Value::Object(a)));
                 t.state = ToolState::ApprovalResponded;
                 if provider_executed.is_some() {
                     t.provider_executed = provider_executed;
                 }
                 if provider_metadata.is_some() {
-                    t.call_provider_metadata = provider_metadata;
+                    t.call_provider_metadata = provider_metadata.map(Box::new);
                 }
             }
             // A file, a source, a custom or steering part: the chunk carries it whole.
@@ -570,7 +575,7 @@ impl UiMessageReducer {
             if t.state != ToolState::InputStreaming {
                 continue;
             }
-            let text = match &t.raw_input {
+            let text = match t.raw_input.as_deref() {
                 Some(Value::String(s)) => s.as_str(),
                 _ => "",
             };
@@ -583,7 +588,7 @@ impl UiMessageReducer {
                     tool_name: t.tool_name.clone(),
                     dynamic: t.dynamic,
                     title: t.title.clone(),
-                    tool_metadata: t.tool_metadata.clone(),
+                    tool_metadata: t.tool_metadata.as_deref().cloned(),
                 },
             );
         }
@@ -774,7 +779,11 @@ mod tests {
                 let mut want = PartialJson::new();
                 want.push(&sent);
                 let t = msg.parts.iter().rev().find_map(Part::as_tool).unwrap();
-                assert_eq!(t.input.as_ref(), want.value_ref(), "after {sent:?}");
+                assert_eq!(
+                    t.input.as_ref().and_then(Json::as_tree),
+                    want.value_ref(),
+                    "after {sent:?}"
+                );
                 // Other chunks in between, some of which write the part.
                 match (x >> 40) % 7 {
                     0 => feed(&mut msg, r#"{"type":"text-start","id":"t"}"#.into()),

@@ -51,19 +51,23 @@ pub(super) fn update_tool_part(
         let mut t = ToolPart::new(u.tool_call_id, u.tool_name, u.dynamic);
         t.state = u.state;
         t.title = u.title;
-        t.tool_metadata = u.tool_metadata;
-        t.input = u.input;
+        t.tool_metadata = u.tool_metadata.map(Box::new);
+        t.input = u.input.map(Json::from);
         t.input_encoding = u.input_encoding;
-        t.output = u.output;
+        t.output = u.output.map(Json::from);
         // A new dynamic part has no `rawInput` (the `ai` package leaves it out there).
-        t.raw_input = if u.dynamic { None } else { u.raw_input };
+        t.raw_input = if u.dynamic {
+            None
+        } else {
+            u.raw_input.map(Box::new)
+        };
         t.error_text = u.error_text;
         t.provider_executed = u.provider_executed;
         t.preliminary = u.preliminary;
         if output_state {
-            t.result_provider_metadata = u.provider_metadata;
+            t.result_provider_metadata = u.provider_metadata.map(Box::new);
         } else {
-            t.call_provider_metadata = u.provider_metadata;
+            t.call_provider_metadata = u.provider_metadata.map(Box::new);
         }
         msg.parts.push(Part::Tool(Box::new(t)));
         return msg.parts.len() - 1;
@@ -71,26 +75,26 @@ pub(super) fn update_tool_part(
     let t = msg.parts[p].as_tool_mut().expect("a tool part");
     t.state = u.state;
     t.tool_name = u.tool_name;
-    t.input = u.input;
-    t.output = u.output;
+    t.input = u.input.map(Json::from);
+    t.output = u.output.map(Json::from);
     t.error_text = u.error_text;
-    t.raw_input = u.raw_input;
+    t.raw_input = u.raw_input.map(Box::new);
     t.input_encoding = u.input_encoding;
     t.preliminary = u.preliminary;
     if u.title.is_some() {
         t.title = u.title;
     }
     if u.tool_metadata.is_some() {
-        t.tool_metadata = u.tool_metadata;
+        t.tool_metadata = u.tool_metadata.map(Box::new);
     }
     if u.provider_executed.is_some() {
         t.provider_executed = u.provider_executed;
     }
     if u.provider_metadata.is_some() {
         if output_state {
-            t.result_provider_metadata = u.provider_metadata;
+            t.result_provider_metadata = u.provider_metadata.map(Box::new);
         } else {
-            t.call_provider_metadata = u.provider_metadata;
+            t.call_provider_metadata = u.provider_metadata.map(Box::new);
         }
     }
     p
