@@ -326,17 +326,12 @@ fn the_attach_waits_for_the_capabilities() {
 /// which is rebuilt in place, not added.
 #[test]
 fn ai_sdk_replay_rebuilds_the_answer_the_history_holds() {
-    let mut h = hydrating(AI_SDK_CAPS);
-    let get = h.the_open(RequestKind::MessagesGet).id;
-    h.respond(
-        get,
-        Reply::json(
-            200,
-            json!({
-                "messages": [user("u1", "hi"), assistant("a1", "Hel")],
-                "activeTurn": {"turnId": "t1"},
-            }),
-        ),
+    let mut h = hydrated(
+        AI_SDK_CAPS,
+        json!({
+            "messages": [user("u1", "hi"), assistant("a1", "Hel")],
+            "activeTurn": {"turnId": "t1"},
+        }),
     );
     let attach = h.the_open(RequestKind::StreamResume).id;
     let replay = sse(&[

@@ -181,16 +181,11 @@ fn messages_sharing_an_id_across_roles_stay_separate() {
     }
 
     // An AI SDK answer whose `start` names the user message's id.
-    let mut h = hydrating(AI_SDK_CAPS);
-    let get = h.the_open(RequestKind::MessagesGet).id;
-    h.respond(
-        get,
-        Reply::json(
-            200,
-            json!({"messages": [
-                {"id": "7", "role": "user", "parts": [{"type": "text", "text": "first"}]},
-            ]}),
-        ),
+    let mut h = hydrated(
+        AI_SDK_CAPS,
+        json!({"messages": [
+            {"id": "7", "role": "user", "parts": [{"type": "text", "text": "first"}]},
+        ]}),
     );
     h.send("second");
     let chat = h.last(RequestKind::Chat);
@@ -203,16 +198,11 @@ fn messages_sharing_an_id_across_roles_stay_separate() {
 
     // A pi answer whose message-start names the user message's id: its deltas go to it, not
     // into the user's message.
-    let mut h = hydrating(PI_CAPS);
-    let get = h.the_open(RequestKind::MessagesGet).id;
-    h.respond(
-        get,
-        Reply::json(
-            200,
-            json!({"messages": [
-                {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "first"}]},
-            ]}),
-        ),
+    let mut h = hydrated(
+        PI_CAPS,
+        json!({"messages": [
+            {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "first"}]},
+        ]}),
     );
     h.send("second");
     let chat = h.last(RequestKind::Chat);

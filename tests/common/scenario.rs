@@ -36,6 +36,14 @@ pub fn hydrating(caps: Capabilities) -> Harness {
     Harness::new(opts)
 }
 
+/// A store with static capabilities `caps` whose history request was answered with `body`.
+pub fn hydrated(caps: Capabilities, body: Value) -> Harness {
+    let mut h = hydrating(caps);
+    let get = h.the_open(RequestKind::MessagesGet).id;
+    h.respond(get, Reply::json(200, body));
+    h
+}
+
 /// Sends `text` from ready and lets the chat POST start streaming (a head and a first event),
 /// leaving the stream open. Returns the chat request's id.
 pub fn streaming_turn(h: &mut Harness, text: &str) -> RequestId {
