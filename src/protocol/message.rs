@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::compact::Json;
-use super::json::{push_json_str, take, take_str, to_string, Object};
+use super::json::{push_json_str, take, take_str, to_string, unknown_keys, Object};
 use super::part::entry_opt;
 pub use super::part::Part;
 
@@ -444,9 +444,7 @@ pub(super) fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Re
         call_provider_metadata: o.remove("callProviderMetadata").map(Box::new),
         result_provider_metadata: o.remove("resultProviderMetadata").map(Box::new),
         approval: o.remove("approval").map(Box::new),
-        // An emptied map keeps its node (~320 bytes in wasm): a part without unknown keys
-        // holds none.
-        extra: if obj.is_empty() { Object::new() } else { obj },
+        extra: unknown_keys(obj),
     };
     Ok(Part::Tool(Box::new(part)))
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::chunk::ChunkError;
-use super::json::{take, take_str, Object};
+use super::json::{take, take_str, unknown_keys, Object};
 use super::message::{tool_from_json, TextState, ToolPart};
 use super::schema::Field;
 
@@ -295,8 +295,7 @@ impl Part {
                 name: t[5..].to_string(),
                 id: take_str(o, "id"),
                 data: o.remove("data").unwrap_or(Value::Null),
-                // An emptied map keeps its node (~320 bytes in wasm).
-                extra: if obj.is_empty() { Object::new() } else { obj },
+                extra: unknown_keys(obj),
             },
             _ => {
                 obj.insert("type".into(), Value::String(ty));

@@ -434,11 +434,7 @@ impl Conversation {
                     };
                     // The id of another role's message (a server numbering each role on its
                     // own): this answer is another message, under an id of its own.
-                    let other_role = |m: &UIMessage| m.role != Role::Assistant;
-                    let id = match self.history.get(&id).is_some_and(other_role) {
-                        true => self.history.role_id(&id, Role::Assistant),
-                        false => id,
-                    };
+                    let id = self.history.id_for(&id, Role::Assistant).unwrap_or(id);
                     match self.history.position(&id) {
                         // The `start` names another message the history holds (an attach's
                         // replay of the answer it shows): that one is rebuilt from the

@@ -126,15 +126,23 @@ impl History {
         role_id_with(|c| self.get(c).map(|m| m.role), id, role)
     }
 
+    /// The id a message of `role` with server id `id` is kept under: `id` itself, unless a
+    /// message of another role holds it ([`role_id`](Self::role_id)).
+    pub fn id_for(&self, id: &str, role: Role) -> Option<String> {
+        self.get(id)
+            .is_some_and(|m| m.role != role)
+            .then(|| self.role_id(id, role))
+    }
+
     /// Appends a message; a message whose id is already present replaces that one in place
     /// (ids are unique in a history), unless it has another role: then it is another message
     /// that shares the id, appended under [`role_id`](Self::role_id).
     pub fn push(&mut self, mut msg: UIMessage) -> usize {
+        if let Some(id) = self.id_for(&msg.id, msg.role) {
+            msg.id = id;
+            return self.push(msg);
+        }
         if let Some(i) = self.position(&msg.id) {
-            if self.messages[i].role != msg.role {
-                msg.id = self.role_id(&msg.id, msg.role);
-                return self.push(msg);
-            }
             let v = self.tick(i);
             self.messages[i] = msg;
             self.versions[i] = v;

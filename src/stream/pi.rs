@@ -364,11 +364,11 @@ impl PiReducer {
                 ..
             } => {
                 let mut id = self.resolve(&message_id);
-                if h.get(&id).is_some_and(|m| m.role != role) {
+                if let Some(own) = h.id_for(&id, role) {
                     // Another role's message holds the id (a server numbering each role on
                     // its own): this one is another message, under an id of its own.
-                    id = h.role_id(&id, role);
-                    self.aliases.insert(message_id.clone(), id.clone());
+                    self.aliases.insert(message_id.clone(), own.clone());
+                    id = own;
                 }
                 if let Some(at) = h.position(&id) {
                     // A duplicate start, or the turn's own user message already known from a
