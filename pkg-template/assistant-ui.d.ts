@@ -19,13 +19,20 @@ export interface ChatStoreRuntimeOptions {
   isDisabled?: boolean | undefined;
   /** OR-ed with the store's busy policy (busy without native follow-ups). */
   isSendDisabled?: boolean | undefined;
+  /**
+   * The session list as assistant-ui's thread list (`adapters.threadList`), while the server
+   * has one (default true; an `adapters.threadList` of your own wins).
+   */
+  threadList?: boolean | undefined;
 }
 
 /**
  * An assistant-ui runtime over `store`, for `<AssistantRuntimeProvider runtime={...}>`.
  * Messages come from the snapshot, waiting follow-ups are assistant-ui queue items (while the
  * session has native follow-ups), new messages go through `store.send`, cancel is `store.stop`,
- * reload is `store.regenerate`. With a `null` store the thread is empty and disabled.
+ * reload is `store.regenerate`, and the session list is its thread list (`ThreadList` lists,
+ * switches, creates, renames, archives and deletes sessions). With a `null` store the thread is
+ * empty and disabled.
  */
 export declare function useChatStoreRuntime(
   store: ChatStore | null | undefined,

@@ -17,7 +17,7 @@
 // has `makeAssistantToolUI` / `useAssistantToolUI` (registered into `aui.tools.toolUIs`, which
 // win over `by_name`), but they are deprecated there and match by tool name only, so a
 // `rendererId` or an un-namespaced alias could not be honoured; the `tools` slot can.
-import { createElement, useCallback, useMemo } from "react";
+import { createElement, useCallback, useEffect, useMemo } from "react";
 import { MessageNotSentError, useExternalStoreRuntime } from "@assistant-ui/react";
 import { DefaultToolUI, useChatStore } from "./react.js";
 import { resolveToolRenderer, toolDetailsOf } from "./tool-ui.js";
@@ -142,6 +142,13 @@ export function useChatStoreRuntime(store, opts = {}) {
     [store],
   );
 
+  const threadList = useThreadList(store, snapshot, opts.threadList !== false);
+  const given = opts.adapters;
+  const adapters = useMemo(
+    () => (threadList && !given?.threadList ? { ...given, threadList } : given),
+    [threadList, given],
+  );
+
   return useExternalStoreRuntime({
     messages,
     convertMessage,
@@ -156,10 +163,78 @@ export function useChatStoreRuntime(store, opts = {}) {
     // `onReload` assistant-ui hides its reload button instead of offering a no-op.
     onReload: snapshot && snapshot.canRegenerate ? onReload : undefined,
     queue,
-    adapters: opts.adapters,
+    adapters,
     suggestions: opts.suggestions,
     unstable_capabilities: opts.unstable_capabilities,
   });
+}
+
+// The session list (SPEC §11) as assistant-ui's external-store thread list, so its own
+// `ThreadList` / `ThreadListItem` primitives list, switch, create, rename, archive and delete
+// sessions. Its first pages (both walks, one request after the other) are asked for on mount.
+// assistant-ui's external-store thread list has no pagination (`loadMore` / `hasMore` belong
+// to its remote thread list runtime): a host shows a "load more" of its own that calls
+// `store.loadMoreSessions()` while `snapshot.sessions.hasMore`.
+function useThreadList(store, snapshot, enabled) {
+  const sessions = snapshot ? snapshot.sessions : null;
+  const on = enabled && !!store && !!sessions && sessions.available;
+  useEffect(() => {
+    if (!on) return;
+    const s = store.getSnapshot().sessions;
+    if (!s.loaded && !s.loading) store.loadSessions();
+    if (!s.archivedLoaded) store.loadSessions({ archived: true });
+  }, [on, store]);
+  const items = sessions ? sessions.items : EMPTY;
+  const threads = useMemo(() => items.filter((i) => !i.archived).map(toThread), [items]);
+  const archivedThreads = useMemo(() => items.filter((i) => i.archived).map(toThread), [items]);
+  const threadId = snapshot ? snapshot.sessionId : undefined;
+  const isLoading = !!sessions && sessions.loading && !sessions.loaded;
+  return useMemo(
+    () =>
+      on
+        ? {
+            threadId,
+            isLoading,
+            threads,
+            archivedThreads,
+            onSwitchToThread: (id) => store.switchSession(id),
+            onSwitchToNewThread: () => {
+              store.newSession();
+            },
+            onRename: (id, title) => {
+              store.renameSession(id, title);
+            },
+            onArchive: (id) => {
+              store.archiveSession(id, true);
+            },
+            onUnarchive: (id) => {
+              store.archiveSession(id, false);
+            },
+            onDelete: (id) => {
+              store.deleteSession(id);
+            },
+          }
+        : undefined,
+    [on, store, threadId, isLoading, threads, archivedThreads],
+  );
+}
+
+// One session as assistant-ui's `ExternalStoreThreadData`: the item itself under `custom`, for
+// a ThreadListItem that shows more (running, local, updatedAt).
+const threadCache = new WeakMap();
+function toThread(item) {
+  let t = threadCache.get(item);
+  if (!t) {
+    t = Object.freeze({
+      status: item.archived ? "archived" : "regular",
+      id: item.id,
+      remoteId: item.local ? undefined : item.id,
+      title: item.title,
+      custom: item,
+    });
+    threadCache.set(item, t);
+  }
+  return t;
 }
 
 /**

@@ -20,13 +20,43 @@ export declare function useChatStore(
  * Creates a `ChatStore` owned by the calling component: created on mount, disposed on unmount,
  * `switchSession(options.sessionId)` when that option changes. Returns `null` until the store
  * exists (the first render), then the store. Only `sessionId` is reactive; `onData`, `onError`,
- * `fetch` and `headers` always call the latest values; other options are read once (remount
+ * `onEvent`, `onSessionChange`, `fetch` and `headers` always call the latest values; other options are read once (remount
  * with a React `key` to change them). StrictMode-safe: its simulated remount disposes the first
  * store and creates another.
  */
 export declare function useCreateChatStore(
   options: ConstructorParameters<typeof ChatStore>[0],
 ): ChatStore | null;
+
+type Snapshot = ReturnType<ChatStore["getSnapshot"]>;
+
+/** What `useSessions` returns: `snapshot.sessions`, the open session's id, and the actions. */
+export interface SessionsHandle extends Readonly<Snapshot["sessions"]> {
+  /** The open session's id (`null` without a store). */
+  readonly current: string | null;
+  /** `store.loadSessions(opts)`: the first page again. */
+  load(opts?: { archived?: boolean }): boolean;
+  /** `store.loadMoreSessions(opts)`: the next page. */
+  loadMore(opts?: { archived?: boolean }): boolean;
+  /** `store.newSession()`: switches to a fresh session, returns its id. */
+  create(): string | undefined;
+  /** `store.switchSession(id)`. */
+  open(id: string): void;
+  rename(id: string, title: string): boolean;
+  archive(id: string, archived?: boolean): boolean;
+  /** `store.deleteSession(id)`. */
+  remove(id: string): boolean;
+}
+
+/**
+ * The session list of `store` with its actions, for a sidebar. Asks for the first page on
+ * mount (and the archived sessions' with `{archived: true}`); re-renders only when the list or
+ * the open session changes.
+ */
+export declare function useSessions(
+  store: ChatStore | null | undefined,
+  options?: { archived?: boolean },
+): SessionsHandle;
 
 /** A React tool renderer: a component that receives the tool part as `part`. */
 export type ToolRenderer<P = {}> = ComponentType<ToolRendererProps & P>;

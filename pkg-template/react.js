@@ -4,7 +4,7 @@
 // snapshots. `getSnapshot()` returns the same frozen object until something changed, and an
 // unchanged message keeps its object identity, which is exactly the contract
 // `useSyncExternalStore` needs (no tearing, no render loops, memoised rows can skip work).
-import { createElement, useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { createElement, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { ChatStore } from "./agent_chat_store.js";
 import { resolveToolRenderer, toolNameOf } from "./tool-ui.js";
 
@@ -33,6 +33,56 @@ export function useChatStore(store) {
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 }
 
+const NO_SESSIONS = Object.freeze({
+  available: false,
+  loaded: false,
+  loading: false,
+  hasMore: false,
+  archivedLoaded: false,
+  archivedHasMore: false,
+  items: Object.freeze([]),
+  error: null,
+});
+
+/**
+ * The session list of `store` (SPEC §11) with its actions, for a sidebar: `snapshot.sessions`
+ * plus `current` (the open session's id) and `load`, `loadMore`, `create`, `open`, `rename`,
+ * `archive`, `remove`. The first page is asked for when the component mounts (and the
+ * archived sessions' too with `{archived: true}`). The component re-renders only when the list
+ * or the open session changes, not on every streamed word.
+ */
+export function useSessions(store, options = {}) {
+  const subscribe = useCallback(
+    (onStoreChange) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
+    [store],
+  );
+  const getSessions = useCallback(() => (store ? store.getSnapshot().sessions : NO_SESSIONS), [store]);
+  const getCurrent = useCallback(() => (store ? store.getSnapshot().sessionId : null), [store]);
+  const sessions = useSyncExternalStore(subscribe, getSessions, getSessions);
+  const current = useSyncExternalStore(subscribe, getCurrent, getCurrent);
+  const archived = !!options.archived;
+  useEffect(() => {
+    if (!store) return;
+    const s = store.getSnapshot().sessions;
+    if (!s.loaded && !s.loading) store.loadSessions();
+    if (archived && !s.archivedLoaded) store.loadSessions({ archived: true });
+  }, [store, archived]);
+  return useMemo(
+    () => ({
+      ...sessions,
+      current,
+      load: (opts) => (store ? store.loadSessions(opts) : false),
+      loadMore: (opts) => (store ? store.loadMoreSessions(opts) : false),
+      create: () => (store ? store.newSession() : undefined),
+      open: (id) => store?.switchSession(id),
+      rename: (id, title) => (store ? store.renameSession(id, title) : false),
+      archive: (id, yes = true) => (store ? store.archiveSession(id, yes) : false),
+      remove: (id) => (store ? store.deleteSession(id) : false),
+    }),
+    [sessions, current, store],
+  );
+}
+
 /**
  * Creates a `ChatStore` owned by the calling component: created when the component mounts,
  * `dispose()`d when it unmounts, and `switchSession(options.sessionId)` when that option changes
@@ -44,7 +94,8 @@ export function useChatStore(store) {
  * Under StrictMode's simulated unmount/remount the first store is disposed and a fresh one is
  * created; the component re-renders with the new one.
  *
- * Only `sessionId` is reactive. `onData`, `onError`, `fetch` and a `headers` given at creation
+ * Only `sessionId` is reactive. `onData`, `onError`, `onEvent`, `onSessionChange`, `fetch` and a
+ * `headers` given at creation
  * always call the latest values passed to the hook (so closures over props/state are never
  * stale); every other option is read once. To change them, remount with a React `key`.
  */
@@ -89,6 +140,12 @@ function withLatestCallbacks(latest) {
   }
   if (typeof options.onError === "function") {
     options.onError = (...args) => latest.current.onError?.(...args);
+  }
+  if (typeof options.onEvent === "function") {
+    options.onEvent = (...args) => latest.current.onEvent?.(...args);
+  }
+  if (typeof options.onSessionChange === "function") {
+    options.onSessionChange = (...args) => latest.current.onSessionChange?.(...args);
   }
   if (typeof options.fetch === "function") {
     options.fetch = (...args) => (latest.current.fetch ?? globalThis.fetch)(...args);

@@ -69,6 +69,7 @@ mod protocol;
 mod random;
 mod replay;
 mod scan;
+mod session_list;
 mod sse;
 mod store;
 mod stream;
@@ -109,6 +110,12 @@ pub use protocol::{
 pub use random::{RandomSource, SeededRandom};
 pub use replay::{
     replay_pi_stream, replay_ui_message_stream, sse_data, ChunkInput, PiReplay, UiReplay,
+};
+// The session list of SPEC §11, as a sans-IO model of its own.
+pub use session_list::{
+    derived_title, parse_item as parse_session_item, parse_page as parse_session_page,
+    Change as SessionChange, Held as HeldSession, Page as SessionPage, PageAsk, PageOutcome,
+    SessionItem, SessionList,
 };
 pub use sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::conversation::{Conversation, Effect, TurnView};

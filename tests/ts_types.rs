@@ -121,3 +121,16 @@ fn every_part_kind() {
         );
     }
 }
+
+#[test]
+fn session_items() {
+    let body = json!({"sessions": [{"id": "s", "title": "t", "createdAt": "a", "updatedAt": 1, "running": true, "archived": true}]});
+    let page = agent_chat_store::parse_session_page(body.to_string().as_bytes()).unwrap();
+    let v = serde_json::to_value(&page.items[0]).unwrap();
+    assert_eq!(
+        v.as_object().unwrap().len(),
+        7,
+        "every field is written: {v}"
+    );
+    assert_keys("SessionItem", &v);
+}

@@ -141,6 +141,9 @@ impl ChatStore {
                     self.after_stop(now_ms);
                 }
             }
+            RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
+                self.on_session_answer(id, p.kind, Ok((status, &p.body)), now_ms)
+            }
             RequestKind::Chat | RequestKind::StreamResume => {
                 let no_event = self.session.turn.events_seen == p.events_before;
                 self.on_stream_end(id, p.kind, status, &p.body, no_event, now_ms)
@@ -169,6 +172,9 @@ impl ChatStore {
             }
             RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
                 self.events.push_back(StoreEvent::Error { error });
+            }
+            RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
+                self.on_session_answer(id, p.kind, Err(error), now_ms)
             }
             RequestKind::Chat | RequestKind::StreamResume => {
                 if self.session.phase.stream() != Some(id) {

@@ -41,6 +41,7 @@ mod options;
 mod outbox;
 mod reduce;
 mod session;
+mod session_list;
 mod takeback;
 mod turn;
 mod wire;
@@ -59,6 +60,7 @@ use crate::protocol::chunk::{parse_chunk, Chunk};
 use crate::protocol::json::to_string;
 use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
+use crate::session_list::SessionList;
 use crate::sse::{SseBatch, SseDecoder};
 use crate::stream::conversation::{Conversation, Effect};
 use crate::stream::fast_chunk::Delta;
@@ -119,6 +121,12 @@ pub enum StoreEvent {
         /// What was odd, in words for a log.
         message: String,
     },
+    /// The open session changed (`switchSession`, `newSession`, deleting the open one): for
+    /// `onSessionChange`, so a host can keep the id in its URL.
+    SessionChange {
+        /// The session now open.
+        session_id: String,
+    },
     /// The turn's stream finished.
     Finish {
         /// The `finishReason` of the stream's `finish` chunk, if it gave one.
@@ -178,6 +186,8 @@ pub struct ChatStore {
     rng: Box<dyn RandomSource>,
     session: Session,
     parked: HashMap<String, Session>,
+    /// The session list (SPEC §11).
+    sessions: SessionList,
     /// Bumped by a session switch, a dispose or a reset: answers of older generations are
     /// ignored, whatever they say.
     generation: u64,
@@ -231,11 +241,13 @@ impl ChatStore {
             &opts.limits,
             opts.retry,
         );
+        let sessions = SessionList::new(&session.id);
         let mut store = ChatStore {
             opts,
             rng,
             session,
             parked: HashMap::new(),
+            sessions,
             generation: 1,
             next_request: 1,
             pending: HashMap::new(),

@@ -22,6 +22,12 @@ pub struct Routes {
     /// `DELETE` the running turn, to stop it (`/api/v1/agent/chat/{sessionId}/turn`;
     /// `?turnId=T` is appended).
     pub turn: String,
+    /// `GET` the session list (`/api/v1/agent/sessions`; `?cursor=C&limit=N&archived=B` is
+    /// appended).
+    pub sessions: String,
+    /// `PATCH` (rename, archive) and `DELETE` one session (`/api/v1/agent/sessions/{sessionId}`,
+    /// the session it names in place of `{sessionId}`).
+    pub session: String,
 }
 
 impl Default for Routes {
@@ -34,6 +40,8 @@ impl Default for Routes {
             messages: "/api/v1/agent/chat/{sessionId}/messages".into(),
             stream: "/api/v1/agent/chat/{sessionId}/stream".into(),
             turn: "/api/v1/agent/chat/{sessionId}/turn".into(),
+            sessions: "/api/v1/agent/sessions".into(),
+            session: "/api/v1/agent/sessions/{sessionId}".into(),
         }
     }
 }
@@ -98,6 +106,8 @@ pub struct StoreOptions {
     /// Opening a session attaches to a turn the server is running (SPEC §12): the history's
     /// `activeTurn`, else one ask of the stream route. Off: only `resume_stream` does.
     pub attach: bool,
+    /// Sessions asked per page of the session list (`limit`).
+    pub session_page_size: u32,
 }
 
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
@@ -182,6 +192,7 @@ impl StoreOptions {
             send_automatically_when: AutoSend::Never,
             stream_idle_timeout_ms: Some(300_000),
             attach: true,
+            session_page_size: 20,
         }
     }
 }

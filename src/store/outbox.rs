@@ -16,6 +16,8 @@ pub enum Method {
     Post,
     /// `PUT`.
     Put,
+    /// `PATCH`.
+    Patch,
     /// `DELETE`.
     Delete,
 }
@@ -27,6 +29,7 @@ impl Method {
             Method::Get => "GET",
             Method::Post => "POST",
             Method::Put => "PUT",
+            Method::Patch => "PATCH",
             Method::Delete => "DELETE",
         }
     }
@@ -54,6 +57,12 @@ pub enum RequestKind {
     StreamResume,
     /// `DELETE …/chat/S/turn?turnId=T`: stops the turn.
     TurnDelete,
+    /// `GET …/sessions?cursor=C&limit=N&archived=B`: a page of the session list.
+    SessionsGet,
+    /// `PATCH …/sessions/S`: renames or (un)archives a session.
+    SessionPatch,
+    /// `DELETE …/sessions/S`: deletes a session.
+    SessionDelete,
 }
 
 impl RequestKind {
@@ -67,6 +76,14 @@ impl RequestKind {
         !matches!(
             self,
             RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut
+        ) && !self.of_session_list()
+    }
+    /// The session list's requests: they name their session themselves, so their answers
+    /// count whatever session is open (SPEC §11).
+    pub(super) fn of_session_list(self) -> bool {
+        matches!(
+            self,
+            RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete
         )
     }
 }
@@ -155,6 +172,9 @@ impl ChatStore {
             RequestKind::Chat | RequestKind::StreamResume => {
                 self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
             }
+            // A page that never answers would hold the list's one page request forever, and
+            // an unanswered change its overlay.
+            k if k.of_session_list() => Some(now_ms + self.opts.followup_timeout_ms),
             _ => None,
         };
         self.pending.insert(
@@ -186,7 +206,11 @@ impl ChatStore {
     pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
         let current = (self.generation, self.session.id.as_str());
         match self.pending.get_mut(&id) {
-            Some(p) if (p.generation, p.session.as_str()) == current => Some(p),
+            Some(p)
+                if p.kind.of_session_list() || (p.generation, p.session.as_str()) == current =>
+            {
+                Some(p)
+            }
             _ => None,
         }
     }
@@ -206,7 +230,8 @@ impl ChatStore {
             let answer = DeleteAnswer::of(p.status, &p.body);
             self.on_delete_answered(id, answer, now_ms);
         }
-        (p.generation == self.generation && p.session == self.session.id).then_some(p)
+        let current = p.generation == self.generation && p.session == self.session.id;
+        (current || p.kind.of_session_list()).then_some(p)
     }
 
     pub(super) fn bump_generation(&mut self) {

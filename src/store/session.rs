@@ -41,6 +41,9 @@ pub(super) struct Session {
     pub(super) send_queue_when_idle: bool,
     /// What the store could not show of this session, newest last ([`Loss`]).
     pub(super) losses: Vec<Loss>,
+    /// Made here by `newSession`: the server has nothing of it yet, so opening it asks for no
+    /// history and attaches to no turn. Read once, by the first opening.
+    pub(super) fresh: bool,
 }
 
 /// What a chat POST asked ([`TurnState::sent`]).
@@ -124,6 +127,7 @@ impl Session {
             send_queue_when_idle: false,
             take_backs: TakeBacks::default(),
             losses: Vec::new(),
+            fresh: false,
         }
     }
 
@@ -146,6 +150,12 @@ impl ChatStore {
     /// aborted (their late answers ignored); its queue and history are parked and resume when
     /// it is current again, with the same seqs and nonces.
     pub fn switch_session(&mut self, session_id: &str, now_ms: u64) {
+        self.open(session_id, false, now_ms);
+    }
+
+    /// [`switch_session`](Self::switch_session); `fresh`: a session just made here, which the
+    /// server cannot have yet.
+    pub(super) fn open(&mut self, session_id: &str, fresh: bool, now_ms: u64) {
         if self.disposed || session_id == self.session.id {
             return;
         }
@@ -163,8 +173,13 @@ impl ChatStore {
         });
         let old = std::mem::replace(&mut self.session, next);
         self.parked.insert(old.id.clone(), old);
+        self.session.fresh = fresh;
         self.session.conversation.advance_clock(self.version_floor);
         self.tool_ui_version += 1;
+        self.sessions.opened(session_id);
+        self.events.push_back(StoreEvent::SessionChange {
+            session_id: session_id.to_string(),
+        });
         self.open_session(now_ms);
         self.touch();
     }
@@ -198,7 +213,7 @@ impl ChatStore {
             // message is shown, and it starts once its DELETE has been answered.
             self.send_due_take_backs(now_ms);
             self.start_held_turn(now_ms);
-            if self.opts.hydrate {
+            if self.opts.hydrate && !std::mem::take(&mut self.session.fresh) {
                 self.hydrate(now_ms);
             } else {
                 self.session.hydrated = true;

@@ -386,6 +386,7 @@ impl ChatStore {
             }
         }
         self.touch();
+        self.sessions_after_turn(now_ms);
         if finished {
             self.session.send_queue_when_idle = !self.session.turn.stream_error;
             self.send_next_queued(now_ms);

@@ -69,7 +69,7 @@ export function make_error(text) {
 }
 const STATUS = ['ready', 'submitted', 'streaming', 'error'];
 // The keys in the order the snapshot always had (sorted, as serde_json's map writes them).
-export function snapshot(flags, status, sessionId, turnId, capabilities, composer, tools, messages, queued, error, losses) {
+export function snapshot(flags, status, sessionId, sessions, turnId, capabilities, composer, tools, messages, queued, error, losses) {
   return Object.freeze({
     awaitingAnswer: (flags & 32) !== 0,
     busy: (flags & 8) !== 0,
@@ -80,6 +80,7 @@ export function snapshot(flags, status, sessionId, turnId, capabilities, compose
     composer,
     hydrated: (flags & 4) !== 0,
     sessionId,
+    sessions,
     status: STATUS[status],
     tools,
     turnId,
@@ -88,6 +89,12 @@ export function snapshot(flags, status, sessionId, turnId, capabilities, compose
     error,
     losses,
   });
+}
+// The session list's part of the snapshot; its `error` is a ChatStoreError (or null).
+export function sessions_snapshot(json, error) {
+  const s = JSON.parse(json);
+  s.error = error;
+  return freeze(s);
 }
 export function call_safely(f, a) {
   try { f(a); } catch (e) { setTimeout(() => { throw e; }, 0); }
@@ -182,6 +189,7 @@ extern "C" {
         flags: u32,
         status: u32,
         session_id: &JsValue,
+        sessions: &JsValue,
         turn_id: &JsValue,
         capabilities: &JsValue,
         composer: &JsValue,
@@ -191,6 +199,7 @@ extern "C" {
         error: &JsValue,
         losses: &JsValue,
     ) -> JsValue;
+    pub fn sessions_snapshot(json: &str, error: &JsValue) -> JsValue;
     pub fn call_safely(f: &Function, a: &JsValue);
     pub fn queue_microtask(f: &Function);
     pub fn set_timeout(f: &Function, ms: f64) -> JsValue;

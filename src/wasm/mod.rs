@@ -240,6 +240,11 @@ impl Shell {
                     js::call_safely(f, &js_error(&error));
                 }
             }
+            StoreEvent::SessionChange { session_id } => {
+                if let Some(f) = &self.host.on_session_change {
+                    js::call_safely(f, &JsValue::from_str(&session_id));
+                }
+            }
             StoreEvent::Diagnostic { .. } | StoreEvent::Finish { .. } => {
                 if let Some(f) = &self.host.on_event {
                     js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
@@ -588,6 +593,68 @@ impl JsChatStore {
         Ok(())
     }
 
+    /// `loadSessions({archived?})`: the session list's first page again (SPEC §11). False when
+    /// the server has no list.
+    #[wasm_bindgen(js_name = loadSessions)]
+    pub fn load_sessions(&self, options: JsValue) -> Result<bool, JsValue> {
+        let archived = archived_arg(&options)?;
+        Ok(self
+            .shell
+            .with_core(|c, now| c.load_sessions(archived, now)))
+    }
+
+    /// `loadMoreSessions({archived?})`: the next page; false when there is none or a page is
+    /// on its way.
+    #[wasm_bindgen(js_name = loadMoreSessions)]
+    pub fn load_more_sessions(&self, options: JsValue) -> Result<bool, JsValue> {
+        let archived = archived_arg(&options)?;
+        Ok(self
+            .shell
+            .with_core(|c, now| c.load_more_sessions(archived, now)))
+    }
+
+    /// `newSession()`: switches to a fresh session and returns its id.
+    #[wasm_bindgen(js_name = newSession)]
+    pub fn new_session(&self) -> Option<String> {
+        let id = self.shell.with_core(|c, now| c.new_session(now));
+        self.shell.load_seq();
+        id
+    }
+
+    /// `renameSession(id, title)`: false for an unknown session or an empty title.
+    #[wasm_bindgen(js_name = renameSession)]
+    pub fn rename_session(&self, id: JsValue, title: JsValue) -> Result<bool, JsValue> {
+        let id = string_arg(&id, "id")?;
+        let title = string_arg(&title, "title")?;
+        Ok(self
+            .shell
+            .with_core(|c, now| c.rename_session(&id, &title, now)))
+    }
+
+    /// `archiveSession(id, archived = true)`: false for a session the server has not listed.
+    #[wasm_bindgen(js_name = archiveSession)]
+    pub fn archive_session(&self, id: JsValue, archived: JsValue) -> Result<bool, JsValue> {
+        let id = string_arg(&id, "id")?;
+        let archived = match archived.is_undefined() {
+            true => true,
+            false => archived
+                .as_bool()
+                .ok_or_else(|| arg_error("archived", "archived must be a boolean"))?,
+        };
+        Ok(self
+            .shell
+            .with_core(|c, now| c.archive_session(&id, archived, now)))
+    }
+
+    /// `deleteSession(id)`: deleting the open session switches to a new one first.
+    #[wasm_bindgen(js_name = deleteSession)]
+    pub fn delete_session(&self, id: JsValue) -> Result<bool, JsValue> {
+        let id = string_arg(&id, "id")?;
+        let ok = self.shell.with_core(|c, now| c.delete_session(&id, now));
+        self.shell.load_seq();
+        Ok(ok)
+    }
+
     /// Removes a queued follow-up (a posted one is deleted on the server); false if unknown.
     #[wasm_bindgen(js_name = removeQueued)]
     pub fn remove_queued(&self, id: JsValue) -> Result<bool, JsValue> {
@@ -648,6 +715,18 @@ fn read_files(files: &JsValue) -> Result<Vec<FileAttachment>, JsValue> {
             }
         })
         .collect()
+}
+
+/// `{archived?: boolean}` of the list actions.
+fn archived_arg(options: &JsValue) -> Result<bool, JsValue> {
+    bag_arg(options, "options")?;
+    let v = prop(options, "archived");
+    match v.is_undefined() || v.is_null() {
+        true => Ok(false),
+        false => v
+            .as_bool()
+            .ok_or_else(|| arg_error("archived", "archived must be a boolean")),
+    }
 }
 
 fn submit_result(r: SubmitResult) -> JsValue {

@@ -20,6 +20,8 @@ pub(crate) struct HostOptions {
     pub on_data: Option<Function>,
     pub on_error: Option<Function>,
     pub on_event: Option<Function>,
+    /// `onSessionChange(id)`: the open session changed (a host keeps the id in its URL).
+    pub on_session_change: Option<Function>,
     /// A host predicate `({messages}) => boolean` for `sendAutomaticallyWhen`.
     pub send_automatically_when: Option<Function>,
     /// Keep each session's last `clientSeq` in `localStorage` (`persistSeq`, default true).
@@ -91,6 +93,8 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         ("messages", &mut r.messages),
         ("stream", &mut r.stream),
         ("turn", &mut r.turn),
+        ("sessions", &mut r.sessions),
+        ("session", &mut r.session),
     ] {
         if let Some(path) = string(&routes, key)? {
             *slot = path;
@@ -135,6 +139,9 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(n) = number(o, "streamIdleTimeoutMs")? {
         opts.stream_idle_timeout_ms = (n > 0.0).then_some(n as u64);
     }
+    if let Some(n) = number(o, "sessionPageSize")? {
+        opts.session_page_size = (n as u32).clamp(1, 1000);
+    }
     if let Some(b) = get(o, "attach").as_bool() {
         opts.attach = b;
     }
@@ -178,6 +185,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         on_data: function(o, "onData")?,
         on_error: function(o, "onError")?,
         on_event: function(o, "onEvent")?,
+        on_session_change: function(o, "onSessionChange")?,
         send_automatically_when: auto_fn,
         persist_seq: get(o, "persistSeq").as_bool() != Some(false),
     };

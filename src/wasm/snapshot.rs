@@ -20,12 +20,14 @@
 use std::borrow::Cow;
 
 use js_sys::Array;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::composer::{ComposerState, Status};
 use crate::protocol::json::{has_marker, to_string};
 use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
+use crate::session_list::SessionItem;
 use crate::store::ChatStore;
 use crate::tool_ui::ToolCatalogEntry;
 
@@ -105,6 +107,39 @@ pub(crate) struct SnapshotCache {
     tools_js: JsValue,
     composer: Option<(String, Vec<FileAttachment>, ComposerState)>,
     composer_js: JsValue,
+    /// The session list as last exported, and its frozen object.
+    sessions: Option<SessionsExport>,
+    sessions_js: JsValue,
+}
+
+/// `snapshot.sessions` (SPEC §11), without its error (a `ChatStoreError` set apart).
+#[derive(PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionsExport {
+    available: bool,
+    loaded: bool,
+    loading: bool,
+    has_more: bool,
+    archived_loaded: bool,
+    archived_has_more: bool,
+    items: Vec<SessionItem>,
+    #[serde(skip)]
+    error: Option<ChatError>,
+}
+
+impl SessionsExport {
+    fn of(core: &ChatStore) -> Self {
+        SessionsExport {
+            available: core.sessions_available(),
+            loaded: core.sessions_loaded(false),
+            loading: core.sessions_loading(),
+            has_more: core.sessions_have_more(false),
+            archived_loaded: core.sessions_loaded(true),
+            archived_has_more: core.sessions_have_more(true),
+            items: core.session_items(),
+            error: core.sessions_error().cloned(),
+        }
+    }
 }
 
 impl Default for SnapshotCache {
@@ -130,6 +165,8 @@ impl Default for SnapshotCache {
             tools_js: JsValue::UNDEFINED,
             composer: None,
             composer_js: JsValue::UNDEFINED,
+            sessions: None,
+            sessions_js: JsValue::UNDEFINED,
         }
     }
 }
@@ -472,6 +509,12 @@ impl SnapshotCache {
             let (draft, files) = (core.draft().to_string(), core.draft_files().to_vec());
             self.composer = Some((draft, files, composer));
         }
+        let sessions = SessionsExport::of(core);
+        if self.sessions.as_ref() != Some(&sessions) {
+            let error = sessions.error.as_ref().map_or(JsValue::NULL, js_error);
+            self.sessions_js = js::sessions_snapshot(&to_string(&sessions), &error);
+            self.sessions = Some(sessions);
+        }
         // The scalars without JSON: flags, and the status as its index in the JS list.
         let flags = u32::from(core.can_regenerate())
             | u32::from(core.capabilities_loaded()) << 1
@@ -489,6 +532,7 @@ impl SnapshotCache {
             flags,
             status,
             &self.session.1,
+            &self.sessions_js,
             &core
                 .turn_id()
                 .map_or(JsValue::NULL, |t| match has_marker(t) {

@@ -139,6 +139,8 @@ export interface ComposerSnapshot {
 /** What `getSnapshot()` returns: frozen, and the same object until something changed. */
 export interface ChatSnapshot {
   readonly sessionId: string;
+  /** The session list (SPEC §11): `loadSessions()` loads its first page. */
+  readonly sessions: Readonly<SessionsSnapshot>;
   readonly status: ChatStatus;
   /**
    * A turn is on its way (`submitted` or `streaming`): `stop()` applies, and a send becomes a
@@ -187,6 +189,51 @@ export interface ChatRoutes {
   messages?: string;
   stream?: string;
   turn?: string;
+  /** `GET` the session list (default `/api/v1/agent/sessions`). */
+  sessions?: string;
+  /** `PATCH` / `DELETE` one session (default `/api/v1/agent/sessions/{sessionId}`). */
+  session?: string;
+}
+
+/** One session of `snapshot.sessions.items` (SPEC §11). */
+export interface SessionItem {
+  id: string;
+  /**
+   * The server's title, else the first line of the session's first user message when the
+   * store holds its history; absent when neither is known.
+   */
+  title?: string;
+  /** As the server gave it. */
+  createdAt?: string | number;
+  /** As the server gave it; the list is ordered by it, most recent first. */
+  updatedAt?: string | number;
+  /** A turn runs in it (the open session's own status, else the server's word). */
+  running: boolean;
+  archived: boolean;
+  /** Not on the server's list yet: a new session before its first message reached it. */
+  local: boolean;
+}
+
+/** `snapshot.sessions`: the session list. */
+export interface SessionsSnapshot {
+  /** False once the server answered the list route with 404 (it has no list): hide it. */
+  available: boolean;
+  /** A page of the unarchived sessions came (`loadSessions()` asks for one). */
+  loaded: boolean;
+  /** A page request is on its way (one at a time). */
+  loading: boolean;
+  /** `loadMoreSessions()` has a next page to ask for. */
+  hasMore: boolean;
+  /** A page of the archived sessions came (`loadSessions({archived: true})`). */
+  archivedLoaded: boolean;
+  archivedHasMore: boolean;
+  /**
+   * Sessions opened here that the server does not list yet (`local`), then the unarchived
+   * sessions, then the archived ones loaded so far, each most recently updated first.
+   */
+  items: readonly SessionItem[];
+  /** The last failed list request (a page, a rename, an archive, a delete), until one succeeds. */
+  error: ChatStoreError | null;
 }
 
 export interface ChatStoreLoss {
@@ -221,6 +268,8 @@ export interface DataEvent { type: 'data'; name: string; id?: string; data: unkn
 export type StoreEvent =
   | { type: 'diagnostic'; message: string }
   | { type: 'finish'; finishReason?: string };
+/** The open session changed (`onSessionChange`'s event in the core). */
+export interface SessionChangeEvent { type: 'sessionChange'; sessionId: string }
 
 export type HeadersOption = Record<string, string> | Headers | (() => Record<string, string> | Headers | Promise<Record<string, string> | Headers>);
 
@@ -242,6 +291,13 @@ export interface ChatStoreOptions {
   onData?: (chunk: DataEvent) => void;
   onError?: (error: ChatStoreError) => void;
   onEvent?: (event: StoreEvent) => void;
+  /**
+   * The open session changed (`switchSession`, `newSession`, deleting the open one): keep the
+   * id in the page's URL here. Not called for the session the store was created with.
+   */
+  onSessionChange?: (sessionId: string) => void;
+  /** Sessions per page of the session list (default 20). */
+  sessionPageSize?: number;
   limits?: ChatStoreLimits;
   retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
   followUpTimeoutMs?: number;
@@ -300,6 +356,18 @@ export class ChatStore {
    */
   resumeStream(): boolean;
   switchSession(sessionId: string): void;
+  /** The session list's first page (again). False when the server has no list. */
+  loadSessions(options?: { archived?: boolean }): boolean;
+  /** The next page; false when there is none or a page request is on its way. */
+  loadMoreSessions(options?: { archived?: boolean }): boolean;
+  /** Switches to a fresh session (listed locally until its first message) and returns its id. */
+  newSession(): string | undefined;
+  /** Renamed at once; a refusal puts the old title back (`sessions.error`). */
+  renameSession(id: string, title: string): boolean;
+  /** Archived (or not) at once; a refusal moves it back. */
+  archiveSession(id: string, archived?: boolean): boolean;
+  /** Gone at once (back if refused); deleting the open session switches to a new one first. */
+  deleteSession(id: string): boolean;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
   regenerate(messageId?: string | { messageId?: string }): boolean;

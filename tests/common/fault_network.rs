@@ -316,7 +316,11 @@ impl World {
                 Resp::Http(200, json!({ "messages": list }).to_string().into_bytes())
             }
             RequestKind::TurnDelete | RequestKind::MessagesPut => Resp::Http(204, Vec::new()),
-            RequestKind::Capabilities | RequestKind::Catalog => Resp::Http(404, Vec::new()),
+            RequestKind::Capabilities
+            | RequestKind::Catalog
+            | RequestKind::SessionsGet
+            | RequestKind::SessionPatch
+            | RequestKind::SessionDelete => Resp::Http(404, Vec::new()),
         };
         self.note(format!(
             "server gets page {page} req #{id} {kind:?} (arrival {arrivals}) → {}",

@@ -7,18 +7,18 @@ import {
   type ChatSnapshot,
   type ChatStoreError,
   type QueuedItem,
+  type SessionItem,
   type SubmitResult,
   type UIMessage,
   type UIMessagePart,
 } from 'agent-chat-store';
-import { useChatStore, useCreateChatStore } from 'agent-chat-store/react';
+import { useChatStore, useCreateChatStore, useSessions } from 'agent-chat-store/react';
 import { useChatStoreRuntime, convertUIMessage } from 'agent-chat-store/assistant-ui';
 
 const store = new ChatStore({
   baseUrl: '/',
   sessionId: 's1',
   capabilities: { nativeFollowUp: true },
-  routes: { chat: '/api/chat' },
   headers: () => ({ authorization: 'Bearer x' }),
   credentials: 'include',
   fetch: (input, init) => fetch(input, init),
@@ -29,6 +29,9 @@ const store = new ChatStore({
   retry: { maxAttempts: 3 },
   hydrate: true,
   sendAutomaticallyWhen: 'lastAssistantMessageIsCompleteWithToolCalls',
+  routes: { chat: '/api/chat', sessions: '/api/sessions', session: '/api/sessions/{sessionId}' },
+  sessionPageSize: 50,
+  onSessionChange: (id: string) => history.replaceState(null, '', `?session=${id}`),
 });
 const custom = new ChatStore({ sessionId: 's9', sendAutomaticallyWhen: ({ messages }) => messages.length > 2 });
 custom.dispose();
@@ -55,6 +58,15 @@ const busy: boolean = snap.busy;
 if (busy) store.stop();
 store.stop();
 store.switchSession('s2');
+const loading: boolean = store.loadSessions() || store.loadSessions({ archived: true });
+store.loadMoreSessions();
+const fresh: string | undefined = store.newSession();
+store.renameSession('s2', 'Trip');
+store.archiveSession('s2');
+store.archiveSession('s2', false);
+store.deleteSession('s2');
+const item: SessionItem | undefined = snap.sessions.items[0];
+console.log(loading, fresh, item?.title ?? 'New chat', item?.local, item?.running, snap.sessions.hasMore, snap.sessions.error?.code, snap.sessions.available);
 const removed: boolean = store.removeQueued('fu-1');
 store.retryQueued('fu-1');
 store.regenerate();
@@ -73,7 +85,9 @@ export function Chat() {
   const s = useChatStore(store);
   const owned = useCreateChatStore({ sessionId: 's3' });
   const maybe = useChatStore(owned);
-  const runtime = useChatStoreRuntime(owned);
+  const runtime = useChatStoreRuntime(owned, { threadList: true });
+  const sessions = useSessions(owned, { archived: true });
+  console.log(sessions.current, sessions.items.length, sessions.loadMore(), sessions.create());
   console.log(maybe?.status, runtime, convertUIMessage);
   return (
     <div>

@@ -1,0 +1,542 @@
+//! The session list of SPEC §11 as a sans-IO model: the pages the server listed (two walks, the
+//! unarchived sessions and the archived ones), the user's changes the server has not answered
+//! yet, and the one page request in flight. The store (`store/session_list.rs`) makes the
+//! requests and feeds their answers here.
+//!
+//! A change (rename, archive, delete) is an overlay on what the server listed: the list shows
+//! it at once, an answer that takes it writes it into the walk, and a refusal drops the overlay,
+//! so the list is exactly as it was. A page that lands meanwhile cannot undo a change either.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::protocol::ChatError;
+
+/// One session as the list shows it (`snapshot.sessions.items`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionItem {
+    /// The session's id (what `switchSession` takes).
+    pub id: String,
+    /// The server's title, else the first line of the session's first user message when the
+    /// store holds its history; absent when neither is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// As the server gave it (an ISO string or a number), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<Value>,
+    /// As the server gave it; the list is ordered by it, most recent first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<Value>,
+    /// A turn runs in it (the open session's own status, else what the server said).
+    pub running: bool,
+    /// Archived (listed by `loadSessions({archived: true})`).
+    pub archived: bool,
+    /// Not on the server's list (yet): a new session before its first message reached it.
+    pub local: bool,
+}
+
+/// One page of a list answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// The sessions it listed, in its order (entries without an id left out).
+    pub items: Vec<SessionItem>,
+    /// The cursor of the next page; `None` on the last.
+    pub next_cursor: Option<String>,
+    /// Entries left out: no id, or an id listed twice.
+    pub skipped: usize,
+}
+
+/// Reads one session object of a list or `PATCH` answer; `None` without a string `id`.
+pub fn parse_item(v: &Value) -> Option<SessionItem> {
+    let obj = v.as_object()?;
+    let id = obj.get("id")?.as_str().filter(|s| !s.is_empty())?;
+    let stamp = |key: &str| {
+        obj.get(key)
+            .filter(|v| v.is_string() || v.is_number())
+            .cloned()
+    };
+    let flag = |key: &str| obj.get(key).and_then(Value::as_bool).unwrap_or(false);
+    Some(SessionItem {
+        id: id.to_string(),
+        title: obj.get("title").and_then(Value::as_str).and_then(title_of),
+        created_at: stamp("createdAt"),
+        updated_at: stamp("updatedAt"),
+        running: flag("running"),
+        archived: flag("archived"),
+        local: false,
+    })
+}
+
+/// Reads a list answer (`{sessions: [...], nextCursor?}`).
+pub fn parse_page(body: &[u8]) -> Result<Page, &'static str> {
+    let v = crate::protocol::json::from_slice(body).map_err(|_| "session list is not JSON")?;
+    let list = (v.get("sessions").and_then(Value::as_array))
+        .ok_or("session list has no sessions array")?;
+    let mut items: Vec<SessionItem> = Vec::with_capacity(list.len());
+    let mut skipped = 0;
+    for entry in list {
+        match parse_item(entry) {
+            Some(item) if !items.iter().any(|i| i.id == item.id) => items.push(item),
+            _ => skipped += 1,
+        }
+    }
+    let next_cursor = (v.get("nextCursor").and_then(Value::as_str))
+        .filter(|c| !c.is_empty())
+        .map(str::to_string);
+    Ok(Page {
+        items,
+        next_cursor,
+        skipped,
+    })
+}
+
+/// The longest title the list shows of a first user message, in characters.
+const DERIVED_TITLE_CHARS: usize = 80;
+
+/// A title as shown: trimmed, `None` when empty.
+fn title_of(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The title of a session the server gave none: the first non-empty line of its first user
+/// message, at most [`DERIVED_TITLE_CHARS`] characters.
+pub fn derived_title(first_user_text: &str) -> Option<String> {
+    let line = first_user_text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())?;
+    Some(match line.char_indices().nth(DERIVED_TITLE_CHARS) {
+        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
+        None => line.to_string(),
+    })
+}
+
+/// What the store holds of a session, for the list to show it.
+#[derive(Debug, Clone, Default)]
+pub struct Held {
+    /// The first line of its first user message, if the store holds its history.
+    pub title: Option<String>,
+    /// Its own status says a turn runs (known for the open session only).
+    pub running: Option<bool>,
+    /// It has messages or waiting follow-ups here: listed even before the server lists it.
+    pub has_content: bool,
+}
+
+/// A change the user made that the server has not answered yet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// `renameSession`.
+    Title(String),
+    /// `archiveSession`.
+    Archived(bool),
+    /// `deleteSession`.
+    Delete,
+}
+
+#[derive(Debug, Clone)]
+struct Edit {
+    request: u64,
+    session: String,
+    change: Change,
+}
+
+/// One walk through the server's pages.
+#[derive(Debug, Default)]
+struct Walk {
+    items: Vec<SessionItem>,
+    next: Option<String>,
+    /// Pages loaded (0: never loaded).
+    pages: u32,
+}
+
+impl Walk {
+    fn position(&self, id: &str) -> Option<usize> {
+        self.items.iter().position(|i| i.id == id)
+    }
+
+    fn remove(&mut self, id: &str) -> Option<SessionItem> {
+        self.position(id).map(|k| self.items.remove(k))
+    }
+}
+
+/// The page request in flight: its request id, which walk, and which page (0: the first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PageRequest {
+    request: u64,
+    archived: bool,
+    page: u32,
+}
+
+/// What to ask for a page ([`SessionList::next_page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageAsk {
+    /// The archived walk.
+    pub archived: bool,
+    /// The cursor to send; `None` for the first page.
+    pub cursor: Option<String>,
+    /// The page's number in its walk (0: the first).
+    pub page: u32,
+}
+
+/// What an answer to a page request did.
+#[derive(Debug, Default, PartialEq)]
+pub struct PageOutcome {
+    /// A refresh asked for while this page was on its way: ask for it now.
+    pub then: Option<bool>,
+    /// Titles given to sessions before the server knew them, for sessions this page listed:
+    /// `PATCH` them now.
+    pub titles: Vec<(String, String)>,
+}
+
+/// The session list (SPEC §11).
+#[derive(Debug)]
+pub struct SessionList {
+    /// `false` once the list route answered 404: the server has no list.
+    pub available: bool,
+    /// The last failure of a list request, until one succeeds.
+    pub error: Option<ChatError>,
+    walks: [Walk; 2],
+    in_flight: Option<PageRequest>,
+    refresh_due: [bool; 2],
+    edits: Vec<Edit>,
+    /// Titles given to sessions the server does not list yet (sent once it does).
+    titles: Vec<(String, String)>,
+    /// Sessions opened here, most recent first: listed locally until the server lists them.
+    opened: Vec<String>,
+}
+
+impl SessionList {
+    /// An empty list, before any page (the open session `current` listed locally).
+    pub fn new(current: &str) -> Self {
+        SessionList {
+            available: true,
+            error: None,
+            walks: Default::default(),
+            in_flight: None,
+            refresh_due: [false; 2],
+            edits: Vec::new(),
+            titles: Vec::new(),
+            opened: vec![current.to_string()],
+        }
+    }
+
+    fn walk(&self, archived: bool) -> &Walk {
+        &self.walks[usize::from(archived)]
+    }
+
+    fn walk_mut(&mut self, archived: bool) -> &mut Walk {
+        &mut self.walks[usize::from(archived)]
+    }
+
+    /// The walk has loaded a page.
+    pub fn loaded(&self, archived: bool) -> bool {
+        self.walk(archived).pages > 0
+    }
+
+    /// The walk has a next page.
+    pub fn has_more(&self, archived: bool) -> bool {
+        self.loaded(archived) && self.walk(archived).next.is_some()
+    }
+
+    /// A page request is on its way.
+    pub fn loading(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
+    /// A session was opened here: listed locally (at the top) until the server lists it.
+    pub fn opened(&mut self, id: &str) {
+        self.opened.retain(|o| o != id);
+        self.opened.insert(0, id.to_string());
+    }
+
+    /// Whether the server's list has `id` (in either walk).
+    pub fn listed(&self, id: &str) -> bool {
+        self.walks.iter().any(|w| w.position(id).is_some())
+    }
+
+    /// The page to ask for: the first (`more: false`) or the next of the walk. `None` when
+    /// there is none to ask, or one request is on its way (a first page is then asked after
+    /// it: `refresh_due`).
+    pub fn next_page(&mut self, archived: bool, more: bool) -> Option<PageAsk> {
+        if !self.available {
+            return None;
+        }
+        let walk = self.walk(archived);
+        let ask = match more {
+            false => PageAsk {
+                archived,
+                cursor: None,
+                page: 0,
+            },
+            true => PageAsk {
+                archived,
+                cursor: Some(walk.next.clone().filter(|_| walk.pages > 0)?),
+                page: walk.pages,
+            },
+        };
+        if self.in_flight.is_some() {
+            if !more {
+                self.refresh_due[usize::from(archived)] = true;
+            }
+            return None;
+        }
+        Some(ask)
+    }
+
+    /// The page request `ask` was made as `request`.
+    pub fn page_started(&mut self, request: u64, ask: &PageAsk) {
+        self.in_flight = Some(PageRequest {
+            request,
+            archived: ask.archived,
+            page: ask.page,
+        });
+    }
+
+    /// Whether `request` is the page request on its way.
+    pub fn is_page(&self, request: u64) -> bool {
+        self.in_flight.is_some_and(|p| p.request == request)
+    }
+
+    /// The answer to the page request `request`: a page, `None` for a 404 (no list here), or a
+    /// failure (the list stays as it was).
+    pub fn on_page(
+        &mut self,
+        request: u64,
+        answer: Result<Option<Page>, ChatError>,
+    ) -> PageOutcome {
+        let Some(req) = self.in_flight.filter(|p| p.request == request) else {
+            return PageOutcome::default();
+        };
+        self.in_flight = None;
+        let mut outcome = PageOutcome::default();
+        match answer {
+            Ok(None) => {
+                self.available = false;
+                self.refresh_due = [false; 2];
+                return outcome;
+            }
+            Err(e) => self.error = Some(e),
+            Ok(Some(page)) => {
+                self.error = None;
+                self.merge(req, page, &mut outcome.titles);
+            }
+        }
+        let due = self.refresh_due.iter().position(|d| *d);
+        if let Some(w) = due {
+            self.refresh_due[w] = false;
+            outcome.then = Some(w == 1);
+        }
+        outcome
+    }
+
+    fn merge(&mut self, req: PageRequest, page: Page, titles: &mut Vec<(String, String)>) {
+        let Page {
+            items, next_cursor, ..
+        } = page;
+        for item in &items {
+            self.walk_mut(!req.archived).remove(&item.id);
+            if let Some(k) = self.titles.iter().position(|(id, _)| *id == item.id) {
+                titles.push(self.titles.remove(k));
+            }
+        }
+        let walk = self.walk_mut(req.archived);
+        if req.page == 0 {
+            // The first page again. Past one page, what the walk listed stays after it unless
+            // this page lists it now: newer sessions pushed it down, and the walk's cursor
+            // still leads on from the deepest page.
+            let deeper = walk.pages > 1;
+            let mut kept = items;
+            if deeper {
+                let old = std::mem::take(&mut walk.items);
+                let later: Vec<_> = (old.into_iter())
+                    .filter(|i| !kept.iter().any(|k| k.id == i.id))
+                    .collect();
+                kept.extend(later);
+            } else {
+                walk.next = next_cursor;
+                walk.pages = 1;
+            }
+            walk.items = kept;
+        } else {
+            for item in items {
+                match walk.position(&item.id) {
+                    // A server whose cursor is an offset lists a session again once newer
+                    // ones pushed it down: it keeps its place.
+                    Some(k) => walk.items[k] = item,
+                    None => walk.items.push(item),
+                }
+            }
+            walk.next = next_cursor;
+            walk.pages = req.page + 1;
+        }
+    }
+
+    /// A change made as `request`: shown at once.
+    pub fn edit(&mut self, request: u64, session: &str, change: Change) {
+        self.edits.push(Edit {
+            request,
+            session: session.to_string(),
+            change,
+        });
+    }
+
+    /// Whether `request` is a change on its way.
+    pub fn is_edit(&self, request: u64) -> bool {
+        self.edits.iter().any(|e| e.request == request)
+    }
+
+    /// The answer to the change `request`: taken (with the server's session object, if it
+    /// sent one), or refused (the list shows what it showed before the change). Returns the
+    /// session it named and the change.
+    pub fn on_edit(
+        &mut self,
+        request: u64,
+        answer: Result<Option<SessionItem>, ChatError>,
+    ) -> Option<(String, Change)> {
+        let k = self.edits.iter().position(|e| e.request == request)?;
+        let Edit {
+            session, change, ..
+        } = self.edits.remove(k);
+        match answer {
+            Err(e) => self.error = Some(e),
+            Ok(server) => {
+                self.error = None;
+                self.apply(&session, &change, server);
+            }
+        }
+        Some((session, change))
+    }
+
+    fn apply(&mut self, id: &str, change: &Change, server: Option<SessionItem>) {
+        match change {
+            Change::Delete => {
+                for w in &mut self.walks {
+                    w.remove(id);
+                }
+                self.opened.retain(|o| o != id);
+                self.titles.retain(|(t, _)| t != id);
+            }
+            Change::Title(title) => {
+                for w in &mut self.walks {
+                    if let Some(k) = w.position(id) {
+                        let item = &mut w.items[k];
+                        item.title = server
+                            .as_ref()
+                            .and_then(|s| s.title.clone())
+                            .or_else(|| Some(title.clone()));
+                    }
+                }
+            }
+            Change::Archived(archived) => {
+                let from = self.walk_mut(!archived).remove(id);
+                if let Some(mut item) = server.or(from) {
+                    item.archived = *archived;
+                    let walk = self.walk_mut(*archived);
+                    walk.remove(id);
+                    walk.items.insert(0, item);
+                }
+            }
+        }
+    }
+
+    /// A title for a session the server does not list yet (sent once it does, or once a turn
+    /// of it ended).
+    pub fn title_later(&mut self, id: &str, title: String) {
+        self.titles.retain(|(t, _)| t != id);
+        self.titles.push((id.to_string(), title));
+    }
+
+    /// The title waiting for `id` to reach the server, taken.
+    pub fn take_title(&mut self, id: &str) -> Option<String> {
+        let k = self.titles.iter().position(|(t, _)| t == id)?;
+        Some(self.titles.remove(k).1)
+    }
+
+    /// Forgets a session the server never had (a local one deleted).
+    pub fn forget(&mut self, id: &str) {
+        self.opened.retain(|o| o != id);
+        self.titles.retain(|(t, _)| t != id);
+    }
+
+    /// The change on its way for `id` of the kind `same` matches, latest first.
+    fn overlay<T>(&self, id: &str, pick: impl Fn(&Change) -> Option<T>) -> Option<T> {
+        (self.edits.iter().rev())
+            .filter(|e| e.session == id)
+            .find_map(|e| pick(&e.change))
+    }
+
+    /// Whether a delete of `id` is on its way.
+    pub fn deleting(&self, id: &str) -> bool {
+        self.overlay(id, |c| (*c == Change::Delete).then_some(()))
+            .is_some()
+    }
+
+    /// The list as shown: the sessions opened here the server does not list yet (the open one,
+    /// and those with content), then the unarchived sessions, then the archived ones, each in
+    /// the server's order, with the changes on their way applied.
+    pub fn view(&self, current: &str, held: impl Fn(&str) -> Held) -> Vec<SessionItem> {
+        let mut out = Vec::new();
+        for id in &self.opened {
+            if self.listed(id) || self.deleting(id) {
+                continue;
+            }
+            let h = held(id);
+            if id != current && !h.has_content {
+                continue;
+            }
+            let title = (self.titles.iter().find(|(t, _)| t == id))
+                .map(|(_, t)| t.clone())
+                .or(h.title);
+            out.push(SessionItem {
+                id: id.clone(),
+                title,
+                created_at: None,
+                updated_at: None,
+                running: h.running.unwrap_or(false),
+                archived: false,
+                local: true,
+            });
+        }
+        let shown = |item: &SessionItem| {
+            let mut s = item.clone();
+            if let Some(t) = self.overlay(&s.id, |c| match c {
+                Change::Title(t) => Some(t.clone()),
+                _ => None,
+            }) {
+                s.title = Some(t);
+            }
+            if let Some(a) = self.overlay(&s.id, |c| match c {
+                Change::Archived(a) => Some(*a),
+                _ => None,
+            }) {
+                s.archived = a;
+            }
+            let h = held(&s.id);
+            if s.title.is_none() {
+                s.title = h.title;
+            }
+            if let Some(r) = h.running {
+                s.running = r;
+            }
+            s
+        };
+        for archived in [false, true] {
+            // Moved here by a change on its way: at the top of where it goes.
+            let moved = self.walk(!archived).items.iter();
+            let own = self.walk(archived).items.iter();
+            let (moved, own): (Vec<_>, Vec<_>) = (
+                moved
+                    .map(shown)
+                    .filter(|s| s.archived == archived)
+                    .collect(),
+                own.map(shown).filter(|s| s.archived == archived).collect(),
+            );
+            let visible = |s: &SessionItem| !self.deleting(&s.id);
+            out.extend(moved.into_iter().filter(visible));
+            out.extend(own.into_iter().filter(visible));
+        }
+        out
+    }
+}

@@ -1,0 +1,299 @@
+//! SPEC §11 in the store: the session list's actions, requests and answers. The list itself
+//! is [`crate::session_list::SessionList`]; this file makes its requests and feeds it the
+//! answers. Its requests are not generation-guarded: a rename or delete answered after a
+//! switch still applies to the session it named.
+
+use super::*;
+use crate::session_list::{derived_title, parse_item, parse_page, Change, Held, SessionItem};
+
+impl ChatStore {
+    // ----- getters -------------------------------------------------------------------------
+
+    /// `sessions.items`: the session list as shown (SPEC §11).
+    pub fn session_items(&self) -> Vec<SessionItem> {
+        self.sessions.view(&self.session.id, |id| self.held(id))
+    }
+
+    /// `sessions.available`: false once the server answered the list route with 404.
+    pub fn sessions_available(&self) -> bool {
+        self.sessions.available
+    }
+
+    /// `sessions.loaded` (`archived: false`) and `sessions.archivedLoaded`: a page came.
+    pub fn sessions_loaded(&self, archived: bool) -> bool {
+        self.sessions.loaded(archived)
+    }
+
+    /// `sessions.loading`: a page request is on its way.
+    pub fn sessions_loading(&self) -> bool {
+        self.sessions.loading()
+    }
+
+    /// `sessions.hasMore` (`archived: false`) and `sessions.archivedHasMore`.
+    pub fn sessions_have_more(&self, archived: bool) -> bool {
+        self.sessions.has_more(archived)
+    }
+
+    /// `sessions.error`: the last failed list request's error, until one succeeds.
+    pub fn sessions_error(&self) -> Option<&ChatError> {
+        self.sessions.error.as_ref()
+    }
+
+    fn session_state(&self, id: &str) -> Option<&Session> {
+        match id == self.session.id {
+            true => Some(&self.session),
+            false => self.parked.get(id),
+        }
+    }
+
+    fn held(&self, id: &str) -> Held {
+        let Some(s) = self.session_state(id) else {
+            return Held::default();
+        };
+        let messages = s.conversation.history().messages();
+        let first = messages.iter().find(|m| m.role == Role::User);
+        Held {
+            title: first.and_then(|m| derived_title(&m.text())),
+            running: (id == self.session.id).then(|| self.status().is_busy()),
+            has_content: !messages.is_empty() || !s.queue.items().is_empty(),
+        }
+    }
+
+    // ----- actions -------------------------------------------------------------------------
+
+    /// `loadSessions({archived})`: asks for the first page again (after the page on its way,
+    /// if one is). False when the server has no list.
+    pub fn load_sessions(&mut self, archived: bool, now_ms: u64) -> bool {
+        self.ask_page(archived, false, now_ms)
+    }
+
+    /// `loadMoreSessions({archived})`: asks for the next page. False when there is none or a
+    /// page request is on its way (one at a time).
+    pub fn load_more_sessions(&mut self, archived: bool, now_ms: u64) -> bool {
+        self.ask_page(archived, true, now_ms)
+    }
+
+    fn ask_page(&mut self, archived: bool, more: bool, now_ms: u64) -> bool {
+        if self.disposed {
+            return false;
+        }
+        let Some(ask) = self.sessions.next_page(archived, more) else {
+            // A refresh asked while a page is on its way goes after it.
+            return !more && self.sessions.available && self.sessions.loading();
+        };
+        let mut path = self.opts.routes.sessions.clone();
+        path.push('?');
+        if let Some(c) = &ask.cursor {
+            path.push_str(&format!("cursor={}&", encode(c)));
+        }
+        path.push_str(&format!(
+            "limit={}&archived={archived}",
+            self.opts.session_page_size
+        ));
+        let id = self.request(RequestKind::SessionsGet, Method::Get, path, None, now_ms);
+        self.sessions.page_started(id, &ask);
+        self.touch();
+        true
+    }
+
+    /// `newSession()`: switches to a fresh session (a v4 UUID, listed locally at the top until
+    /// its first message reaches the server) and returns its id.
+    pub fn new_session(&mut self, now_ms: u64) -> Option<String> {
+        if self.disposed {
+            return None;
+        }
+        let id = uuid_v4(self.rng.as_mut());
+        self.open(&id, true, now_ms);
+        Some(id)
+    }
+
+    /// A session this store has open, parked or opened.
+    fn known(&self, id: &str) -> bool {
+        self.session_state(id).is_some() || self.sessions.listed(id)
+    }
+
+    fn session_path(&self, id: &str) -> String {
+        replace_all(&self.opts.routes.session, "{sessionId}", &encode(id))
+    }
+
+    /// `renameSession(id, title)`: shown at once; a refusal puts the old title back. A session
+    /// the server cannot know yet (nothing was sent in it) keeps the title here and sends it
+    /// once the server lists it or a turn of it ended. False for an empty title, a session
+    /// the store does not know, or one being deleted.
+    pub fn rename_session(&mut self, id: &str, title: &str, now_ms: u64) -> bool {
+        let title = title.trim();
+        if self.disposed || title.is_empty() || !self.known(id) || self.sessions.deleting(id) {
+            return false;
+        }
+        let unsent = !self.sessions.listed(id) && !self.held(id).has_content;
+        if unsent {
+            self.sessions.title_later(id, title.to_string());
+        } else {
+            self.patch_title(id, title.to_string(), now_ms);
+        }
+        self.touch();
+        true
+    }
+
+    fn patch_title(&mut self, id: &str, title: String, now_ms: u64) {
+        let body = to_string(&json!({ "title": title }));
+        let path = self.session_path(id);
+        let req = self.request(
+            RequestKind::SessionPatch,
+            Method::Patch,
+            path,
+            Some(body),
+            now_ms,
+        );
+        self.sessions.edit(req, id, Change::Title(title));
+    }
+
+    /// `archiveSession(id, archived)`: moved at once; a refusal moves it back. False for a
+    /// session the server has not listed (it cannot archive what it does not have).
+    pub fn archive_session(&mut self, id: &str, archived: bool, now_ms: u64) -> bool {
+        if self.disposed || !self.sessions.listed(id) || self.sessions.deleting(id) {
+            return false;
+        }
+        let body = to_string(&json!({ "archived": archived }));
+        let path = self.session_path(id);
+        let req = self.request(
+            RequestKind::SessionPatch,
+            Method::Patch,
+            path,
+            Some(body),
+            now_ms,
+        );
+        self.sessions.edit(req, id, Change::Archived(archived));
+        self.touch();
+        true
+    }
+
+    /// `deleteSession(id)`: gone from the list at once (back where it was if the server
+    /// refuses; a 404 is success). Deleting the open session switches to a new one first. A
+    /// session nothing was sent in is only forgotten.
+    pub fn delete_session(&mut self, id: &str, now_ms: u64) -> bool {
+        if self.disposed || !self.known(id) || self.sessions.deleting(id) {
+            return false;
+        }
+        let on_server = self.sessions.listed(id) || self.held(id).has_content;
+        if id == self.session.id {
+            self.new_session(now_ms);
+        }
+        if !on_server {
+            self.parked.remove(id);
+            self.sessions.forget(id);
+        } else {
+            let path = self.session_path(id);
+            let req = self.request(
+                RequestKind::SessionDelete,
+                Method::Delete,
+                path,
+                None,
+                now_ms,
+            );
+            self.sessions.edit(req, id, Change::Delete);
+        }
+        self.touch();
+        true
+    }
+
+    // ----- answers -------------------------------------------------------------------------
+
+    /// A list request's answer: `status` 0 for a body over the limit, `None` for no answer.
+    pub(super) fn on_session_answer(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        answer: Result<(u16, &[u8]), ChatError>,
+        now_ms: u64,
+    ) {
+        if self.disposed {
+            return;
+        }
+        let answer = answer.and_then(|(status, body)| match status {
+            0 => Err(ChatError::protocol("session list answer too large")),
+            200..=299 => Ok((status, body)),
+            _ => Err(ChatError::from_http(status, body)),
+        });
+        match kind {
+            RequestKind::SessionsGet => self.on_page(id, answer, now_ms),
+            _ => self.on_edit(id, kind, answer),
+        }
+        self.touch();
+    }
+
+    fn on_page(&mut self, id: RequestId, answer: Result<(u16, &[u8]), ChatError>, now_ms: u64) {
+        let page = match answer {
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+            Ok((_, body)) => parse_page(body).map(Some).map_err(ChatError::protocol),
+        };
+        match &page {
+            Ok(Some(p)) if p.skipped > 0 => self.diagnostic(&format!(
+                "{} session list entries without an id (or listed twice) skipped",
+                p.skipped
+            )),
+            Err(e) => self
+                .events
+                .push_back(StoreEvent::Error { error: e.clone() }),
+            _ => {}
+        }
+        let outcome = self.sessions.on_page(id, page);
+        for (session, title) in outcome.titles {
+            self.patch_title(&session, title, now_ms);
+        }
+        if let Some(archived) = outcome.then {
+            self.ask_page(archived, false, now_ms);
+        }
+    }
+
+    fn on_edit(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        answer: Result<(u16, &[u8]), ChatError>,
+    ) {
+        let answer = match answer {
+            // Already gone is what a delete wants.
+            Err(e) if kind == RequestKind::SessionDelete && e.status == Some(404) => Ok(None),
+            Err(e) => Err(e),
+            Ok((_, body)) => Ok(crate::protocol::json::from_slice(body)
+                .ok()
+                .and_then(|v| v.get("session").and_then(parse_item))),
+        };
+        let not_found = matches!(&answer, Err(e) if e.status == Some(404));
+        if let Err(e) = &answer {
+            self.events
+                .push_back(StoreEvent::Error { error: e.clone() });
+        }
+        let Some((session, change)) = self.sessions.on_edit(id, answer) else {
+            return;
+        };
+        match change {
+            // The server does not have the session yet: the title waits for it.
+            Change::Title(title) if not_found && !self.sessions.listed(&session) => {
+                self.sessions.title_later(&session, title);
+                self.sessions.error = None;
+            }
+            Change::Delete if self.sessions.error.is_none() && session != self.session.id => {
+                self.parked.remove(&session);
+            }
+            _ => {}
+        }
+    }
+
+    /// A turn of the open session ended: the list shows the server's order and titles again
+    /// (if it was loaded), and a title given before the server knew the session goes now.
+    pub(super) fn sessions_after_turn(&mut self, now_ms: u64) {
+        if self.disposed {
+            return;
+        }
+        let id = self.session.id.clone();
+        if let Some(title) = self.sessions.take_title(&id) {
+            self.patch_title(&id, title, now_ms);
+        }
+        if self.sessions.loaded(false) {
+            self.ask_page(false, false, now_ms);
+        }
+    }
+}

@@ -1,0 +1,576 @@
+//! The session list (SPEC §11) on virtual time: the pages and their cursor, one page request
+//! at a time, new sessions listed locally until the server lists them, titles from the first
+//! user message, the refresh after a turn, and renames, archives and deletes shown at once,
+//! undone by a refusal (with a typed error) and applied to the session they named whatever is
+//! open when the answer comes.
+
+mod common;
+
+use agent_chat_store::{ErrorKind, Method, RequestKind, SessionItem, StoreEvent, SubmitKind};
+use common::scenario::*;
+use common::*;
+use serde_json::{json, Value};
+
+const LIST: &str = "/api/v1/agent/sessions?limit=20&archived=false";
+
+fn session(id: &str, title: Option<&str>) -> Value {
+    let mut v =
+        json!({"id": id, "updatedAt": "2026-12-01T00:00:00Z", "createdAt": "2026-11-30T00:00:00Z"});
+    if let Some(t) = title {
+        v["title"] = json!(t);
+    }
+    v
+}
+
+fn page(ids: &[&str], next: Option<&str>) -> Reply {
+    let sessions: Vec<Value> = ids
+        .iter()
+        .map(|id| session(id, Some(&format!("title {id}"))))
+        .collect();
+    let mut body = json!({ "sessions": sessions });
+    if let Some(n) = next {
+        body["nextCursor"] = json!(n);
+    }
+    Reply::json(200, body)
+}
+
+fn items(h: &Harness) -> Vec<SessionItem> {
+    h.store.session_items()
+}
+
+fn ids(h: &Harness) -> Vec<String> {
+    items(h).into_iter().map(|i| i.id).collect()
+}
+
+fn item(h: &Harness, id: &str) -> SessionItem {
+    items(h)
+        .into_iter()
+        .find(|i| i.id == id)
+        .unwrap_or_else(|| panic!("{id} is not listed"))
+}
+
+/// A pi store whose list was loaded with `ids` (and `next`).
+fn listed(ids: &[&str], next: Option<&str>) -> Harness {
+    let mut h = Harness::with_caps(PI_CAPS);
+    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    let get = h.the_open(RequestKind::SessionsGet);
+    assert_eq!((get.method, get.path.as_str()), (Method::Get, LIST));
+    h.respond(get.id, page(ids, next));
+    h
+}
+
+fn session_changes(h: &Harness) -> Vec<String> {
+    (h.events.iter())
+        .filter_map(|e| match e {
+            StoreEvent::SessionChange { session_id } => Some(session_id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_first_page_lists_the_open_session_first_then_the_servers_in_its_order() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    // Before any page: the open session, listed locally.
+    assert_eq!(ids(&h), ["S"]);
+    assert!(item(&h, "S").local);
+    assert!(!h.store.sessions_loaded(false) && h.store.sessions_available());
+    assert_eq!(
+        h.count(RequestKind::SessionsGet),
+        0,
+        "nothing is asked before loadSessions"
+    );
+
+    h.act(|s, now| s.load_sessions(false, now));
+    assert!(h.store.sessions_loading());
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(get.id, page(&["b", "S", "a"], Some("c1")));
+    assert_eq!(
+        ids(&h),
+        ["b", "S", "a"],
+        "the server's order; S is the server's now"
+    );
+    assert!(!item(&h, "S").local);
+    assert_eq!(item(&h, "b").title.as_deref(), Some("title b"));
+    assert_eq!(
+        item(&h, "b").updated_at,
+        Some(json!("2026-12-01T00:00:00Z"))
+    );
+    assert!(h.store.sessions_loaded(false) && h.store.sessions_have_more(false));
+    assert!(!h.store.sessions_loading());
+}
+
+#[test]
+fn pages_follow_the_cursor_one_request_at_a_time_without_listing_a_session_twice() {
+    let mut h = listed(&["a", "b"], Some("c1"));
+    assert!(h.act(|s, now| s.load_more_sessions(false, now)));
+    let second = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(
+        second.path,
+        "/api/v1/agent/sessions?cursor=c1&limit=20&archived=false"
+    );
+    // One page request at a time: another "more" is refused, a refresh waits for it.
+    assert!(!h.act(|s, now| s.load_more_sessions(false, now)));
+    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert_eq!(h.count(RequestKind::SessionsGet), 2);
+
+    // An offset-cursor server lists `b` again (a newer session pushed it down): one entry.
+    h.respond(second.id, page(&["b", "c", "d"], None));
+    assert_eq!(ids(&h), ["S", "a", "b", "c", "d"]);
+    assert!(!h.store.sessions_have_more(false));
+    assert!(
+        !h.act(|s, now| s.load_more_sessions(false, now)),
+        "no next page"
+    );
+
+    // The refresh asked meanwhile goes now; the deeper pages stay listed.
+    let refresh = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(refresh.path, LIST);
+    h.respond(refresh.id, page(&["d", "a"], Some("c9")));
+    assert_eq!(
+        ids(&h),
+        ["S", "d", "a", "b", "c"],
+        "d moved up; b, pushed down, and c kept"
+    );
+    assert!(
+        !h.store.sessions_have_more(false),
+        "the deepest page's cursor still counts"
+    );
+}
+
+#[test]
+fn a_server_without_a_list_hides_it() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.act(|s, now| s.load_sessions(false, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(get.id, Reply::error(404, "not_found", "no such route"));
+    assert!(!h.store.sessions_available());
+    assert!(
+        h.store.sessions_error().is_none(),
+        "a 404 is no error: there is no list"
+    );
+    assert!(!h.act(|s, now| s.load_sessions(false, now)));
+    assert_eq!(h.count(RequestKind::SessionsGet), 1);
+    assert_eq!(ids(&h), ["S"], "the open session is still listed");
+}
+
+#[test]
+fn a_failed_page_keeps_the_list_as_it_was_with_a_typed_error() {
+    let mut h = listed(&["a", "b"], Some("c1"));
+    let before = items(&h);
+    h.act(|s, now| s.load_more_sessions(false, now));
+    let more = h.the_open(RequestKind::SessionsGet);
+    h.respond(more.id, Reply::error(503, "unavailable", "try later"));
+    assert_eq!(items(&h), before);
+    let e = h.store.sessions_error().expect("the error").clone();
+    assert_eq!((e.kind, e.status), (ErrorKind::Server, Some(503)));
+    assert!(
+        h.store.sessions_have_more(false),
+        "the same page can be asked again"
+    );
+    assert!(
+        h.errors().iter().any(|x| x.status == Some(503)),
+        "onError hears it too"
+    );
+
+    h.act(|s, now| s.load_more_sessions(false, now));
+    let again = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(again.path, more.path, "the same cursor");
+    h.respond(again.id, Reply::network("offline"));
+    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Network);
+
+    h.act(|s, now| s.load_more_sessions(false, now));
+    let bad = h.the_open(RequestKind::SessionsGet);
+    h.respond(bad.id, Reply::json(200, json!({"items": []})));
+    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Protocol);
+    assert_eq!(items(&h), before);
+
+    h.act(|s, now| s.load_more_sessions(false, now));
+    let ok = h.the_open(RequestKind::SessionsGet);
+    let body = json!({"sessions": [{"title": "no id"}, session("c", None), 7]});
+    h.respond(ok.id, Reply::json(200, body));
+    assert!(
+        h.store.sessions_error().is_none(),
+        "a page that came clears the error"
+    );
+    assert_eq!(ids(&h), ["S", "a", "b", "c"]);
+    let diag = h.events.iter().any(|e| matches!(e, StoreEvent::Diagnostic { message } if message.contains("2 session list entries")));
+    assert!(diag, "what was skipped is said");
+}
+
+#[test]
+fn a_new_session_is_listed_at_the_top_until_the_server_lists_it() {
+    let mut h = listed(&["S", "a"], None);
+    let id = h.act(|s, now| s.new_session(now)).expect("an id");
+    assert_eq!(id.len(), 36, "a v4 UUID: {id}");
+    assert_eq!(h.store.session_id(), id);
+    assert_eq!(
+        session_changes(&h),
+        vec![id.clone()],
+        "onSessionChange hears it"
+    );
+    assert_eq!(ids(&h), [id.as_str(), "S", "a"]);
+    let it = item(&h, &id);
+    assert!(it.local && it.title.is_none() && !it.running);
+    // The server has nothing of it: no history asked, no turn to attach to.
+    assert!(h.requests(RequestKind::MessagesGet).is_empty());
+    assert!(h.requests(RequestKind::StreamResume).is_empty());
+
+    // Its first message titles it, and it runs.
+    let chat = streaming_turn(&mut h, "Plan the trip\nto Lisbon, in May");
+    let it = item(&h, &id);
+    assert_eq!(it.title.as_deref(), Some("Plan the trip"));
+    assert!(it.running && it.local);
+
+    // The turn's end refreshes the list (it was loaded); the server lists it now.
+    end_turn(&mut h, chat);
+    let refresh = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(refresh.path, LIST);
+    let body =
+        json!({"sessions": [session(&id, None), session("S", Some("old")), session("a", None)]});
+    h.respond(refresh.id, Reply::json(200, body));
+    let it = item(&h, &id);
+    assert!(!it.local && !it.running);
+    assert_eq!(ids(&h), [id.as_str(), "S", "a"]);
+    assert_eq!(
+        it.title.as_deref(),
+        Some("Plan the trip"),
+        "no server title: its first line"
+    );
+    assert_eq!(
+        item(&h, "S").title.as_deref(),
+        Some("old"),
+        "a server title wins"
+    );
+    assert_eq!(
+        item(&h, "a").title,
+        None,
+        "never opened here: nothing to name it by"
+    );
+}
+
+#[test]
+fn an_untouched_new_session_leaves_the_list_when_another_opens() {
+    let mut h = listed(&["S"], None);
+    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    h.switch_session("S");
+    assert!(!ids(&h).contains(&id), "nothing was said in it");
+    assert_eq!(session_changes(&h), [id, "S".to_string()]);
+}
+
+#[test]
+fn the_list_refreshes_after_a_turn_only_once_it_was_loaded() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "hello");
+    end_turn(&mut h, chat);
+    assert_eq!(
+        h.count(RequestKind::SessionsGet),
+        0,
+        "a host without a list asks nothing"
+    );
+    h.act(|s, now| s.load_sessions(false, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(get.id, page(&["S"], None));
+    let chat = streaming_turn(&mut h, "again");
+    h.respond(chat, Reply::sse(DONE.to_vec()));
+    assert_eq!(h.count(RequestKind::SessionsGet), 2);
+}
+
+#[test]
+fn a_rename_shows_at_once_and_a_refusal_puts_the_old_title_back() {
+    let mut h = listed(&["S", "a", "b"], None);
+    assert!(h.act(|s, now| s.rename_session("a", "  Trip  ", now)));
+    assert_eq!(item(&h, "a").title.as_deref(), Some("Trip"));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    assert_eq!(
+        (patch.method, patch.path.as_str()),
+        (Method::Patch, "/api/v1/agent/sessions/a")
+    );
+    assert_eq!(patch.body(), &json!({"title": "Trip"}));
+    h.respond(patch.id, Reply::error(500, "boom", "disk full"));
+    assert_eq!(item(&h, "a").title.as_deref(), Some("title a"));
+    let e = h.store.sessions_error().unwrap();
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (ErrorKind::Server, "disk full")
+    );
+
+    h.act(|s, now| s.rename_session("a", "Trip", now));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    let answer = json!({"session": session("a", Some("Trip (server)"))});
+    h.respond(patch.id, Reply::json(200, answer));
+    assert_eq!(
+        item(&h, "a").title.as_deref(),
+        Some("Trip (server)"),
+        "the server's word"
+    );
+    assert!(h.store.sessions_error().is_none());
+
+    assert!(
+        !h.act(|s, now| s.rename_session("a", "   ", now)),
+        "an empty title"
+    );
+    assert!(
+        !h.act(|s, now| s.rename_session("zz", "x", now)),
+        "a session nobody knows"
+    );
+    assert_eq!(h.count(RequestKind::SessionPatch), 2);
+}
+
+#[test]
+fn a_page_landing_during_a_rename_does_not_undo_it() {
+    let mut h = listed(&["S", "a"], None);
+    h.act(|s, now| s.rename_session("a", "Mine", now));
+    h.act(|s, now| s.load_sessions(false, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(get.id, page(&["a", "S"], None));
+    assert_eq!(item(&h, "a").title.as_deref(), Some("Mine"));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(patch.id, Reply::status(200));
+    assert_eq!(
+        item(&h, "a").title.as_deref(),
+        Some("Mine"),
+        "taken, without a body"
+    );
+}
+
+#[test]
+fn answers_after_a_switch_apply_to_the_session_they_named() {
+    let mut h = listed(&["S", "a", "b"], None);
+    h.act(|s, now| s.rename_session("S", "Renamed", now));
+    h.act(|s, now| s.delete_session("b", now));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    let delete = h.the_open(RequestKind::SessionDelete);
+    h.switch_session("a");
+    assert!(!h.aborted.contains(&patch.id) && !h.aborted.contains(&delete.id));
+    h.respond(
+        patch.id,
+        Reply::json(200, json!({"session": session("S", Some("Renamed"))})),
+    );
+    h.respond(delete.id, Reply::status(204));
+    assert_eq!(item(&h, "S").title.as_deref(), Some("Renamed"));
+    assert_eq!(ids(&h), ["S", "a"]);
+    assert_eq!(h.store.session_id(), "a");
+}
+
+#[test]
+fn a_delete_is_shown_at_once_and_a_refusal_puts_it_back_in_its_place() {
+    let mut h = listed(&["S", "a", "b"], None);
+    assert!(h.act(|s, now| s.delete_session("a", now)));
+    assert_eq!(ids(&h), ["S", "b"]);
+    let del = h.the_open(RequestKind::SessionDelete);
+    assert_eq!(
+        (del.method, del.path.as_str()),
+        (Method::Delete, "/api/v1/agent/sessions/a")
+    );
+    assert!(
+        !h.act(|s, now| s.delete_session("a", now)),
+        "already on its way"
+    );
+    h.respond(del.id, Reply::error(403, "forbidden", "not yours"));
+    assert_eq!(ids(&h), ["S", "a", "b"]);
+    assert_eq!(h.store.sessions_error().unwrap().status, Some(403));
+
+    h.act(|s, now| s.delete_session("a", now));
+    let del = h.the_open(RequestKind::SessionDelete);
+    h.respond(del.id, Reply::error(404, "session_not_found", "gone"));
+    assert_eq!(ids(&h), ["S", "b"], "already gone is what a delete wants");
+    assert!(h.store.sessions_error().is_none());
+}
+
+#[test]
+fn deleting_the_open_session_switches_to_a_new_one_first() {
+    let mut h = listed(&["S", "a"], None);
+    let chat = streaming_turn(&mut h, "hello");
+    end_turn(&mut h, chat);
+    let refresh = h.the_open(RequestKind::SessionsGet);
+    h.respond(refresh.id, page(&["S", "a"], None));
+    h.submit("queued while idle? no: sent");
+    let chat = h.the_open(RequestKind::Chat);
+    assert!(h.act(|s, now| s.delete_session("S", now)));
+    let new = h.store.session_id().to_string();
+    assert_ne!(new, "S");
+    assert_eq!(session_changes(&h), vec![new.clone()]);
+    assert!(
+        h.aborted.contains(&chat.id),
+        "its stream is let go like any switch's"
+    );
+    let del = h.the_open(RequestKind::SessionDelete);
+    assert_eq!(del.path, "/api/v1/agent/sessions/S");
+    assert_eq!(ids(&h), [new.as_str(), "a"]);
+    h.respond(del.id, Reply::status(204));
+    assert_eq!(ids(&h), [new.as_str(), "a"]);
+    assert!(h.store.messages().is_empty());
+}
+
+#[test]
+fn a_session_nothing_was_said_in_is_only_forgotten() {
+    let mut h = listed(&["S"], None);
+    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    assert!(h.act(|s, now| s.delete_session(&id, now)));
+    assert_eq!(h.count(RequestKind::SessionDelete), 0);
+    let next = h.store.session_id().to_string();
+    assert_ne!(next, id);
+    assert_eq!(ids(&h), [next.as_str(), "S"]);
+}
+
+#[test]
+fn archiving_moves_a_session_and_a_refusal_moves_it_back() {
+    let mut h = listed(&["S", "a", "b"], None);
+    assert!(h.act(|s, now| s.archive_session("b", true, now)));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    assert_eq!(patch.body(), &json!({"archived": true}));
+    let shown = items(&h);
+    assert_eq!(
+        shown
+            .iter()
+            .map(|i| (i.id.as_str(), i.archived))
+            .collect::<Vec<_>>(),
+        [("S", false), ("a", false), ("b", true)]
+    );
+    h.respond(patch.id, Reply::network("offline"));
+    assert!(!item(&h, "b").archived);
+    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Network);
+
+    h.act(|s, now| s.archive_session("a", true, now));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(
+        patch.id,
+        Reply::json(
+            200,
+            json!({"session": {"id": "a", "archived": true, "title": "title a"}}),
+        ),
+    );
+    assert!(item(&h, "a").archived);
+    assert_eq!(
+        ids(&h),
+        ["S", "b", "a"],
+        "the archived ones after the others"
+    );
+
+    // The archived walk: its own pages.
+    h.act(|s, now| s.load_sessions(true, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(get.path, "/api/v1/agent/sessions?limit=20&archived=true");
+    let body = json!({"sessions": [{"id": "a", "archived": true}, {"id": "old", "archived": true}], "nextCursor": "z"});
+    h.respond(get.id, Reply::json(200, body));
+    assert!(h.store.sessions_loaded(true) && h.store.sessions_have_more(true));
+    assert_eq!(ids(&h), ["S", "b", "a", "old"]);
+
+    // Unarchived: back among the others.
+    h.act(|s, now| s.archive_session("old", false, now));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(patch.id, Reply::status(200));
+    assert_eq!(
+        ids(&h),
+        ["old", "S", "b", "a"],
+        "at the top: its place is the server's to say"
+    );
+    assert!(!item(&h, "old").archived);
+    assert!(!h.act(|s, now| s.archive_session("nobody", true, now)));
+}
+
+#[test]
+fn a_title_given_before_the_server_knows_the_session_goes_once_it_does() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    assert!(h.act(|s, now| s.rename_session(&id, "Draft plan", now)));
+    assert_eq!(
+        h.count(RequestKind::SessionPatch),
+        0,
+        "the server cannot know it yet"
+    );
+    assert_eq!(item(&h, &id).title.as_deref(), Some("Draft plan"));
+    let chat = streaming_turn(&mut h, "first words");
+    assert_eq!(
+        item(&h, &id).title.as_deref(),
+        Some("Draft plan"),
+        "not the first message"
+    );
+    end_turn(&mut h, chat);
+    let patch = h.the_open(RequestKind::SessionPatch);
+    assert_eq!(patch.path, format!("/api/v1/agent/sessions/{id}"));
+    assert_eq!(patch.body(), &json!({"title": "Draft plan"}));
+    h.respond(patch.id, Reply::status(200));
+    assert_eq!(h.count(RequestKind::SessionPatch), 1);
+}
+
+#[test]
+fn a_rename_the_server_does_not_know_yet_waits_without_an_error() {
+    // A session with messages here (sent, the turn still on its way) but not on the list.
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "hello");
+    h.act(|s, now| s.rename_session("S", "Named", now));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(
+        patch.id,
+        Reply::error(404, "session_not_found", "no such session"),
+    );
+    assert!(h.store.sessions_error().is_none());
+    assert_eq!(item(&h, "S").title.as_deref(), Some("Named"));
+    end_turn(&mut h, chat);
+    let again = h.the_open(RequestKind::SessionPatch);
+    assert_eq!(again.body(), &json!({"title": "Named"}));
+}
+
+#[test]
+fn switching_keeps_each_sessions_parked_state_and_names_the_switch() {
+    let mut h = listed(&["S", "a"], None);
+    let chat = streaming_turn(&mut h, "in S");
+    h.submit("waiting in S");
+    assert_eq!(h.store.queued().len(), 1);
+    h.switch_session("a");
+    assert_eq!(session_changes(&h), ["a"]);
+    assert!(
+        item(&h, "S").title.is_some(),
+        "S's history is parked here: its title shows"
+    );
+    h.switch_session("S");
+    assert_eq!(session_changes(&h), ["a", "S"]);
+    assert_eq!(
+        h.store.queued()[0].text,
+        "waiting in S",
+        "its queue is as it was"
+    );
+    let _ = chat;
+}
+
+#[test]
+fn nothing_is_asked_after_dispose() {
+    let mut h = listed(&["S", "a"], Some("c"));
+    h.dispose();
+    let n = h.sent.len();
+    assert!(!h.act(|s, now| s.load_sessions(false, now)));
+    assert!(!h.act(|s, now| s.load_more_sessions(false, now)));
+    assert!(!h.act(|s, now| s.rename_session("a", "x", now)));
+    assert!(!h.act(|s, now| s.delete_session("a", now)));
+    assert!(h.act(|s, now| s.new_session(now)).is_none());
+    assert_eq!(h.sent.len(), n);
+}
+
+#[test]
+fn a_session_list_request_does_not_hold_up_the_chat() {
+    let mut h = listed(&["S"], None);
+    h.act(|s, now| s.load_more_sessions(false, now));
+    assert_eq!(h.send("hi").kind, SubmitKind::Sent);
+}
+
+#[test]
+fn a_list_request_without_an_answer_times_out_and_frees_the_slot() {
+    let mut h = listed(&["S", "a"], Some("c1"));
+    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.rename_session("a", "Mine", now));
+    let hung = h.the_open(RequestKind::SessionsGet);
+    h.advance(30_000);
+    assert!(h.aborted.contains(&hung.id));
+    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(
+        item(&h, "a").title.as_deref(),
+        Some("title a"),
+        "the unanswered rename undone"
+    );
+    assert!(
+        h.act(|s, now| s.load_more_sessions(false, now)),
+        "the page can be asked again"
+    );
+}
