@@ -574,3 +574,15 @@ fn a_list_request_without_an_answer_times_out_and_frees_the_slot() {
         "the page can be asked again"
     );
 }
+
+#[test]
+fn a_session_opened_again_while_its_delete_was_on_its_way_stays_listed() {
+    let mut h = listed(&["S", "a"], None);
+    h.act(|s, now| s.delete_session("a", now));
+    let del = h.the_open(RequestKind::SessionDelete);
+    h.switch_session("a");
+    h.respond(del.id, Reply::status(204));
+    let it = item(&h, "a");
+    assert!(it.local, "open, so listed; the server has it no more");
+    assert_eq!(h.store.session_id(), "a");
+}

@@ -13,18 +13,20 @@
 //!   the session (a zombie fetch); a turn id only while busy;
 //! - message ids unique;
 //! - a late answer of a request the store is done with changes nothing;
-//! - the timer makes progress: a timeout never fires again and again at the same instant.
+//! - the timer makes progress: a timeout never fires again and again at the same instant;
+//! - the session list (SPEC §11) lists each session once, the open one always (unless its own
+//!   delete is on its way), and has at most one page request in flight.
 #![no_main]
 
 use std::collections::{HashMap, HashSet};
 
-use agent_chat_store::Status;
 use agent_chat_store::ItemState;
-use agent_chat_store::{Capabilities, FileAttachment};
 use agent_chat_store::SeededRandom;
+use agent_chat_store::Status;
 use agent_chat_store::{
     AutoSend, ChatStore, Output, RequestId, RequestKind, ResponseHead, StoreOptions,
 };
+use agent_chat_store::{Capabilities, FileAttachment};
 use agent_chat_store_fuzz::{
     any_chunk, chunk_text, int, message, one_in, pi_chunk, pick, split, sse_body, string, ui_chunk,
     value, Ctx, TOOL_CALL_IDS, TURN_IDS,
@@ -68,6 +70,18 @@ const KNOWN_ACTIONS_AFTER_DISPOSE: bool = false;
 // `ready`; the target feeds `handle_chunk` only while a turn runs.
 
 const T0: u64 = 1_700_000_000_000;
+
+/// A path segment as the store encodes it (RFC 3986's unreserved set kept).
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(
+            |b| match b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                true => (b as char).to_string(),
+                false => format!("%{b:02X}"),
+            },
+        )
+        .collect()
+}
 
 /// `FUZZ_TRACE=1 cargo fuzz run store <crash file>` prints every step, to read a finding.
 fn tracing() -> bool {
@@ -214,6 +228,25 @@ impl Host {
     fn check(&mut self) {
         let s = &self.store;
         let session = s.session_id().to_string();
+        // The session list: each session once, the open one among them, one page in flight.
+        let items = s.session_items();
+        let listed: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(
+            listed.len(),
+            items.len(),
+            "a session listed twice: {items:?}"
+        );
+        let deleting_open = self.open.iter().any(|r| {
+            r.kind == RequestKind::SessionDelete && r.path.ends_with(&format!("/{}", enc(&session)))
+        });
+        assert!(
+            self.disposed || deleting_open || listed.contains(session.as_str()),
+            "the open session {session} is not listed: {items:?}"
+        );
+        let pages = (self.open.iter())
+            .filter(|r| r.kind == RequestKind::SessionsGet)
+            .count();
+        assert!(pages <= 1, "{pages} page requests in flight");
         // Queue: unique ids and nonces; what left never comes back.
         let mut ids = HashSet::new();
         let mut nonces = HashSet::new();
@@ -507,6 +540,27 @@ impl Host {
                     json!({"messages": list}).to_string().into_bytes()
                 }
             }
+            RequestKind::SessionsGet => {
+                let ids = ["s1", "s2", "s 3", "x", ""];
+                let list: Vec<Value> = (0..int(u, 0, 4))
+                    .map(|_| match int(u, 0, 5) {
+                        0 => value(u, 2),
+                        _ => json!({"id": pick(u, &ids), "title": string(u), "archived": one_in(u, 4), "updatedAt": int(u, 0, 9)}),
+                    })
+                    .collect();
+                let next = pick(u, &[None, Some("c1"), Some(""), Some("c2")]);
+                match int(u, 0, 6) {
+                    0 => value(u, 3).to_string().into_bytes(),
+                    _ => json!({"sessions": list, "nextCursor": next}).to_string().into_bytes(),
+                }
+            }
+            RequestKind::SessionPatch => match int(u, 0, 3) {
+                0 => value(u, 2).to_string().into_bytes(),
+                1 => Vec::new(),
+                _ => json!({"session": {"id": pick(u, &["s1", "s2", "x"]), "title": string(u), "archived": one_in(u, 2)}})
+                    .to_string()
+                    .into_bytes(),
+            },
             RequestKind::FollowUpPost => pick(
                 u,
                 &[
@@ -687,9 +741,60 @@ impl Host {
                 self.advance(ms);
             }
             26 => self.late_answer(u),
+            29 => {
+                let items = self.store.session_items();
+                let ids: Vec<String> = items
+                    .iter()
+                    .map(|i| i.id.clone())
+                    .chain(["s2".to_string(), "zz".to_string()])
+                    .collect();
+                let id = u.choose(&ids).cloned().unwrap_or_default();
+                let archived = one_in(u, 3);
+                match int(u, 0, 6) {
+                    0 => {
+                        trace!("load sessions {archived}");
+                        self.act(|s, now| {
+                            s.load_sessions(archived, now);
+                        })
+                    }
+                    1 => {
+                        trace!("load more sessions {archived}");
+                        self.act(|s, now| {
+                            s.load_more_sessions(archived, now);
+                        })
+                    }
+                    2 => {
+                        trace!("new session");
+                        self.act(|s, now| {
+                            s.new_session(now);
+                        })
+                    }
+                    3 | 4 => {
+                        let title = string(u);
+                        trace!("rename {id:?} {title:?}");
+                        self.act(|s, now| {
+                            s.rename_session(&id, &title, now);
+                        })
+                    }
+                    5 => {
+                        trace!("archive {id:?} {archived}");
+                        self.act(|s, now| {
+                            s.archive_session(&id, archived, now);
+                        })
+                    }
+                    _ => {
+                        trace!("delete {id:?}");
+                        self.act(|s, now| {
+                            s.delete_session(&id, now);
+                        })
+                    }
+                }
+            }
             // The host's predicate answers one of the questions, in any order, at any time.
             28 if !self.asked.is_empty() => {
-                let token = self.asked.remove(int(u, 0, self.asked.len() as u64 - 1) as usize);
+                let token = self
+                    .asked
+                    .remove(int(u, 0, self.asked.len() as u64 - 1) as usize);
                 let yes = one_in(u, 2);
                 trace!("auto-send answer {token} {yes}");
                 self.act(|s, now| {

@@ -275,9 +275,14 @@ impl ChatStore {
                 self.sessions.title_later(&session, title);
                 self.sessions.error = None;
             }
-            Change::Delete if self.sessions.error.is_none() && session != self.session.id => {
-                self.parked.remove(&session);
-            }
+            Change::Delete if self.sessions.error.is_none() => match session == self.session.id {
+                // Opened again while its delete was on its way: it is open, so it is listed
+                // (locally: a message sent in it makes it anew on the server).
+                true => self.sessions.opened(&session),
+                false => {
+                    self.parked.remove(&session);
+                }
+            },
             _ => {}
         }
     }
