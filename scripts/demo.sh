@@ -32,4 +32,5 @@ done
 echo
 echo "agent-chat-store demo: http://127.0.0.1:$PORT/"
 echo "(the reference server with a real pi agent; try: 'think about it', 'list files', 'echo hi'; Ctrl-C stops it)"
+echo "(sessions survive a restart: they are kept in the folder of 'sessions in …' above; --data-dir DIR picks another)"
 wait $SERVER

@@ -1,8 +1,9 @@
 // Shared pieces of the end-to-end tests: the reference server as a child process, Debian's
 // Chromium through playwright-core, and page helpers that read what the user sees.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -14,11 +15,17 @@ const CHROMIUM_ARGS = [
   '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-/** Starts the reference server on a free port; resolves once it listens. */
-export async function startServer({ app = 'react-chat', runtime = 'pi', args = [] } = {}) {
+/**
+ * Starts the reference server on a free port; resolves once it listens. Its sessions are kept
+ * in `dataDir`: a fresh temporary folder (removed by `stop()`) unless given (then kept, so a
+ * second server can start on it and find the same sessions).
+ */
+export async function startServer({ app = 'react-chat', runtime = 'pi', args = [], dataDir } = {}) {
+  const ownDir = dataDir === undefined;
+  if (ownDir) dataDir = mkdtempSync(join(tmpdir(), 'acs-e2e-'));
   const child = spawn(process.execPath, [
     resolve(root, 'examples/server/server.mjs'), '--port', '0', '--runtime', runtime,
-    '--static', resolve(root, `examples/${app}/dist`), ...args,
+    '--static', resolve(root, `examples/${app}/dist`), '--data-dir', dataDir, ...args,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise((res, rej) => {
@@ -37,11 +44,15 @@ export async function startServer({ app = 'react-chat', runtime = 'pi', args = [
   };
   return {
     url,
+    dataDir,
     control: (body) => api('/__control', body),
     reset: () => api('/__control/reset', {}),
     log: async () => (await api('/__control/log')).entries,
     messages: async (session) => (await api(`/api/v1/agent/chat/${encodeURIComponent(session)}/messages`)).messages,
-    stop: () => new Promise((res) => { child.once('exit', res); child.kill(); }),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) await new Promise((res) => { child.once('exit', res); child.kill(); });
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

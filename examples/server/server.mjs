@@ -20,6 +20,9 @@ const HELP = `Usage: node server.mjs [options]
   --not-found R[,R…]     answer these routes with 404: ${ROUTES.join(', ')}
   --agent-end-delay MS   pi: hold each agent_end MS (a follow-up then lands after pi's last queue poll)
   --interactive-tools    ai-sdk: also the client tool getLocation and deleteFile (needs approval)   env INTERACTIVE_TOOLS=1
+  --data-dir DIR         where sessions are kept across restarts, created if missing  env DATA_DIR
+                         (default ${DEFAULTS.dataDir})
+  --untitled-sessions    the session list gives a title only to renamed sessions
   -h, --help`;
 
 function fail(message) {
@@ -45,6 +48,8 @@ try {
       'not-found': { type: 'string', multiple: true },
       'agent-end-delay': { type: 'string' },
       'interactive-tools': { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      'untitled-sessions': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -72,6 +77,8 @@ for (const r of notFound) if (!ROUTES.includes(r)) fail(`--not-found: unknown ro
 const staticDir = args.static ?? env.STATIC_DIR;
 const cutStreamAfter = args['cut-stream-after'] === undefined ? null : int('cut-stream-after', args['cut-stream-after'], null);
 
+const dataDir = path.resolve(args['data-dir'] || env.DATA_DIR || DEFAULTS.dataDir);
+
 const app = createApp({
   runtime,
   tps: int('tps', args.tps ?? env.TPS, DEFAULTS.tps),
@@ -86,6 +93,8 @@ const app = createApp({
   notFound,
   agentEndDelayMs: int('agent-end-delay', args['agent-end-delay'], 0),
   interactiveTools: args['interactive-tools'] ?? ['1', 'true', 'yes'].includes(String(env.INTERACTIVE_TOOLS ?? '').toLowerCase()),
+  dataDir,
+  untitledSessions: args['untitled-sessions'] ?? false,
 });
 
 const port = int('port', args.port ?? env.PORT, 8787);
@@ -93,6 +102,7 @@ try {
   const actual = await app.listen(port);
   console.log(`listening on http://127.0.0.1:${actual}`);
   console.log(`runtime ${runtime}, ${app.state.tps} tokens/s${staticDir ? `, serving ${path.resolve(staticDir)}` : ''}`);
+  console.log(`sessions in ${dataDir} (${app.store.records.size} kept)`);
 } catch (e) {
   console.error(`cannot listen on 127.0.0.1:${port}: ${e.message}`);
   process.exit(1);

@@ -3,6 +3,8 @@
 //                                    the reference server serves the built app at `/`)
 //   ?session=ID                      the session to open (default: a fresh random one, written
 //                                    back into the URL so a reload reopens the same session)
+//   ?pageSize=N                      sessions per page of the session list (default: the
+//                                    store's own), e.g. to see "Load more" with a few sessions
 
 function randomId() {
   // crypto.getRandomValues works in insecure contexts too (crypto.randomUUID does not).
@@ -18,7 +20,13 @@ export function readConfig() {
     sessionId = randomId();
     writeSession(sessionId, { replace: true });
   }
-  return { baseUrl: server || "/", server: server || null, sessionId };
+  const pageSize = Number.parseInt(params.get("pageSize") ?? "", 10);
+  return {
+    baseUrl: server || "/",
+    server: server || null,
+    sessionId,
+    sessionPageSize: pageSize > 0 ? pageSize : undefined,
+  };
 }
 
 /** The session id currently in the URL (for back/forward navigation). */
@@ -26,9 +34,13 @@ export function sessionFromUrl() {
   return new URLSearchParams(window.location.search).get("session");
 }
 
-/** Puts `sessionId` into the URL, keeping every other parameter (e.g. `server`). */
+/**
+ * Puts `sessionId` into the URL, keeping every other parameter (e.g. `server`). A URL that
+ * already names it is left alone, so a switch made by back/forward pushes no new entry.
+ */
 export function writeSession(sessionId, { replace = false } = {}) {
   const url = new URL(window.location.href);
+  if (url.searchParams.get("session") === sessionId) return;
   url.searchParams.set("session", sessionId);
   if (replace) window.history.replaceState(null, "", url);
   else window.history.pushState(null, "", url);

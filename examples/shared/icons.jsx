@@ -22,3 +22,18 @@ export const RetryIcon = () => (
 export const BotIcon = () => (
   <svg {...base}><rect x="4" y="8" width="16" height="12" rx="2" /><path d="M12 8V4" /><circle cx="12" cy="3" r="1" /><path d="M9 13v1M15 13v1" /><path d="M2 14h2M20 14h2" /></svg>
 );
+export const PlusIcon = () => (
+  <svg {...base}><path d="M12 5v14M5 12h14" /></svg>
+);
+export const PencilIcon = () => (
+  <svg {...base}><path d="M12 20h9" /><path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z" /></svg>
+);
+export const ArchiveIcon = () => (
+  <svg {...base}><rect x="2" y="4" width="20" height="5" rx="1" /><path d="M4 9v10a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1V9" /><path d="M10 13h4" /></svg>
+);
+export const UnarchiveIcon = () => (
+  <svg {...base}><rect x="2" y="4" width="20" height="5" rx="1" /><path d="M4 9v10a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1V9" /><path d="M12 18v-6M9.5 14.5 12 12l2.5 2.5" /></svg>
+);
+export const TrashIcon = () => (
+  <svg {...base}><path d="M3 6h18" /><path d="M8 6V4h8v2" /><path d="M19 6l-1 14H6L5 6" /></svg>
+);

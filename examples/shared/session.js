@@ -1,29 +1,41 @@
-// Switching sessions, the same in both example apps: the page URL holds the session (config.js).
-import { useCallback, useEffect } from "react";
+// The open session lives in the page URL (config.js), the same in both example apps.
+import { useCallback, useEffect, useState } from "react";
 import { sessionFromUrl, writeSession } from "./config.js";
 
 /**
- * Returns `switchTo(id)`: moves `store` to `id`, tells the app (`setSessionId`, which feeds the
- * store hook's `sessionId` option) and pushes `id` into the URL. Back/forward switch too, without
- * pushing (`fromHistory`).
+ * The open session's id and the store's `onSessionChange` option that keeps it. Every switch
+ * the store makes (the session list, a new session, deleting the open one, the header's form,
+ * back/forward) lands here, so the URL follows and a reload reopens the same session. The id
+ * feeds the store hook's `sessionId` option: a store created again (StrictMode) opens it too.
  */
-export function useSessionSwitch(store, setSessionId) {
+export function useSessionUrl(initialId) {
+  const [sessionId, setSessionId] = useState(initialId);
+  const onSessionChange = useCallback((id) => {
+    // A switch made by back/forward finds its id in the URL already: nothing is pushed.
+    writeSession(id);
+    setSessionId(id);
+  }, []);
+  return { sessionId, onSessionChange };
+}
+
+/**
+ * Returns `switchTo(id)` for the header's "switch session by id" form, and makes back/forward
+ * switch `store` to the URL's session. The URL and the app's state follow through the store's
+ * `onSessionChange` (`useSessionUrl`).
+ */
+export function useSessionSwitch(store) {
   const switchTo = useCallback(
-    (id, { fromHistory = false } = {}) => {
+    (id) => {
       id = id.trim();
-      if (!id || !store) return;
-      // Switch right away; the hook sees the store already on `id` and does nothing more.
-      if (store.getSnapshot().sessionId !== id) store.switchSession(id);
-      setSessionId(id);
-      if (!fromHistory) writeSession(id);
+      if (id && store) store.switchSession(id);
     },
-    [store, setSessionId],
+    [store],
   );
 
   useEffect(() => {
     const onPop = () => {
       const id = sessionFromUrl();
-      if (id) switchTo(id, { fromHistory: true });
+      if (id) switchTo(id);
     };
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);

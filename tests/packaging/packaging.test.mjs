@@ -97,7 +97,9 @@ function freePort() {
 
 /** The reference server: a real pi agent, scripted model, sessions of its own. */
 async function agentServer() {
-  const { child, match } = await start(process.execPath, [resolve(root, 'examples/server/server.mjs'), '--port', '0', '--tps', '60'], {
+  // Its own data folder: the demo's default would keep every run's sessions.
+  const dataDir = mkdtempSync(join(tmpdir(), 'acs-packaging-data-'));
+  const { child, match } = await start(process.execPath, [resolve(root, 'examples/server/server.mjs'), '--port', '0', '--tps', '60', '--data-dir', dataDir], {
     cwd: root, ready: /listening on (http:\/\/127\.0\.0\.1:\d+)/, timeout: 20_000,
   });
   const url = match[1];

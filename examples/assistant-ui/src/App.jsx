@@ -1,4 +1,4 @@
-import { createContext, useContext, useState } from "react";
+import { createContext, useContext } from "react";
 import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
@@ -15,8 +15,9 @@ import { useChatStoreRuntime } from "agent-chat-store/assistant-ui";
 import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
 import { readConfig } from "../../shared/config.js";
 import { RetryIcon, StopIcon } from "../../shared/icons.jsx";
-import { useSessionSwitch } from "../../shared/session.js";
+import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
 import { PART_COMPONENTS } from "./Parts.jsx";
+import { ThreadList } from "./ThreadList.jsx";
 
 const config = readConfig();
 
@@ -26,20 +27,30 @@ const ChatContext = createContext(null);
 const useChat = () => useContext(ChatContext);
 
 export function App() {
-  const [sessionId, setSessionId] = useState(config.sessionId);
+  // The URL keeps the open session; every switch the store makes (assistant-ui's thread list
+  // included) comes back through `onSessionChange`.
+  const { sessionId, onSessionChange } = useSessionUrl(config.sessionId);
   // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
-  const store = useCreateChatStore({ baseUrl: config.baseUrl, sessionId });
+  const store = useCreateChatStore({
+    baseUrl: config.baseUrl,
+    sessionId,
+    onSessionChange,
+    sessionPageSize: config.sessionPageSize,
+  });
   const snapshot = useChatStore(store);
   const runtime = useChatStoreRuntime(store);
 
-  const switchTo = useSessionSwitch(store, setSessionId);
+  const switchTo = useSessionSwitch(store);
 
   return (
     <AssistantRuntimeProvider runtime={runtime}>
       <ChatContext.Provider value={{ store, snapshot }}>
-        <div className="app">
-          <Header onSwitch={switchTo} sessionId={sessionId} />
-          <Thread />
+        <div className="shell">
+          {store && <ThreadList store={store} />}
+          <div className="app">
+            <Header onSwitch={switchTo} sessionId={sessionId} />
+            <Thread />
+          </div>
         </div>
       </ChatContext.Provider>
     </AssistantRuntimeProvider>

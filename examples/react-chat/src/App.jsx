@@ -3,8 +3,9 @@ import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
 import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
 import { readConfig } from "../../shared/config.js";
 import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "../../shared/icons.jsx";
-import { useSessionSwitch } from "../../shared/session.js";
+import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
 import { Message } from "./Parts.jsx";
+import { Sessions } from "./Sessions.jsx";
 
 const config = readConfig();
 
@@ -46,7 +47,9 @@ function completeWithApprovalResponses({ messages }) {
 }
 
 export function App() {
-  const [sessionId, setSessionId] = useState(config.sessionId);
+  // The URL keeps the open session; every switch the store makes comes back through
+  // `onSessionChange`.
+  const { sessionId, onSessionChange } = useSessionUrl(config.sessionId);
   // Only where the AI SDK owns history (the server says so in its capabilities) does the
   // conversation go on by itself after a client tool's output or an approval answer.
   const storeRef = useRef(null);
@@ -55,19 +58,30 @@ export function App() {
     return aiSdk && (completeWithToolCalls({ messages }) || completeWithApprovalResponses({ messages }));
   });
   // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
-  const store = useCreateChatStore({ baseUrl: config.baseUrl, sessionId, sendAutomaticallyWhen });
+  const store = useCreateChatStore({
+    baseUrl: config.baseUrl,
+    sessionId,
+    onSessionChange,
+    sessionPageSize: config.sessionPageSize,
+    sendAutomaticallyWhen,
+  });
   const snapshot = useChatStore(store);
   useEffect(() => {
     storeRef.current = store;
   }, [store]);
 
   // Switches from the header's form and from back/forward.
-  const switchTo = useSessionSwitch(store, setSessionId);
+  const switchTo = useSessionSwitch(store);
 
   if (!store || !snapshot) {
     return <div className="app loading">Starting…</div>;
   }
-  return <Chat store={store} snapshot={snapshot} onSwitch={switchTo} />;
+  return (
+    <div className="shell">
+      <Sessions store={store} />
+      <Chat store={store} snapshot={snapshot} onSwitch={switchTo} />
+    </div>
+  );
 }
 
 function Chat({ store, snapshot, onSwitch }) {

@@ -104,7 +104,10 @@ function replyTo(prompt, { words, tools, attempt }) {
     const user = [...msgs].reverse().find((m) => m.role === 'user');
     return replyToToolResults(user ? promptText(user.content) : '', results);
   }
-  if (last?.role === 'user') return replyToUser(promptText(last.content), { words, tools, attempt });
+  if (last?.role === 'user') {
+    const earlier = msgs.slice(0, -1).filter((m) => m.role === 'user').map((m) => promptText(m.content));
+    return replyToUser(promptText(last.content), { words, tools, attempt, earlier });
+  }
   return { blocks: [{ type: 'text', text: 'Nothing to answer.' }], stop: 'stop' };
 }
 
@@ -183,9 +186,14 @@ function scriptedStream(reply, { tps, chunkTokens, signal }) {
 export class AiSdkSession {
   /**
    * @param {string} id @param {import('./app.mjs').Knobs} knobs
-   * @param {{interactiveTools?: boolean}} [opts] the session's tool set, fixed at creation
+   * @param {{interactiveTools?: boolean, journal?: {restore(): {history: object[], interactiveTools: boolean},
+   *   history(messages: object[]): void, turnEnded(turn: Turn): void}}} [opts] the session's tool
+   *   set, fixed at creation; `journal`: where the session is kept (session-store.mjs), which
+   *   also gives the stored history and tool set of a session created before
    */
-  constructor(id, knobs, { interactiveTools = false } = {}) {
+  constructor(id, knobs, { interactiveTools = false, journal } = {}) {
+    const restored = journal?.restore();
+    if (restored) interactiveTools = restored.interactiveTools;
     this.id = id;
     this.runtime = 'ai-sdk';
     this.knobs = knobs;
@@ -193,8 +201,9 @@ export class AiSdkSession {
     this.tools = aiSdkTools({ interactiveTools });
     /** @type {Map<string, number>} answers given per user message id (regenerate counts up) */
     this.attempts = new Map();
+    this.journal = journal;
     /** @type {object[]} UIMessage[] as the client last stored it (or as the last turn ended) */
-    this.history = [];
+    this.history = restored?.history ?? [];
     /** @type {Turn | null} */
     this.activeTurn = null;
     /** @type {Turn | null} */
@@ -215,6 +224,7 @@ export class AiSdkSession {
 
   setHistory(messages) {
     this.history = messages;
+    this.journal?.history(messages);
   }
 
   /**
@@ -229,7 +239,7 @@ export class AiSdkSession {
     this.lastTurn = turn;
     // What the turn answers is kept at once: a reload mid-turn finds the user's message, and
     // attaches to the answer (SPEC §12).
-    this.history = messages;
+    this.setHistory(messages);
     let attempt = 1;
     const lastUser = messages.findLast((m) => m.role === 'user');
     if (lastUser && messages.at(-1) === lastUser) {
@@ -269,7 +279,7 @@ export class AiSdkSession {
         onEnd: ({ messages: all }) => {
           // The client PUTs its copy after the turn; keeping ours too lets a reload mid-way
           // (before that PUT) still find the answer.
-          this.history = all;
+          this.setHistory(all);
         },
       });
       for await (const chunk of ui) turn.push(chunk);
@@ -277,6 +287,7 @@ export class AiSdkSession {
       turn.push({ type: 'error', errorText: e instanceof Error ? e.message : String(e) });
     } finally {
       if (turn.stopped && turn.chunks.at(-1)?.type !== 'abort') turn.push({ type: 'abort', reason: 'stopped' });
+      this.journal?.turnEnded(turn);
       this.activeTurn = null;
       turn.end();
     }

@@ -4,10 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { safeValidateUIMessages } from 'ai';
 import { aiSdkCatalog, AiSdkSession } from './ai-sdk-runtime.mjs';
 import { err, piCatalog, PiSession } from './pi-runtime.mjs';
+import { cleanTitle, CursorError, SessionStore } from './session-store.mjs';
 import { pipeTurn } from './turn.mjs';
 
 export const RUNTIMES = ['pi', 'ai-sdk'];
@@ -21,6 +23,8 @@ export const ROUTES = [
   'messages-put',
   'stream',
   'turn',
+  'sessions',
+  'session-patch',
   'session-delete',
 ];
 
@@ -52,6 +56,9 @@ export const ROUTES = [
  * @property {boolean} legacyHistory as the real server, the history answer has no
  *   `activeTurn`, and a running turn's messages are left out until its first assistant
  *   message ended (off: `activeTurn` says what runs, the history holds what ended)
+ * @property {string} dataDir where sessions are kept (session-store.mjs), created if missing
+ * @property {boolean} untitledSessions the list gives a `title` only to renamed sessions (off:
+ *   the others get the first line of their first user message)
  */
 
 export const DEFAULTS = {
@@ -70,6 +77,8 @@ export const DEFAULTS = {
   interactiveTools: false,
   strandFollowUps: false,
   legacyHistory: false,
+  dataDir: path.join(os.tmpdir(), 'agent-chat-store-demo'),
+  untitledSessions: false,
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -92,8 +101,10 @@ export function createApp(options = {}) {
   /** Live settings (the control route changes them). */
   const state = structuredClone(initial);
   state.cutStreamsLeft = state.cutStreamAfter === null ? 0 : state.cutStreams;
-  /** @type {Map<string, PiSession|AiSdkSession>} */
+  /** @type {Map<string, PiSession|AiSdkSession>} the sessions in memory (opened or created) */
   const sessions = new Map();
+  /** Every session, on disk: a session not in memory is re-created from it when opened. */
+  const store = new SessionStore(initial.dataDir);
   const log = [];
   let logId = 0;
 
@@ -116,12 +127,20 @@ export function createApp(options = {}) {
     },
   };
 
+  /** The session `id`: in memory, else re-created from the store, else (`create`) a new one. */
   function session(id, create) {
     let s = sessions.get(id);
-    if (!s && create) {
-      s = state.runtime === 'ai-sdk' ? new AiSdkSession(id, knobs, { interactiveTools: state.interactiveTools }) : new PiSession(id, knobs);
-      sessions.set(id, s);
+    if (s) return s;
+    const kept = store.get(id);
+    if (kept) {
+      const journal = store.journal(id);
+      s = kept.runtime === 'ai-sdk' ? new AiSdkSession(id, knobs, { journal }) : new PiSession(id, knobs, { journal });
+    } else if (create) {
+      s = state.runtime === 'ai-sdk'
+        ? new AiSdkSession(id, knobs, { interactiveTools: state.interactiveTools, journal: store.createAiSdk(id, { interactiveTools: state.interactiveTools }) })
+        : new PiSession(id, knobs, { journal: store.createPi(id) });
     }
+    if (s) sessions.set(id, s);
     return s;
   }
 
@@ -163,7 +182,7 @@ export function createApp(options = {}) {
       for (const r of list) if (!ROUTES.includes(r)) throw validation(`unknown route ${r}; one of ${ROUTES.join(', ')}`, 'notFound');
       state.notFound = list;
     }
-    for (const k of ['strandFollowUps', 'legacyHistory']) {
+    for (const k of ['strandFollowUps', 'legacyHistory', 'untitledSessions']) {
       if (body[k] === undefined) continue;
       if (typeof body[k] !== 'boolean') throw validation(`${k} must be a boolean`, k);
       state[k] = body[k];
@@ -181,6 +200,7 @@ export function createApp(options = {}) {
   function reset() {
     for (const s of sessions.values()) s.dispose();
     sessions.clear();
+    store.clear(); // "sessions dropped" means the kept ones too: a reset server starts empty
     log.length = 0;
     Object.assign(state, structuredClone(initial));
     state.cutStreamsLeft = state.cutStreamAfter === null ? 0 : state.cutStreams;
@@ -372,26 +392,69 @@ export function createApp(options = {}) {
     const stopped = s?.stop(url.searchParams.get('turnId') || undefined);
     // Answered once the turn wound down (its history written: what the client reads next is
     // what was kept), bounded.
-    if (stopped && turn && !turn.done) {
-      await new Promise((done) => {
-        const timer = setTimeout(done, 2000);
-        turn.listeners.add(() => {
-          if (turn.done) {
-            clearTimeout(timer);
-            done();
-          }
-        });
-      });
-    }
+    if (stopped && turn) await woundDown(turn);
     empty(res, 204);
   }
 
+  // ----- the session list (SPEC §11) --------------------------------------------------------
+
+  /** A list item: `title` is the rename's, else (unless `untitledSessions`) the first line. */
+  function listItem(rec) {
+    const title = rec.name ?? (state.untitledSessions ? undefined : rec.firstLine);
+    return {
+      id: rec.id,
+      ...(title ? { title } : {}),
+      createdAt: new Date(rec.createdAt).toISOString(),
+      updatedAt: new Date(rec.updatedAt).toISOString(),
+      running: !!sessions.get(rec.id)?.activeTurn,
+      archived: rec.archived,
+    };
+  }
+
+  async function sessionsList(req, res, url) {
+    const q = url.searchParams;
+    const archivedText = q.get('archived') || null; // (an empty parameter is an absent one)
+    if (archivedText !== null && archivedText !== 'true' && archivedText !== 'false') throw validation('archived must be true or false', 'archived');
+    const limitText = q.get('limit') || null;
+    if (limitText !== null && !/^-?\d+$/.test(limitText)) throw validation('limit must be an integer', 'limit');
+    const limit = limitText === null ? 20 : Math.min(100, Math.max(1, Number(limitText)));
+    let page;
+    try {
+      page = store.list({ archived: archivedText === 'true', limit, cursor: q.get('cursor') || undefined });
+    } catch (e) {
+      if (e instanceof CursorError) throw validation(e.message, 'cursor');
+      throw e;
+    }
+    json(res, 200, { sessions: page.records.map(listItem), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
+  }
+
+  async function sessionPatch(req, res, sid, body) {
+    if (!isObject(body)) throw validation('body must be a JSON object');
+    const { title, archived } = body;
+    if (title !== undefined && typeof title !== 'string') throw validation('title must be a string', 'title');
+    if (typeof title === 'string' && title.length > 500) throw validation('title is longer than 500 characters', 'title');
+    if (archived !== undefined && typeof archived !== 'boolean') throw validation('archived must be a boolean', 'archived');
+    if (title === undefined && archived === undefined) throw validation('title or archived is required', 'title');
+    if (!store.get(sid)) throw sessionNotFound(sid);
+    json(res, 200, { session: listItem(store.update(sid, { title: title === undefined ? undefined : cleanTitle(title), archived })) });
+  }
+
+  /** Stops a running turn of the session, forgets it, removes its files. */
   async function sessionDelete(req, res, sid) {
-    const s = session(sid, false);
-    if (!s) throw new HttpError(404, 'not_found', 'session not found');
-    s.dispose();
-    sessions.delete(sid);
+    const s = sessions.get(sid);
+    if (!s && !store.get(sid)) throw sessionNotFound(sid);
+    const turn = s?.activeTurn;
+    store.remove(sid); // first: what the stopped turn still ends is written nowhere
+    if (s) {
+      s.dispose();
+      sessions.delete(sid);
+    }
+    if (turn) await woundDown(turn);
     empty(res, 204);
+  }
+
+  function sessionNotFound(sid) {
+    return new HttpError(404, 'session_not_found', `no session ${sid}`);
   }
 
   async function control(req, res, url, body) {
@@ -418,6 +481,9 @@ export function createApp(options = {}) {
     if (pathname === `${API}/capabilities` && method === 'GET') return ['capabilities'];
     if (pathname === `${API}/catalog` && method === 'GET') return ['catalog'];
     if (pathname === `${API}/chat` && method === 'POST') return ['chat'];
+    if (pathname === `${API}/sessions` && method === 'GET') return ['sessions'];
+    const byId = /^\/api\/v1\/agent\/sessions\/([^/]+)$/.exec(pathname);
+    if (byId) return [{ PATCH: 'session-patch', DELETE: 'session-delete' }[method], safeDecode(byId[1])];
     const m = /^\/api\/v1\/agent\/chat\/([^/]+)(?:\/(followup|messages|stream|turn))?$/.exec(pathname);
     if (!m) return [undefined];
     const sid = safeDecode(m[1]);
@@ -429,7 +495,7 @@ export function createApp(options = {}) {
       'PUT messages': 'messages-put',
       'GET stream': 'stream',
       'DELETE turn': 'turn',
-      'DELETE ': 'session-delete',
+      'DELETE ': 'session-delete', // the older path of `DELETE …/sessions/S`
     }[key];
     return [name, sid];
   }
@@ -481,6 +547,10 @@ export function createApp(options = {}) {
           return await resume(req, res, sid, url, entry);
         case 'turn':
           return await turnDelete(req, res, sid, url);
+        case 'sessions':
+          return await sessionsList(req, res, url);
+        case 'session-patch':
+          return await sessionPatch(req, res, sid, body);
         case 'session-delete':
           return await sessionDelete(req, res, sid);
         default:
@@ -530,6 +600,7 @@ export function createApp(options = {}) {
     server,
     state,
     sessions,
+    store,
     log,
     /** Listens on 127.0.0.1; resolves with the port (0 picks a free one). */
     listen(port = 8787) {
@@ -565,6 +636,20 @@ function safeDecode(s) {
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Resolves once `turn` ended (at most 2 s). */
+function woundDown(turn) {
+  if (turn.done) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(done, 2000);
+    turn.listeners.add(() => {
+      if (turn.done) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+  });
 }
 
 function checkAttachments(list) {
@@ -631,7 +716,7 @@ function corsHeaders(req) {
   return {
     'access-control-allow-origin': origin ?? '*',
     ...(origin ? { 'access-control-allow-credentials': 'true', vary: 'Origin' } : {}),
-    'access-control-allow-methods': 'GET,POST,PUT,DELETE,OPTIONS',
+    'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
     'access-control-allow-headers': req?.headers['access-control-request-headers'] ?? 'content-type',
     'access-control-expose-headers': 'x-turn-id, x-vercel-ai-ui-message-stream',
   };

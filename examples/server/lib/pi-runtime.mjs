@@ -87,7 +87,8 @@ function respond(context, { words, tools, folders }) {
     const user = msgs.slice(0, i + 1).reverse().find((m) => m.role === 'user');
     reply = replyToToolResults(user ? textOf(user.content) : '', results);
   } else if (last?.role === 'user') {
-    reply = replyToUser(textOf(last.content), { words, tools, folders });
+    const earlier = msgs.slice(0, -1).filter((m) => m.role === 'user').map((m) => textOf(m.content));
+    reply = replyToUser(textOf(last.content), { words, tools, folders, earlier });
   } else {
     reply = { blocks: [{ type: 'text', text: 'Nothing to answer.' }], stop: 'stop' };
   }
@@ -127,10 +128,10 @@ const BASE_TOOLS = [agentTool('ls', lsParameters, runLs), agentTool('echo', echo
  * A pi `Agent` whose model is the scripted faux provider at the knobs' current pace.
  * `folders`: given to a subagent, so a task naming a fixture folder lists it.
  */
-function scriptedAgent({ knobs, systemPrompt, tools, sessionId, folders }) {
+function scriptedAgent({ knobs, systemPrompt, tools, sessionId, folders, messages }) {
   const names = tools.map((t) => t.name);
   return new Agent({
-    initialState: { systemPrompt, model: scriptedModels(0, 1).model, tools },
+    initialState: { systemPrompt, model: scriptedModels(0, 1).model, tools, ...(messages ? { messages } : {}) },
     sessionId,
     streamFn: (model, context, options) => {
       const { faux, models } = scriptedModels(knobs.tps, knobs.chunkTokens);
@@ -162,11 +163,17 @@ function userMessage(text, attachments) {
 }
 
 export class PiSession {
-  /** @param {string} id @param {import('./app.mjs').Knobs} knobs */
-  constructor(id, knobs) {
+  /**
+   * @param {string} id @param {import('./app.mjs').Knobs} knobs
+   * @param {{journal?: {restore(): {messages: object[], meta: Map<object, {id: string, files?: object[]}>},
+   *   message(m: object, ui?: {id?: string, files?: object[]}): void, turnEnded(turn: Turn): void}}} [opts]
+   *   `journal`: where the session is kept (session-store.mjs); the agent starts from its transcript
+   */
+  constructor(id, knobs, { journal } = {}) {
     this.id = id;
     this.runtime = 'pi';
     this.knobs = knobs;
+    this.journal = journal;
     /** @type {WeakMap<object, string>} pi message → UI message id */
     this.ids = new WeakMap();
     /** @type {WeakMap<object, object[]>} pi user message → its file attachments (for the UI) */
@@ -195,7 +202,14 @@ export class PiSession {
     const subagent = subagentTool(() =>
       scriptedAgent({ knobs, systemPrompt: SUBAGENT_PROMPT, tools: BASE_TOOLS, sessionId: `${id}/subagent`, folders: FIXTURE_FOLDERS }),
     );
-    this.agent = scriptedAgent({ knobs, systemPrompt: SYSTEM_PROMPT, tools: [...BASE_TOOLS, subagent], sessionId: id });
+    // A session kept on disk goes on from its transcript, with the UI ids it had.
+    const restored = journal?.restore();
+    for (const [m, ui] of restored?.meta ?? []) {
+      this.ids.set(m, ui.id);
+      this.usedIds.add(ui.id);
+      if (ui.files) this.files.set(m, ui.files);
+    }
+    this.agent = scriptedAgent({ knobs, systemPrompt: SYSTEM_PROMPT, tools: [...BASE_TOOLS, subagent], sessionId: id, messages: restored?.messages });
     this.agent.subscribe((event) => this.onEvent(event));
     // Fault switch: a slow awaited `agent_end` listener, as a real app has when it persists the
     // session. pi's loop polled the follow-up queue before `agent_end`, so a follow-up posted
@@ -278,6 +292,7 @@ export class PiSession {
       }
       if (turn.stopped) turn.push({ type: 'abort', reason: 'stopped' });
       else if (failed === undefined && providerError === undefined) turn.push({ type: 'finish', finishReason: 'stop' });
+      this.journal?.turnEnded(turn);
       this.activeTurn = null;
       turn.end();
     }
@@ -317,6 +332,9 @@ export class PiSession {
       case 'message_end':
         if (e.message.role === 'assistant' && this.activeTurn) this.activeTurn.assistantEnded = true;
         this.onMessageEnd(e.message);
+        // Kept as the agent keeps it (pi pushed it to `state.messages` before this listener),
+        // so the file and the history route hold the same transcript.
+        this.journal?.message(e.message, { id: this.ids.get(e.message), files: this.files.get(e.message) });
         break;
       case 'tool_execution_update':
         this.onToolUpdate(e);

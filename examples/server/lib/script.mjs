@@ -19,6 +19,9 @@
 //     of the line) and no other call, since the task may itself say `list files` or `echo`;
 //   - for a subagent only (`folders` given): a task naming a folder of the fixture tree and
 //     asking for no tool calls `ls` on that folder;
+//   - `recall` in T: `Answer <head>: before this you said "A"; "B".` naming the earlier user
+//     messages of the transcript (their first lines), or `Answer <head>: nothing before this.`
+//     (so a test sees the whole transcript reached the model, e.g. after a restart);
 //   - otherwise the answer is `Answer <head>: w1 w2 … wN`, where <head> is the first three
 //     words of T and N is `words:N` from T or the server's `--words`; a regenerated answer
 //     says which attempt it is: `Answer <head> (attempt 2): …`;
@@ -83,11 +86,12 @@ export function toolCallsFor(text, { tools = ALL_TOOLS, folders } = {}) {
 /**
  * The reply to a user message.
  * @param {string} text the user's text
- * @param {{words: number, tools?: readonly string[], folders?: readonly string[], attempt?: number}} opts
- *   `attempt` (> 1: a regenerated answer) is named in the answer's text
+ * @param {{words: number, tools?: readonly string[], folders?: readonly string[], attempt?: number, earlier?: readonly string[]}} opts
+ *   `attempt` (> 1: a regenerated answer) is named in the answer's text; `earlier`: the texts
+ *   of the transcript's earlier user messages (for `recall`)
  * @returns {Reply}
  */
-export function replyToUser(text, { words, tools, folders, attempt = 1 }) {
+export function replyToUser(text, { words, tools, folders, attempt = 1, earlier = [] }) {
   const head = headOf(text) + (attempt > 1 ? ` (attempt ${attempt})` : '');
   const calls = toolCallsFor(text, { tools, folders });
   // A subagent's task is the subagent's business: `subagent fail provider` fails the nested run.
@@ -103,6 +107,11 @@ export function replyToUser(text, { words, tools, folders, attempt = 1 }) {
     blocks.push({ type: 'text', text: `Answer ${head}: calling ${calls.map((c) => c.name).join(' and ')}.` });
     for (const c of calls) blocks.push({ type: 'toolCall', name: c.name, args: c.args });
     return { blocks, stop: 'toolUse' };
+  }
+  if (/\brecall\b/i.test(text)) {
+    const said = earlier.map((t) => String(t).split('\n')[0].trim()).filter(Boolean);
+    blocks.push({ type: 'text', text: said.length ? `Answer ${head}: before this you said ${said.map((t) => `"${t}"`).join('; ')}.` : `Answer ${head}: nothing before this.` });
+    return { blocks, stop: 'stop' };
   }
   const n = wordCount(text, words);
   blocks.push({ type: 'text', text: n > 0 ? `Answer ${head}: ${fillerWords(n)}` : `Answer ${head}.` });

@@ -3,15 +3,27 @@
 // protocol).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonEventStream, uiMessageChunkSchema } from 'ai';
 
 const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'server.mjs');
 
-/** Starts `server.mjs --port 0 …args`; resolves once it printed its address. */
-export async function startServer(args = []) {
-  const proc = spawn(process.execPath, [SERVER, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `server.mjs --port 0 …args`; resolves once it printed its address. Its sessions are
+ * kept in `dataDir` (`--data-dir`): a fresh temporary folder, removed by `stop()`, unless the
+ * test gives its own (then it stays, so a second server can start on it).
+ */
+export async function startServer(args = [], { dataDir } = {}) {
+  const own = dataDir === undefined && !args.includes('--data-dir');
+  if (own) dataDir = mkdtempSync(path.join(os.tmpdir(), 'acs-test-'));
+  const dirArgs = args.includes('--data-dir') ? [] : ['--data-dir', dataDir];
+  const proc = spawn(process.execPath, [SERVER, '--port', '0', ...dirArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const cleanUp = () => {
+    if (own) rmSync(dataDir, { recursive: true, force: true });
+  };
   let out = '';
   let errText = '';
   proc.stderr.on('data', (d) => {
@@ -31,18 +43,24 @@ export async function startServer(args = []) {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}: ${out}${errText}`));
     });
+  }).catch((e) => {
+    cleanUp();
+    throw e;
   });
   const api = `${base}/api/v1/agent`;
   return {
     base,
     api,
     proc,
+    dataDir,
     stderr: () => errText,
     async stop() {
-      if (proc.exitCode !== null) return;
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await exited;
+      }
+      cleanUp();
     },
     control: (body) => postJson(`${base}/__control`, body).then((r) => r.json()),
     reset: () => postJson(`${base}/__control/reset`, {}).then((r) => r.json()),
@@ -52,6 +70,9 @@ export async function startServer(args = []) {
     deleteFollowUp: (sid, q) => fetch(`${api}/chat/${encodeURIComponent(sid)}/followup?${new URLSearchParams(q)}`, { method: 'DELETE' }),
     messages: (sid) => fetch(`${api}/chat/${encodeURIComponent(sid)}/messages`).then((r) => r.json()).then((j) => j.messages),
     resume: (sid, cursor, extra = {}) => fetch(`${api}/chat/${encodeURIComponent(sid)}/stream?${new URLSearchParams({ ...(cursor === undefined ? {} : { cursor: String(cursor) }), ...extra })}`),
+    sessions: (q = {}) => fetch(`${api}/sessions?${new URLSearchParams(q)}`),
+    patchSession: (sid, body) => postJson(`${api}/sessions/${encodeURIComponent(sid)}`, body, 'PATCH'),
+    deleteSession: (sid) => fetch(`${api}/sessions/${encodeURIComponent(sid)}`, { method: 'DELETE' }),
     stopTurn: (sid, turnId) => fetch(`${api}/chat/${encodeURIComponent(sid)}/turn?${new URLSearchParams(turnId ? { turnId } : {})}`, { method: 'DELETE' }),
   };
 }

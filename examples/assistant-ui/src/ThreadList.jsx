@@ -1,0 +1,87 @@
+// The session sidebar (SPEC §11) with assistant-ui's own ThreadList primitives: listing,
+// switching, creating, renaming, archiving and deleting go through assistant-ui's runtime,
+// which calls the thread list adapter `useChatStoreRuntime` gives it. Only what assistant-ui
+// has no slot for comes from the store: the next page (its external-store thread list does not
+// paginate), the list request's error, and whether the server has a list at all.
+import { memo, useState } from "react";
+import { ThreadListItemPrimitive, ThreadListPrimitive, useAui, useAuiState } from "@assistant-ui/react";
+import { useSessions } from "agent-chat-store/react";
+import { PlusIcon } from "../../shared/icons.jsx";
+import {
+  ArchiveButton, ArchivedToggle, DeleteButton, LoadMoreButton, RenameButton, RenameField,
+  SessionMarks, SessionRow, SessionSidebar, SessionTitle, UNTITLED,
+} from "../../shared/sessions.jsx";
+
+// Memoised: the app re-renders on every streamed word, the list only when it changes.
+export const ThreadList = memo(function ThreadList({ store }) {
+  const [showArchived, setShowArchived] = useState(false);
+  const sessions = useSessions(store);
+  if (!sessions.available) return null;
+  return (
+    <SessionSidebar
+      as={ThreadListPrimitive.Root}
+      error={sessions.error}
+      data-loading={String(sessions.loading)}
+      newButton={
+        <ThreadListPrimitive.New className="new-session" data-testid="session-new">
+          <PlusIcon /> New
+        </ThreadListPrimitive.New>
+      }
+    >
+      <div className="session-items">
+        <ThreadListPrimitive.Items>{renderItem}</ThreadListPrimitive.Items>
+      </div>
+      {sessions.hasMore && <LoadMoreButton onClick={() => store.loadMoreSessions()} />}
+
+      <ArchivedToggle open={showArchived} onToggle={() => setShowArchived((open) => !open)} />
+      {showArchived && (
+        <section className="archived session-items" data-testid="session-archived">
+          <ThreadListPrimitive.Items archived>{renderItem}</ThreadListPrimitive.Items>
+          {sessions.archivedHasMore && (
+            <LoadMoreButton archived onClick={() => store.loadMoreSessions({ archived: true })} />
+          )}
+        </section>
+      )}
+    </SessionSidebar>
+  );
+});
+
+// One function for every render: assistant-ui memoises the rows on it.
+const renderItem = () => <ThreadListItem />;
+
+function ThreadListItem() {
+  const aui = useAui();
+  const id = useAuiState((s) => s.threadListItem.id);
+  const title = useAuiState((s) => s.threadListItem.title);
+  const archived = useAuiState((s) => s.threadListItem.status === "archived");
+  const current = useAuiState((s) => s.threads.mainThreadId === s.threadListItem.id);
+  // The store's own SessionItem (running, local), which the adapter hands over as `custom`.
+  const item = useAuiState((s) => s.threadListItem.custom);
+  const [renaming, setRenaming] = useState(false);
+  const rename = (newTitle) => {
+    setRenaming(false);
+    if (newTitle !== null) aui.threadListItem().rename(newTitle);
+  };
+  return (
+    <SessionRow as={ThreadListItemPrimitive.Root} item={item} id={id} current={current} archived={archived}>
+      {renaming ? (
+        <RenameField title={title} onDone={rename} />
+      ) : (
+        <ThreadListItemPrimitive.Trigger className="session-trigger" title={title || UNTITLED}>
+          <SessionTitle>
+            <ThreadListItemPrimitive.Title fallback={UNTITLED} />
+          </SessionTitle>
+          <SessionMarks item={item} />
+        </ThreadListItemPrimitive.Trigger>
+      )}
+      <div className="session-actions">
+        <RenameButton onClick={() => setRenaming(true)} />
+        {/* The server cannot archive a session it does not have yet (the store refuses). */}
+        {!item?.local && (
+          <ArchiveButton as={archived ? ThreadListItemPrimitive.Unarchive : ThreadListItemPrimitive.Archive} archived={archived} />
+        )}
+        <DeleteButton as={ThreadListItemPrimitive.Delete} />
+      </div>
+    </SessionRow>
+  );
+}
