@@ -142,8 +142,8 @@ export function useChatStoreRuntime(store, opts = {}) {
     [store],
   );
 
-  const threadList = useThreadList(store, snapshot, opts.threadList !== false);
   const given = opts.adapters;
+  const threadList = useThreadList(store, snapshot, opts.threadList !== false && !given?.threadList);
   const adapters = useMemo(
     () => (threadList && !given?.threadList ? { ...given, threadList } : given),
     [threadList, given],
@@ -175,13 +175,17 @@ export function useChatStoreRuntime(store, opts = {}) {
 // assistant-ui's external-store thread list has no pagination (`loadMore` / `hasMore` belong
 // to its remote thread list runtime): a host shows a "load more" of its own that calls
 // `store.loadMoreSessions()` while `snapshot.sessions.hasMore`.
+//
+// It stays on when the server turns out to have no list (the open session is then the only
+// thread): taking the adapter away would make assistant-ui replace its main thread.
 function useThreadList(store, snapshot, enabled) {
   const sessions = snapshot ? snapshot.sessions : null;
-  const on = enabled && !!store && !!sessions && sessions.available;
+  const on = enabled && !!store && !!sessions;
   useEffect(() => {
     if (!on) return;
     const s = store.getSnapshot().sessions;
-    if (!s.loaded && !s.loading) store.loadSessions();
+    // The store asks a first page once however often it is asked to load it.
+    if (!s.loaded) store.loadSessions();
     if (!s.archivedLoaded) store.loadSessions({ archived: true });
   }, [on, store]);
   const items = sessions ? sessions.items : EMPTY;
@@ -205,6 +209,9 @@ function useThreadList(store, snapshot, enabled) {
               store.renameSession(id, title);
             },
             onArchive: (id) => {
+              // As assistant-ui's own thread lists do: the open thread is left first, so an
+              // archived one is never the thread being written in.
+              if (id === store.getSnapshot().sessionId) store.newSession();
               store.archiveSession(id, true);
             },
             onUnarchive: (id) => {

@@ -64,7 +64,8 @@ export function useSessions(store, options = {}) {
   useEffect(() => {
     if (!store) return;
     const s = store.getSnapshot().sessions;
-    if (!s.loaded && !s.loading) store.loadSessions();
+    // The store asks a first page once however often it is asked to load it.
+    if (!s.loaded) store.loadSessions();
     if (archived && !s.archivedLoaded) store.loadSessions({ archived: true });
   }, [store, archived]);
   return useMemo(

@@ -5,7 +5,10 @@
 //!
 //! A change (rename, archive, delete) is an overlay on what the server listed: the list shows
 //! it at once, an answer that takes it writes it into the walk, and a refusal drops the overlay,
-//! so the list is exactly as it was. A page that lands meanwhile cannot undo a change either.
+//! so the list is exactly as it was. A page that lands meanwhile cannot undo a change either:
+//! one asked before a change was taken is stale, and is asked again instead of merged. Of two
+//! changes of one kind to one session, the one made last wins, whatever order the answers
+//! come in.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -124,7 +127,7 @@ pub struct Held {
     pub has_content: bool,
 }
 
-/// A change the user made that the server has not answered yet.
+/// A change the user made to a session of the list.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
     /// `renameSession`.
@@ -135,9 +138,22 @@ pub enum Change {
     Delete,
 }
 
+impl Change {
+    /// Changes of one kind replace each other; of different kinds they add up.
+    fn kind(&self) -> u8 {
+        match self {
+            Change::Title(_) => 0,
+            Change::Archived(_) => 1,
+            Change::Delete => 2,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Edit {
     request: u64,
+    /// The order the user made the changes in.
+    seq: u64,
     session: String,
     change: Change,
 }
@@ -161,12 +177,13 @@ impl Walk {
     }
 }
 
-/// The page request in flight: its request id, which walk, and which page (0: the first).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The page request in flight.
+#[derive(Debug, Clone, PartialEq)]
 struct PageRequest {
     request: u64,
-    archived: bool,
-    page: u32,
+    ask: PageAsk,
+    /// A change was taken since it was asked: its answer may not show it.
+    stale: bool,
 }
 
 /// What to ask for a page ([`SessionList::next_page`]).
@@ -183,7 +200,9 @@ pub struct PageAsk {
 /// What an answer to a page request did.
 #[derive(Debug, Default, PartialEq)]
 pub struct PageOutcome {
-    /// A refresh asked for while this page was on its way: ask for it now.
+    /// The page was asked before a change was taken: ask for it again, not merged.
+    pub again: Option<PageAsk>,
+    /// A first page asked for while this page was on its way: ask for it now.
     pub then: Option<bool>,
     /// Titles given to sessions before the server knew them, for sessions this page listed:
     /// `PATCH` them now.
@@ -193,7 +212,7 @@ pub struct PageOutcome {
 /// The session list (SPEC §11).
 #[derive(Debug)]
 pub struct SessionList {
-    /// `false` once the list route answered 404: the server has no list.
+    /// `false` once the list route answered its first page with 404: the server has no list.
     pub available: bool,
     /// The last failure of a list request, until one succeeds.
     pub error: Option<ChatError>,
@@ -201,10 +220,29 @@ pub struct SessionList {
     in_flight: Option<PageRequest>,
     refresh_due: [bool; 2],
     edits: Vec<Edit>,
-    /// Titles given to sessions the server does not list yet (sent once it does).
+    next_seq: u64,
+    /// The `seq` of the change last written into the list, by session and kind.
+    applied: Vec<(String, u8, u64)>,
+    /// Titles given to sessions the server cannot know yet (sent once it can).
     titles: Vec<(String, String)>,
+    /// Titles the server took for sessions no page lists yet.
+    named: Vec<(String, String)>,
     /// Sessions opened here, most recent first: listed locally until the server lists them.
     opened: Vec<String>,
+    /// Sessions `newSession` made: the server has them only once something is sent.
+    made: Vec<String>,
+    /// Sessions some page listed: on the server, though maybe on a page not loaded now.
+    seen: Vec<String>,
+    revision: u64,
+}
+
+fn drop_key<T>(list: &mut Vec<(String, T)>, id: &str) -> Option<T> {
+    let k = list.iter().position(|(t, _)| t == id)?;
+    Some(list.remove(k).1)
+}
+
+fn value_of<'a, T>(list: &'a [(String, T)], id: &str) -> Option<&'a T> {
+    list.iter().find(|(t, _)| t == id).map(|(_, v)| v)
 }
 
 impl SessionList {
@@ -217,9 +255,21 @@ impl SessionList {
             in_flight: None,
             refresh_due: [false; 2],
             edits: Vec::new(),
+            next_seq: 0,
+            applied: Vec::new(),
             titles: Vec::new(),
+            named: Vec::new(),
             opened: vec![current.to_string()],
+            made: Vec::new(),
+            seen: Vec::new(),
+            revision: 0,
         }
+    }
+
+    /// Changes whenever anything the list shows may have changed (the open session's own
+    /// state aside).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     fn walk(&self, archived: bool) -> &Walk {
@@ -245,20 +295,31 @@ impl SessionList {
         self.in_flight.is_some()
     }
 
-    /// A session was opened here: listed locally (at the top) until the server lists it.
-    pub fn opened(&mut self, id: &str) {
+    /// A session was opened here (`made`: by `newSession`): listed locally, at the top, until
+    /// the server lists it.
+    pub fn opened(&mut self, id: &str, made: bool) {
+        self.revision += 1;
         self.opened.retain(|o| o != id);
         self.opened.insert(0, id.to_string());
+        if made {
+            self.made.push(id.to_string());
+        }
     }
 
-    /// Whether the server's list has `id` (in either walk).
+    /// Whether a loaded page lists `id` (in either walk).
     pub fn listed(&self, id: &str) -> bool {
         self.walks.iter().any(|w| w.position(id).is_some())
     }
 
+    /// Whether the server cannot have `id`: made here, never listed, and (`has_content`)
+    /// nothing sent in it.
+    pub fn unsent(&self, id: &str, has_content: bool) -> bool {
+        !has_content && self.made.iter().any(|m| m == id) && !self.seen.iter().any(|m| m == id)
+    }
+
     /// The page to ask for: the first (`more: false`) or the next of the walk. `None` when
     /// there is none to ask, or one request is on its way (a first page is then asked after
-    /// it: `refresh_due`).
+    /// it: `refresh_due`, unless it is that walk's first load already).
     pub fn next_page(&mut self, archived: bool, more: bool) -> Option<PageAsk> {
         if !self.available {
             return None;
@@ -276,8 +337,9 @@ impl SessionList {
                 page: walk.pages,
             },
         };
-        if self.in_flight.is_some() {
-            if !more {
+        if let Some(p) = &self.in_flight {
+            let first_load = p.ask == ask && walk.pages == 0;
+            if !more && !first_load {
                 self.refresh_due[usize::from(archived)] = true;
             }
             return None;
@@ -286,41 +348,54 @@ impl SessionList {
     }
 
     /// The page request `ask` was made as `request`.
-    pub fn page_started(&mut self, request: u64, ask: &PageAsk) {
+    pub fn page_started(&mut self, request: u64, ask: PageAsk) {
+        self.revision += 1;
         self.in_flight = Some(PageRequest {
             request,
-            archived: ask.archived,
-            page: ask.page,
+            ask,
+            stale: false,
         });
     }
 
     /// Whether `request` is the page request on its way.
     pub fn is_page(&self, request: u64) -> bool {
-        self.in_flight.is_some_and(|p| p.request == request)
+        self.in_flight
+            .as_ref()
+            .is_some_and(|p| p.request == request)
     }
 
-    /// The answer to the page request `request`: a page, `None` for a 404 (no list here), or a
-    /// failure (the list stays as it was).
+    /// The answer to the page request `request`: a page, `None` for a 404, or a failure (the
+    /// list stays as it was).
     pub fn on_page(
         &mut self,
         request: u64,
         answer: Result<Option<Page>, ChatError>,
     ) -> PageOutcome {
-        let Some(req) = self.in_flight.filter(|p| p.request == request) else {
-            return PageOutcome::default();
-        };
-        self.in_flight = None;
         let mut outcome = PageOutcome::default();
+        if !self.is_page(request) {
+            return outcome;
+        }
+        let Some(req) = self.in_flight.take() else {
+            return outcome;
+        };
+        self.revision += 1;
         match answer {
-            Ok(None) => {
+            // Only the first page says whether there is a list: a later page's 404 (a
+            // cursor the server forgot) is the end of that walk.
+            Ok(None) if req.ask.page == 0 => {
                 self.available = false;
                 self.refresh_due = [false; 2];
                 return outcome;
             }
+            Ok(None) => self.walk_mut(req.ask.archived).next = None,
             Err(e) => self.error = Some(e),
+            Ok(Some(_)) if req.stale => {
+                outcome.again = Some(req.ask);
+                return outcome;
+            }
             Ok(Some(page)) => {
                 self.error = None;
-                self.merge(req, page, &mut outcome.titles);
+                self.merge(&req.ask, page, &mut outcome.titles);
             }
         }
         let due = self.refresh_due.iter().position(|d| *d);
@@ -331,18 +406,27 @@ impl SessionList {
         outcome
     }
 
-    fn merge(&mut self, req: PageRequest, page: Page, titles: &mut Vec<(String, String)>) {
+    fn merge(&mut self, ask: &PageAsk, page: Page, titles: &mut Vec<(String, String)>) {
         let Page {
-            items, next_cursor, ..
+            mut items,
+            next_cursor,
+            ..
         } = page;
-        for item in &items {
-            self.walk_mut(!req.archived).remove(&item.id);
-            if let Some(k) = self.titles.iter().position(|(id, _)| *id == item.id) {
-                titles.push(self.titles.remove(k));
+        for item in &mut items {
+            // The walk says what a session is: a server that leaves `archived` out of its
+            // archived list means it all the same.
+            item.archived = ask.archived;
+            self.walk_mut(!ask.archived).remove(&item.id);
+            if let Some(t) = drop_key(&mut self.titles, &item.id) {
+                titles.push((item.id.clone(), t));
+            }
+            drop_key(&mut self.named, &item.id);
+            if !self.seen.contains(&item.id) {
+                self.seen.push(item.id.clone());
             }
         }
-        let walk = self.walk_mut(req.archived);
-        if req.page == 0 {
+        let walk = self.walk_mut(ask.archived);
+        if ask.page == 0 {
             // The first page again. Past one page, what the walk listed stays after it unless
             // this page lists it now: newer sessions pushed it down, and the walk's cursor
             // still leads on from the deepest page.
@@ -369,14 +453,21 @@ impl SessionList {
                 }
             }
             walk.next = next_cursor;
-            walk.pages = req.page + 1;
+            walk.pages = ask.page + 1;
         }
     }
 
     /// A change made as `request`: shown at once.
     pub fn edit(&mut self, request: u64, session: &str, change: Change) {
+        self.revision += 1;
+        self.next_seq += 1;
+        if let Change::Title(_) = change {
+            // Superseded: the title held back for later is older than this one.
+            drop_key(&mut self.titles, session);
+        }
         self.edits.push(Edit {
             request,
+            seq: self.next_seq,
             session: session.to_string(),
             change,
         });
@@ -396,14 +487,36 @@ impl SessionList {
         answer: Result<Option<SessionItem>, ChatError>,
     ) -> Option<(String, Change)> {
         let k = self.edits.iter().position(|e| e.request == request)?;
+        self.revision += 1;
         let Edit {
-            session, change, ..
+            session,
+            change,
+            seq,
+            ..
         } = self.edits.remove(k);
         match answer {
             Err(e) => self.error = Some(e),
             Ok(server) => {
                 self.error = None;
-                self.apply(&session, &change, server);
+                if let Some(p) = &mut self.in_flight {
+                    p.stale = true;
+                }
+                let kind = change.kind();
+                let last = (self.applied.iter_mut()).find(|(s, k, _)| *s == session && *k == kind);
+                let newest = match last {
+                    Some((_, _, at)) if *at > seq => false,
+                    Some((_, _, at)) => {
+                        *at = seq;
+                        true
+                    }
+                    None => {
+                        self.applied.push((session.clone(), kind, seq));
+                        true
+                    }
+                };
+                if newest {
+                    self.apply(&session, &change, server);
+                }
             }
         }
         Some((session, change))
@@ -416,51 +529,65 @@ impl SessionList {
                     w.remove(id);
                 }
                 self.opened.retain(|o| o != id);
-                self.titles.retain(|(t, _)| t != id);
+                self.seen.retain(|o| o != id);
+                self.applied.retain(|(s, _, _)| s != id);
+                drop_key(&mut self.titles, id);
+                drop_key(&mut self.named, id);
             }
             Change::Title(title) => {
-                for w in &mut self.walks {
-                    if let Some(k) = w.position(id) {
-                        let item = &mut w.items[k];
-                        item.title = server
-                            .as_ref()
-                            .and_then(|s| s.title.clone())
-                            .or_else(|| Some(title.clone()));
+                let title = (server.and_then(|s| s.title)).unwrap_or_else(|| title.clone());
+                match self.walks.iter_mut().find_map(|w| {
+                    let k = w.position(id)?;
+                    Some(&mut w.items[k])
+                }) {
+                    Some(item) => item.title = Some(title),
+                    None => {
+                        drop_key(&mut self.named, id);
+                        self.named.push((id.to_string(), title));
                     }
                 }
             }
             Change::Archived(archived) => {
-                let from = self.walk_mut(!archived).remove(id);
-                if let Some(mut item) = server.or(from) {
-                    item.archived = *archived;
-                    let walk = self.walk_mut(*archived);
-                    walk.remove(id);
-                    walk.items.insert(0, item);
+                let Some(mut item) = self.walk_mut(!archived).remove(id) else {
+                    return;
+                };
+                // The answer's fields where it gave them; the rest as listed.
+                if let Some(s) = server {
+                    item.title = s.title.or(item.title);
+                    item.created_at = s.created_at.or(item.created_at);
+                    item.updated_at = s.updated_at.or(item.updated_at);
                 }
+                item.archived = *archived;
+                let walk = self.walk_mut(*archived);
+                walk.remove(id);
+                walk.items.insert(0, item);
             }
         }
     }
 
-    /// A title for a session the server does not list yet (sent once it does, or once a turn
-    /// of it ended).
+    /// A title for a session the server cannot know yet (sent once it can).
     pub fn title_later(&mut self, id: &str, title: String) {
-        self.titles.retain(|(t, _)| t != id);
+        self.revision += 1;
+        drop_key(&mut self.titles, id);
         self.titles.push((id.to_string(), title));
     }
 
     /// The title waiting for `id` to reach the server, taken.
     pub fn take_title(&mut self, id: &str) -> Option<String> {
-        let k = self.titles.iter().position(|(t, _)| t == id)?;
-        Some(self.titles.remove(k).1)
+        let t = drop_key(&mut self.titles, id)?;
+        self.revision += 1;
+        Some(t)
     }
 
     /// Forgets a session the server never had (a local one deleted).
     pub fn forget(&mut self, id: &str) {
+        self.revision += 1;
         self.opened.retain(|o| o != id);
-        self.titles.retain(|(t, _)| t != id);
+        self.made.retain(|o| o != id);
+        drop_key(&mut self.titles, id);
     }
 
-    /// The change on its way for `id` of the kind `same` matches, latest first.
+    /// The change on its way for `id` that `pick` takes, the latest first.
     fn overlay<T>(&self, id: &str, pick: impl Fn(&Change) -> Option<T>) -> Option<T> {
         (self.edits.iter().rev())
             .filter(|e| e.session == id)
@@ -473,21 +600,35 @@ impl SessionList {
             .is_some()
     }
 
-    /// The list as shown: the sessions opened here the server does not list yet (the open one,
-    /// and those with content), then the unarchived sessions, then the archived ones, each in
-    /// the server's order, with the changes on their way applied.
+    fn title_overlay(&self, id: &str) -> Option<String> {
+        self.overlay(id, |c| match c {
+            Change::Title(t) => Some(t.clone()),
+            _ => None,
+        })
+    }
+
+    /// The list as shown: the open session and the sessions opened here with content that the
+    /// server has not listed, then the unarchived sessions, then the archived ones, each in the
+    /// server's order, with the changes on their way applied. The open session is always
+    /// there (its own delete on its way or not).
     pub fn view(&self, current: &str, held: impl Fn(&str) -> Held) -> Vec<SessionItem> {
         let mut out = Vec::new();
         for id in &self.opened {
-            if self.listed(id) || self.deleting(id) {
+            let open = id == current;
+            if self.listed(id) && !(open && self.deleting(id)) {
+                continue;
+            }
+            let on_server = self.seen.contains(id);
+            if !open && (self.deleting(id) || on_server) {
                 continue;
             }
             let h = held(id);
-            if id != current && !h.has_content {
+            if !open && !h.has_content {
                 continue;
             }
-            let title = (self.titles.iter().find(|(t, _)| t == id))
-                .map(|(_, t)| t.clone())
+            let title = (self.title_overlay(id))
+                .or_else(|| value_of(&self.named, id).cloned())
+                .or_else(|| value_of(&self.titles, id).cloned())
                 .or(h.title);
             out.push(SessionItem {
                 id: id.clone(),
@@ -496,15 +637,15 @@ impl SessionList {
                 updated_at: None,
                 running: h.running.unwrap_or(false),
                 archived: false,
-                local: true,
+                local: !on_server,
             });
         }
         let shown = |item: &SessionItem| {
+            if self.deleting(&item.id) {
+                return None;
+            }
             let mut s = item.clone();
-            if let Some(t) = self.overlay(&s.id, |c| match c {
-                Change::Title(t) => Some(t.clone()),
-                _ => None,
-            }) {
+            if let Some(t) = self.title_overlay(&s.id) {
                 s.title = Some(t);
             }
             if let Some(a) = self.overlay(&s.id, |c| match c {
@@ -520,23 +661,28 @@ impl SessionList {
             if let Some(r) = h.running {
                 s.running = r;
             }
-            s
+            Some(s)
         };
-        for archived in [false, true] {
-            // Moved here by a change on its way: at the top of where it goes.
-            let moved = self.walk(!archived).items.iter();
-            let own = self.walk(archived).items.iter();
-            let (moved, own): (Vec<_>, Vec<_>) = (
-                moved
-                    .map(shown)
-                    .filter(|s| s.archived == archived)
-                    .collect(),
-                own.map(shown).filter(|s| s.archived == archived).collect(),
-            );
-            let visible = |s: &SessionItem| !self.deleting(&s.id);
-            out.extend(moved.into_iter().filter(visible));
-            out.extend(own.into_iter().filter(visible));
+        let [active, archived] = &self.walks;
+        let (mut moved_in, mut stay, mut moved_out) = (Vec::new(), Vec::new(), Vec::new());
+        for s in active.items.iter().filter_map(shown) {
+            match s.archived {
+                false => stay.push(s),
+                true => moved_out.push(s),
+            }
         }
+        let mut archived_stay = Vec::new();
+        for s in archived.items.iter().filter_map(shown) {
+            match s.archived {
+                true => archived_stay.push(s),
+                false => moved_in.push(s),
+            }
+        }
+        // Moved by a change on its way: at the top of where it goes.
+        out.append(&mut moved_in);
+        out.append(&mut stay);
+        out.append(&mut moved_out);
+        out.append(&mut archived_stay);
         out
     }
 }

@@ -586,3 +586,183 @@ fn a_session_opened_again_while_its_delete_was_on_its_way_stays_listed() {
     assert!(it.local, "open, so listed; the server has it no more");
     assert_eq!(h.store.session_id(), "a");
 }
+
+#[test]
+fn a_page_asked_before_a_change_was_taken_is_asked_again_not_merged() {
+    let mut h = listed(&["S", "a", "b"], None);
+    h.act(|s, now| s.load_sessions(false, now));
+    let stale = h.the_open(RequestKind::SessionsGet);
+    h.act(|s, now| s.delete_session("a", now));
+    h.act(|s, now| s.rename_session("b", "New b", now));
+    let del = h.the_open(RequestKind::SessionDelete);
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(del.id, Reply::status(204));
+    h.respond(patch.id, Reply::status(200));
+    // The server's answer to the page was made before it took either change.
+    h.respond(stale.id, page(&["S", "a", "b"], None));
+    assert_eq!(
+        ids(&h),
+        ["S", "b"],
+        "the deleted session does not come back"
+    );
+    assert_eq!(item(&h, "b").title.as_deref(), Some("New b"));
+    let again = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(again.path, LIST, "the same page, asked again");
+    let body = json!({"sessions": [session("S", Some("title S")), session("b", Some("New b"))]});
+    h.respond(again.id, Reply::json(200, body));
+    assert_eq!(ids(&h), ["S", "b"]);
+    assert_eq!(h.count(RequestKind::SessionsGet), 3);
+}
+
+#[test]
+fn of_two_changes_of_one_kind_the_last_made_wins_whatever_the_answer_order() {
+    let mut h = listed(&["S", "a"], None);
+    h.act(|s, now| s.archive_session("a", true, now));
+    h.act(|s, now| s.archive_session("a", false, now));
+    h.act(|s, now| s.rename_session("a", "one", now));
+    h.act(|s, now| s.rename_session("a", "two", now));
+    let patches = h
+        .open(RequestKind::SessionPatch)
+        .into_iter()
+        .cloned()
+        .collect::<Vec<_>>();
+    assert_eq!(patches.len(), 4);
+    for p in patches.iter().rev() {
+        h.respond(p.id, Reply::status(200));
+    }
+    let a = item(&h, "a");
+    assert!(!a.archived, "unarchived: the last archive change made");
+    assert_eq!(a.title.as_deref(), Some("two"));
+}
+
+#[test]
+fn an_archived_page_without_the_flag_is_archived_all_the_same() {
+    let mut h = listed(&["S"], None);
+    h.act(|s, now| s.load_sessions(true, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(
+        get.id,
+        Reply::json(200, json!({"sessions": [{"id": "old", "title": "Old"}]})),
+    );
+    assert!(item(&h, "old").archived);
+    assert_eq!(ids(&h), ["S", "old"]);
+}
+
+#[test]
+fn an_archive_answer_without_the_whole_session_keeps_what_was_listed() {
+    let mut h = listed(&["S", "a"], None);
+    h.act(|s, now| s.archive_session("a", true, now));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(
+        patch.id,
+        Reply::json(200, json!({"session": {"id": "a", "archived": true}})),
+    );
+    let a = item(&h, "a");
+    assert_eq!(a.title.as_deref(), Some("title a"));
+    assert_eq!(a.updated_at, Some(json!("2026-12-01T00:00:00Z")));
+}
+
+#[test]
+fn a_later_page_answered_404_ends_the_walk_and_keeps_the_list() {
+    let mut h = listed(&["S", "a"], Some("c1"));
+    h.act(|s, now| s.load_more_sessions(false, now));
+    let more = h.the_open(RequestKind::SessionsGet);
+    h.respond(
+        more.id,
+        Reply::error(404, "cursor_expired", "no such cursor"),
+    );
+    assert!(h.store.sessions_available());
+    assert!(!h.store.sessions_have_more(false));
+    assert_eq!(ids(&h), ["S", "a"]);
+    assert!(h.act(|s, now| s.load_sessions(false, now)));
+}
+
+#[test]
+fn a_session_opened_by_id_is_deleted_on_the_server_even_before_its_history_came() {
+    let mut h = listed(&["S"], None);
+    h.switch_session("X");
+    assert!(h.act(|s, now| s.delete_session("X", now)));
+    let del = h.the_open(RequestKind::SessionDelete);
+    assert_eq!(del.path, "/api/v1/agent/sessions/X");
+    // And a rename of such a session is sent at once.
+    h.switch_session("Y");
+    h.act(|s, now| s.rename_session("Y", "Named", now));
+    assert_eq!(h.count(RequestKind::SessionPatch), 1);
+}
+
+#[test]
+fn renaming_a_local_session_with_messages_shows_at_once_and_after_the_answer() {
+    let mut h = listed(&["S"], None);
+    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    let chat = streaming_turn(&mut h, "first words");
+    h.act(|s, now| s.rename_session(&id, "Mine", now));
+    assert_eq!(item(&h, &id).title.as_deref(), Some("Mine"));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(patch.id, Reply::status(200));
+    assert_eq!(item(&h, &id).title.as_deref(), Some("Mine"));
+    let _ = chat;
+}
+
+#[test]
+fn a_title_held_back_is_superseded_by_a_later_rename() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    h.act(|s, now| s.rename_session(&id, "A", now));
+    let chat = streaming_turn(&mut h, "hello");
+    h.act(|s, now| s.rename_session(&id, "B", now));
+    end_turn(&mut h, chat);
+    let titles: Vec<Value> = h
+        .requests(RequestKind::SessionPatch)
+        .iter()
+        .map(|p| p.body().clone())
+        .collect();
+    assert_eq!(titles, [json!({"title": "B"})], "A is never sent after B");
+}
+
+#[test]
+fn the_open_session_stays_listed_while_its_own_delete_is_on_its_way() {
+    let mut h = listed(&["S", "a"], None);
+    h.act(|s, now| s.delete_session("a", now));
+    h.switch_session("a");
+    assert!(ids(&h).contains(&"a".to_string()));
+}
+
+#[test]
+fn sessions_past_the_first_page_are_not_shown_as_new_after_a_refresh() {
+    let mut h = listed(&["S", "a"], Some("c1"));
+    h.switch_session("a");
+    h.switch_session("S");
+    let chat = streaming_turn(&mut h, "hello");
+    end_turn(&mut h, chat);
+    let refresh = h.the_open(RequestKind::SessionsGet);
+    // Newer sessions pushed `a`, opened here, off the first page.
+    h.respond(refresh.id, page(&["S", "n1"], Some("c2")));
+    assert_eq!(
+        ids(&h),
+        ["S", "n1"],
+        "a is on the server: on a page not loaded now"
+    );
+    assert!(items(&h).iter().all(|i| !i.local));
+}
+
+#[test]
+fn loading_on_mount_twice_asks_for_the_first_page_once() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(get.id, page(&["S"], None));
+    assert_eq!(h.count(RequestKind::SessionsGet), 1);
+}
+
+#[test]
+fn dispose_aborts_the_list_requests_too() {
+    let mut h = listed(&["S", "a"], Some("c"));
+    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.rename_session("a", "x", now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.dispose();
+    assert!(h.aborted.contains(&get.id) && h.aborted.contains(&patch.id));
+    assert_eq!(h.store.poll_timeout(), None);
+}

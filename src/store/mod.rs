@@ -617,6 +617,14 @@ impl ChatStore {
         }
         self.bump_generation();
         self.disposed = true;
+        // The list's requests outlive a switch, not the store.
+        let list: Vec<RequestId> = (self.pending.iter())
+            .filter(|(_, p)| p.kind.of_session_list())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in list {
+            self.abort(id);
+        }
         let s = &mut self.session;
         // The store follows no turn any more: it is not ended (the server's may go on), only
         // let go of.

@@ -176,7 +176,7 @@ impl ChatStore {
         self.session.fresh = fresh;
         self.session.conversation.advance_clock(self.version_floor);
         self.tool_ui_version += 1;
-        self.sessions.opened(session_id);
+        self.sessions.opened(session_id, fresh);
         self.events.push_back(StoreEvent::SessionChange {
             session_id: session_id.to_string(),
         });

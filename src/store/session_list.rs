@@ -4,7 +4,9 @@
 //! switch still applies to the session it named.
 
 use super::*;
-use crate::session_list::{derived_title, parse_item, parse_page, Change, Held, SessionItem};
+use crate::session_list::{
+    derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem,
+};
 
 impl ChatStore {
     // ----- getters -------------------------------------------------------------------------
@@ -37,6 +39,20 @@ impl ChatStore {
     /// `sessions.error`: the last failed list request's error, until one succeeds.
     pub fn sessions_error(&self) -> Option<&ChatError> {
         self.sessions.error.as_ref()
+    }
+
+    /// Changes whenever [`session_items`](Self::session_items) may give something else: the
+    /// list's own changes, the open session, its status and its first user message (a title).
+    pub fn sessions_key(&self) -> (u64, &str, bool, Option<(usize, u64)>, usize) {
+        let history = self.session.conversation.history();
+        let first = history.messages().iter().position(|m| m.role == Role::User);
+        (
+            self.sessions.revision(),
+            &self.session.id,
+            self.status().is_busy(),
+            first.map(|i| (i, history.version(i))),
+            self.parked.len(),
+        )
     }
 
     fn session_state(&self, id: &str) -> Option<&Session> {
@@ -81,6 +97,12 @@ impl ChatStore {
             // A refresh asked while a page is on its way goes after it.
             return !more && self.sessions.available && self.sessions.loading();
         };
+        self.request_page(ask, now_ms);
+        true
+    }
+
+    fn request_page(&mut self, ask: PageAsk, now_ms: u64) {
+        let archived = ask.archived;
         let mut path = self.opts.routes.sessions.clone();
         path.push('?');
         if let Some(c) = &ask.cursor {
@@ -91,9 +113,8 @@ impl ChatStore {
             self.opts.session_page_size
         ));
         let id = self.request(RequestKind::SessionsGet, Method::Get, path, None, now_ms);
-        self.sessions.page_started(id, &ask);
+        self.sessions.page_started(id, ask);
         self.touch();
-        true
     }
 
     /// `newSession()`: switches to a fresh session (a v4 UUID, listed locally at the top until
@@ -125,8 +146,7 @@ impl ChatStore {
         if self.disposed || title.is_empty() || !self.known(id) || self.sessions.deleting(id) {
             return false;
         }
-        let unsent = !self.sessions.listed(id) && !self.held(id).has_content;
-        if unsent {
+        if self.sessions.unsent(id, self.held(id).has_content) {
             self.sessions.title_later(id, title.to_string());
         } else {
             self.patch_title(id, title.to_string(), now_ms);
@@ -175,7 +195,7 @@ impl ChatStore {
         if self.disposed || !self.known(id) || self.sessions.deleting(id) {
             return false;
         }
-        let on_server = self.sessions.listed(id) || self.held(id).has_content;
+        let on_server = !self.sessions.unsent(id, self.held(id).has_content);
         if id == self.session.id {
             self.new_session(now_ms);
         }
@@ -242,6 +262,9 @@ impl ChatStore {
         for (session, title) in outcome.titles {
             self.patch_title(&session, title, now_ms);
         }
+        if let Some(ask) = outcome.again {
+            return self.request_page(ask, now_ms);
+        }
         if let Some(archived) = outcome.then {
             self.ask_page(archived, false, now_ms);
         }
@@ -278,7 +301,7 @@ impl ChatStore {
             Change::Delete if self.sessions.error.is_none() => match session == self.session.id {
                 // Opened again while its delete was on its way: it is open, so it is listed
                 // (locally: a message sent in it makes it anew on the server).
-                true => self.sessions.opened(&session),
+                true => self.sessions.opened(&session, false),
                 false => {
                     self.parked.remove(&session);
                 }

@@ -635,7 +635,7 @@ impl JsChatStore {
     #[wasm_bindgen(js_name = archiveSession)]
     pub fn archive_session(&self, id: JsValue, archived: JsValue) -> Result<bool, JsValue> {
         let id = string_arg(&id, "id")?;
-        let archived = match archived.is_undefined() {
+        let archived = match archived.is_undefined() || archived.is_null() {
             true => true,
             false => archived
                 .as_bool()

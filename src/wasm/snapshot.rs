@@ -110,7 +110,11 @@ pub(crate) struct SnapshotCache {
     /// The session list as last exported, and its frozen object.
     sessions: Option<SessionsExport>,
     sessions_js: JsValue,
+    /// [`ChatStore::sessions_key`] when `sessions` was computed.
+    sessions_key: Option<SessionsKey>,
 }
+
+type SessionsKey = (u64, String, bool, Option<(usize, u64)>, usize);
 
 /// `snapshot.sessions` (SPEC §11), without its error (a `ChatStoreError` set apart).
 #[derive(PartialEq, Serialize)]
@@ -167,6 +171,7 @@ impl Default for SnapshotCache {
             composer_js: JsValue::UNDEFINED,
             sessions: None,
             sessions_js: JsValue::UNDEFINED,
+            sessions_key: None,
         }
     }
 }
@@ -509,11 +514,18 @@ impl SnapshotCache {
             let (draft, files) = (core.draft().to_string(), core.draft_files().to_vec());
             self.composer = Some((draft, files, composer));
         }
-        let sessions = SessionsExport::of(core);
-        if self.sessions.as_ref() != Some(&sessions) {
-            let error = sessions.error.as_ref().map_or(JsValue::NULL, js_error);
-            self.sessions_js = js::sessions_snapshot(&to_string(&sessions), &error);
-            self.sessions = Some(sessions);
+        // The list is computed again only when something it shows may have changed, not on
+        // every streamed word.
+        let (rev, id, busy, first, parked) = core.sessions_key();
+        let key = (rev, id.to_string(), busy, first, parked);
+        if self.sessions_key.as_ref() != Some(&key) {
+            self.sessions_key = Some(key);
+            let sessions = SessionsExport::of(core);
+            if self.sessions.as_ref() != Some(&sessions) {
+                let error = sessions.error.as_ref().map_or(JsValue::NULL, js_error);
+                self.sessions_js = js::sessions_snapshot(&to_string(&sessions), &error);
+                self.sessions = Some(sessions);
+            }
         }
         // The scalars without JSON: flags, and the status as its index in the JS list.
         let flags = u32::from(core.can_regenerate())

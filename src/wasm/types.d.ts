@@ -268,8 +268,6 @@ export interface DataEvent { type: 'data'; name: string; id?: string; data: unkn
 export type StoreEvent =
   | { type: 'diagnostic'; message: string }
   | { type: 'finish'; finishReason?: string };
-/** The open session changed (`onSessionChange`'s event in the core). */
-export interface SessionChangeEvent { type: 'sessionChange'; sessionId: string }
 
 export type HeadersOption = Record<string, string> | Headers | (() => Record<string, string> | Headers | Promise<Record<string, string> | Headers>);
 
