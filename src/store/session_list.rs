@@ -156,16 +156,28 @@ impl ChatStore {
     }
 
     fn patch_title(&mut self, id: &str, title: String, now_ms: u64) {
-        let body = to_string(&json!({ "title": title }));
+        self.send_change(id, Change::Title(title), now_ms);
+    }
+
+    /// The request that asks the server for `change` of session `id`, shown at once.
+    fn send_change(&mut self, id: &str, change: Change, now_ms: u64) {
+        let (kind, method, body) = match &change {
+            Change::Title(title) => (
+                RequestKind::SessionPatch,
+                Method::Patch,
+                Some(json!({ "title": title })),
+            ),
+            Change::Archived(archived) => (
+                RequestKind::SessionPatch,
+                Method::Patch,
+                Some(json!({ "archived": archived })),
+            ),
+            Change::Delete => (RequestKind::SessionDelete, Method::Delete, None),
+        };
         let path = self.session_path(id);
-        let req = self.request(
-            RequestKind::SessionPatch,
-            Method::Patch,
-            path,
-            Some(body),
-            now_ms,
-        );
-        self.sessions.edit(req, id, Change::Title(title));
+        let body = body.map(|b| to_string(&b));
+        let req = self.request(kind, method, path, body, now_ms);
+        self.sessions.edit(req, id, change);
     }
 
     /// `archiveSession(id, archived)`: moved at once; a refusal moves it back. False for a
@@ -174,16 +186,7 @@ impl ChatStore {
         if self.disposed || !self.sessions.listed(id) || self.sessions.deleting(id) {
             return false;
         }
-        let body = to_string(&json!({ "archived": archived }));
-        let path = self.session_path(id);
-        let req = self.request(
-            RequestKind::SessionPatch,
-            Method::Patch,
-            path,
-            Some(body),
-            now_ms,
-        );
-        self.sessions.edit(req, id, Change::Archived(archived));
+        self.send_change(id, Change::Archived(archived), now_ms);
         self.touch();
         true
     }
@@ -203,15 +206,7 @@ impl ChatStore {
             self.parked.remove(id);
             self.sessions.forget(id);
         } else {
-            let path = self.session_path(id);
-            let req = self.request(
-                RequestKind::SessionDelete,
-                Method::Delete,
-                path,
-                None,
-                now_ms,
-            );
-            self.sessions.edit(req, id, Change::Delete);
+            self.send_change(id, Change::Delete, now_ms);
         }
         self.touch();
         true
