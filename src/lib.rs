@@ -87,8 +87,9 @@ pub use followup::{FollowUpItem, ItemState, RetryPolicy};
 // The exactly-once FIFO poster of SPEC §6, as a sans-IO machine of its own.
 pub use followup::{FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect, MAX_RENUMBERS};
 pub use store::{
-    history_for_storage, AutoSend, ChatStore, Limits, Method, Output, Request, RequestId,
-    RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind, SubmitResult,
+    history_for_storage, AutoSend, ChatStore, Limits, Method, Output, PendingCall, Request,
+    RequestId, RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind,
+    SubmitResult,
 };
 // The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.
 pub use store::{message_chars, Loss, LossCode, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};

@@ -1515,3 +1515,130 @@ fn the_follow_up_trace_builds_each_answer_once() {
         ]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// SPEC §13: a tool call that waits for the user.
+
+#[test]
+fn an_approval_request_then_its_answer_then_the_result_show_on_the_tool_part() {
+    let mut r = Rig::new();
+    r.feed_all(&[
+        assistant_start(1, "a1"),
+        tool_start(2, "a1", "c1", "deleteFile"),
+        tool_end(3, "a1", "c1", json!({"path": "notes.txt"})),
+        pi(
+            "tool-approval-request",
+            json!({"seq": 4, "messageId": "a1", "toolCallId": "c1", "approvalId": "ap1", "reason": "deletes a file"}),
+        ),
+    ]);
+    let part = &r.message("a1")["parts"][0];
+    assert_eq!(part["state"], "approval-requested");
+    assert_eq!(
+        part["approval"],
+        json!({"id": "ap1", "requestReason": "deletes a file"})
+    );
+    r.feed(&pi(
+        "tool-approval-response",
+        json!({"seq": 5, "messageId": "a1", "toolCallId": "c1", "approvalId": "ap1", "approved": true}),
+    ));
+    let part = &r.message("a1")["parts"][0];
+    assert_eq!(part["state"], "approval-responded");
+    assert_eq!(
+        part["approval"],
+        json!({"id": "ap1", "requestReason": "deletes a file", "approved": true})
+    );
+    r.feed(&tool_result(6, "a1", "c1", content("deleted")));
+    let part = &r.message("a1")["parts"][0];
+    assert_eq!(part["state"], "output-available");
+    assert_eq!(
+        part["approval"]["approved"], true,
+        "the answer stays on the part"
+    );
+    // A replayed request after the result does not take the call back in time.
+    r.feed(&pi(
+        "tool-approval-request",
+        json!({"seq": 7, "messageId": "a1", "toolCallId": "c1", "approvalId": "ap1"}),
+    ));
+    assert_eq!(r.message("a1")["parts"][0]["state"], "output-available");
+}
+
+#[test]
+fn a_denied_call_s_blocked_result_is_a_denial() {
+    let mut r = Rig::new();
+    r.feed_all(&[
+        assistant_start(1, "a1"),
+        tool_start(2, "a1", "c1", "deleteFile"),
+        tool_end(3, "a1", "c1", json!({"path": "notes.txt"})),
+        pi("tool-approval-request", json!({"seq": 4, "messageId": "a1", "toolCallId": "c1", "approvalId": "ap1"})),
+        pi(
+            "tool-approval-response",
+            json!({"seq": 5, "messageId": "a1", "toolCallId": "c1", "approvalId": "ap1", "approved": false, "reason": "keep it"}),
+        ),
+        pi(
+            "tool-result",
+            json!({"seq": 6, "messageId": "a1", "toolCallId": "c1", "isError": true, "output": content("blocked by the user")}),
+        ),
+    ]);
+    let part = &r.message("a1")["parts"][0];
+    assert_eq!(part["state"], "output-denied");
+    assert_eq!(
+        part["approval"],
+        json!({"id": "ap1", "approved": false, "reason": "keep it"})
+    );
+    assert!(
+        part.get("errorText").is_none() && part.get("output").is_none(),
+        "{part}"
+    );
+}
+
+#[test]
+fn an_input_request_shows_the_question_until_the_answer_s_result() {
+    let mut r = Rig::new();
+    r.feed_all(&[
+        assistant_start(1, "a1"),
+        tool_start(2, "a1", "q1", "askUser"),
+        tool_end(3, "a1", "q1", json!({"question": "which colour", "options": ["red", "green", "blue"]})),
+        pi(
+            "tool-input-request",
+            json!({"seq": 4, "messageId": "a1", "toolCallId": "q1", "question": "which colour", "options": ["red", "green", 7, "blue"]}),
+        ),
+    ]);
+    let part = &r.message("a1")["parts"][0];
+    assert_eq!(part["state"], "input-available");
+    assert_eq!(
+        part["interrupt"],
+        json!({"question": "which colour", "options": ["red", "green", "blue"]})
+    );
+    r.feed(&tool_result(5, "a1", "q1", content("green")));
+    let part = &r.message("a1")["parts"][0];
+    assert_eq!(part["state"], "output-available");
+    assert!(
+        part.get("interrupt").is_none(),
+        "answered: it waits no more"
+    );
+}
+
+#[test]
+fn a_wait_for_an_unknown_call_keeps_its_part_and_is_reported() {
+    let mut r = Rig::new();
+    r.feed_all(&[
+        assistant_start(1, "a1"),
+        pi(
+            "tool-approval-request",
+            json!({"seq": 2, "messageId": "a1", "toolCallId": "zz", "approvalId": "ap9"}),
+        ),
+    ]);
+    assert_eq!(r.message("a1")["parts"][0]["state"], "approval-requested");
+    assert!(r
+        .diagnostics()
+        .iter()
+        .any(|d| d.contains("unknown tool call zz")));
+    let bad = parse_chunk(&pi(
+        "tool-approval-response",
+        json!({"messageId": "a1", "toolCallId": "zz", "approvalId": "ap9"}),
+    ));
+    assert!(
+        bad.is_err(),
+        "an answer without `approved` is no answer: {bad:?}"
+    );
+}

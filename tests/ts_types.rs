@@ -134,3 +134,32 @@ fn session_items() {
     );
     assert_keys("SessionItem", &v);
 }
+
+#[test]
+fn pending_calls() {
+    let v = serde_json::to_value(agent_chat_store::PendingCall {
+        approval_id: Some("a".into()),
+        tool_call_id: "c".into(),
+        tool_name: "t".into(),
+        input: Some(json!({}).into()),
+        message_id: "m".into(),
+        question: None,
+        options: None,
+        error: Some(ChatError::from_http(404, b"")),
+    })
+    .unwrap();
+    assert_keys("PendingApproval", &v);
+    let q = serde_json::to_value(agent_chat_store::PendingCall {
+        approval_id: None,
+        tool_call_id: "c".into(),
+        tool_name: "t".into(),
+        input: None,
+        message_id: "m".into(),
+        question: Some("q".into()),
+        options: Some(json!(["a"])),
+        error: None,
+    })
+    .unwrap();
+    assert_keys("PendingQuestion", &q);
+    assert_keys("ChatStoreErrorShape", &v["error"]);
+}

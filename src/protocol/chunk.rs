@@ -326,6 +326,50 @@ pub enum PiEvent {
         /// `details`: structured result details, kept beside the output for renderers.
         details: Option<Value>,
     },
+    /// `data-pi-tool-approval-request`: the call waits for the user's approval (SPEC §13),
+    /// state `approval-requested`.
+    ToolApprovalRequest {
+        /// `seq`: the event's position in its turn's stream.
+        seq: Option<u64>,
+        /// `messageId`: the pi message this event belongs to.
+        message_id: String,
+        /// `toolCallId`: the call that waits.
+        tool_call_id: String,
+        /// `approvalId`: the id the answer names (the part's `approval.id`).
+        approval_id: String,
+        /// `reason`: why the call needs approval (the part's `approval.requestReason`).
+        reason: Option<String>,
+    },
+    /// `data-pi-tool-approval-response`: the approval's answer, state `approval-responded`
+    /// (then the result, or `output-denied`).
+    ToolApprovalResponse {
+        /// `seq`: the event's position in its turn's stream.
+        seq: Option<u64>,
+        /// `messageId`: the pi message this event belongs to.
+        message_id: String,
+        /// `toolCallId`: the call answered.
+        tool_call_id: String,
+        /// `approvalId`: the request answered.
+        approval_id: String,
+        /// `approved`: allowed or denied.
+        approved: bool,
+        /// `reason`: the user's reason, if given.
+        reason: Option<String>,
+    },
+    /// `data-pi-tool-input-request`: the call waits for the user's answer to a question
+    /// (an ask-user tool), state `input-available` with `interrupt: {question, options}`.
+    ToolInputRequest {
+        /// `seq`: the event's position in its turn's stream.
+        seq: Option<u64>,
+        /// `messageId`: the pi message this event belongs to.
+        message_id: String,
+        /// `toolCallId`: the call that waits.
+        tool_call_id: String,
+        /// `question`: what the user is asked.
+        question: Option<String>,
+        /// `options`: the answers to choose from (strings; others left out).
+        options: Option<Vec<String>>,
+    },
     /// `data-pi-message-delta`: a legacy duplicate of a text delta under the same seq.
     LegacyMessageDelta {
         /// `seq`: the event's position in its turn's stream.
@@ -375,6 +419,9 @@ impl PiEvent {
             | PiEvent::ToolCallDelta { seq, .. }
             | PiEvent::ToolCallEnd { seq, .. }
             | PiEvent::ToolResult { seq, .. }
+            | PiEvent::ToolApprovalRequest { seq, .. }
+            | PiEvent::ToolApprovalResponse { seq, .. }
+            | PiEvent::ToolInputRequest { seq, .. }
             | PiEvent::LegacyMessageDelta { seq, .. } => *seq,
             PiEvent::Mode { .. }
             | PiEvent::FollowUpConsumed { .. }
@@ -745,6 +792,35 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             output: take(d, "output"),
             is_error: get_bool(d, "isError").unwrap_or(false),
             details: take(d, "details"),
+        },
+        "pi-tool-approval-request" => PiEvent::ToolApprovalRequest {
+            seq,
+            message_id: mid(d)?,
+            tool_call_id: req_str(d, &t, "toolCallId")?,
+            approval_id: req_str(d, &t, "approvalId")?,
+            reason: take_str(d, "reason"),
+        },
+        "pi-tool-approval-response" => PiEvent::ToolApprovalResponse {
+            seq,
+            message_id: mid(d)?,
+            tool_call_id: req_str(d, &t, "toolCallId")?,
+            approval_id: req_str(d, &t, "approvalId")?,
+            approved: get_bool(d, "approved").ok_or_else(|| missing(&t, "approved"))?,
+            reason: take_str(d, "reason"),
+        },
+        "pi-tool-input-request" => PiEvent::ToolInputRequest {
+            seq,
+            message_id: mid(d)?,
+            tool_call_id: req_str(d, &t, "toolCallId")?,
+            question: take_str(d, "question"),
+            options: take(d, "options").and_then(|v| match v {
+                Value::Array(a) => Some(
+                    a.into_iter()
+                        .filter_map(|o| o.as_str().map(str::to_string))
+                        .collect(),
+                ),
+                _ => None,
+            }),
         },
         "pi-message-delta" => PiEvent::LegacyMessageDelta {
             seq,

@@ -105,6 +105,12 @@ impl ChatStore {
         output: Result<Value, String>,
         now_ms: u64,
     ) -> bool {
+        if self.disposed {
+            return false;
+        }
+        if self.session.pi_owns_history() {
+            return self.answer_question(tool_call_id, output, now_ms);
+        }
         if !self
             .session
             .conversation
@@ -126,6 +132,12 @@ impl ChatStore {
         reason: Option<String>,
         now_ms: u64,
     ) -> bool {
+        if self.disposed {
+            return false;
+        }
+        if self.session.pi_owns_history() {
+            return self.answer_approval(approval_id, approved, reason, now_ms);
+        }
         let c = &mut self.session.conversation;
         if !c.add_tool_approval_response(approval_id, approved, reason.as_deref()) {
             return false;

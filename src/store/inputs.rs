@@ -144,6 +144,14 @@ impl ChatStore {
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
                 self.on_session_answer(id, p.kind, Ok((status, &p.body)), now_ms)
             }
+            RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
+                let result = match status {
+                    200..=299 => Ok(()),
+                    0 => Err(ChatError::protocol("answer too large")),
+                    _ => Err(ChatError::from_http(status, &p.body)),
+                };
+                self.on_answer(id, result, now_ms)
+            }
             RequestKind::Chat | RequestKind::StreamResume => {
                 let no_event = self.session.turn.events_seen == p.events_before;
                 self.on_stream_end(id, p.kind, status, &p.body, no_event, now_ms)
@@ -175,6 +183,9 @@ impl ChatStore {
             }
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
                 self.on_session_answer(id, p.kind, Err(error), now_ms)
+            }
+            RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
+                self.on_answer(id, Err(error), now_ms)
             }
             RequestKind::Chat | RequestKind::StreamResume => {
                 if self.session.phase.stream() != Some(id) {
@@ -213,6 +224,7 @@ impl ChatStore {
             self.pending.remove(&id);
         }
         self.send_due_take_backs(now_ms);
+        self.send_due_answers(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = self.stream_path(&self.session.cursor());
             self.session.conversation.resumed();

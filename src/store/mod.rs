@@ -33,6 +33,7 @@
 //! After every action or input, drain the outputs until they are empty (see the crate docs).
 
 mod actions;
+mod answers;
 mod followups;
 mod growth;
 mod inputs;
@@ -46,6 +47,7 @@ mod takeback;
 mod turn;
 mod wire;
 
+pub use answers::PendingCall;
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use losses::{Loss, LossCode};
 
@@ -499,6 +501,7 @@ impl ChatStore {
             .chain(queue)
             .chain(self.session.phase.resume_at())
             .chain(self.session.take_backs.due_at())
+            .chain(self.answers_due_at())
             .min()
     }
 

@@ -22,6 +22,12 @@ pub struct Routes {
     /// `DELETE` the running turn, to stop it (`/api/v1/agent/chat/{sessionId}/turn`;
     /// `?turnId=T` is appended).
     pub turn: String,
+    /// `POST` the answer to an approval a call waits for (pi mode,
+    /// `/api/v1/agent/chat/{sessionId}/approval`).
+    pub approval: String,
+    /// `POST` the answer to a call that waits for the user's input (pi mode,
+    /// `/api/v1/agent/chat/{sessionId}/tool-output`).
+    pub tool_output: String,
     /// `GET` the session list (`/api/v1/agent/sessions`; `?cursor=C&limit=N&archived=B` is
     /// appended).
     pub sessions: String,
@@ -40,6 +46,8 @@ impl Default for Routes {
             messages: "/api/v1/agent/chat/{sessionId}/messages".into(),
             stream: "/api/v1/agent/chat/{sessionId}/stream".into(),
             turn: "/api/v1/agent/chat/{sessionId}/turn".into(),
+            approval: "/api/v1/agent/chat/{sessionId}/approval".into(),
+            tool_output: "/api/v1/agent/chat/{sessionId}/tool-output".into(),
             sessions: "/api/v1/agent/sessions".into(),
             session: "/api/v1/agent/sessions/{sessionId}".into(),
         }

@@ -57,6 +57,10 @@ pub enum RequestKind {
     StreamResume,
     /// `DELETE …/chat/S/turn?turnId=T`: stops the turn.
     TurnDelete,
+    /// `POST …/chat/S/approval`: the answer to an approval a call waits for (pi mode).
+    ApprovalPost,
+    /// `POST …/chat/S/tool-output`: the answer to a call that waits for input (pi mode).
+    ToolOutputPost,
     /// `GET …/sessions?cursor=C&limit=N&archived=B`: a page of the session list.
     SessionsGet,
     /// `PATCH …/sessions/S`: renames or (un)archives a session.
@@ -166,7 +170,9 @@ impl ChatStore {
         let id = self.next_request;
         self.next_request += 1;
         let deadline = match kind {
-            RequestKind::FollowUpPost => Some(now_ms + self.opts.followup_timeout_ms),
+            RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
+                Some(now_ms + self.opts.followup_timeout_ms)
+            }
             // A stream that says nothing (not even a keep-alive comment) for this long is
             // treated as dropped: resumed if it had started, failed if it never answered.
             RequestKind::Chat | RequestKind::StreamResume => {
@@ -249,6 +255,12 @@ impl ChatStore {
         // Requests not yet handed out belong to the old generation too.
         self.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
+        for a in &mut self.session.answers {
+            // Aborted with the rest: posted again, with the same ids, when the session opens.
+            if a.in_flight.take().is_some() {
+                a.due_at = Some(0);
+            }
+        }
         if self.session.phase.stream().is_some() {
             // The body was dropped wherever it was, maybe mid-event: the resume's body must
             // not be read as the rest of that event.

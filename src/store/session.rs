@@ -44,6 +44,10 @@ pub(super) struct Session {
     /// Made here by `newSession`: the server has nothing of it yet, so opening it asks for no
     /// history and attaches to no turn. Read once, by the first opening.
     pub(super) fresh: bool,
+    /// Answers to calls that wait for the user, on their way (SPEC §13, pi mode).
+    pub(super) answers: Vec<super::answers::Answer>,
+    /// Why the last answer to a waiting call did not get through, by tool call.
+    pub(super) answer_errors: Vec<(String, ChatError)>,
 }
 
 /// What a chat POST asked ([`TurnState::sent`]).
@@ -128,6 +132,8 @@ impl Session {
             take_backs: TakeBacks::default(),
             losses: Vec::new(),
             fresh: false,
+            answers: Vec::new(),
+            answer_errors: Vec::new(),
         }
     }
 
@@ -227,6 +233,7 @@ impl ChatStore {
             }
             self.send_next_queued(now_ms);
         }
+        self.send_due_answers(now_ms);
     }
 
     pub(super) fn hydrate(&mut self, now_ms: u64) {

@@ -123,6 +123,7 @@ impl ChatStore {
         if let Some(id) = self.session.phase.stream() {
             self.abort(id);
         }
+        self.drop_answers();
         // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
         // client's own turn id is the only handle; servers of this family accept either.
         let turn = &self.session.turn;

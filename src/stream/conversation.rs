@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::protocol::chunk::{Chunk, DataChunk, PiEvent, UiChunk};
-use crate::protocol::{Part, Role, ToolState, UIMessage};
+use crate::protocol::{Part, Role, ToolPart, ToolState, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
 use crate::stream::fast_chunk::Delta;
 use crate::stream::pi::{PiEffect, PiReducer};
@@ -664,6 +664,8 @@ impl Conversation {
                 if !granted {
                     t.approval = None;
                 }
+                // The question is answered: it waits no more.
+                t.extra.remove("interrupt");
                 match output {
                     Ok(v) => {
                         t.state = ToolState::OutputAvailable;
@@ -729,6 +731,27 @@ impl Conversation {
         let h = &self.history;
         let Some(i) = (0..h.len()).find(|&i| h.messages()[i].parts.iter().any(asks)) else {
             return false;
+        };
+        self.edit_answered(i, set);
+        true
+    }
+
+    /// Puts the tool part of call `tool_call_id` back as `part` was (an answer the server
+    /// refused). Returns whether there was such a part.
+    pub fn replace_tool_part(&mut self, tool_call_id: &str, part: ToolPart) -> bool {
+        let h = &self.history;
+        let Some(i) = (0..h.len())
+            .rev()
+            .find(|&i| tool_ui::has_call(&h.messages()[i], tool_call_id))
+        else {
+            return false;
+        };
+        let set = |m: &mut UIMessage| {
+            for p in &mut m.parts {
+                if let Some(t) = p.as_tool_mut().filter(|t| t.tool_call_id == tool_call_id) {
+                    *t = part.clone();
+                }
+            }
         };
         self.edit_answered(i, set);
         true

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map as Object, Value};
 
 use crate::protocol::chunk::{PartKind, PiEvent};
 use crate::protocol::{Json, Part, Role, TextState, ToolPart, ToolState, UIMessage};
@@ -615,7 +615,19 @@ impl PiReducer {
                     }
                 };
                 if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
-                    if is_error {
+                    let denied = (t.approval.as_deref())
+                        .and_then(|a| a.get("approved"))
+                        .and_then(Value::as_bool)
+                        == Some(false);
+                    // The question is answered: it waits no more.
+                    t.extra.remove("interrupt");
+                    if denied {
+                        // The blocked result of a denied call: what the `ai` package shows
+                        // as a denial.
+                        t.state = ToolState::OutputDenied;
+                        t.output = None;
+                        t.error_text = None;
+                    } else if is_error {
                         t.state = ToolState::OutputError;
                         t.error_text = Some(error_text(output.as_ref()));
                         t.output = None;
@@ -634,6 +646,61 @@ impl PiReducer {
                         t.details = details.map(Json::from);
                     }
                 }
+            }
+            PiEvent::ToolApprovalRequest {
+                message_id,
+                tool_call_id,
+                approval_id,
+                reason,
+                ..
+            } => {
+                let mut approval = Object::new();
+                approval.insert("id".into(), Value::String(approval_id));
+                if let Some(r) = reason {
+                    approval.insert("requestReason".into(), Value::String(r));
+                }
+                self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
+                    t.state = ToolState::ApprovalRequested;
+                    t.approval = Some(Box::new(Value::Object(approval)));
+                });
+            }
+            PiEvent::ToolApprovalResponse {
+                message_id,
+                tool_call_id,
+                approval_id,
+                approved,
+                reason,
+                ..
+            } => {
+                self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
+                    let mut approval = match t.approval.as_deref() {
+                        Some(Value::Object(a)) => a.clone(),
+                        _ => Object::new(),
+                    };
+                    approval.insert("id".into(), Value::String(approval_id));
+                    approval.insert("approved".into(), Value::Bool(approved));
+                    if let Some(r) = reason {
+                        approval.insert("reason".into(), Value::String(r));
+                    }
+                    t.state = ToolState::ApprovalResponded;
+                    t.approval = Some(Box::new(Value::Object(approval)));
+                });
+            }
+            PiEvent::ToolInputRequest {
+                message_id,
+                tool_call_id,
+                question,
+                options,
+                ..
+            } => {
+                let interrupt = serde_json::json!({
+                    "question": question.unwrap_or_default(),
+                    "options": options.unwrap_or_default(),
+                });
+                self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
+                    t.state = ToolState::InputAvailable;
+                    t.extra.insert("interrupt".into(), interrupt);
+                });
             }
             PiEvent::LegacyMessageDelta {
                 message_id, delta, ..
@@ -804,6 +871,37 @@ impl PiReducer {
         let p = msg.parts.len() - 1;
         st.parts.insert(key, p);
         p
+    }
+
+    /// A call that waits for the user (SPEC §13): `wait` sets its state, unless it has its
+    /// outcome already (a replayed request after the result must not take it back in time).
+    /// An unknown call gets its part, and a diagnostic.
+    fn wait_on_user(
+        &mut self,
+        h: &mut History,
+        message_id: &str,
+        tool_call_id: &str,
+        out: &mut Vec<PiEffect>,
+        wait: impl FnOnce(&mut ToolPart),
+    ) {
+        let (i, p) = match self.find_tool(h, message_id, tool_call_id) {
+            Some(found) => found,
+            None => {
+                out.push(PiEffect::Diagnostic(format!(
+                    "a wait for the user on unknown tool call {tool_call_id}"
+                )));
+                let i = self.ensure_message(h, message_id, out);
+                (i, self.tool_index(h, i, tool_call_id, None))
+            }
+        };
+        let final_already = h.messages()[i].parts[p]
+            .as_tool()
+            .is_some_and(|t| t.state.is_final());
+        if !final_already {
+            if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                wait(t);
+            }
+        }
     }
 
     /// The position of the tool part `tool_call_id` of message `i`, created if new.

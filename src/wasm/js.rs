@@ -69,7 +69,7 @@ export function make_error(text) {
 }
 const STATUS = ['ready', 'submitted', 'streaming', 'error'];
 // The keys in the order the snapshot always had (sorted, as serde_json's map writes them).
-export function snapshot(flags, status, sessionId, sessions, turnId, capabilities, composer, tools, messages, queued, error, losses) {
+export function snapshot(flags, status, sessionId, sessions, pending, turnId, capabilities, composer, tools, messages, queued, error, losses) {
   return Object.freeze({
     awaitingAnswer: (flags & 32) !== 0,
     busy: (flags & 8) !== 0,
@@ -79,6 +79,7 @@ export function snapshot(flags, status, sessionId, sessions, turnId, capabilitie
     capabilitiesLoaded: (flags & 2) !== 0,
     composer,
     hydrated: (flags & 4) !== 0,
+    pending,
     sessionId,
     sessions,
     status: STATUS[status],
@@ -190,6 +191,7 @@ extern "C" {
         status: u32,
         session_id: &JsValue,
         sessions: &JsValue,
+        pending: &JsValue,
         turn_id: &JsValue,
         capabilities: &JsValue,
         composer: &JsValue,

@@ -93,6 +93,8 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         ("messages", &mut r.messages),
         ("stream", &mut r.stream),
         ("turn", &mut r.turn),
+        ("approval", &mut r.approval),
+        ("toolOutput", &mut r.tool_output),
         ("sessions", &mut r.sessions),
         ("session", &mut r.session),
     ] {

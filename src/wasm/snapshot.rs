@@ -28,7 +28,7 @@ use crate::composer::{ComposerState, Status};
 use crate::protocol::json::{has_marker, to_string};
 use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
 use crate::session_list::SessionItem;
-use crate::store::ChatStore;
+use crate::store::{ChatStore, PendingCall};
 use crate::tool_ui::ToolCatalogEntry;
 
 use super::{js, js_error};
@@ -110,6 +110,8 @@ pub(crate) struct SnapshotCache {
     /// The session list as last exported, and its frozen object.
     sessions: Option<SessionsExport>,
     sessions_js: JsValue,
+    /// The waiting calls as last exported (with their messages' positions), and their object.
+    pending: (Vec<(usize, PendingCall)>, JsValue),
     /// [`ChatStore::sessions_key`] when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
 }
@@ -172,6 +174,7 @@ impl Default for SnapshotCache {
             sessions: None,
             sessions_js: JsValue::UNDEFINED,
             sessions_key: None,
+            pending: (Vec::new(), JsValue::UNDEFINED),
         }
     }
 }
@@ -467,7 +470,8 @@ impl SnapshotCache {
             self.queued = JsValue::UNDEFINED;
             self.messages_revision = None;
         }
-        self.update_messages(core);
+        let first = self.update_messages(core);
+        self.update_pending(core, first);
         let items = core.queued();
         let queued = items.iter().map(|q| q.version);
         let (master, keys) = (&self.queued_master, &mut self.queued_keys);
@@ -545,6 +549,7 @@ impl SnapshotCache {
             status,
             &self.session.1,
             &self.sessions_js,
+            &self.pending.1,
             &core
                 .turn_id()
                 .map_or(JsValue::NULL, |t| match has_marker(t) {
@@ -564,8 +569,9 @@ impl SnapshotCache {
         self.value.clone()
     }
 
-    /// Re-exports the messages whose version moved; the others keep their objects.
-    fn update_messages(&mut self, core: &ChatStore) {
+    /// Re-exports the messages whose version moved; the others keep their objects. Returns
+    /// the lowest position that may have changed.
+    fn update_messages(&mut self, core: &ChatStore) -> usize {
         let versions = core.message_versions();
         let len = versions.len();
         let mut changed = self.messages.is_undefined() || self.versions.len() != len;
@@ -605,6 +611,26 @@ impl SnapshotCache {
             self.part_caches.retain(|c| c.index < len);
             self.messages = js::frozen_copy(&self.master, len as u32);
         }
+        first
+    }
+
+    /// `snapshot.pending`: the calls that wait for the user, looked for in the messages from
+    /// `first` on (the others' are kept), exported again only when they differ.
+    fn update_pending(&mut self, core: &ChatStore, first: usize) {
+        let mut calls: Vec<(usize, PendingCall)> = (self.pending.0.iter())
+            .filter(|(i, _)| *i < first)
+            .cloned()
+            .collect();
+        calls.extend(core.pending_from(first));
+        if calls == self.pending.0 && !self.pending.1.is_undefined() {
+            return;
+        }
+        let (approvals, questions): (Vec<_>, Vec<_>) = calls
+            .iter()
+            .map(|(_, c)| c)
+            .partition(|c| c.approval_id.is_some());
+        let json = json!({ "approvals": approvals, "questions": questions });
+        self.pending = (calls, js::parse_frozen(&to_string(&json)));
     }
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {

@@ -139,6 +139,12 @@ export interface ComposerSnapshot {
 /** What `getSnapshot()` returns: frozen, and the same object until something changed. */
 export interface ChatSnapshot {
   readonly sessionId: string;
+  /**
+   * The tool calls of the open session that wait for the user (SPEC §13): answer an approval
+   * with `addToolApprovalResponse({id: approvalId, approved, reason?})`, a question with
+   * `addToolOutput({toolCallId, output})`.
+   */
+  readonly pending: Readonly<{ approvals: readonly PendingApproval[]; questions: readonly PendingQuestion[] }>;
   /** The session list (SPEC §11): `loadSessions()` loads its first page. */
   readonly sessions: Readonly<SessionsSnapshot>;
   readonly status: ChatStatus;
@@ -189,10 +195,45 @@ export interface ChatRoutes {
   messages?: string;
   stream?: string;
   turn?: string;
+  /** pi mode: `POST` an approval's answer (default `/api/v1/agent/chat/{sessionId}/approval`). */
+  approval?: string;
+  /** pi mode: `POST` a waiting call's answer (default `/api/v1/agent/chat/{sessionId}/tool-output`). */
+  toolOutput?: string;
   /** `GET` the session list (default `/api/v1/agent/sessions`). */
   sessions?: string;
   /** `PATCH` / `DELETE` one session (default `/api/v1/agent/sessions/{sessionId}`). */
   session?: string;
+}
+
+/** A tool call waiting for the user's approval (`snapshot.pending.approvals`, SPEC §13). */
+export interface PendingApproval {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  input?: unknown;
+  messageId: string;
+  /** Why the last answer did not get through (the call waits again); answering again retries. */
+  error?: ChatStoreErrorShape;
+}
+
+/** A tool call waiting for the user's answer to a question (`snapshot.pending.questions`). */
+export interface PendingQuestion {
+  toolCallId: string;
+  toolName: string;
+  question?: string;
+  options?: readonly string[];
+  input?: unknown;
+  messageId: string;
+  error?: ChatStoreErrorShape;
+}
+
+/** A `ChatStoreError`'s fields as plain data. */
+export interface ChatStoreErrorShape {
+  kind: string;
+  message: string;
+  status?: number;
+  serverCode?: string;
+  field?: string;
 }
 
 /** One session of `snapshot.sessions.items` (SPEC §11). */

@@ -318,6 +318,8 @@ impl World {
             RequestKind::TurnDelete | RequestKind::MessagesPut => Resp::Http(204, Vec::new()),
             RequestKind::Capabilities
             | RequestKind::Catalog
+            | RequestKind::ApprovalPost
+            | RequestKind::ToolOutputPost
             | RequestKind::SessionsGet
             | RequestKind::SessionPatch
             | RequestKind::SessionDelete => Resp::Http(404, Vec::new()),

@@ -1,0 +1,277 @@
+//! SPEC §13 in pi mode: the user's answers to tool calls the server holds open (an approval,
+//! an ask-user question), posted exactly once as follow-ups are: every retry carries the same
+//! ids (the server answers a repeat `already_answered`), a failure is visible on the waiting
+//! call and answering again retries it, and a switch parks what is not answered yet with the
+//! session. The part shows the answer at once; a refusal puts it back as it was.
+
+use super::*;
+use crate::protocol::{Json, ToolPart, ToolState};
+
+/// One answer on its way to the server.
+#[derive(Debug, Clone)]
+pub(super) struct Answer {
+    /// The tool call answered.
+    pub(super) tool_call_id: String,
+    /// `ApprovalPost` or `ToolOutputPost`.
+    pub(super) kind: RequestKind,
+    /// The request's body: the same on every retry.
+    pub(super) body: String,
+    pub(super) attempts: u32,
+    pub(super) in_flight: Option<RequestId>,
+    /// When the next retry goes (after a retryable failure).
+    pub(super) due_at: Option<u64>,
+    /// The part before the answer and as answered: a refusal puts the first back while the
+    /// part is still the second (the stream has not moved it on).
+    pub(super) before: ToolPart,
+    pub(super) after: ToolPart,
+}
+
+/// A call waiting for the user (`snapshot.pending`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    /// The approval's id (approvals only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
+    /// The tool call that waits.
+    pub tool_call_id: String,
+    /// The tool called.
+    pub tool_name: String,
+    /// The call's input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Json>,
+    /// The message the call is part of.
+    pub message_id: String,
+    /// The question (questions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The answers to choose from (questions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<Value>,
+    /// Why the last answer to it did not get through; answering again retries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ChatError>,
+}
+
+/// Whether a tool part waits for the user: an approval asked (`Some(true)`), a question
+/// asked (`Some(false)`).
+fn waits(t: &ToolPart) -> Option<bool> {
+    match t.state {
+        ToolState::ApprovalRequested => Some(true),
+        ToolState::InputAvailable if t.extra.contains_key("interrupt") => Some(false),
+        _ => None,
+    }
+}
+
+fn approval_id(t: &ToolPart) -> Option<&str> {
+    t.approval.as_deref()?.get("id")?.as_str()
+}
+
+impl ChatStore {
+    /// The calls of messages `from..` that wait for the user (`snapshot.pending`), with the
+    /// index of the message each is in.
+    pub fn pending_from(&self, from: usize) -> Vec<(usize, PendingCall)> {
+        let s = &self.session;
+        let messages = s.conversation.history().messages();
+        let mut out = Vec::new();
+        for (i, m) in messages.iter().enumerate().skip(from) {
+            for t in m.parts.iter().filter_map(Part::as_tool) {
+                let Some(approval) = waits(t) else { continue };
+                let interrupt = t.extra.get("interrupt");
+                let error = (s.answer_errors.iter())
+                    .find(|(id, _)| *id == t.tool_call_id)
+                    .map(|(_, e)| e.clone());
+                out.push((
+                    i,
+                    PendingCall {
+                        approval_id: approval
+                            .then(|| approval_id(t).map(str::to_string))
+                            .flatten(),
+                        tool_call_id: t.tool_call_id.clone(),
+                        tool_name: t.tool_name.clone(),
+                        input: t.input.clone(),
+                        message_id: m.id.clone(),
+                        question: interrupt
+                            .and_then(|q| q.get("question"))
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        options: interrupt.and_then(|q| q.get("options")).cloned(),
+                        error,
+                    },
+                ));
+            }
+        }
+        out
+    }
+
+    /// The waiting tool part `pick` finds in the open session, with its message's index.
+    fn waiting_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
+        let h = self.session.conversation.history();
+        h.messages().iter().rev().find_map(|m| {
+            (m.parts.iter().filter_map(Part::as_tool))
+                .find(|t| waits(t).is_some() && pick(t))
+                .cloned()
+        })
+    }
+
+    fn tool_part(&self, tool_call_id: &str) -> Option<ToolPart> {
+        let h = self.session.conversation.history();
+        h.messages().iter().rev().find_map(|m| {
+            (m.parts.iter().filter_map(Part::as_tool))
+                .find(|t| t.tool_call_id == tool_call_id)
+                .cloned()
+        })
+    }
+
+    /// pi mode's `addToolApprovalResponse`: the part answers at once, the answer is posted.
+    pub(super) fn answer_approval(
+        &mut self,
+        approval: &str,
+        approved: bool,
+        reason: Option<String>,
+        now_ms: u64,
+    ) -> bool {
+        let Some(before) = self.waiting_part(|t| approval_id(t) == Some(approval)) else {
+            return false;
+        };
+        let c = &mut self.session.conversation;
+        if !c.add_tool_approval_response(approval, approved, reason.as_deref()) {
+            return false;
+        }
+        let mut body = json!({ "approvalId": approval, "approved": approved });
+        if let Some(r) = reason {
+            body["reason"] = Value::String(r);
+        }
+        self.post_answer(RequestKind::ApprovalPost, before, body, now_ms);
+        true
+    }
+
+    /// pi mode's `addToolOutput` for a call that waits for the user's answer.
+    pub(super) fn answer_question(
+        &mut self,
+        tool_call_id: &str,
+        output: Result<Value, String>,
+        now_ms: u64,
+    ) -> bool {
+        let Some(before) = self.waiting_part(|t| t.tool_call_id == tool_call_id) else {
+            return false;
+        };
+        if !self
+            .session
+            .conversation
+            .add_tool_output(tool_call_id, &output)
+        {
+            return false;
+        }
+        let body = match output {
+            Ok(v) => json!({ "toolCallId": tool_call_id, "output": v }),
+            Err(e) => json!({ "toolCallId": tool_call_id, "errorText": e }),
+        };
+        self.post_answer(RequestKind::ToolOutputPost, before, body, now_ms);
+        true
+    }
+
+    fn post_answer(&mut self, kind: RequestKind, before: ToolPart, body: Value, now_ms: u64) {
+        let id = before.tool_call_id.clone();
+        let after = self.tool_part(&id).unwrap_or_else(|| before.clone());
+        let s = &mut self.session;
+        s.answer_errors.retain(|(t, _)| *t != id);
+        // Answered again: the one on its way (or failed) gives way; the same ids go again.
+        if let Some(k) = s.answers.iter().position(|a| a.tool_call_id == id) {
+            if let Some(r) = s.answers.remove(k).in_flight {
+                self.abort(r);
+            }
+        }
+        self.session.answers.push(Answer {
+            tool_call_id: id,
+            kind,
+            body: to_string(&body),
+            attempts: 0,
+            in_flight: None,
+            due_at: Some(now_ms),
+            before,
+            after,
+        });
+        self.touch();
+        self.send_due_answers(now_ms);
+    }
+
+    /// Posts every answer due (all of them when a session opens again).
+    pub(super) fn send_due_answers(&mut self, now_ms: u64) {
+        if self.disposed {
+            return;
+        }
+        for k in 0..self.session.answers.len() {
+            let a = &self.session.answers[k];
+            if a.in_flight.is_some() || a.due_at.is_none_or(|t| t > now_ms) {
+                continue;
+            }
+            let (kind, body) = (a.kind, a.body.clone());
+            let route = match kind {
+                RequestKind::ApprovalPost => self.route(|r| &r.approval),
+                _ => self.route(|r| &r.tool_output),
+            };
+            let id = self.request(kind, Method::Post, route, Some(body), now_ms);
+            let a = &mut self.session.answers[k];
+            a.in_flight = Some(id);
+            a.due_at = None;
+            a.attempts += 1;
+        }
+    }
+
+    /// The next retry of an answer.
+    pub(super) fn answers_due_at(&self) -> Option<u64> {
+        (self.session.answers.iter())
+            .filter(|a| a.in_flight.is_none())
+            .filter_map(|a| a.due_at)
+            .min()
+    }
+
+    /// An answer POST's outcome: taken (a 2xx, or `already_answered`), to retry (the network,
+    /// a 5xx or 429, a timeout), or refused (put back, with the error on the waiting call).
+    pub(super) fn on_answer(&mut self, id: RequestId, result: Result<(), ChatError>, now_ms: u64) {
+        let s = &mut self.session;
+        let Some(k) = s.answers.iter().position(|a| a.in_flight == Some(id)) else {
+            return;
+        };
+        s.answers[k].in_flight = None;
+        let error = match result {
+            Ok(()) => None,
+            Err(e) if e.says("already_answered") => None,
+            Err(e) => Some(e),
+        };
+        let Some(error) = error else {
+            s.answers.remove(k);
+            return self.touch();
+        };
+        let attempts = s.answers[k].attempts;
+        if error.is_retryable() && attempts < self.opts.retry.max_attempts.max(1) {
+            let jitter = self.rng.unit();
+            let wait = self.opts.retry.backoff_ms(attempts, jitter);
+            self.session.answers[k].due_at = Some(now_ms + wait);
+            return;
+        }
+        let a = self.session.answers.remove(k);
+        // Put back as it was, unless the stream has moved the call on since.
+        let current = self.tool_part(&a.tool_call_id);
+        if current.as_ref() == Some(&a.after) {
+            self.session
+                .conversation
+                .replace_tool_part(&a.tool_call_id, a.before);
+        }
+        self.session
+            .answer_errors
+            .push((a.tool_call_id, error.clone()));
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
+    }
+
+    /// A stop ends every wait on the server: answers still on their way are let go.
+    pub(super) fn drop_answers(&mut self) {
+        let answers = std::mem::take(&mut self.session.answers);
+        for r in answers.iter().filter_map(|a| a.in_flight) {
+            self.abort(r);
+        }
+        self.session.answer_errors.clear();
+    }
+}
