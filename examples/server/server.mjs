@@ -15,6 +15,8 @@ const HELP = `Usage: node server.mjs [options]
   --resume-ttl S         seconds a finished turn stays resumable (default 60)
   --fail-followups N     answer the next N follow-up POSTs with 503
   --followup-delay MS    delay every follow-up POST answer by MS
+  --fail-answers N       answer the next N approval / tool-output POSTs with 503 (nothing applied)
+  --answer-delay MS      hold every approval / tool-output POST answer MS (after applying it)
   --cut-stream-after N   destroy the socket of the next stream response after N chunks
   --cut-streams K        … of the next K stream responses (default 1)
   --not-found R[,R…]     answer these routes with 404: ${ROUTES.join(', ')}
@@ -43,6 +45,8 @@ try {
       'resume-ttl': { type: 'string' },
       'fail-followups': { type: 'string' },
       'followup-delay': { type: 'string' },
+      'fail-answers': { type: 'string' },
+      'answer-delay': { type: 'string' },
       'cut-stream-after': { type: 'string' },
       'cut-streams': { type: 'string' },
       'not-found': { type: 'string', multiple: true },
@@ -88,6 +92,8 @@ const app = createApp({
   resumeTtlMs: int('resume-ttl', args['resume-ttl'], DEFAULTS.resumeTtlMs / 1000) * 1000,
   failFollowups: int('fail-followups', args['fail-followups'], 0),
   followupDelayMs: int('followup-delay', args['followup-delay'], 0),
+  failAnswers: int('fail-answers', args['fail-answers'], 0),
+  answerDelayMs: int('answer-delay', args['answer-delay'], 0),
   cutStreamAfter,
   cutStreams: int('cut-streams', args['cut-streams'], 1),
   notFound,

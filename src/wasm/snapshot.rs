@@ -629,8 +629,18 @@ impl SnapshotCache {
             .iter()
             .map(|(_, c)| c)
             .partition(|c| c.approval_id.is_some());
-        let json = json!({ "approvals": approvals, "questions": questions });
-        self.pending = (calls, js::parse_frozen(&to_string(&json)));
+        // Written straight to text: `json!` would build a `Value` through serde's value
+        // serialiser, a second copy of the derive (1.8 KB of wasm).
+        #[derive(Serialize)]
+        struct Pending<'a> {
+            approvals: Vec<&'a PendingCall>,
+            questions: Vec<&'a PendingCall>,
+        }
+        let text = to_string(&Pending {
+            approvals,
+            questions,
+        });
+        self.pending = (calls, js::parse_frozen(&text));
     }
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {

@@ -26,6 +26,8 @@ export const ROUTES = [
   'sessions',
   'session-patch',
   'session-delete',
+  'approval',
+  'tool-output',
 ];
 
 /**
@@ -45,6 +47,9 @@ export const ROUTES = [
  * @property {number} resumeTtlMs how long a finished turn's chunks stay resumable
  * @property {number} failFollowups
  * @property {number} followupDelayMs
+ * @property {number} failAnswers answer the next N answer POSTs (approval, tool-output) with
+ *   503, applying nothing
+ * @property {number} answerDelayMs hold each answer POST's reply MS after applying it
  * @property {number|null} cutStreamAfter
  * @property {number} cutStreams
  * @property {string[]} notFound
@@ -70,6 +75,8 @@ export const DEFAULTS = {
   resumeTtlMs: 60_000,
   failFollowups: 0,
   followupDelayMs: 0,
+  failAnswers: 0,
+  answerDelayMs: 0,
   cutStreamAfter: null,
   cutStreams: 1,
   notFound: [],
@@ -158,6 +165,8 @@ export function createApp(options = {}) {
     };
     num('failFollowups');
     num('followupDelayMs');
+    num('failAnswers');
+    num('answerDelayMs');
     num('tps');
     num('words');
     num('chunkTokens', 1);
@@ -327,6 +336,51 @@ export function createApp(options = {}) {
     }
   }
 
+  // ----- human in the loop (SPEC §13, pi) ---------------------------------------------------
+
+  /**
+   * `POST …/approval` and `POST …/tool-output`: the user's answer to a tool call the pi agent
+   * holds open. Checked in this order: the `failAnswers` fault (503, nothing applied), the
+   * body (400), then the session's wait (202 applied; 409 `already_answered`; 404 unknown or
+   * no longer waiting). The `answerDelayMs` fault holds the reply after the answer was applied.
+   */
+  async function answer(req, res, sid, body, entry, kind) {
+    if (state.failAnswers > 0) {
+      state.failAnswers -= 1;
+      entry.fault = 'fail';
+      throw new HttpError(503, 'unavailable', 'scripted failure (failAnswers)');
+    }
+    if (!isObject(body)) throw validation('body must be a JSON object');
+    let status;
+    let answerBody;
+    const s = session(sid, false);
+    const pi = s instanceof PiSession ? s : undefined;
+    if (kind === 'approval') {
+      const { approvalId, approved, reason } = body;
+      if (typeof approvalId !== 'string' || approvalId === '') throw validation('approvalId must be a non-empty string', 'approvalId');
+      if (typeof approved !== 'boolean') throw validation('approved must be a boolean', 'approved');
+      if (reason !== undefined && reason !== null && typeof reason !== 'string') throw validation('reason must be a string', 'reason');
+      [status, answerBody] = pi
+        ? pi.answerApproval({ approvalId, approved, reason: reason || undefined })
+        : [404, err('approval_not_found', `no approval ${approvalId} waits in this session`)];
+    } else {
+      const { toolCallId, output, errorText } = body;
+      if (typeof toolCallId !== 'string' || toolCallId === '') throw validation('toolCallId must be a non-empty string', 'toolCallId');
+      if (errorText !== undefined && errorText !== null && typeof errorText !== 'string') throw validation('errorText must be a string', 'errorText');
+      const hasError = typeof errorText === 'string';
+      const text = hasError ? undefined : outputText(output);
+      if (!hasError && text === undefined) throw validation('output (a string, or {answer} / {text}) or errorText is required', 'output');
+      [status, answerBody] = pi
+        ? pi.answerToolOutput({ toolCallId, ...(hasError ? { errorText } : { text }) })
+        : [404, err('tool_call_not_found', `no tool call ${toolCallId} waits in this session`)];
+    }
+    if (state.answerDelayMs > 0) {
+      entry.delayedMs = state.answerDelayMs;
+      await sleep(state.answerDelayMs);
+    }
+    json(res, status, answerBody);
+  }
+
   async function followUpDelete(req, res, sid, url) {
     const nonce = url.searchParams.get('clientNonce') || undefined;
     const seqText = url.searchParams.get('clientSeq');
@@ -484,7 +538,7 @@ export function createApp(options = {}) {
     if (pathname === `${API}/sessions` && method === 'GET') return ['sessions'];
     const byId = /^\/api\/v1\/agent\/sessions\/([^/]+)$/.exec(pathname);
     if (byId) return [{ PATCH: 'session-patch', DELETE: 'session-delete' }[method], safeDecode(byId[1])];
-    const m = /^\/api\/v1\/agent\/chat\/([^/]+)(?:\/(followup|messages|stream|turn))?$/.exec(pathname);
+    const m = /^\/api\/v1\/agent\/chat\/([^/]+)(?:\/(followup|messages|stream|turn|approval|tool-output))?$/.exec(pathname);
     if (!m) return [undefined];
     const sid = safeDecode(m[1]);
     const key = `${method} ${m[2] ?? ''}`;
@@ -495,6 +549,8 @@ export function createApp(options = {}) {
       'PUT messages': 'messages-put',
       'GET stream': 'stream',
       'DELETE turn': 'turn',
+      'POST approval': 'approval',
+      'POST tool-output': 'tool-output',
       'DELETE ': 'session-delete', // the older path of `DELETE …/sessions/S`
     }[key];
     return [name, sid];
@@ -553,6 +609,9 @@ export function createApp(options = {}) {
           return await sessionPatch(req, res, sid, body);
         case 'session-delete':
           return await sessionDelete(req, res, sid);
+        case 'approval':
+        case 'tool-output':
+          return await answer(req, res, sid, body, entry, route);
         default:
           throw new HttpError(404, 'not_found', 'no such route');
       }
@@ -650,6 +709,21 @@ function woundDown(turn) {
       }
     });
   });
+}
+
+/**
+ * The text of an answer's `output`: a string (primarily), or an object with a string `answer`
+ * or `text`; a number or boolean as text; any other object as JSON. Undefined: none given.
+ */
+function outputText(output) {
+  if (output === undefined || output === null) return undefined;
+  if (typeof output === 'string') return output;
+  if (typeof output === 'number' || typeof output === 'boolean') return String(output);
+  if (isObject(output)) {
+    if (typeof output.answer === 'string') return output.answer;
+    if (typeof output.text === 'string') return output.text;
+  }
+  return JSON.stringify(output);
 }
 
 function checkAttachments(list) {

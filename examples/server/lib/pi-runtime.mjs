@@ -20,6 +20,15 @@
 // `{toolCallId, rendererId: details.uiKind, details}` (not history: the client keeps the latest
 // for the tool's part); the final `details` ride on `data-pi-tool-result` and the canonical
 // history. The catalog (`catalog()`) lists the tools the session's agent really has.
+//
+// Human in the loop (SPEC §13): a tool call can wait for the user. `deleteFile` is gated by
+// pi's `beforeToolCall` hook, which awaits the user's approval (`POST …/approval`); `askUser`'s
+// own `execute` awaits the user's answer (`POST …/tool-output`). While a call waits the stream
+// says so (`data-pi-tool-approval-request`, `data-pi-tool-input-request`), the answer is
+// streamed too (`data-pi-tool-approval-response`), and the history shows the waiting state
+// (`waits`, laid over the transcript's tool parts). A stop ends the waits first (an error
+// result `Stopped by the user`) and aborts the agent once pi finalized those calls: pi answers
+// a hook that returns on an aborted signal with its own `Operation aborted` instead.
 import { randomUUID } from 'node:crypto';
 import { Agent } from '@earendil-works/pi-agent-core';
 import {
@@ -32,12 +41,21 @@ import {
 } from '@earendil-works/pi-ai';
 import { replyToToolResults, replyToUser, SUBAGENT_TOOL } from './script.mjs';
 import { subagentTool } from './subagent.mjs';
-import { catalogEntry, echoParameters, FIXTURE_FOLDERS, lsParameters, runEcho, runLs, TOOL_DESCRIPTIONS } from './tools.mjs';
+import {
+  askUserParameters, catalogEntry, deleteFileParameters, echoParameters, FIXTURE_FOLDERS, lsParameters,
+  runDeleteFile, runEcho, runLs, TOOL_DESCRIPTIONS,
+} from './tools.mjs';
 import { Turn } from './turn.mjs';
 
 const MODEL = { id: 'faux-scripted', name: 'Scripted faux model', reasoning: true };
 const SYSTEM_PROMPT = 'You are the scripted agent of the agent-chat-store reference server.';
 const SUBAGENT_PROMPT = 'You are a subagent: do the task you are given and answer with a summary.';
+
+/** The text of a call the user stopped while it waited, and of a denied one. */
+export const STOPPED_TEXT = 'Stopped by the user';
+const BLOCKED_PREFIX = 'Blocked by the user';
+/** A wait the history still had when the server stopped: it cannot be answered any more. */
+const EXPIRED_TEXT = 'Not answered: the server stopped while the call waited';
 
 // One faux provider per pace (tokens per second, chunk size). The response queue holds only
 // copies of the same pure factory, so sessions can share a provider: whichever request takes
@@ -79,10 +97,24 @@ function respond(context, { words, tools, folders }) {
   const last = msgs[msgs.length - 1];
   let reply;
   if (last?.role === 'toolResult') {
+    // The calls' inputs, for results that name them (`Kept FILE.`).
+    const inputs = new Map();
+    for (const m of msgs) {
+      if (m.role === 'assistant') for (const b of m.content) if (b.type === 'toolCall') inputs.set(b.id, b.arguments);
+    }
     const results = [];
     let i = msgs.length - 1;
     for (; i >= 0 && msgs[i].role === 'toolResult'; i--) {
-      results.unshift({ name: msgs[i].toolName, text: textOf(msgs[i].content), isError: !!msgs[i].isError });
+      const text = textOf(msgs[i].content);
+      const isError = !!msgs[i].isError;
+      results.unshift({
+        name: msgs[i].toolName,
+        text,
+        isError,
+        // a call `beforeToolCall` blocked on the user's denial (the transcript says so)
+        denied: isError && text.startsWith(BLOCKED_PREFIX),
+        input: inputs.get(msgs[i].toolCallId),
+      });
     }
     const user = msgs.slice(0, i + 1).reverse().find((m) => m.role === 'user');
     reply = replyToToolResults(user ? textOf(user.content) : '', results);
@@ -118,7 +150,7 @@ function agentTool(name, parameters, run) {
 
 /** The catalog of a pi session not created yet: the tools a new session's agent gets. */
 export function piCatalog() {
-  return { tools: ['ls', 'echo', SUBAGENT_TOOL].map((name) => catalogEntry(name)) };
+  return { tools: ['ls', 'echo', SUBAGENT_TOOL, 'deleteFile', 'askUser'].map((name) => catalogEntry(name)) };
 }
 
 /** The real tools every agent has (a subagent has only these). */
@@ -165,9 +197,10 @@ function userMessage(text, attachments) {
 export class PiSession {
   /**
    * @param {string} id @param {import('./app.mjs').Knobs} knobs
-   * @param {{journal?: {restore(): {messages: object[], meta: Map<object, {id: string, files?: object[]}>},
-   *   message(m: object, ui?: {id?: string, files?: object[]}): void, turnEnded(turn: Turn): void}}} [opts]
+   * @param {{journal?: {restore(): {messages: object[], meta: Map<object, {id: string, files?: object[]}>, waits?: object[]},
+   *   message(m: object, ui?: {id?: string, files?: object[]}): void, wait(w: object): void, turnEnded(turn: Turn): void}}} [opts]
    *   `journal`: where the session is kept (session-store.mjs); the agent starts from its transcript
+   *   (and the history keeps the final states of the calls that waited for the user)
    */
   constructor(id, knobs, { journal } = {}) {
     this.id = id;
@@ -198,6 +231,10 @@ export class PiSession {
     this.activeTurn = null;
     /** @type {Turn | null} */
     this.lastTurn = null;
+    /** @type {Map<string, Wait>} toolCallId → a call that waited for the user (kept for the history) */
+    this.waits = new Map();
+    /** @type {Map<string, Wait>} approvalId → the approval's wait */
+    this.approvals = new Map();
     // The harness-only tool: a nested agent with the base tools (no recursion).
     const subagent = subagentTool(() =>
       scriptedAgent({ knobs, systemPrompt: SUBAGENT_PROMPT, tools: BASE_TOOLS, sessionId: `${id}/subagent`, folders: FIXTURE_FOLDERS }),
@@ -209,7 +246,17 @@ export class PiSession {
       this.usedIds.add(ui.id);
       if (ui.files) this.files.set(m, ui.files);
     }
-    this.agent = scriptedAgent({ knobs, systemPrompt: SYSTEM_PROMPT, tools: [...BASE_TOOLS, subagent], sessionId: id, messages: restored?.messages });
+    // A wait does not survive a restart (nothing holds the call open any more): one still
+    // waiting in the file is expired; the answered and stopped ones keep their final states.
+    for (const w of restored?.waits ?? []) {
+      const wait = { ...w, state: w.state === 'waiting' ? 'expired' : w.state, restored: true };
+      this.waits.set(wait.toolCallId, wait);
+      if (wait.approvalId) this.approvals.set(wait.approvalId, wait);
+    }
+    const tools = [...BASE_TOOLS, subagent, agentTool('deleteFile', deleteFileParameters, runDeleteFile), this.askUserTool()];
+    this.agent = scriptedAgent({ knobs, systemPrompt: SYSTEM_PROMPT, tools, sessionId: id, messages: restored?.messages });
+    // `deleteFile` asks first: pi's hook awaits the user's approval before the tool runs.
+    this.agent.beforeToolCall = (context, signal) => this.beforeToolCall(context, signal);
     this.agent.subscribe((event) => this.onEvent(event));
     // Fault switch: a slow awaited `agent_end` listener, as a real app has when it persists the
     // session. pi's loop polled the follow-up queue before `agent_end`, so a follow-up posted
@@ -298,13 +345,32 @@ export class PiSession {
     }
   }
 
-  /** Stops the active turn (if `turnId` names it, or is absent). */
+  /**
+   * Stops the active turn (if `turnId` names it, or is absent). A call waiting for the user is
+   * answered as stopped first (`Stopped by the user`); the agent is aborted once pi finalized
+   * those calls (`tool_execution_end`), so pi does not answer them `Operation aborted`
+   * instead, and its next model call, if any, is the aborted one.
+   */
   stop(turnId) {
     const turn = this.activeTurn;
     if (!turn || (turnId && !turn.matches(turnId))) return false;
     turn.stopped = true;
-    this.agent.abort();
+    const waiting = [...this.waits.values()].filter((w) => w.state === 'waiting');
+    if (waiting.length === 0) {
+      this.agent.abort();
+      return true;
+    }
+    turn.abortAfter = new Set(waiting.map((w) => w.toolCallId));
+    // (a bound, should pi never finalize them)
+    turn.abortTimer = setTimeout(() => this.abortStopped(turn), 1000);
+    for (const w of waiting) this.settle(w, 'stopped', { stopped: true });
     return true;
+  }
+
+  abortStopped(turn) {
+    clearTimeout(turn.abortTimer);
+    turn.abortAfter = undefined;
+    if (this.activeTurn === turn) this.agent.abort();
   }
 
   // ----- the projection ---------------------------------------------------------------------
@@ -339,6 +405,12 @@ export class PiSession {
       case 'tool_execution_update':
         this.onToolUpdate(e);
         break;
+      case 'tool_execution_end': {
+        // A stop waited for its waiting calls to be finalized: abort now.
+        const turn = this.activeTurn;
+        if (turn?.abortAfter?.delete(e.toolCallId) && turn.abortAfter.size === 0) this.abortStopped(turn);
+        break;
+      }
       default:
         break; // turn_start/turn_end (one model call), tool_execution_start/end: not history
     }
@@ -476,6 +548,116 @@ export class PiSession {
     }
   }
 
+  // ----- human in the loop ------------------------------------------------------------------
+
+  /** pi's hook before each tool call: `deleteFile` waits for the user's approval. */
+  async beforeToolCall({ toolCall, args }, signal) {
+    if (toolCall.name !== 'deleteFile') return undefined;
+    const file = typeof args?.path === 'string' ? args.path : '';
+    const answer = await this.waitFor(
+      { kind: 'approval', toolCallId: toolCall.id, toolName: toolCall.name, approvalId: `approval-${randomUUID()}`, requestReason: `deletes ${file}` },
+      signal,
+    );
+    if (answer.stopped) return { block: true, reason: STOPPED_TEXT };
+    if (!answer.approved) return { block: true, reason: `${BLOCKED_PREFIX}: ${answer.reason || 'denied'}` };
+    return undefined; // approved: the tool runs
+  }
+
+  /** `askUser`: its `execute` waits for the user's answer, which is its result. */
+  askUserTool() {
+    return {
+      name: 'askUser',
+      label: 'askUser',
+      description: TOOL_DESCRIPTIONS.askUser,
+      parameters: askUserParameters,
+      execute: async (toolCallId, params, signal) => {
+        const question = typeof params?.question === 'string' ? params.question : '';
+        const options = Array.isArray(params?.options) ? params.options.filter((o) => typeof o === 'string') : [];
+        const answer = await this.waitFor({ kind: 'input', toolCallId, toolName: 'askUser', question, options }, signal);
+        if (answer.stopped) return { content: [{ type: 'text', text: STOPPED_TEXT }], details: {}, isError: true };
+        if (answer.errorText !== undefined) return { content: [{ type: 'text', text: answer.errorText }], details: {}, isError: true };
+        return { content: [{ type: 'text', text: answer.text }], details: { answer: answer.text } };
+      },
+    };
+  }
+
+  /**
+   * Holds the call open until the user answers (or a stop): streams the request, keeps the
+   * wait for the history and the answer routes. Resolves with the answer.
+   * @param {Omit<Wait, 'state'|'messageId'|'turn'|'resolve'>} init
+   */
+  waitFor(init, signal) {
+    /** @type {Wait} */
+    const w = { ...init, messageId: this.toolOwner.get(init.toolCallId), state: 'waiting' };
+    const answered = new Promise((resolve) => {
+      w.resolve = resolve;
+    });
+    this.waits.set(w.toolCallId, w);
+    if (w.approvalId) this.approvals.set(w.approvalId, w);
+    if (w.kind === 'approval') {
+      this.emit('pi-tool-approval-request', {
+        messageId: w.messageId,
+        toolCallId: w.toolCallId,
+        approvalId: w.approvalId,
+        ...(w.requestReason ? { reason: w.requestReason } : {}),
+      });
+    } else {
+      this.emit('pi-tool-input-request', { messageId: w.messageId, toolCallId: w.toolCallId, question: w.question, options: w.options });
+    }
+    this.journal?.wait(waitRecord(w));
+    // An abort that did not come through `stop()` (which settles first) ends the wait too.
+    if (signal?.aborted) this.settle(w, 'stopped', { stopped: true });
+    else signal?.addEventListener('abort', () => this.settle(w, 'stopped', { stopped: true }), { once: true });
+    return answered;
+  }
+
+  /** Ends a wait: `answered` (the user's answer) or `stopped`. */
+  settle(w, state, answer) {
+    if (w.state !== 'waiting') return;
+    w.state = state;
+    this.journal?.wait(waitRecord(w));
+    const resolve = w.resolve;
+    w.resolve = undefined;
+    resolve?.(answer);
+  }
+
+  /** `POST …/approval` (validated). Returns `[status, body]`. */
+  answerApproval({ approvalId, approved, reason }) {
+    const w = this.approvals.get(approvalId);
+    if (!w || w.state === 'stopped' || w.state === 'expired') {
+      return [404, err('approval_not_found', w ? `approval ${approvalId} no longer waits (${w.state})` : `no approval ${approvalId}`)];
+    }
+    if (w.state === 'answered') return [409, alreadyAnswered(`approval ${approvalId}`, w.approved === approved && (w.reason ?? '') === (reason ?? ''))];
+    w.approved = approved;
+    if (reason) w.reason = reason;
+    // Streamed before the call goes on: the answer, then the result.
+    this.emit('pi-tool-approval-response', {
+      messageId: w.messageId,
+      toolCallId: w.toolCallId,
+      approvalId,
+      approved,
+      ...(reason ? { reason } : {}),
+    });
+    this.settle(w, 'answered', { approved, reason });
+    return [202, { ok: true }];
+  }
+
+  /** `POST …/tool-output` (validated: `text` or `errorText`). Returns `[status, body]`. */
+  answerToolOutput({ toolCallId, text, errorText }) {
+    const w = this.waits.get(toolCallId);
+    if (!w || w.kind !== 'input' || w.state === 'stopped' || w.state === 'expired') {
+      const why = !w ? 'waits for no output' : w.kind !== 'input' ? 'waits for an approval, not an output' : `no longer waits (${w.state})`;
+      return [404, err('tool_call_not_found', `tool call ${toolCallId} ${why}`)];
+    }
+    if (w.state === 'answered') {
+      return [409, alreadyAnswered(`tool call ${toolCallId}`, errorText !== undefined ? w.errorText === errorText : w.answer === text)];
+    }
+    if (errorText !== undefined) w.errorText = errorText;
+    else w.answer = text;
+    this.settle(w, 'answered', errorText !== undefined ? { errorText } : { text });
+    return [202, { ok: true }];
+  }
+
   // ----- follow-ups -------------------------------------------------------------------------
 
   /**
@@ -582,6 +764,16 @@ export class PiSession {
         }
       }
     }
+    // The calls that waited for the user: their waiting states, and their answers.
+    if (this.waits.size > 0) {
+      for (const m of out) {
+        if (m.role !== 'assistant') continue;
+        for (const part of m.parts) {
+          const w = part.toolCallId !== undefined ? this.waits.get(part.toolCallId) : undefined;
+          if (w) applyWait(part, w);
+        }
+      }
+    }
     return out;
   }
 
@@ -636,5 +828,75 @@ function applyToolResult(part, m) {
   // AI SDK field: the `ai` package's validation strips it; the pi reducer keeps it).
   if (m.details !== undefined) part.details = m.details;
 }
+
+/**
+ * A tool call's wait as the history keeps it, over the transcript's tool part:
+ * - approval: waiting → `approval-requested`, `approval: {id, requestReason}`; answered →
+ *   `approval-responded` (`approval.approved`, `reason`) until the result, then
+ *   `output-available` (approved) or `output-denied` (denied: the blocked result is the
+ *   denial, no `errorText`); stopped → the result `output-error` `Stopped by the user`;
+ * - input: waiting → `input-available` with `interrupt: {question, options}`; answered or
+ *   stopped → the result (the interrupt is gone);
+ * - no result in the transcript and none to come (stopped; kept from before a restart, where
+ *   a waiting one is `expired`) → `output-error` (`Stopped by the user`, or
+ *   `Not answered: the server stopped while the call waited`).
+ */
+function applyWait(part, w) {
+  const open = part.state === 'input-available';
+  if (w.kind === 'approval') {
+    const approval = { id: w.approvalId, ...(w.requestReason ? { requestReason: w.requestReason } : {}) };
+    if (w.state === 'answered') {
+      approval.approved = w.approved;
+      if (w.reason) approval.reason = w.reason;
+    }
+    part.approval = approval;
+    if (open && w.state === 'waiting') part.state = 'approval-requested';
+    else if (open && w.state === 'answered') part.state = 'approval-responded';
+    else if (w.state === 'answered' && !w.approved && part.state === 'output-error') {
+      part.state = 'output-denied';
+      delete part.errorText;
+      delete part.output;
+    }
+  } else if (open && w.state === 'waiting') {
+    part.interrupt = { question: w.question, options: w.options };
+  }
+  // No result, and none will come: stopped (its result is on its way), or kept from before a
+  // restart (the call was cut off with the server).
+  if (open && (w.state === 'stopped' || w.state === 'expired' || w.restored)) {
+    part.state = 'output-error';
+    part.errorText = w.state === 'stopped' ? STOPPED_TEXT : EXPIRED_TEXT;
+  }
+}
+
+function alreadyAnswered(what, sameAnswer) {
+  const e = err('already_answered', `${what} was answered already${sameAnswer ? ' (the same answer)' : ' (another answer)'}`);
+  e.error.sameAnswer = sameAnswer;
+  return e;
+}
+
+/** What the journal keeps of a wait (no resolver, no turn). */
+function waitRecord(w) {
+  const { resolve: _r, ...rest } = w;
+  return rest;
+}
+
+/**
+ * @typedef {object} Wait  a tool call held open for the user
+ * @property {'approval'|'input'} kind
+ * @property {string} toolCallId
+ * @property {string} toolName
+ * @property {string} [messageId] the assistant message owning the call
+ * @property {'waiting'|'answered'|'stopped'|'expired'} state
+ * @property {string} [approvalId] approval: the id its answer names
+ * @property {string} [requestReason] approval: why (`deletes FILE`)
+ * @property {boolean} [approved] approval: the answer
+ * @property {string} [reason] approval: the answer's reason
+ * @property {string} [question] input: the question
+ * @property {string[]} [options] input: the answers offered
+ * @property {string} [answer] input: the answer's text
+ * @property {string} [errorText] input: an error answer
+ * @property {boolean} [restored] kept from before a restart (nothing holds the call open)
+ * @property {(answer: object) => void} [resolve] while waiting
+ */
 
 /** @typedef {{seq?: number, nonce?: string, text: string, msg: object, state: 'queued'|'consumed'|'deleted'}} FollowUp */

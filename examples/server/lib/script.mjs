@@ -12,8 +12,14 @@
 //   - `echo X` in T: a call of the `echo` tool with `{text: X}` (X runs to the end of the line);
 //   - `where am I` in T, when the agent has the client tool `getLocation` (the AI SDK runtime
 //     with `--interactive-tools`): a call of `getLocation` `{}`, answered by the client;
-//   - `delete FILE` in T, when the agent has `deleteFile` (idem): a call of `deleteFile`
-//     `{path: FILE}`, which waits for the user's approval;
+//   - `delete FILE` in T, when the agent has `deleteFile` (the pi runtime always, the AI SDK
+//     runtime with `--interactive-tools`): a call of `deleteFile` `{path: FILE}`, which waits
+//     for the user's approval. FILE is the next word without trailing punctuation, and only a
+//     word that looks like a file (`notes.txt`, `a/b`: a dot between word characters, or a
+//     slash) counts, so `Delete me later` stays a plain answer;
+//   - `ask which colour` in T (or `color`), when the agent has `askUser` (the pi runtime): a
+//     call of `askUser` `{question: "which colour", options: ["red", "green", "blue"]}`, which
+//     waits for the user's answer;
 //   - `subagent TASK` in T, when the agent has the `pi.subagent` tool (the pi runtime does, the
 //     AI SDK runtime does not): a call of `pi.subagent` with `{task: TASK}` (TASK runs to the end
 //     of the line) and no other call, since the task may itself say `list files` or `echo`;
@@ -29,7 +35,8 @@
 // - tool results (the model's turn after its tool calls): `Result for <head>: ls → a, b; echo → X.`,
 //   except the interactive tools, which get a sentence of their own: `You are in <city>.`
 //   (getLocation's output), `Deleted FILE.` (deleteFile approved and run), `Kept FILE.`
-//   (deleteFile denied).
+//   (deleteFile denied: the AI SDK's `execution-denied`, or pi's blocked result
+//   `Blocked by the user: …`), `You chose <answer>.` (askUser answered).
 
 /** @typedef {{type:'thinking', text:string} | {type:'text', text:string} | {type:'toolCall', name:string, args:object}} Block */
 /** @typedef {{blocks: Block[], stop: 'stop'|'toolUse'|'error', errorMessage?: string}} Reply */
@@ -57,6 +64,13 @@ export function fillerWords(n) {
 export const SUBAGENT_TOOL = 'pi.subagent';
 const ALL_TOOLS = ['ls', 'echo', SUBAGENT_TOOL];
 
+const COLOURS = ['red', 'green', 'blue'];
+
+/** A word `delete` may name: `notes.txt`, `notes/todo.txt`, `a/b` (not `me`, `it`, `the`). */
+function looksLikeFile(word) {
+  return /\w\.\w/.test(word) || word.includes('/');
+}
+
 /**
  * The tool calls a user message asks for, in the order the rules list them. Only tools the
  * agent has (`tools`, default all) are called: the model never asks for a tool its runtime
@@ -75,7 +89,9 @@ export function toolCallsFor(text, { tools = ALL_TOOLS, folders } = {}) {
   if (echo && has('echo')) calls.push({ name: 'echo', args: { text: echo[1].trim() } });
   if (/\bwhere am i\b/i.test(text) && has('getLocation')) calls.push({ name: 'getLocation', args: {} });
   const del = /\bdelete[ \t]+([^\s?!,;]*[^\s?!,;.])/i.exec(text);
-  if (del && has('deleteFile')) calls.push({ name: 'deleteFile', args: { path: del[1] } });
+  if (del && looksLikeFile(del[1]) && has('deleteFile')) calls.push({ name: 'deleteFile', args: { path: del[1] } });
+  const ask = /\bask[ \t]+(which colou?r)\b/i.exec(text);
+  if (ask && has('askUser')) calls.push({ name: 'askUser', args: { question: ask[1].toLowerCase(), options: [...COLOURS] } });
   if (calls.length === 0 && folders && has('ls')) {
     const folder = folders.find((f) => new RegExp(`\\b${f.replace(/[^\w-]/g, '')}\\b`, 'i').test(text));
     if (folder) calls.push({ name: 'ls', args: { path: folder } });
@@ -132,6 +148,9 @@ function toolSentence(r) {
     const file = typeof r.input?.path === 'string' ? r.input.path : r.text.replace(/^deleted /, '');
     if (r.denied) return `Kept ${file}.`;
     if (!r.isError) return `Deleted ${file}.`;
+  }
+  if (r.name === 'askUser' && !r.isError) {
+    return `You chose ${r.text.trim().replace(/\.$/, '') || 'nothing'}.`;
   }
   return undefined;
 }

@@ -11,6 +11,9 @@
 //                                                file parts) of the message entry `entryId`
 //                     agent-chat-store.turn-end  {turnId}               a turn ended; its timestamp is `updatedAt`
 //                     agent-chat-store.archived  {archived}             the latest one wins
+//                     agent-chat-store.tool-wait {toolCallId, kind, state, …}  a tool call that
+//                                                waited for the user (pi-runtime.mjs `Wait`), at
+//                                                the request and at the answer; the latest wins
 //   ai-sdk/*.json   AI SDK sessions (the client's history): `{id, runtime, interactiveTools,
 //                   createdAt, updatedAt, title?, archived, messages}`, one file per session named
 //                   by the SHA-256 of its id (ids are any string; file names are not).
@@ -35,6 +38,7 @@ const T = {
   message: 'agent-chat-store.message',
   turnEnd: 'agent-chat-store.turn-end',
   archived: 'agent-chat-store.archived',
+  toolWait: 'agent-chat-store.tool-wait',
 };
 
 const TITLE_CHARS = 80;
@@ -278,13 +282,16 @@ class PiJournal {
 
   /**
    * The transcript to give a re-created agent: the session context pi builds from the file,
-   * with each message's UI id and file parts (keyed by the message object).
-   * @returns {{messages: object[], meta: Map<object, {id: string, files?: object[]}>}}
+   * with each message's UI id and file parts (keyed by the message object), and the tool
+   * calls that waited for the user (their latest records).
+   * @returns {{messages: object[], meta: Map<object, {id: string, files?: object[]}>, waits: object[]}}
    */
   restore() {
     const byEntry = new Map();
+    const waits = new Map();
     for (const e of this.sm.getBranch()) {
       if (e.type === 'custom' && e.customType === T.message) byEntry.set(e.data.entryId, e.data);
+      else if (e.type === 'custom' && e.customType === T.toolWait && typeof e.data?.toolCallId === 'string') waits.set(e.data.toolCallId, e.data);
     }
     const projection = this.sm.buildSessionProjection();
     const meta = new Map();
@@ -292,7 +299,13 @@ class PiJournal {
       const m = byEntry.get(sourceEntry.id);
       if (m && messages.length === 1) meta.set(messages[0], { id: m.messageId, ...(m.files ? { files: m.files } : {}) });
     }
-    return { messages: projection.messages, meta };
+    return { messages: projection.messages, meta, waits: [...waits.values()] };
+  }
+
+  /** A tool call's wait for the user, as it is now (requested, answered, stopped). */
+  wait(record) {
+    if (this.closed) return;
+    kept(() => this.sm.appendCustomEntry(T.toolWait, record));
   }
 
   /** A message the agent ended (`ui`: its UI id and file parts; tool results have none). */

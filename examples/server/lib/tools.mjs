@@ -1,10 +1,13 @@
 // The real tools both runtimes execute: `ls` lists a folder under fixture-files/, `echo`
-// returns its text. The AI SDK runtime's interactive tools (`--interactive-tools`) are here too:
-// `getLocation`, which the client runs (no server side at all), and `deleteFile`, which needs the
-// user's approval and only pretends to delete (nothing on disk changes). They are plain async functions; each runtime wraps them in its own tool
-// shape (pi's AgentTool, the AI SDK's tool()). The pi runtime adds a harness-only tool,
-// `pi.subagent` (lib/subagent.mjs). What a runtime really has is what its catalog lists
-// (`catalogEntry`), with the UI hints of `TOOL_UI`.
+// returns its text. The human-in-the-loop tools are here too: `deleteFile`, which needs the
+// user's approval and only pretends to delete (nothing on disk changes), in the pi runtime
+// always and in the AI SDK runtime with `--interactive-tools`; `getLocation` (AI SDK, same
+// flag), which the client runs (no server side at all); `askUser` (pi), whose answer is the
+// user's (its parameters and result shape only: pi-runtime.mjs holds the call open). They are
+// plain async functions; each runtime wraps them in its own tool shape (pi's AgentTool, the AI
+// SDK's tool()). The pi runtime adds a harness-only tool, `pi.subagent` (lib/subagent.mjs).
+// What a runtime really has is what its catalog lists (`catalogEntry`), with the UI hints of
+// `TOOL_UI`.
 import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -66,6 +69,16 @@ export async function runDeleteFile(args) {
   return { text: `deleted ${file}`, details: { path: file } };
 }
 
+export const askUserParameters = {
+  type: 'object',
+  properties: {
+    question: { type: 'string', description: 'The question to ask the user' },
+    options: { type: 'array', items: { type: 'string' }, description: 'The answers to offer' },
+  },
+  required: ['question'],
+  additionalProperties: false,
+};
+
 export const subagentParameters = {
   type: 'object',
   properties: { task: { type: 'string', description: 'What the subagent should do' } },
@@ -79,6 +92,7 @@ export const TOOL_DESCRIPTIONS = {
   'pi.subagent': 'Hand a task to a nested pi agent (with ls and echo) and return its answer',
   getLocation: 'The city the user is in (the client answers it)',
   deleteFile: 'Delete a file (asks the user for approval first)',
+  askUser: 'Ask the user a question and wait for the answer',
 };
 
 export const TOOL_PARAMETERS = {
@@ -87,6 +101,7 @@ export const TOOL_PARAMETERS = {
   'pi.subagent': subagentParameters,
   getLocation: getLocationParameters,
   deleteFile: deleteFileParameters,
+  askUser: askUserParameters,
 };
 
 /**
@@ -99,6 +114,7 @@ export const TOOL_UI = {
   'pi.subagent': { rendererId: 'pi-subagent', displayGroup: 'agents', icon: 'bot' },
   getLocation: { displayGroup: 'client', icon: 'pin' },
   deleteFile: { displayGroup: 'workspace', icon: 'trash' },
+  askUser: { displayGroup: 'client', icon: 'question' },
 };
 
 /** One catalog entry: `{name, description, inputSchema, ui?}`. */

@@ -73,6 +73,11 @@ export async function startServer(args = [], { dataDir } = {}) {
     sessions: (q = {}) => fetch(`${api}/sessions?${new URLSearchParams(q)}`),
     patchSession: (sid, body) => postJson(`${api}/sessions/${encodeURIComponent(sid)}`, body, 'PATCH'),
     deleteSession: (sid) => fetch(`${api}/sessions/${encodeURIComponent(sid)}`, { method: 'DELETE' }),
+    /** SPEC §13: `POST …/approval` `{approvalId, approved, reason?}` */
+    approval: (sid, body) => postJson(`${api}/chat/${encodeURIComponent(sid)}/approval`, body),
+    /** SPEC §13: `POST …/tool-output` `{toolCallId, output?, errorText?}` */
+    toolOutput: (sid, body) => postJson(`${api}/chat/${encodeURIComponent(sid)}/tool-output`, body),
+    history: (sid) => fetch(`${api}/chat/${encodeURIComponent(sid)}/messages`).then((r) => r.json()),
     stopTurn: (sid, turnId) => fetch(`${api}/chat/${encodeURIComponent(sid)}/turn?${new URLSearchParams(turnId ? { turnId } : {})}`, { method: 'DELETE' }),
   };
 }
