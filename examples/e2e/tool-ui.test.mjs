@@ -46,7 +46,7 @@ after(async () => {
 });
 
 const SUBAGENT = '[data-testid=part-tool][data-tool-name="pi.subagent"]';
-const PI_TOOLS = ['ls', 'echo', 'pi.subagent'];
+const PI_TOOLS = ['ls', 'echo', 'pi.subagent', 'deleteFile', 'askUser'];
 const AI_SDK_TOOLS = ['ls', 'echo'];
 
 async function catalogIs(page, names, timeout = 5_000) {

@@ -51,8 +51,8 @@ const MODEL = { id: 'faux-scripted', name: 'Scripted faux model', reasoning: tru
 const SYSTEM_PROMPT = 'You are the scripted agent of the agent-chat-store reference server.';
 const SUBAGENT_PROMPT = 'You are a subagent: do the task you are given and answer with a summary.';
 
-/** The text of a call the user stopped while it waited, and of a denied one. */
-export const STOPPED_TEXT = 'Stopped by the user';
+/** The result text of a call the user stopped while it waited, and the prefix of a denied one's. */
+const STOPPED_TEXT = 'Stopped by the user';
 const BLOCKED_PREFIX = 'Blocked by the user';
 /** A wait the history still had when the server stopped: it cannot be answered any more. */
 const EXPIRED_TEXT = 'Not answered: the server stopped while the call waited';
@@ -584,7 +584,7 @@ export class PiSession {
   /**
    * Holds the call open until the user answers (or a stop): streams the request, keeps the
    * wait for the history and the answer routes. Resolves with the answer.
-   * @param {Omit<Wait, 'state'|'messageId'|'turn'|'resolve'>} init
+   * @param {Omit<Wait, 'state'|'messageId'|'resolve'>} init
    */
   waitFor(init, signal) {
     /** @type {Wait} */

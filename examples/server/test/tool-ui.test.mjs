@@ -30,10 +30,10 @@ function checkEntries(tools) {
   }
 }
 
-test('catalog, pi runtime: ls, echo and the namespaced harness tool pi.subagent', async () => {
+test('catalog, pi runtime: ls, echo, the namespaced harness tool pi.subagent, deleteFile, askUser', async () => {
   // A session that does not exist yet gets the tools a new one would have…
   const fresh = await catalog(pi, sid('cat-new'));
-  assert.deepEqual(fresh.tools.map((t) => t.name), ['ls', 'echo', 'pi.subagent']);
+  assert.deepEqual(fresh.tools.map((t) => t.name), ['ls', 'echo', 'pi.subagent', 'deleteFile', 'askUser']);
   checkEntries(fresh.tools);
   const sub = fresh.tools.find((t) => t.name === 'pi.subagent');
   assert.deepEqual(sub.ui, SUBAGENT_UI);
