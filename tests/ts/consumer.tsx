@@ -13,7 +13,10 @@ import {
   type UIMessagePart,
 } from 'agent-chat-store';
 import { useChatStore, useCreateChatStore, useSessions } from 'agent-chat-store/react';
-import { useChatStoreRuntime, convertUIMessage } from 'agent-chat-store/assistant-ui';
+import {
+  useChatStoreRuntime, convertUIMessage, usePending, usePendingApprovals, usePendingQuestions,
+  createAttachmentAdapter, createToolAnswerCallbacks, waitsForUser, nestedMessages, DEFAULT_FILE_TYPES,
+} from 'agent-chat-store/assistant-ui';
 
 const store = new ChatStore({
   baseUrl: '/',
@@ -87,6 +90,16 @@ export function Chat() {
   const maybe = useChatStore(owned);
   const runtime = useChatStoreRuntime(owned, { threadList: true });
   const sessions = useSessions(owned, { archived: true });
+  const p = usePending(owned);
+  p.approve(p.approvals[0]!.approvalId, 'ok');
+  p.deny('x');
+  p.answer('c', 'red');
+  console.log(usePendingApprovals(owned).pending, snap.pending.questions[0]?.question);
+  usePendingQuestions(owned).answer('c', 1);
+  useChatStoreRuntime(owned, { attachments: false, adapters: { attachments: createAttachmentAdapter({ fileTypes: DEFAULT_FILE_TYPES }) } });
+  void createToolAnswerCallbacks(owned).onRespondToToolApproval({ approvalId: 'a', approved: true });
+  const w: boolean = waitsForUser(snap.messages[0]!.parts[0]!);
+  console.log(w, nestedMessages('c', {}));
   console.log(sessions.current, sessions.items.length, sessions.loadMore(), sessions.create());
   console.log(maybe?.status, runtime, convertUIMessage);
   return (
