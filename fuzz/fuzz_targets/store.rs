@@ -15,7 +15,8 @@
 //! - a late answer of a request the store is done with changes nothing;
 //! - the timer makes progress: a timeout never fires again and again at the same instant;
 //! - the session list (SPEC §11) lists each session once, the open one always (unless its own
-//!   delete is on its way), and has at most one page request in flight.
+//!   delete is on its way), and has at most one page request in flight;
+//! - at most one answer POST in flight per waiting tool call (SPEC §13).
 #![no_main]
 
 use std::collections::{HashMap, HashSet};
@@ -247,6 +248,16 @@ impl Host {
             .filter(|r| r.kind == RequestKind::SessionsGet)
             .count();
         assert!(pages <= 1, "{pages} page requests in flight");
+        // SPEC §13: one answer POST in flight per waiting call, and every retry the same body.
+        let mut answers: HashMap<String, usize> = HashMap::new();
+        for r in (self.open.iter())
+            .filter(|r| matches!(r.kind, RequestKind::ApprovalPost | RequestKind::ToolOutputPost))
+        {
+            let v: Value = serde_json::from_str(r.body.as_deref().unwrap_or("{}")).unwrap();
+            let key = v.get("approvalId").or(v.get("toolCallId")).map(Value::to_string).unwrap_or_default();
+            *answers.entry(key).or_default() += 1;
+        }
+        assert!(answers.values().all(|n| *n <= 1), "two answers in flight for one call: {answers:?}");
         // Queue: unique ids and nonces; what left never comes back.
         let mut ids = HashSet::new();
         let mut nonces = HashSet::new();

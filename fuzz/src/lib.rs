@@ -57,6 +57,9 @@ const STRINGS: &[&str] = &[
 /// The chunk types the generator builds, both families, plus unknown ones.
 pub const PI_TYPES: &[&str] = &[
     "pi-mode",
+    "pi-tool-approval-request",
+    "pi-tool-approval-response",
+    "pi-tool-input-request",
     "pi-agent-start",
     "pi-agent-end",
     "pi-message-start",
@@ -355,6 +358,25 @@ pub fn pi_chunk(u: &mut Unstructured, ctx: &mut Ctx) -> Value {
         "pi-message-delta" => {
             put!(u, &mut d, "messageId", Value::String(mid));
             put!(u, &mut d, "delta", Value::String(string(u)));
+        }
+        // SPEC §13: a call that waits for the user (approval ids as the store target answers).
+        "pi-tool-approval-request" | "pi-tool-approval-response" | "pi-tool-input-request" => {
+            put!(u, &mut d, "messageId", Value::String(mid));
+            let call = pick(u, TOOL_CALL_IDS);
+            put!(u, &mut d, "toolCallId", Value::String(call.into()));
+            if name != "pi-tool-input-request" {
+                put!(u, &mut d, "approvalId", Value::String(pick(u, &["ap0", "ap1"]).into()));
+            }
+            if name == "pi-tool-approval-response" {
+                put!(u, &mut d, "approved", Value::Bool(one_in(u, 2)));
+            }
+            if one_in(u, 2) {
+                d.insert("reason".into(), Value::String(string(u)));
+            }
+            if name == "pi-tool-input-request" {
+                d.insert("question".into(), Value::String(string(u)));
+                d.insert("options".into(), if one_in(u, 4) { value(u, 2) } else { json!(["red", "green"]) });
+            }
         }
         "followup-consumed" => {
             if !ctx.nonces.is_empty() && !one_in(u, 4) {

@@ -1,4 +1,4 @@
-import { createContext, useContext } from "react";
+import { createContext, useContext, useEffect, useRef, useState } from "react";
 import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
@@ -11,9 +11,11 @@ import {
   useAuiState,
 } from "@assistant-ui/react";
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
-import { useChatStoreRuntime } from "agent-chat-store/assistant-ui";
+import { useChatStoreRuntime, usePending } from "agent-chat-store/assistant-ui";
 import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
 import { readConfig } from "../../shared/config.js";
+import { continueAfterToolAnswers } from "../../shared/continue.js";
+import { PendingPanel } from "../../shared/hitl.jsx";
 import { RetryIcon, StopIcon } from "../../shared/icons.jsx";
 import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
 import { PART_COMPONENTS } from "./Parts.jsx";
@@ -30,13 +32,22 @@ export function App() {
   // The URL keeps the open session; every switch the store makes (assistant-ui's thread list
   // included) comes back through `onSessionChange`.
   const { sessionId, onSessionChange } = useSessionUrl(config.sessionId);
+  // Where the AI SDK owns history, the conversation goes on by itself once a tool UI answered
+  // (an approval, a client tool's result), as `useChat`'s `sendAutomaticallyWhen`; in pi mode
+  // the store posts the answer to the server, which holds the call open.
+  const storeRef = useRef(null);
+  const [sendAutomaticallyWhen] = useState(() => continueAfterToolAnswers(() => storeRef.current));
   // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
   const store = useCreateChatStore({
     baseUrl: config.baseUrl,
     sessionId,
     onSessionChange,
     sessionPageSize: config.sessionPageSize,
+    sendAutomaticallyWhen,
   });
+  useEffect(() => {
+    storeRef.current = store;
+  }, [store]);
   const snapshot = useChatStore(store);
   const runtime = useChatStoreRuntime(store);
 
@@ -122,6 +133,7 @@ function Thread() {
           <StoreError />
         </div>
         <ThreadPrimitive.ViewportFooter className="composer-wrap">
+          <PendingBar />
           <Composer />
         </ThreadPrimitive.ViewportFooter>
       </ThreadPrimitive.Viewport>
@@ -203,6 +215,22 @@ function QueuedBubble({ id }) {
         </div>
       </div>
     </div>
+  );
+}
+
+// The tool calls of the session that wait for the user, above the composer: the adapter's
+// thread-level hook (`usePending`, as the TrueFoundry runtime's `useTrueFoundryApprovals`), beside
+// the per-part tool UIs that answer through assistant-ui's own `respondToApproval` / `resume`.
+function PendingBar() {
+  const { store } = useChat();
+  const { approvals, questions, approve, deny, answer } = usePending(store);
+  return (
+    <PendingPanel
+      approvals={approvals}
+      questions={questions}
+      onRespond={(a, { approved, reason }) => (approved ? approve(a.approvalId) : deny(a.approvalId, reason))}
+      onAnswer={(q, option) => answer(q.toolCallId, option)}
+    />
   );
 }
 

@@ -2,49 +2,14 @@ import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
 import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
 import { readConfig } from "../../shared/config.js";
+import { continueAfterToolAnswers } from "../../shared/continue.js";
+import { PendingPanel } from "../../shared/hitl.jsx";
 import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "../../shared/icons.jsx";
 import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
 import { Message } from "./Parts.jsx";
 import { Sessions } from "./Sessions.jsx";
 
 const config = readConfig();
-
-// The `ai` package's two built-in `sendAutomaticallyWhen` predicates, combined: continue once
-// the last assistant message's last step has all its client tool calls answered
-// (`lastAssistantMessageIsCompleteWithToolCalls`) or all its approvals answered
-// (`lastAssistantMessageIsCompleteWithApprovalResponses`).
-function lastStepTools(messages) {
-  const message = messages[messages.length - 1];
-  if (!message || message.role !== "assistant") return null;
-  const start = message.parts.map((p) => p.type).lastIndexOf("step-start");
-  const step = message.parts.slice(start + 1);
-  const isTool = (p) => p.type === "dynamic-tool" || p.type.startsWith("tool-");
-  return { step, isTool };
-}
-const answered = (p) => (p.state === "output-available" && p.preliminary !== true) || p.state === "output-error";
-
-function completeWithToolCalls({ messages }) {
-  const last = lastStepTools(messages);
-  if (!last) return false;
-  const { step, isTool } = last;
-  const client = step.filter((p) => isTool(p) && !p.providerExecuted);
-  const lastTool = step.findLastIndex((p) => isTool(p) && !p.providerExecuted);
-  return (
-    client.length > 0 &&
-    !step.slice(lastTool + 1).some((p) => p.type === "text" && p.state !== "done") &&
-    client.every(answered)
-  );
-}
-
-function completeWithApprovalResponses({ messages }) {
-  const last = lastStepTools(messages);
-  if (!last) return false;
-  const tools = last.step.filter(last.isTool);
-  return (
-    tools.some((p) => p.state === "approval-responded") &&
-    tools.every((p) => answered(p) || p.state === "output-denied" || p.state === "approval-responded")
-  );
-}
 
 export function App() {
   // The URL keeps the open session; every switch the store makes comes back through
@@ -53,10 +18,7 @@ export function App() {
   // Only where the AI SDK owns history (the server says so in its capabilities) does the
   // conversation go on by itself after a client tool's output or an approval answer.
   const storeRef = useRef(null);
-  const [sendAutomaticallyWhen] = useState(() => ({ messages }) => {
-    const aiSdk = storeRef.current?.getSnapshot().capabilities.aiSdkOwnsHistory === true;
-    return aiSdk && (completeWithToolCalls({ messages }) || completeWithApprovalResponses({ messages }));
-  });
+  const [sendAutomaticallyWhen] = useState(() => continueAfterToolAnswers(() => storeRef.current));
   // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
   const store = useCreateChatStore({
     baseUrl: config.baseUrl,
@@ -86,7 +48,7 @@ export function App() {
 
 function Chat({ store, snapshot, onSwitch }) {
   const { status, messages, queued, error, capabilities, busy, canEdit } = snapshot;
-  const scrollRef = useAutoScroll([messages, queued, status]);
+  const scrollRef = useAutoScroll([messages, queued, status, snapshot.pending]);
 
   return (
     <div className="app">
@@ -125,6 +87,15 @@ function Chat({ store, snapshot, onSwitch }) {
           <ErrorBanner error={error} />
         </div>
       </main>
+
+      {/* Tool calls waiting for the user, across the session (SPEC §13): the same two actions in
+          both modes (pi: the store posts the answer; AI SDK: sendAutomaticallyWhen goes on). */}
+      <PendingPanel
+        approvals={snapshot.pending.approvals}
+        questions={snapshot.pending.questions}
+        onRespond={(approval, answer) => store.addToolApprovalResponse({ id: approval.approvalId, ...answer })}
+        onAnswer={(question, option) => store.addToolOutput({ toolCallId: question.toolCallId, output: option })}
+      />
 
       <Composer store={store} snapshot={snapshot} busy={busy} />
     </div>

@@ -3,15 +3,19 @@
 // (exact, or the un-namespaced alias: `subagent` also takes `pi.subagent`); `fallback` takes
 // every other tool. Nothing is loaded from the server.
 //
-// Renderers also get the `store`, for the tools that wait for the user (AI SDK mode): a tool
-// asking for approval shows Approve / Deny (`store.addToolApprovalResponse`), and `getLocation`,
-// a tool the client runs, shows a small form that answers it (`store.addToolOutput`). With the
-// store's `sendAutomaticallyWhen` (App.jsx) the answer continues the conversation.
+// Renderers also get the `store`, for the tools that wait for the user (SPEC §13, both modes,
+// the same two actions): a tool asking for approval shows Allow / Deny with an optional reason
+// (`store.addToolApprovalResponse`), pi's `askUser` one button per option and `getLocation`, a
+// tool the client runs (AI SDK mode), a small form (`store.addToolOutput`). In AI SDK mode the
+// store's `sendAutomaticallyWhen` (App.jsx) continues the conversation with the answer; in pi
+// mode the store posts it to the server, which holds the call open. The same calls are listed
+// thread-wide in `snapshot.pending` (the approval bar and question cards of App.jsx).
 import { useState } from "react";
 import { toolDetailsOf, toolNameOf } from "agent-chat-store/react";
 import { ToolIcon } from "../../shared/icons.jsx";
 import { Json } from "../../shared/parts.jsx";
 import { PiSubagent } from "../../shared/subagent.jsx";
+import { ApprovalControls, ApprovalStateBadge, approvalSaysItAll, QuestionOptions, inputSummary } from "../../shared/hitl.jsx";
 
 const TOOL_STATE_LABEL = {
   "input-streaming": "preparing",
@@ -48,7 +52,8 @@ export function PlainTool({ part, store, actions }) {
       <summary>
         <span className="tool-icon"><ToolIcon /></span>
         <span className="tool-name">{part.title || toolName}</span>
-        <span className={"badge tool-state " + state}>{TOOL_STATE_LABEL[state] ?? state}</span>
+        {!approvalSaysItAll(part) && <span className={"badge tool-state " + state}>{TOOL_STATE_LABEL[state] ?? state}</span>}
+        <ApprovalStateBadge part={part} />
       </summary>
       <div className="tool-body">
         {approval}
@@ -91,16 +96,29 @@ export function PlainTool({ part, store, actions }) {
   );
 }
 
-/** Approve / Deny for a tool call that asks first (`approval-requested`). */
+/**
+ * Allow / Deny (and a reason) for a tool call that asks first (`approval-requested`): the same
+ * controls as the thread's approval bar, with `tool-` test ids.
+ */
 function ApprovalActions({ part, store }) {
-  const answer = (approved) => store.addToolApprovalResponse({ id: part.approval.id, approved });
+  const id = part.approval.id;
   return (
-    <div className="tool-actions" data-testid="tool-approval" data-approval-id={part.approval.id}>
+    <div className="tool-actions" data-testid="tool-approval" data-approval-id={id}>
       <span className="tool-question">
-        Run <code>{toolNameOf(part)}</code>{part.input !== undefined ? <> with <code>{JSON.stringify(part.input)}</code></> : null}?
+        Run <code>{toolNameOf(part)}</code>{part.input !== undefined ? <> with <code>{inputSummary(part.input)}</code></> : null}?
       </span>
-      <button type="button" className="approve" data-testid="tool-approve" onClick={() => answer(true)}>Approve</button>
-      <button type="button" className="deny" data-testid="tool-deny" onClick={() => answer(false)}>Deny</button>
+      <ApprovalControls prefix="tool-" idFor={"reason-" + part.toolCallId} onRespond={(answer) => store.addToolApprovalResponse({ id, ...answer })} />
+    </div>
+  );
+}
+
+/** pi's `askUser` while it waits (`input-available` with `interrupt`): one button per option. */
+function QuestionActions({ part, store }) {
+  const { question, options } = part.interrupt ?? {};
+  return (
+    <div className="tool-actions" data-testid="tool-question" data-tool-call-id={part.toolCallId}>
+      <span className="tool-question">{question ?? "Your answer"}</span>
+      <QuestionOptions prefix="tool-" options={options} onAnswer={(option) => store.addToolOutput({ toolCallId: part.toolCallId, output: option })} />
     </div>
   );
 }
@@ -135,6 +153,12 @@ export function GetLocationTool({ part, store }) {
   return <PlainTool part={part} store={store} actions={waiting ? <LocationForm part={part} store={store} /> : undefined} />;
 }
 
+/** A tool that asks the user (pi's `askUser`): while it waits, the question and its options. */
+export function AskUserTool({ part, store }) {
+  const waiting = part.state === "input-available" && part.interrupt && store;
+  return <PlainTool part={part} store={store} actions={waiting ? <QuestionActions part={part} store={store} /> : undefined} />;
+}
+
 /**
  * `pi.subagent` (renderer id `pi-subagent`): the nested agent run as a collapsible transcript
  * (shared with the assistant-ui example); without its typed details it is the plain tool UI.
@@ -148,5 +172,6 @@ export const TOOL_RENDERERS = {
   "pi-subagent": PiSubagentTool,
   subagent: PiSubagentTool,
   getLocation: GetLocationTool,
+  askUser: AskUserTool,
   fallback: PlainTool,
 };
