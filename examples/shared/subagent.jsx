@@ -13,8 +13,11 @@ const ROLE_LABEL = { user: "Task", assistant: "Subagent", tool: "Tool" };
  * transcript's messages. It reads the typed details (`part.ui.details`: the result's details, or
  * the latest progress while it runs); without them (an older server, a plain-text result) it is
  * `fallback`, the app's plain tool UI. `part` is the tool call as a UIMessage part.
+ * `transcript`, when given, draws the nested messages instead of the entries of
+ * `details.transcript` (the assistant-ui example renders them with assistant-ui's own
+ * `MessagePartPrimitive.Messages`); each entry should look like `<TranscriptEntry>`.
  */
-export function PiSubagent({ part, fallback }) {
+export function PiSubagent({ part, fallback, transcript: nested }) {
   const details = toolDetailsOf(part);
   const [open, setOpen] = useState(false);
   if (!details || typeof details !== "object" || details.uiKind !== "pi-subagent") return fallback;
@@ -56,12 +59,7 @@ export function PiSubagent({ part, fallback }) {
         )}
         <div className="subagent-transcript" data-testid="subagent-transcript">
           {transcript.length === 0 && <div className="muted">Starting…</div>}
-          {transcript.map((entry, i) => (
-            <div key={i} className={"subagent-entry " + entry.role + (entry.isError ? " failed" : "")} data-testid="subagent-entry" data-role={entry.role}>
-              <div className="subagent-role">{ROLE_LABEL[entry.role] ?? entry.role}{entry.toolName ? ` · ${entry.toolName}` : ""}</div>
-              <div className="subagent-text">{entry.text || <span className="muted">(no text)</span>}</div>
-            </div>
-          ))}
+          {nested ?? transcript.map((entry, i) => <TranscriptEntry key={i} {...entry} />)}
           {status === "running" && <span className="dots"><i /><i /><i /></span>}
         </div>
         {details.error && (
@@ -69,5 +67,15 @@ export function PiSubagent({ part, fallback }) {
         )}
       </div>
     </details>
+  );
+}
+
+/** One entry of a nested transcript: `{role: "user" | "assistant" | "tool", text, toolName?, isError?}`. */
+export function TranscriptEntry({ role, text, toolName, isError }) {
+  return (
+    <div className={"subagent-entry " + role + (isError ? " failed" : "")} data-testid="subagent-entry" data-role={role}>
+      <div className="subagent-role">{ROLE_LABEL[role] ?? role}{toolName ? ` · ${toolName}` : ""}</div>
+      <div className="subagent-text">{text || <span className="muted">(no text)</span>}</div>
+    </div>
   );
 }

@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, useRef, useState } from "react";
 import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
+  AttachmentPrimitive,
   AuiIf,
   ComposerPrimitive,
   ErrorPrimitive,
@@ -16,7 +17,7 @@ import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome
 import { readConfig } from "../../shared/config.js";
 import { continueAfterToolAnswers } from "../../shared/continue.js";
 import { PendingPanel } from "../../shared/hitl.jsx";
-import { RetryIcon, StopIcon } from "../../shared/icons.jsx";
+import { PaperclipIcon, PencilIcon, RetryIcon, StopIcon } from "../../shared/icons.jsx";
 import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
 import { PART_COMPONENTS } from "./Parts.jsx";
 import { ThreadList } from "./ThreadList.jsx";
@@ -24,7 +25,7 @@ import { ThreadList } from "./ThreadList.jsx";
 const config = readConfig();
 
 // The store and its snapshot, for the few things assistant-ui has no slot for (the queue items'
-// delivery state, retry, capabilities, the store's error).
+// delivery state, retry, capabilities, the store's errors that belong to no message).
 const ChatContext = createContext(null);
 const useChat = () => useContext(ChatContext);
 
@@ -141,41 +142,86 @@ function Thread() {
   );
 }
 
+// A user message, or its edit composer while assistant-ui edits it. Edit is assistant-ui's own
+// (`ActionBarPrimitive.Edit`): the runtime offers `onEdit` only while the store can edit (AI SDK
+// history, nothing running), so the button is there exactly then; the edit composer's Send is
+// the store's `send(text, files, {messageId})`, which replaces the message and what followed.
 function UserMessage() {
   const id = useAuiState((s) => s.message.id);
   return (
     <MessagePrimitive.Root className="message user" data-testid="message" data-role="user" data-id={id}>
       <div className="role">You</div>
-      <div className="bubble">
-        <MessagePrimitive.Parts components={PART_COMPONENTS} />
-        <MessagePrimitive.Attachments>{({ attachment }) => <span className="chip">{attachment.name}</span>}</MessagePrimitive.Attachments>
-      </div>
+      <AuiIf condition={(s) => s.message.composer.isEditing}>
+        <EditComposer />
+      </AuiIf>
+      <AuiIf condition={(s) => !s.message.composer.isEditing}>
+        <div className="bubble">
+          <MessagePrimitive.Parts components={PART_COMPONENTS} />
+          <MessagePrimitive.Attachments>{({ attachment }) => <span className="chip" data-testid="message-attachment">{attachment.name}</span>}</MessagePrimitive.Attachments>
+        </div>
+        <AuiIf condition={(s) => s.thread.capabilities.edit}>
+          <ActionBarPrimitive.Root className="action-bar user" hideWhenRunning>
+            <ActionBarPrimitive.Edit className="ghost small" data-testid="edit">
+              <PencilIcon /> Edit
+            </ActionBarPrimitive.Edit>
+          </ActionBarPrimitive.Root>
+        </AuiIf>
+      </AuiIf>
     </MessagePrimitive.Root>
   );
 }
 
+// assistant-ui's edit composer of one message (`ComposerPrimitive` inside `MessagePrimitive`):
+// it starts with the message's text and files; Cancel leaves it as it was.
+function EditComposer() {
+  return (
+    <ComposerPrimitive.Root className="composer edit-composer" data-testid="edit-composer">
+      <div className="composer-attachments">
+        <ComposerPrimitive.Attachments>{() => <ComposerAttachment />}</ComposerPrimitive.Attachments>
+      </div>
+      <ComposerPrimitive.Input className="composer-input" data-testid="edit-input" minRows={1} maxRows={8} submitMode="enter" autoFocus />
+      <div className="composer-bar">
+        <div className="composer-left" />
+        <div className="composer-right">
+          <ComposerPrimitive.Cancel className="ghost" data-testid="edit-cancel">Cancel</ComposerPrimitive.Cancel>
+          <ComposerPrimitive.Send className="send" data-testid="edit-send">Send</ComposerPrimitive.Send>
+        </div>
+      </div>
+    </ComposerPrimitive.Root>
+  );
+}
+
+// An assistant message. A failed turn's error is assistant-ui's `MessagePrimitive.Error` on the
+// message the runtime marked (the last answer, or the stand-in it adds when the turn failed
+// before any answer), with assistant-ui's Reload as Retry. Reload (Regenerate / Retry) is there
+// while the runtime offers `onReload` (the store can regenerate): assistant-ui's own capability.
 function AssistantMessage() {
   const id = useAuiState((s) => s.message.id);
   const role = useAuiState((s) => s.message.role);
-  const canRegenerate = !!useChat().snapshot?.canRegenerate;
+  const failed = useAuiState((s) => s.message.status?.type === "incomplete" && s.message.status.reason === "error");
   return (
-    <MessagePrimitive.Root className={"message " + role} data-testid="message" data-role={role} data-id={id}>
+    <MessagePrimitive.Root className={"message " + role} data-testid="message" data-role={role} data-id={id} data-failed={failed ? "true" : undefined}>
       <div className="role">{role === "system" ? "System" : "Assistant"}</div>
       <div className="bubble">
         <MessagePrimitive.Parts components={PART_COMPONENTS} />
         <MessagePrimitive.Error>
-          <ErrorPrimitive.Root className="message-error" data-testid="message-error">
+          <ErrorPrimitive.Root className="message-error" data-testid="message-error" role="alert">
             <ErrorPrimitive.Message />
+            <AuiIf condition={(s) => s.thread.capabilities.reload}>
+              <ActionBarPrimitive.Reload className="small retry" data-testid="retry">
+                <RetryIcon /> Retry
+              </ActionBarPrimitive.Reload>
+            </AuiIf>
           </ErrorPrimitive.Root>
         </MessagePrimitive.Error>
       </div>
       <ActionBarPrimitive.Root className="action-bar" hideWhenRunning autohide="not-last">
-        {/* The runtime does not tell assistant-ui when the store cannot regenerate, so the
-            button is gated on the snapshot's own `canRegenerate`. */}
-        {canRegenerate && (
-          <ActionBarPrimitive.Reload className="ghost small" data-testid="regenerate">
-            <RetryIcon /> Regenerate
-          </ActionBarPrimitive.Reload>
+        {!failed && (
+          <AuiIf condition={(s) => s.thread.capabilities.reload}>
+            <ActionBarPrimitive.Reload className="ghost small" data-testid="regenerate">
+              <RetryIcon /> Regenerate
+            </ActionBarPrimitive.Reload>
+          </AuiIf>
         )}
         <ActionBarPrimitive.Copy className="ghost small">Copy</ActionBarPrimitive.Copy>
       </ActionBarPrimitive.Root>
@@ -234,9 +280,16 @@ function PendingBar() {
   );
 }
 
+// The store's error when no message shows it: a failed turn's error is on its message
+// (`MessagePrimitive.Error` above); what belongs to no turn (a refused follow-up, a stop's
+// `Aborted`, a request outside a turn) is a banner.
 function StoreError() {
   const { snapshot } = useChat();
-  return <ErrorBanner error={snapshot?.error} />;
+  const shownByThread = useAuiState((s) => {
+    const last = s.thread.messages.at(-1);
+    return last?.status?.type === "incomplete" && last.status.reason === "error";
+  });
+  return shownByThread ? null : <ErrorBanner error={snapshot?.error} />;
 }
 
 function Composer() {
@@ -247,6 +300,10 @@ function Composer() {
   const hint = snapshot?.composer.textHint ?? null;
   return (
     <ComposerPrimitive.Root className="composer">
+      {/* Files picked with Attach (the runtime's default attachment adapter: data: URLs). */}
+      <div className="composer-attachments">
+        <ComposerPrimitive.Attachments>{() => <ComposerAttachment />}</ComposerPrimitive.Attachments>
+      </div>
       <ComposerPrimitive.Input
         className="composer-input"
         data-testid="composer-input"
@@ -262,6 +319,9 @@ function Composer() {
       />
       <div className="composer-bar">
         <div className="composer-left">
+          <ComposerPrimitive.AddAttachment className="ghost small" data-testid="attach">
+            <PaperclipIcon /> Attach
+          </ComposerPrimitive.AddAttachment>
           {hint && <span className="hint" data-testid="hint">{hint}</span>}
         </div>
         <div className="composer-right">
@@ -276,5 +336,14 @@ function Composer() {
         </div>
       </div>
     </ComposerPrimitive.Root>
+  );
+}
+
+function ComposerAttachment() {
+  return (
+    <AttachmentPrimitive.Root className="chip" data-testid="composer-attachment">
+      <AttachmentPrimitive.Name />
+      <AttachmentPrimitive.Remove className="chip-x" aria-label="Remove" data-testid="composer-attachment-remove">×</AttachmentPrimitive.Remove>
+    </AttachmentPrimitive.Root>
   );
 }

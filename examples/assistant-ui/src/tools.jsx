@@ -11,10 +11,11 @@
 // the client runs (AI SDK runtime). The adapter forwards them to the store
 // (`onRespondToToolApproval`, `onResumeToolCall`, `onAddToolResult`).
 import { useState } from "react";
+import { MessagePartPrimitive, MessagePrimitive, useAuiState } from "@assistant-ui/react";
 import { makeToolUIs } from "agent-chat-store/assistant-ui";
 import { ToolIcon } from "../../shared/icons.jsx";
 import { Json } from "../../shared/parts.jsx";
-import { PiSubagent } from "../../shared/subagent.jsx";
+import { PiSubagent, TranscriptEntry } from "../../shared/subagent.jsx";
 import { ApprovalControls, ApprovalStateBadge, approvalSaysItAll, QuestionOptions, inputSummary } from "../../shared/hitl.jsx";
 
 // The AI SDK tool state, as far as assistant-ui's tool-call part still tells it.
@@ -211,10 +212,59 @@ export function GetLocationTool({ part, toolCall }) {
  * `pi.subagent` (renderer id `pi-subagent`): the nested agent run as a collapsible transcript
  * (shared with the React example); without its typed details it is the plain tool UI. `part` is
  * the tool call as a UIMessage part (from `makeToolUIs`), `toolCall` assistant-ui's own props.
+ * The nested messages are the tool-call part's `messages` (the runtime's conversion of the
+ * sub-agent's transcript), rendered by assistant-ui's `MessagePartPrimitive.Messages` in a
+ * read-only nested thread.
  */
 export function PiSubagentTool({ part, toolCall }) {
-  return <PiSubagent part={part} fallback={<Tool {...toolCall} />} />;
+  const nested = toolCall.messages?.length ? <NestedMessages /> : undefined;
+  return <PiSubagent part={part} fallback={<Tool {...toolCall} />} transcript={nested} />;
 }
+
+function NestedMessages() {
+  return (
+    <div className="nested-messages" data-testid="nested-messages">
+      <MessagePartPrimitive.Messages>{() => <NestedMessage />}</MessagePartPrimitive.Messages>
+    </div>
+  );
+}
+
+// One message of the nested thread; each of its parts is one transcript entry.
+function NestedMessage() {
+  const role = useAuiState((s) => s.message.role);
+  const status = useAuiState((s) => s.message.status?.type ?? "complete");
+  return (
+    <MessagePrimitive.Root className="nested-message" data-testid="nested-message" data-role={role} data-status={status}>
+      <MessagePrimitive.Parts components={NESTED_PART_COMPONENTS} />
+    </MessagePrimitive.Root>
+  );
+}
+
+function NestedText({ text }) {
+  const role = useAuiState((s) => s.message.role);
+  return <TranscriptEntry role={role} text={text} />;
+}
+
+// A nested tool call (the transcript's `tool` entry): its result is the entry's text.
+function NestedToolCall({ toolName, result, isError }) {
+  const text = isError ? (result?.error ?? "") : typeof result === "string" ? result : result === undefined ? "" : JSON.stringify(result);
+  return <TranscriptEntry role="tool" toolName={toolName} text={text} isError={isError} />;
+}
+
+// A finished nested message without content (the transcript's empty entry); a running or
+// failed one has its state shown by the tool UI around it. (assistant-ui also renders `Empty`
+// after a message's last tool call; that is no entry.)
+function NestedEmpty({ status }) {
+  const role = useAuiState((s) => s.message.role);
+  const empty = useAuiState((s) => s.message.parts.length === 0);
+  return empty && status?.type === "complete" ? <TranscriptEntry role={role} text="" /> : null;
+}
+
+const NESTED_PART_COMPONENTS = {
+  Text: NestedText,
+  Empty: NestedEmpty,
+  tools: { Fallback: NestedToolCall },
+};
 
 /** The app's registry: by renderer id, and by the un-namespaced tool name. */
 export const TOOL_RENDERERS = {
