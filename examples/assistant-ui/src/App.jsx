@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useRef, useState } from "react";
+import { createContext, useContext } from "react";
 import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
@@ -11,14 +11,14 @@ import {
   ThreadPrimitive,
   useAuiState,
 } from "@assistant-ui/react";
-import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
+import { useChatStore } from "agent-chat-store/react";
 import { useChatStoreRuntime, usePending } from "agent-chat-store/assistant-ui";
 import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
 import { readConfig } from "../../shared/config.js";
-import { continueAfterToolAnswers } from "../../shared/continue.js";
+import { useExampleStore } from "../../shared/store.js";
 import { PendingPanel } from "../../shared/hitl.jsx";
 import { PaperclipIcon, PencilIcon, RetryIcon, StopIcon } from "../../shared/icons.jsx";
-import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
+import { useSessionSwitch } from "../../shared/session.js";
 import { PART_COMPONENTS } from "./Parts.jsx";
 import { ThreadList } from "./ThreadList.jsx";
 
@@ -30,25 +30,7 @@ const ChatContext = createContext(null);
 const useChat = () => useContext(ChatContext);
 
 export function App() {
-  // The URL keeps the open session; every switch the store makes (assistant-ui's thread list
-  // included) comes back through `onSessionChange`.
-  const { sessionId, onSessionChange } = useSessionUrl(config.sessionId);
-  // Where the AI SDK owns history, the conversation goes on by itself once a tool UI answered
-  // (an approval, a client tool's result), as `useChat`'s `sendAutomaticallyWhen`; in pi mode
-  // the store posts the answer to the server, which holds the call open.
-  const storeRef = useRef(null);
-  const [sendAutomaticallyWhen] = useState(() => continueAfterToolAnswers(() => storeRef.current));
-  // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
-  const store = useCreateChatStore({
-    baseUrl: config.baseUrl,
-    sessionId,
-    onSessionChange,
-    sessionPageSize: config.sessionPageSize,
-    sendAutomaticallyWhen,
-  });
-  useEffect(() => {
-    storeRef.current = store;
-  }, [store]);
+  const { store, sessionId } = useExampleStore(config);
   const snapshot = useChatStore(store);
   const runtime = useChatStoreRuntime(store);
 

@@ -1,36 +1,19 @@
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
-import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
+import { useEffect, useLayoutEffect, useRef } from "react";
+import { useChatStore } from "agent-chat-store/react";
 import { ErrorBanner, Flag, SessionForm, ToolCatalog } from "../../shared/chrome.jsx";
 import { readConfig } from "../../shared/config.js";
-import { continueAfterToolAnswers } from "../../shared/continue.js";
+import { useExampleStore } from "../../shared/store.js";
 import { PendingPanel } from "../../shared/hitl.jsx";
 import { FileIcon, PaperclipIcon, RetryIcon, StopIcon } from "../../shared/icons.jsx";
-import { useSessionSwitch, useSessionUrl } from "../../shared/session.js";
+import { useSessionSwitch } from "../../shared/session.js";
 import { Message } from "./Parts.jsx";
 import { Sessions } from "./Sessions.jsx";
 
 const config = readConfig();
 
 export function App() {
-  // The URL keeps the open session; every switch the store makes comes back through
-  // `onSessionChange`.
-  const { sessionId, onSessionChange } = useSessionUrl(config.sessionId);
-  // Only where the AI SDK owns history (the server says so in its capabilities) does the
-  // conversation go on by itself after a client tool's output or an approval answer.
-  const storeRef = useRef(null);
-  const [sendAutomaticallyWhen] = useState(() => continueAfterToolAnswers(() => storeRef.current));
-  // Created on mount, disposed on unmount; a changed `sessionId` option switches the session.
-  const store = useCreateChatStore({
-    baseUrl: config.baseUrl,
-    sessionId,
-    onSessionChange,
-    sessionPageSize: config.sessionPageSize,
-    sendAutomaticallyWhen,
-  });
+  const { store, sessionId } = useExampleStore(config);
   const snapshot = useChatStore(store);
-  useEffect(() => {
-    storeRef.current = store;
-  }, [store]);
 
   // Switches from the header's form and from back/forward.
   const switchTo = useSessionSwitch(store);
