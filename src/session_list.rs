@@ -473,11 +473,6 @@ impl SessionList {
         });
     }
 
-    /// Whether `request` is a change on its way.
-    pub fn is_edit(&self, request: u64) -> bool {
-        self.edits.iter().any(|e| e.request == request)
-    }
-
     /// The answer to the change `request`: taken (with the server's session object, if it
     /// sent one), or refused (the list shows what it showed before the change). Returns the
     /// session it named and the change.

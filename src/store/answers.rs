@@ -104,23 +104,19 @@ impl ChatStore {
         out
     }
 
-    /// The waiting tool part `pick` finds in the open session, with its message's index.
-    fn waiting_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
+    /// The open session's newest tool part that `pick` takes, copied.
+    fn tool_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
         let h = self.session.conversation.history();
         h.messages().iter().rev().find_map(|m| {
             (m.parts.iter().filter_map(Part::as_tool))
-                .find(|t| waits(t).is_some() && pick(t))
+                .find(|t| pick(t))
                 .cloned()
         })
     }
 
-    fn tool_part(&self, tool_call_id: &str) -> Option<ToolPart> {
-        let h = self.session.conversation.history();
-        h.messages().iter().rev().find_map(|m| {
-            (m.parts.iter().filter_map(Part::as_tool))
-                .find(|t| t.tool_call_id == tool_call_id)
-                .cloned()
-        })
+    /// The waiting tool part `pick` takes.
+    fn waiting_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
+        self.tool_part(|t| waits(t).is_some() && pick(t))
     }
 
     /// pi mode's `addToolApprovalResponse`: the part answers at once, the answer is posted.
@@ -173,7 +169,7 @@ impl ChatStore {
 
     fn post_answer(&mut self, kind: RequestKind, before: ToolPart, body: Value, now_ms: u64) {
         let id = before.tool_call_id.clone();
-        let after = self.tool_part(&id).unwrap_or_else(|| before.clone());
+        let after = (self.tool_part(|t| t.tool_call_id == id)).unwrap_or_else(|| before.clone());
         let s = &mut self.session;
         s.answer_errors.retain(|(t, _)| *t != id);
         // Answered again: the one on its way (or failed) gives way; the same ids go again.
@@ -253,7 +249,7 @@ impl ChatStore {
         }
         let a = self.session.answers.remove(k);
         // Put back as it was, unless the stream has moved the call on since.
-        let current = self.tool_part(&a.tool_call_id);
+        let current = self.tool_part(|t| t.tool_call_id == a.tool_call_id);
         if current.as_ref() == Some(&a.after) {
             self.session
                 .conversation

@@ -126,10 +126,8 @@ impl ChatStore {
                         // A 2xx is the server's yes, whatever its body says.
                         Err(_) => PostOutcome::Accepted { duplicate: false },
                     }
-                } else if status == 0 {
-                    PostOutcome::Failed(ChatError::protocol("follow-up answer too large"))
                 } else {
-                    PostOutcome::Failed(ChatError::from_http(status, &p.body))
+                    PostOutcome::Failed(refusal(status, &p.body, "follow-up answer"))
                 };
                 self.on_followup_answer(p.ticket, outcome, now_ms);
             }
@@ -145,10 +143,9 @@ impl ChatStore {
                 self.on_session_answer(id, p.kind, Ok((status, &p.body)), now_ms)
             }
             RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
-                let result = match status {
-                    200..=299 => Ok(()),
-                    0 => Err(ChatError::protocol("answer too large")),
-                    _ => Err(ChatError::from_http(status, &p.body)),
+                let result = match ok {
+                    true => Ok(()),
+                    false => Err(refusal(status, &p.body, "answer")),
                 };
                 self.on_answer(id, result, now_ms)
             }

@@ -78,7 +78,7 @@ use session::{SentTurn, Session, TurnState};
 use takeback::{DeleteAnswer, TakeBacks};
 use turn::{Ending, Phase};
 pub use wire::history_for_storage;
-use wire::{encode, looks_like_sse, replace_all, HistoryJson, SNIFF_BYTES};
+use wire::{encode, looks_like_sse, refusal, replace_all, HistoryJson, SNIFF_BYTES};
 
 /// One output of [`ChatStore::poll_output`].
 #[derive(Debug, Clone, PartialEq)]

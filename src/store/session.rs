@@ -307,11 +307,7 @@ impl ChatStore {
             return; // a session the server has no history for yet
         }
         if !(200..300).contains(&status) {
-            let error = if status == 0 {
-                ChatError::protocol("history answer too large")
-            } else {
-                ChatError::from_http(status, body)
-            };
+            let error = refusal(status, body, "history answer");
             self.events.push_back(StoreEvent::Error { error });
             return;
         }

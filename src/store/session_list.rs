@@ -226,9 +226,8 @@ impl ChatStore {
             return;
         }
         let answer = answer.and_then(|(status, body)| match status {
-            0 => Err(ChatError::protocol("session list answer too large")),
             200..=299 => Ok((status, body)),
-            _ => Err(ChatError::from_http(status, body)),
+            _ => Err(refusal(status, body, "session list answer")),
         });
         match kind {
             RequestKind::SessionsGet => self.on_page(id, answer, now_ms),

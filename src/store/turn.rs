@@ -268,11 +268,7 @@ impl ChatStore {
             return;
         }
         if !ok {
-            let e = if status == 0 {
-                ChatError::protocol("answer too large")
-            } else {
-                ChatError::from_http(status, body)
-            };
+            let e = refusal(status, body, "answer");
             if kind == RequestKind::Chat && e.kind == ErrorKind::TurnAlreadyActive {
                 return self.on_turn_already_active(e, body, now_ms);
             }

@@ -32,6 +32,15 @@ pub(super) fn looks_like_sse(body: &[u8]) -> bool {
     end == body.len() && FIELDS.iter().any(|f| f.starts_with(line))
 }
 
+/// The error of a non-2xx answer: status 0 marks a body over `limits.maxBodyBytes` (the answer
+/// `what` was is named in the message), any other status is the server's refusal.
+pub(super) fn refusal(status: u16, body: &[u8], what: &str) -> ChatError {
+    match status {
+        0 => ChatError::protocol(format!("{what} too large")),
+        _ => ChatError::from_http(status, body),
+    }
+}
+
 /// `s.replace(pat, with)` for a non-empty `pat`, without `str::replace`: its two-way
 /// substring searcher costs 2.7 KB of wasm, for routes a few dozen bytes long.
 pub(super) fn replace_all(s: &str, pat: &str, with: &str) -> String {
