@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::protocol::{ChatError, ErrorKind, FileAttachment};
+use crate::protocol::{ChatError, ErrorKind, FileAttachment, SendOptions};
 use crate::random::{uuid_v4, RandomSource};
 
 /// How many consumed nonces a queue remembers, so that a replayed consumption signal (a resumed
@@ -103,6 +103,10 @@ pub struct FollowUpItem {
     /// would put it after that one, so a turn's end leaves it `stalled` for the user.
     #[serde(skip)]
     passed: bool,
+    /// What its send added (body keys, headers, metadata), for its POST and the turn it may
+    /// become.
+    #[serde(skip)]
+    pub options: Option<Box<SendOptions>>,
 }
 
 impl FollowUpItem {
@@ -331,6 +335,18 @@ impl FollowUpQueue {
         now_ms: u64,
         rng: &mut dyn RandomSource,
     ) -> &FollowUpItem {
+        self.enqueue_with(text, files, None, now_ms, rng)
+    }
+
+    /// [`enqueue`](Self::enqueue) with what the send added.
+    pub fn enqueue_with(
+        &mut self,
+        text: String,
+        files: Vec<FileAttachment>,
+        options: Option<Box<SendOptions>>,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+    ) -> &FollowUpItem {
         let client_nonce = uuid_v4(rng);
         let client_seq = self.next_seq(now_ms);
         let version = self.next_version();
@@ -349,6 +365,7 @@ impl FollowUpQueue {
             needs_fresh_seq: false,
             resend: false,
             passed: false,
+            options,
         });
         &self.items[self.items.len() - 1]
     }
@@ -1427,6 +1444,7 @@ mod tests {
             media_type: "image/png".into(),
             filename: Some("a.png".into()),
             url: "data:image/png;base64,AA==".into(),
+            provider_reference: None,
         }];
         q.enqueue("hi".into(), files, T0, &mut rng);
         let p = q.poll_request(T0).unwrap();

@@ -89,7 +89,7 @@ pub use followup::{FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect, MAX_RE
 pub use store::{
     history_for_storage, AutoSend, ChatStore, Limits, Method, Output, PendingCall, Request,
     RequestId, RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind,
-    SubmitResult,
+    SubmitResult, ToolCall,
 };
 // The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.
 pub use store::{message_chars, Loss, LossCode, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
@@ -102,8 +102,8 @@ pub use protocol::chunk::{
 };
 pub use protocol::json::{from_slice as parse_json, MARKERS as LONE_SURROGATE_MARKERS};
 pub use protocol::{
-    Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, TextState, ToolPart, ToolState,
-    UIMessage,
+    Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, SendOptions, TextState,
+    ToolPart, ToolState, UIMessage,
 };
 
 // The pieces the store is made of, for hosts with their own transport, tests and fuzzing:

@@ -673,6 +673,7 @@ fn with_optimistic_user(r: &mut Rig, id: &str, text: &str) {
             media_type: "image/png".into(),
             filename: Some("a.png".into()),
             url: "https://example.invalid/a.png".into(),
+            provider_reference: None,
             provider_metadata: None,
         },
     );

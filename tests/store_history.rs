@@ -1,5 +1,5 @@
 //! History ownership and persistence (SPEC §8): the AI SDK history built from standard chunks
-//! and PUT once (without `data:` URLs); pi mode never PUTs nor sends history; `data-pi-mode`
+//! and PUT once (without long `data:` URLs); pi mode never PUTs nor sends history; `data-pi-mode`
 //! hands a session fetched as AI SDK to the pi projection (§4); hydration that lands after a
 //! send or mid-stream.
 
@@ -53,7 +53,11 @@ fn ai_sdk_history_is_built_from_standard_chunks_and_put_once() {
     );
     assert!(h.events.iter().any(|e| *e
         == StoreEvent::Finish {
-            finish_reason: Some("stop".into())
+            finish_reason: Some("stop".into()),
+            message_id: Some("msg-ai-1".into()),
+            is_abort: false,
+            is_disconnect: false,
+            is_error: false,
         }));
 
     let puts = h.requests(RequestKind::MessagesPut);
@@ -67,11 +71,36 @@ fn ai_sdk_history_is_built_from_standard_chunks_and_put_once() {
     let file_part = &stored[0]["parts"][0];
     assert_eq!(file_part["type"], "file");
     assert_eq!(file_part["mediaType"], "image/png");
-    assert!(
-        file_part.get("url").is_none(),
-        "data: URL stripped: {file_part}"
+    assert_eq!(
+        file_part["url"], data_url,
+        "a small data: URL is stored, so the file shows after a reload"
     );
     assert_eq!(stored[1], msgs[1]);
+}
+
+#[test]
+fn a_data_url_over_the_stored_limit_is_put_without_it() {
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.limits.max_stored_data_url_chars = 40;
+    let mut h = Harness::new(opts);
+    let small = "data:image/png;base64,iVBORw0KGgo=";
+    let big = format!("data:image/png;base64,{}", "A".repeat(64));
+    h.send_files("two", vec![file(small), file(&big)]);
+    let chat = h.the_open(RequestKind::Chat);
+    assert_eq!(
+        chat.body()["messages"][0]["parts"][1]["url"],
+        big.as_str(),
+        "the model gets it"
+    );
+    h.respond(chat.id, Reply::sse(ai_sdk_stream()));
+    let stored = h.last(RequestKind::MessagesPut).body()["messages"][0]["parts"].clone();
+    assert_eq!(stored[0]["url"], small);
+    assert!(stored[1].get("url").is_none(), "{stored}");
+    assert_eq!(
+        h.history()[0]["parts"][1]["url"],
+        big.as_str(),
+        "the UI keeps it"
+    );
 }
 
 #[test]

@@ -42,6 +42,7 @@ fn capabilities_files_and_errors() {
         media_type: "a/b".into(),
         filename: Some("f".into()),
         url: "u".into(),
+        provider_reference: Some(serde_json::json!({"openai": "file-1"})),
     };
     assert_keys("FileAttachment", &serde_json::to_value(f).unwrap());
     let mut e = ChatError::from_http(400, br#"{"error":{"code":"c","message":"m","field":"x"}}"#);

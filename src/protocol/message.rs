@@ -575,6 +575,9 @@ pub struct FileAttachment {
     pub filename: Option<String>,
     /// `url`: where the file is, often a `data:` URL.
     pub url: String,
+    /// `providerReference`: the file's id at each provider it was uploaded to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_reference: Option<Value>,
 }
 
 impl FileAttachment {
@@ -584,6 +587,7 @@ impl FileAttachment {
             media_type: self.media_type.clone(),
             filename: self.filename.clone(),
             url: self.url.clone(),
+            provider_reference: self.provider_reference.clone(),
             provider_metadata: None,
         }
     }

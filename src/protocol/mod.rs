@@ -10,9 +10,11 @@ pub mod error;
 pub mod json;
 pub mod message;
 pub mod part;
+pub mod request;
 pub mod schema;
 
 pub use capabilities::Capabilities;
 pub use compact::Json;
 pub use error::{ChatError, ErrorKind};
 pub use message::{FileAttachment, Part, Role, TextState, ToolPart, ToolState, UIMessage};
+pub use request::SendOptions;

@@ -192,6 +192,9 @@ plain_parts! {
         filename: maybe_text "filename" Unread,
         /// `url`: where the file is, a URL or a `data:` URL.
         url: text "url" Str,
+        /// `providerReference`: the file's id at each provider it was uploaded to (the `ai`
+        /// package's `uploadFile`), which a model message uses over `url`.
+        provider_reference: maybe_json "providerReference" Unread,
         /// `providerMetadata`: the part's provider-specific data.
         provider_metadata: maybe_json "providerMetadata" OptProviderMetadata,
     }

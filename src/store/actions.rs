@@ -18,6 +18,16 @@ impl ChatStore {
     /// trigger `regenerate-message`. Returns false when not possible (busy, pi mode, nothing
     /// to regenerate).
     pub fn regenerate(&mut self, message_id: Option<&str>, now_ms: u64) -> bool {
+        self.regenerate_with(message_id, SendOptions::default(), now_ms)
+    }
+
+    /// [`regenerate`](Self::regenerate) with a request's body keys, headers and metadata.
+    pub fn regenerate_with(
+        &mut self,
+        message_id: Option<&str>,
+        options: SendOptions,
+        now_ms: u64,
+    ) -> bool {
         if !self.can_regenerate() {
             return false;
         }
@@ -41,8 +51,22 @@ impl ChatStore {
             named,
             String::new(),
             Vec::new(),
+            options,
             now_ms,
         );
+        true
+    }
+
+    /// Replaces the messages, as `useChat`'s `setMessages`: the list a UI shows, and in AI
+    /// SDK mode what the next chat POST sends (and the next PUT stores). Refused (false, nothing
+    /// changed) while a turn runs, whose stream writes into the last message; in pi mode the
+    /// next hydration shows the server's history again.
+    pub fn set_messages(&mut self, messages: Vec<UIMessage>) -> bool {
+        if self.disposed || self.status().is_busy() {
+            return false;
+        }
+        self.session.conversation.hydrate(messages, false);
+        self.touch();
         true
     }
 
@@ -55,6 +79,18 @@ impl ChatStore {
         message_id: &str,
         text: &str,
         files: Vec<FileAttachment>,
+        now_ms: u64,
+    ) -> SubmitResult {
+        self.edit_with(message_id, text, files, SendOptions::default(), now_ms)
+    }
+
+    /// [`edit`](Self::edit) with what this send adds (as [`ChatStore::send_with`]).
+    pub fn edit_with(
+        &mut self,
+        message_id: &str,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
         now_ms: u64,
     ) -> SubmitResult {
         if let Err(reason) =
@@ -81,6 +117,7 @@ impl ChatStore {
         let c = &mut self.session.conversation;
         c.truncate(i);
         let mut msg = UIMessage::new(message_id, Role::User);
+        msg.metadata = options.message_metadata.clone().map(Box::new);
         msg.parts.extend(files.iter().map(FileAttachment::to_part));
         if !text.is_empty() {
             msg.parts.push(Part::text(text, None));
@@ -91,6 +128,7 @@ impl ChatStore {
             Some(message_id.to_string()),
             text.to_string(),
             files,
+            options,
             now_ms,
         );
         SubmitResult::done(SubmitKind::Sent)
@@ -151,6 +189,13 @@ impl ChatStore {
     /// running): the request `useChat` makes after tool outputs or approvals. Hosts with their
     /// own `sendAutomaticallyWhen` predicate call it; the built-in ones call it themselves.
     pub fn continue_turn(&mut self, now_ms: u64) -> bool {
+        let options = self.session.last_request.clone();
+        self.continue_turn_with(options, now_ms)
+    }
+
+    /// [`continue_turn`](Self::continue_turn) with a request's body keys, headers and
+    /// metadata (`useChat`'s `sendMessage(undefined, options)`).
+    pub fn continue_turn_with(&mut self, options: SendOptions, now_ms: u64) -> bool {
         let last = self
             .messages()
             .last()
@@ -159,7 +204,14 @@ impl ChatStore {
         if !self.can_edit() || last.is_none() {
             return false;
         }
-        self.start_request_turn("submit-message", last, String::new(), Vec::new(), now_ms);
+        self.start_request_turn(
+            "submit-message",
+            last,
+            String::new(),
+            Vec::new(),
+            options,
+            now_ms,
+        );
         true
     }
 

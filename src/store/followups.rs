@@ -142,12 +142,23 @@ impl ChatStore {
             if !post.files.is_empty() {
                 body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
             }
+            let options = self
+                .session
+                .queue
+                .get(&post.item_id)
+                .and_then(|i| i.options.as_deref());
+            if let Some(o) = options {
+                o.merge_body(&mut body);
+            }
+            let carried = options.and_then(SendOptions::carried);
+            merge_body(&self.opts.body, &mut body);
             let path = self.route(|r| &r.followup);
-            let id = self.request(
+            let id = self.request_with(
                 RequestKind::FollowUpPost,
                 Method::Post,
                 path,
                 Some(to_string(&body)),
+                carried,
                 now_ms,
             );
             if let Some(p) = self.pending.get_mut(&id) {
@@ -166,11 +177,12 @@ impl ChatStore {
         server_may_have_it: bool,
         now_ms: u64,
     ) {
+        let options = item.options.map(|o| *o).unwrap_or_default();
         if !server_may_have_it {
-            return self.start_turn(item.text, item.files, "submit-message", now_ms);
+            return self.start_turn(item.text, item.files, options, now_ms);
         }
         self.take_back(item.client_seq, &item.client_nonce, now_ms);
-        self.start_turn(item.text, item.files, "submit-message", now_ms);
+        self.start_turn(item.text, item.files, options, now_ms);
         if let Phase::Held(h) = &mut self.session.phase {
             h.nonce = Some(item.client_nonce);
         }

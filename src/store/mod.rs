@@ -60,7 +60,10 @@ use crate::composer::{self, ComposerState, Refusal, SendRoute, Status};
 use crate::followup::{FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy};
 use crate::protocol::chunk::{parse_chunk, Chunk};
 use crate::protocol::json::to_string;
-use crate::protocol::{Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, UIMessage};
+use crate::protocol::request::merge_body;
+use crate::protocol::{
+    Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, SendOptions, UIMessage,
+};
 use crate::random::{uuid_v4, RandomSource};
 use crate::session_list::SessionList;
 use crate::sse::{SseBatch, SseDecoder};
@@ -68,6 +71,7 @@ use crate::stream::conversation::{Conversation, Effect};
 use crate::stream::fast_chunk::Delta;
 use crate::stream::history::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
 use crate::stream::pi::PiEffect;
+pub use crate::stream::ui_message::ToolCall;
 use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdates};
 
 use actions::AutoSendQuestion;
@@ -99,7 +103,11 @@ pub enum Output {
 
 /// Something for the host, besides the snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum StoreEvent {
     /// A `data-*` chunk for `onData` (transient or not, pi or not).
     Data {
@@ -129,11 +137,27 @@ pub enum StoreEvent {
         /// The session now open.
         session_id: String,
     },
-    /// The turn's stream finished.
+    /// A tool call for the client to run (`onToolCall`): answer with `add_tool_output`.
+    ToolCall {
+        /// The call.
+        #[serde(flatten)]
+        call: ToolCall,
+    },
+    /// A turn this client followed ended, however it ended (`useChat`'s `onFinish`).
     Finish {
         /// The `finishReason` of the stream's `finish` chunk, if it gave one.
         #[serde(skip_serializing_if = "Option::is_none")]
         finish_reason: Option<String>,
+        /// The assistant message the turn answered into (the history's last message, when it
+        /// is an assistant's); `None` when nothing answered.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message_id: Option<String>,
+        /// The user stopped it.
+        is_abort: bool,
+        /// Its stream was lost and could not be resumed (a network error).
+        is_disconnect: bool,
+        /// It failed: an `error` chunk, or a request of it failed.
+        is_error: bool,
     },
 }
 
@@ -540,6 +564,19 @@ impl ChatStore {
 
     /// Sends `text` (and files) as [`ChatStore::submit`] would, leaving the draft alone.
     pub fn send(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) -> SubmitResult {
+        self.send_with(text, files, SendOptions::default(), now_ms)
+    }
+
+    /// [`send`](Self::send) with what this send adds: body keys, headers, request metadata,
+    /// the user message's id and metadata (`useChat`'s `sendMessage(message, options)`). A
+    /// follow-up keeps them for its POST, and for the turn it may become.
+    pub fn send_with(
+        &mut self,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) -> SubmitResult {
         if self.disposed {
             return SubmitResult::blocked(Refusal::Busy);
         }
@@ -551,24 +588,31 @@ impl ChatStore {
             Ok(SendRoute::Turn)
                 if self.session.send_queue_when_idle && self.session.queue.has_next() =>
             {
-                self.enqueue(text, files, now_ms);
+                self.enqueue(text, files, options, now_ms);
                 self.send_next_queued(now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
             Ok(SendRoute::Turn) => {
-                self.start_turn(text.to_string(), files, "submit-message", now_ms);
+                self.start_turn(text.to_string(), files, options, now_ms);
                 SubmitResult::done(SubmitKind::Sent)
             }
             Ok(SendRoute::FollowUp) => {
-                self.enqueue(text, files, now_ms);
+                self.enqueue(text, files, options, now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
         }
     }
 
-    fn enqueue(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) {
+    fn enqueue(
+        &mut self,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) {
         let q = &mut self.session.queue;
-        q.enqueue(text.to_string(), files, now_ms, self.rng.as_mut());
+        let options = (!options.is_empty()).then(|| Box::new(options));
+        q.enqueue_with(text.to_string(), files, options, now_ms, self.rng.as_mut());
         self.touch();
         self.pump(now_ms);
     }

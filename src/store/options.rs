@@ -70,6 +70,9 @@ pub struct Limits {
     /// The same for the whole history while a turn streams; at most
     /// [`MAX_HISTORY_CHARS`].
     pub max_history_chars: usize,
+    /// The history's `PUT` keeps a file part's `data:` URL up to this long (so the file still
+    /// shows after a reload); a longer one is stored without its `url`.
+    pub max_stored_data_url_chars: usize,
 }
 
 impl Default for Limits {
@@ -80,6 +83,7 @@ impl Default for Limits {
             max_messages: 100_000,
             max_message_chars: 32 << 20,
             max_history_chars: 128 << 20,
+            max_stored_data_url_chars: 1 << 20,
         }
     }
 }
@@ -116,6 +120,12 @@ pub struct StoreOptions {
     pub attach: bool,
     /// Sessions asked per page of the session list (`limit`).
     pub session_page_size: u32,
+    /// Keys merged into every chat and follow-up POST body after the store's own (the
+    /// `body` option; a send's own `body` goes over it).
+    pub body: serde_json::Map<String, Value>,
+    /// AI SDK mode: `PUT` the history after each turn (off for a server that keeps none, as
+    /// a plain `useChat` route handler).
+    pub persist: bool,
 }
 
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
@@ -201,6 +211,8 @@ impl StoreOptions {
             stream_idle_timeout_ms: Some(300_000),
             attach: true,
             session_page_size: 20,
+            body: serde_json::Map::new(),
+            persist: true,
         }
     }
 }

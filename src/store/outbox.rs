@@ -94,7 +94,7 @@ impl RequestKind {
 
 /// A request the host must make. `path` is relative to the host's `baseUrl` and already
 /// carries its query string; `body` is JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
     /// Hand it back with every `handle_*` input about this request.
@@ -108,6 +108,10 @@ pub struct Request {
     /// The JSON body, if the request has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// What the send that made it added (its body keys are already in `body`): its headers,
+    /// and the request metadata for the host's prepare hook.
+    #[serde(skip)]
+    pub options: Option<Box<SendOptions>>,
 }
 
 /// What the driver learnt from a response's status line and headers.
@@ -165,6 +169,19 @@ impl ChatStore {
         body: Option<String>,
         now_ms: u64,
     ) -> RequestId {
+        self.request_with(kind, method, path, body, None, now_ms)
+    }
+
+    /// [`request`](Self::request) with what a send added to it.
+    pub(super) fn request_with(
+        &mut self,
+        kind: RequestKind,
+        method: Method,
+        path: String,
+        body: Option<String>,
+        options: Option<Box<SendOptions>>,
+        now_ms: u64,
+    ) -> RequestId {
         // Every action that leads here refuses after `dispose()`: the shell has stopped.
         debug_assert!(!self.disposed, "{kind:?} request after dispose");
         let id = self.next_request;
@@ -204,6 +221,7 @@ impl ChatStore {
             method,
             path,
             body,
+            options,
         });
         id
     }

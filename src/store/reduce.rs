@@ -121,6 +121,7 @@ impl ChatStore {
                     }
                 }
                 Effect::Finish(reason) => self.session.turn.finish_reason = reason,
+                Effect::ToolCall(call) => self.events.push_back(StoreEvent::ToolCall { call }),
                 Effect::Violation(v) => {
                     if let Some(id) = self.session.phase.stream() {
                         self.abort(id);

@@ -8,6 +8,9 @@ use super::*;
 #[derive(Debug)]
 pub(super) struct Session {
     pub(super) id: String,
+    /// What the last chat POST's send added (body keys, headers, request metadata): the
+    /// turns that continue on their own send it again, as `useChat`'s automatic sends do.
+    pub(super) last_request: SendOptions,
     pub(super) caps: Capabilities,
     pub(super) caps_loaded: bool,
     /// The session runtime's tools (`GET …/catalog`); empty without a catalog.
@@ -129,6 +132,7 @@ impl Session {
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
+            last_request: SendOptions::default(),
             take_backs: TakeBacks::default(),
             losses: Vec::new(),
             fresh: false,
@@ -202,13 +206,16 @@ impl ChatStore {
             self.request(RequestKind::Capabilities, Method::Get, path, None, now_ms);
         }
         // The tools are the runtime's, which can differ per session: fetched for each one,
-        // under the same generation guard as the capabilities.
-        let path = format!(
-            "{}?sessionId={}",
-            self.route(|r| &r.catalog),
-            encode(&self.session.id)
-        );
-        self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
+        // under the same generation guard as the capabilities. An empty route: a server
+        // without a catalog (a plain `useChat` route handler), never asked.
+        if !self.opts.routes.catalog.is_empty() {
+            let path = format!(
+                "{}?sessionId={}",
+                self.route(|r| &r.catalog),
+                encode(&self.session.id)
+            );
+            self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
+        }
         if let Phase::Resuming { at } = &mut self.session.phase {
             // Parked mid-turn: pick the stream up where it was left.
             *at = Some(now_ms);

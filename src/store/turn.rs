@@ -12,7 +12,7 @@ pub(super) enum Phase {
     Idle { failed: bool },
     /// A follow-up re-sent as a new message: its user message is shown, and its chat POST
     /// waits for the DELETE of the server's copy (or the copy could still run first).
-    Held(HeldTurn),
+    Held(Box<HeldTurn>),
     /// The chat POST is out and nothing of its answer is shown yet.
     Submitted { stream: RequestId },
     /// The turn's stream (the chat POST's body, or a resume's) is being read.
@@ -37,6 +37,7 @@ pub(super) struct HeldTurn {
     pub(super) message_id: Option<String>,
     pub(super) text: String,
     pub(super) files: Vec<FileAttachment>,
+    pub(super) options: SendOptions,
 }
 
 impl Phase {
@@ -73,7 +74,7 @@ impl Phase {
             return None;
         }
         match std::mem::replace(self, Phase::IDLE) {
-            Phase::Held(held) => Some(held),
+            Phase::Held(held) => Some(*held),
             _ => None,
         }
     }
@@ -128,7 +129,10 @@ impl ChatStore {
         // client's own turn id is the only handle; servers of this family accept either.
         let turn = &self.session.turn;
         let turn = turn.turn_id.clone().or_else(|| turn.client_turn_id.clone());
-        if let Some(turn) = turn {
+        // An empty route: a server whose turn ends with its request (a plain `useChat` route
+        // handler, which the aborted stream stops).
+        let told = !self.opts.routes.turn.is_empty();
+        if let Some(turn) = turn.filter(|_| told) {
             let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
             self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
         }
@@ -140,20 +144,30 @@ impl ChatStore {
         &mut self,
         text: String,
         files: Vec<FileAttachment>,
-        trigger: &'static str,
+        options: SendOptions,
         now_ms: u64,
     ) {
-        let id = self.push_user_message(&text, &files);
-        self.start_request_turn(trigger, Some(id.clone()), text, files, now_ms);
+        let id = self.push_user_message(&text, &files, &options);
+        let trigger = "submit-message";
+        self.start_request_turn(trigger, Some(id.clone()), text, files, options, now_ms);
         if let Phase::Held(h) = &mut self.session.phase {
             h.bubble = Some(id);
         }
     }
 
     /// Adds the optimistic user message of a new turn; returns its id.
-    pub(super) fn push_user_message(&mut self, text: &str, files: &[FileAttachment]) -> String {
-        let id = uuid_v4(self.rng.as_mut());
+    pub(super) fn push_user_message(
+        &mut self,
+        text: &str,
+        files: &[FileAttachment],
+        options: &SendOptions,
+    ) -> String {
+        // A host's id, unless the history has it already (ids name one message).
+        let id = (options.message_id.clone())
+            .filter(|id| !id.is_empty() && self.session.conversation.history().get(id).is_none())
+            .unwrap_or_else(|| uuid_v4(self.rng.as_mut()));
         let mut msg = UIMessage::new(id.clone(), Role::User);
+        msg.metadata = options.message_metadata.clone().map(Box::new);
         // `useChat` puts files before the text.
         msg.parts.extend(files.iter().map(FileAttachment::to_part));
         if !text.is_empty() {
@@ -169,7 +183,7 @@ impl ChatStore {
             return;
         }
         if let Some(h) = self.session.phase.take_held() {
-            self.start_request_turn(h.trigger, h.message_id, h.text, h.files, now_ms);
+            self.start_request_turn(h.trigger, h.message_id, h.text, h.files, h.options, now_ms);
         }
     }
 
@@ -180,20 +194,22 @@ impl ChatStore {
         message_id: Option<String>,
         text: String,
         files: Vec<FileAttachment>,
+        options: SendOptions,
         now_ms: u64,
     ) {
         if self.session.take_backs.any_open() {
             let s = &mut self.session;
             s.error = None;
             s.send_queue_when_idle = false;
-            s.phase = Phase::Held(HeldTurn {
+            s.phase = Phase::Held(Box::new(HeldTurn {
                 nonce: None,
                 bubble: None,
                 trigger,
                 message_id,
                 text,
                 files,
-            });
+                options,
+            }));
             return self.touch();
         }
         let client_turn_id = uuid_v4(self.rng.as_mut());
@@ -214,13 +230,22 @@ impl ChatStore {
         if !files.is_empty() {
             body["attachments"] = serde_json::to_value(&files).unwrap_or(Value::Null);
         }
+        // The send's own keys over the store's `body` option, neither over the store's keys.
+        options.merge_body(&mut body);
+        self.session.last_request = SendOptions {
+            message_id: None,
+            message_metadata: None,
+            ..options.clone()
+        };
+        merge_body(&self.opts.body, &mut body);
         let body = if self.session.pi_owns_history() {
             to_string(&body)
         } else {
             // The whole history, files included, as `useChat` sends it: the model needs the
-            // bytes. Only the stored copy (PUT) drops `data:` URLs.
+            // bytes. Only the stored copy (PUT) drops long `data:` URLs.
+            let max_url = self.opts.limits.max_stored_data_url_chars;
             let s = &mut self.session;
-            s.history_json.refresh(s.conversation.history());
+            s.history_json.refresh(s.conversation.history(), max_url);
             s.history_json.body(&body, false)
         };
         // This client's turn: a question still out about a running one is moot (a running one
@@ -238,7 +263,15 @@ impl ChatStore {
         s.error = None;
         s.send_queue_when_idle = false;
         let path = self.route(|r| &r.chat);
-        let stream = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
+        let options = options.carried();
+        let stream = self.request_with(
+            RequestKind::Chat,
+            Method::Post,
+            path,
+            Some(body),
+            options,
+            now_ms,
+        );
         self.session.phase = Phase::Submitted { stream };
         self.touch();
         self.pump(now_ms);
@@ -360,13 +393,21 @@ impl ChatStore {
         let natural = matches!(ending, Ending::Finished) && !s.turn.stream_error;
         self.take_back_stranded(natural, now_ms);
         let s = &mut self.session;
+        let (is_abort, is_error, is_disconnect) = match &ending {
+            Ending::Finished => (false, s.turn.stream_error, false),
+            Ending::Stopped => (true, false, false),
+            Ending::Failed(e) => (
+                e.kind == ErrorKind::Aborted,
+                e.kind != ErrorKind::Aborted,
+                e.kind == ErrorKind::Network,
+            ),
+        };
+        let finish_reason = s.turn.finish_reason.take();
         match ending {
             Ending::Finished => {
                 s.phase = Phase::Idle {
                     failed: s.turn.stream_error,
                 };
-                let finish_reason = s.turn.finish_reason.take();
-                self.events.push_back(StoreEvent::Finish { finish_reason });
                 self.after_ai_sdk_turn(now_ms);
             }
             Ending::Stopped => {
@@ -382,6 +423,16 @@ impl ChatStore {
                 self.events.push_back(StoreEvent::Error { error });
             }
         }
+        let message_id = (self.session.conversation.history().messages().last())
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.id.clone());
+        self.events.push_back(StoreEvent::Finish {
+            finish_reason,
+            message_id,
+            is_abort,
+            is_disconnect,
+            is_error,
+        });
         self.touch();
         self.sessions_after_turn(now_ms);
         if finished {
@@ -450,11 +501,13 @@ impl ChatStore {
 
     /// In AI SDK mode the client owns history: store it after every completed turn.
     pub(super) fn after_ai_sdk_turn(&mut self, now_ms: u64) {
-        if self.session.pi_owns_history() || self.session.conversation.history().is_empty() {
+        let s = &self.session;
+        if !self.opts.persist || s.pi_owns_history() || s.conversation.history().is_empty() {
             return;
         }
+        let max_url = self.opts.limits.max_stored_data_url_chars;
         let s = &mut self.session;
-        s.history_json.refresh(s.conversation.history());
+        s.history_json.refresh(s.conversation.history(), max_url);
         let body = s.history_json.body(&json!({}), true);
         let path = self.route(|r| &r.messages);
         self.request(

@@ -74,17 +74,26 @@ pub(super) fn encode(s: &str) -> String {
     out
 }
 
-/// The history as the server stores it: `data:` URLs are stripped from file parts (they are
-/// the bytes themselves, often megabytes; the server keeps its own copy of attachments).
-pub fn history_for_storage(messages: &[UIMessage]) -> Value {
-    Value::Array(messages.iter().map(message_for_storage).collect())
+/// The history as the server stores it: a file part's `data:` URL longer than `max_url`
+/// chars is left out (it is the bytes themselves, often megabytes, and the server keeps its
+/// own copy of attachments); a shorter one is kept, so the file still shows after a reload.
+pub fn history_for_storage(messages: &[UIMessage], max_url: usize) -> Value {
+    Value::Array(
+        messages
+            .iter()
+            .map(|m| message_for_storage(m, max_url))
+            .collect(),
+    )
 }
 
 /// One message as the server stores it (see [`history_for_storage`]).
-pub(super) fn message_for_storage(m: &UIMessage) -> Value {
+pub(super) fn message_for_storage(m: &UIMessage, max_url: usize) -> Value {
     let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
     if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
-        for p in parts.iter_mut().filter(|p| is_data_url_file(p)) {
+        for p in parts
+            .iter_mut()
+            .filter(|p| is_big_data_url_file(p, max_url))
+        {
             if let Some(obj) = p.as_object_mut() {
                 obj.remove("url");
             }
@@ -93,20 +102,24 @@ pub(super) fn message_for_storage(m: &UIMessage) -> Value {
     v
 }
 
-/// A part's JSON is a file part whose `url` is a `data:` URL.
-pub(super) fn is_data_url_file(p: &Value) -> bool {
+/// A part's JSON is a file part whose `url` is a `data:` URL longer than `max_url`.
+pub(super) fn is_big_data_url_file(p: &Value, max_url: usize) -> bool {
     p.get("type").and_then(Value::as_str) == Some("file")
         && p.get("url")
             .and_then(Value::as_str)
-            .is_some_and(|u| u.starts_with("data:"))
+            .is_some_and(|u| is_big_data_url(u, max_url))
+}
+
+fn is_big_data_url(url: &str, max_url: usize) -> bool {
+    url.starts_with("data:") && url.len() > max_url
 }
 
 /// Whether the stored form of `m` differs from what the chat POST sends: it has a file part
-/// with a `data:` URL.
-pub(super) fn has_data_url(m: &UIMessage) -> bool {
+/// with a `data:` URL longer than `max_url`.
+pub(super) fn has_big_data_url(m: &UIMessage, max_url: usize) -> bool {
     m.parts.iter().any(|p| match p {
-        Part::File { url, .. } => url.starts_with("data:"),
-        Part::Other(v) => is_data_url_file(v),
+        Part::File { url, .. } => is_big_data_url(url, max_url),
+        Part::Other(v) => is_big_data_url_file(v, max_url),
         _ => false,
     })
 }
@@ -131,12 +144,13 @@ pub(super) struct MessageJson {
 }
 
 impl MessageJson {
-    pub(super) fn new(m: &UIMessage, version: u64) -> Self {
+    pub(super) fn new(m: &UIMessage, version: u64, max_url: usize) -> Self {
         MessageJson {
             version,
             // Straight to text (no `Value` tree), texts escaped by runs.
             sent: m.to_json(),
-            stored: has_data_url(m).then(|| to_string(&message_for_storage(m))),
+            stored: has_big_data_url(m, max_url)
+                .then(|| to_string(&message_for_storage(m, max_url))),
         }
     }
 }
@@ -144,14 +158,14 @@ impl MessageJson {
 impl HistoryJson {
     /// Brings every entry up to date with `history`: only messages whose version moved are
     /// serialised again.
-    pub(super) fn refresh(&mut self, history: &History) {
+    pub(super) fn refresh(&mut self, history: &History, max_url: usize) {
         let messages = history.messages();
         self.entries.truncate(messages.len());
         for (i, (m, &v)) in messages.iter().zip(history.versions()).enumerate() {
             match self.entries.get_mut(i) {
                 Some(e) if e.version == v => {}
-                Some(e) => *e = MessageJson::new(m, v),
-                None => self.entries.push(MessageJson::new(m, v)),
+                Some(e) => *e = MessageJson::new(m, v, max_url),
+                None => self.entries.push(MessageJson::new(m, v, max_url)),
             }
         }
     }
@@ -219,7 +233,7 @@ mod tests {
         "parts": [
             {"type": "text", "text": format!("t{n} \"q\" \u{e9}"), "state": "done"},
             {"type": "file", "mediaType": "image/png",
-             "url": if n.is_multiple_of(4) { "data:image/png;base64,AAAA" } else { "https://x/a.png" }},
+             "url": match n % 4 { 0 => "data:image/png;base64,AAAA", 1 => "data:,x", _ => "https://x/a.png" }},
             {"type": "tool-x", "toolCallId": format!("c{n}"), "state": "output-available",
              "input": {"b": 1, "a": 2}, "output": null, "futureKey": [n]},
             {"type": "data-y", "data": {"k": n}, "transient": false},
@@ -236,7 +250,7 @@ mod tests {
     fn expected(h: &History, fields: &Value, stored: bool) -> Value {
         let mut body = fields.clone();
         body["messages"] = if stored {
-            history_for_storage(h.messages())
+            history_for_storage(h.messages(), 8)
         } else {
             serde_json::to_value(h.messages()).unwrap()
         };
@@ -244,7 +258,7 @@ mod tests {
     }
 
     fn check(cache: &mut HistoryJson, h: &History) {
-        cache.refresh(h);
+        cache.refresh(h, 8);
         let fields = json!({"id": "s", "trigger": "submit-message", "message": "m"});
         for (fields, stored) in [(fields, false), (json!({}), true)] {
             let text = cache.body(&fields, stored);
@@ -283,10 +297,10 @@ mod tests {
             h.push(message(&format!("m{n}"), n));
         }
         let mut cache = HistoryJson::default();
-        cache.refresh(&h);
+        cache.refresh(&h, 8);
         let before: Vec<*const u8> = cache.entries.iter().map(|e| e.sent.as_ptr()).collect();
         h.at_mut(2);
-        cache.refresh(&h);
+        cache.refresh(&h, 8);
         let after: Vec<*const u8> = cache.entries.iter().map(|e| e.sent.as_ptr()).collect();
         assert_eq!(before[..2], after[..2]);
         assert_eq!(before[3], after[3]);

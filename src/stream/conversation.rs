@@ -12,7 +12,7 @@ use crate::protocol::{Part, Role, ToolPart, ToolState, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
 use crate::stream::fast_chunk::Delta;
 use crate::stream::pi::{PiEffect, PiReducer};
-use crate::stream::ui_message::{UiEffect, UiMessageReducer, Violation};
+use crate::stream::ui_message::{ToolCall, UiEffect, UiMessageReducer, Violation};
 use crate::stream::History;
 use crate::tool_ui::{self, ToolUiUpdate};
 
@@ -46,6 +46,8 @@ pub enum Effect {
     StreamStops,
     /// The turn's finish reason.
     Finish(Option<String>),
+    /// A tool call for the client to run (`onToolCall`).
+    ToolCall(ToolCall),
     /// The AI SDK reducer refused a chunk: the `ai` package stops processing there.
     Violation(String),
     /// A `data-tool-ui` update for a tool call.
@@ -459,6 +461,7 @@ impl Conversation {
                 }),
                 UiEffect::Error(text) => out.push(Effect::ServerError(text)),
                 UiEffect::Finish(reason) => out.push(Effect::Finish(reason)),
+                UiEffect::ToolCall(call) => out.push(Effect::ToolCall(call)),
             }
         }
     }

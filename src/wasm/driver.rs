@@ -7,7 +7,7 @@ use js_sys::{Function, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::store::{Request, RequestId, ResponseHead};
+use crate::store::{Request, RequestId, RequestKind, ResponseHead};
 
 use super::{js, Shell};
 
@@ -24,6 +24,29 @@ export function merge_headers(user, json) {
   if (json) out['content-type'] = 'application/json';
   return out;
 }
+// A send's own headers (JSON `[[name, value], …]`) over the store's.
+export function add_headers(out, pairs) {
+  for (const [k, v] of JSON.parse(pairs)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+// The host's `prepareSendMessagesRequest` (the `ai` package's hook): it sees the request the
+// store made and may replace its `api`, `body`, `headers` and `credentials`. `body` is the
+// store's body without `messages`, which it gets apart (in pi mode: the snapshot's).
+export async function prepare_chat(hook, req, messages, metadata) {
+  const parsed = req.body === undefined ? {} : JSON.parse(req.body);
+  const { messages: sent, ...body } = parsed;
+  const prepared = await hook({
+    api: req.url, id: parsed.id, messages: sent ?? messages, body, headers: req.headers,
+    credentials: req.credentials, requestMetadata: metadata === undefined ? undefined : JSON.parse(metadata),
+    trigger: parsed.trigger, messageId: parsed.messageId,
+  });
+  if (prepared == null) return req;
+  return {
+    url: prepared.api ?? req.url,
+    headers: prepared.headers !== undefined ? merge_headers(prepared.headers, req.body !== undefined) : req.headers,
+    body: prepared.body !== undefined ? JSON.stringify(prepared.body) : req.body,
+    credentials: prepared.credentials ?? req.credentials,
+  };
+}
 export function join_url(base, path) {
   if (!base) return path;
   return base.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '');
@@ -34,6 +57,65 @@ extern "C" {
     #[wasm_bindgen(catch)]
     fn merge_headers(user: &JsValue, json: bool) -> Result<JsValue, JsValue>;
     fn join_url(base: &str, path: &str) -> String;
+    fn add_headers(out: &JsValue, pairs: &str);
+    #[wasm_bindgen(catch)]
+    fn prepare_chat(
+        hook: &Function,
+        req: &JsValue,
+        messages: &JsValue,
+        metadata: Option<String>,
+    ) -> Result<Promise, JsValue>;
+}
+
+/// What a request goes out with: its URL, headers, body and credentials.
+struct Outgoing {
+    url: String,
+    headers: JsValue,
+    body: Option<String>,
+    credentials: Option<String>,
+}
+
+/// The request's headers (the store's, then the send's own) and, for a chat POST, what the
+/// host's `prepareSendMessagesRequest` makes of it.
+async fn outgoing(shell: &Shell, req: &Request) -> Result<Outgoing, JsValue> {
+    let headers = headers(shell, req.body.is_some()).await?;
+    let options = req.options.as_deref();
+    if let Some(o) = options.filter(|o| !o.headers.is_empty()) {
+        add_headers(&headers, &crate::protocol::json::to_string(&o.headers));
+    }
+    let out = Outgoing {
+        url: join_url(&shell.host.base_url, &req.path),
+        headers,
+        body: req.body.clone(),
+        credentials: shell.host.credentials.clone(),
+    };
+    let hook = shell.host.prepare_send_messages_request.as_ref();
+    let Some(hook) = hook.filter(|_| req.kind == RequestKind::Chat) else {
+        return Ok(out);
+    };
+    let plain = js_sys::Object::new();
+    for (k, v) in [
+        ("url", JsValue::from_str(&out.url)),
+        ("headers", out.headers),
+        ("body", out.body.map_or(JsValue::UNDEFINED, |b| b.into())),
+        (
+            "credentials",
+            out.credentials.map_or(JsValue::UNDEFINED, |c| c.into()),
+        ),
+    ] {
+        js_sys::Reflect::set(&plain, &k.into(), &v)?;
+    }
+    let messages = js_sys::Reflect::get(&shell.get_snapshot(), &"messages".into())?;
+    let metadata = options.and_then(|o| o.metadata.as_ref());
+    let metadata = metadata.map(crate::protocol::json::to_string);
+    let prepared = JsFuture::from(prepare_chat(hook, &plain, &messages, metadata)?).await?;
+    let get = |k: &str| js_sys::Reflect::get(&prepared, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    Ok(Outgoing {
+        url: get("url").as_string().unwrap_or_default(),
+        headers: get("headers"),
+        body: get("body").as_string(),
+        credentials: get("credentials").as_string(),
+    })
 }
 
 pub(super) fn spawn(shell: Rc<Shell>, req: Request) {
@@ -75,17 +157,21 @@ async fn headers(shell: &Shell, has_body: bool) -> Result<JsValue, JsValue> {
 
 async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
     let id = req.id;
-    let url = join_url(&shell.host.base_url, &req.path);
     let result: Result<(), JsValue> = async {
-        let headers = headers(&shell, req.body.is_some()).await?;
+        let Outgoing {
+            url,
+            headers,
+            body,
+            credentials,
+        } = outgoing(&shell, &req).await?;
         if !wanted(&shell, id) {
             return Ok(()); // aborted before it left (a switch in the same tick)
         }
         let init = js::make_init(
             req.method.as_str(),
             &headers,
-            req.body.clone(),
-            shell.host.credentials.clone(),
+            body,
+            credentials,
             &controller.signal(),
         );
         let fetch = match &shell.host.fetch {

@@ -133,6 +133,26 @@ export function make_init(method, headers, body, credentials, signal) {
   return init;
 }
 export function is_function(v) { return typeof v === 'function'; }
+// A Headers instance or a plain object as [name, value] pairs.
+export function header_entries(h) {
+  const list = typeof h.entries === 'function' && typeof h.get === 'function'
+    ? Array.from(h.entries()) : Object.entries(h);
+  return list.map(([k, v]) => [String(k), String(v)]);
+}
+export function object_of(key, value) { return Object.freeze({ [key]: value }); }
+// `useChat`'s onFinish argument: the turn's assistant message as the snapshot shows it (an
+// empty one when nothing answered), the messages, and how the turn ended.
+const NO_ANSWER = Object.freeze({ id: '', role: 'assistant', parts: Object.freeze([]) });
+export function finish_event(ev, messages, id) {
+  let message = NO_ANSWER;
+  if (id !== undefined && Array.isArray(messages)) {
+    for (let i = messages.length - 1; i >= 0; i--) if (messages[i].id === id) { message = messages[i]; break; }
+  }
+  return Object.freeze({
+    message, messages, isAbort: ev.isAbort, isDisconnect: ev.isDisconnect, isError: ev.isError,
+    finishReason: ev.finishReason,
+  });
+}
 // The last clientSeq per session in localStorage, where the page has it (private modes and
 // Node have none, or throw): a number, or undefined.
 export function stored_seq(key) {
@@ -218,6 +238,10 @@ extern "C" {
         signal: &JsValue,
     ) -> Object;
     pub fn is_function(v: &JsValue) -> bool;
+    #[wasm_bindgen(catch)]
+    pub fn header_entries(h: &JsValue) -> Result<JsValue, JsValue>;
+    pub fn object_of(key: &str, value: &JsValue) -> JsValue;
+    pub fn finish_event(ev: &JsValue, messages: &JsValue, id: Option<&str>) -> JsValue;
     #[wasm_bindgen(catch)]
     pub fn response_status(r: &JsValue) -> Result<u16, JsValue>;
     pub fn is_abort(e: &JsValue) -> bool;

@@ -22,7 +22,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::protocol::json::opt_string;
-use crate::protocol::{ChatError, ErrorKind, FileAttachment};
+use crate::protocol::{ChatError, ErrorKind, FileAttachment, SendOptions, UIMessage};
 use crate::random::RandomSource;
 use crate::store::{self, Output, RequestId, StoreEvent, SubmitResult};
 
@@ -113,6 +113,55 @@ fn json_text(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
         };
         usage_error(&format!("{what} cannot be sent as JSON: {why}"))
     })
+}
+
+/// A `body` option: `undefined` / `null` (none) or a plain object of keys to merge.
+fn body_arg(v: &JsValue, name: &str) -> Result<serde_json::Map<String, Value>, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(serde_json::Map::new());
+    }
+    match json_value(v, name)? {
+        Value::Object(m) => Ok(m),
+        _ => Err(arg_error(name, &format!("{name} must be an object"))),
+    }
+}
+
+/// The options bag of `send`, `regenerate` and `continueTurn`: `body`, `headers` (an object
+/// or a `Headers`), `metadata` (request metadata, for `prepareSendMessagesRequest`), and for a
+/// new user message `messageMetadata` and `id`.
+fn send_options(bag: &JsValue) -> Result<SendOptions, JsValue> {
+    bag_arg(bag, "options")?;
+    let metadata = |key: &str| -> Result<Option<Value>, JsValue> {
+        let v = prop(bag, key);
+        if v.is_undefined() {
+            return Ok(None);
+        }
+        json_value(&v, key).map(Some)
+    };
+    Ok(SendOptions {
+        body: body_arg(&prop(bag, "body"), "body")?,
+        headers: header_pairs(&prop(bag, "headers"))?,
+        metadata: metadata("metadata")?,
+        message_metadata: metadata("messageMetadata")?,
+        message_id: opt_string_arg(&prop(bag, "id"), "id")?,
+    })
+}
+
+/// Headers given as a plain object or a `Headers`, as name–value pairs.
+fn header_pairs(v: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Vec::new());
+    }
+    let entries =
+        js::header_entries(v).map_err(|_| arg_error("headers", "headers cannot be read"))?;
+    let entries: js_sys::Array = entries.unchecked_into();
+    Ok(entries
+        .iter()
+        .filter_map(|e| {
+            let pair: js_sys::Array = e.dyn_into().ok()?;
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect())
 }
 
 /// `json_text` parsed, under serde_json's nesting limit (128): deeper is a `Validation` error.
@@ -245,7 +294,27 @@ impl Shell {
                     js::call_safely(f, &JsValue::from_str(&session_id));
                 }
             }
-            StoreEvent::Diagnostic { .. } | StoreEvent::Finish { .. } => {
+            StoreEvent::ToolCall { ref call } => {
+                if let Some(f) = &self.host.on_tool_call {
+                    let call = js::parse(&crate::protocol::json::to_string(call));
+                    js::call_safely(f, &js::object_of("toolCall", &call));
+                }
+            }
+            StoreEvent::Finish { ref message_id, .. } => {
+                if let Some(f) = &self.host.on_finish {
+                    let messages = js_sys::Reflect::get(&self.get_snapshot(), &"messages".into())
+                        .unwrap_or(JsValue::UNDEFINED);
+                    let event = js::parse(&crate::protocol::json::to_string(&ev));
+                    js::call_safely(
+                        f,
+                        &js::finish_event(&event, &messages, message_id.as_deref()),
+                    );
+                }
+                if let Some(f) = &self.host.on_event {
+                    js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
+                }
+            }
+            StoreEvent::Diagnostic { .. } => {
                 if let Some(f) = &self.host.on_event {
                     js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
                 }
@@ -507,13 +576,11 @@ impl JsChatStore {
     ) -> Result<JsValue, JsValue> {
         let text = string_arg(&text, "text")?;
         let files = read_files(&files)?;
-        bag_arg(&options, "options")?;
         let message_id = opt_string_arg(&prop(&options, "messageId"), "messageId")?;
+        let extra = send_options(&options)?;
         let r = match message_id {
-            Some(id) => self
-                .shell
-                .with_core(|c, now| c.edit(&id, &text, files, now)),
-            None => self.shell.with_core(|c, now| c.send(&text, files, now)),
+            Some(id) => (self.shell).with_core(|c, now| c.edit_with(&id, &text, files, extra, now)),
+            None => (self.shell).with_core(|c, now| c.send_with(&text, files, extra, now)),
         };
         Ok(submit_result(r))
     }
@@ -558,8 +625,39 @@ impl JsChatStore {
     /// Continues the conversation from the last assistant message (what `sendAutomaticallyWhen`
     /// does when its predicate holds). Returns false when nothing can be continued.
     #[wasm_bindgen(js_name = continueTurn)]
-    pub fn continue_turn(&self) -> bool {
-        self.shell.with_core(|c, now| c.continue_turn(now))
+    pub fn continue_turn(&self, options: JsValue) -> Result<bool, JsValue> {
+        if options.is_undefined() {
+            return Ok(self.shell.with_core(|c, now| c.continue_turn(now)));
+        }
+        let extra = send_options(&options)?;
+        Ok(self
+            .shell
+            .with_core(|c, now| c.continue_turn_with(extra, now)))
+    }
+
+    /// `useChat`'s `setMessages`: replaces the messages while no turn runs. Throws a
+    /// `Validation` error (nothing changed) for a message it cannot read, or while busy.
+    #[wasm_bindgen(js_name = setMessages)]
+    pub fn set_messages(&self, messages: JsValue) -> Result<(), JsValue> {
+        let Value::Array(list) = json_value(&messages, "messages")? else {
+            return Err(arg_error("messages", "messages must be an array"));
+        };
+        let messages = (list.into_iter().enumerate())
+            .map(|(i, m)| {
+                UIMessage::from_json(m).map_err(|e| {
+                    arg_error(
+                        "messages",
+                        &format!("messages[{i}] is not a UIMessage: {e}"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.shell.with_core(|c, _| c.set_messages(messages)) {
+            return Ok(());
+        }
+        Err(usage_error(
+            "setMessages: a turn is running (stop it first)",
+        ))
     }
 
     /// Stops the running turn (SPEC §7): the stream is aborted and the server told.
@@ -672,14 +770,20 @@ impl JsChatStore {
     /// Regenerates an assistant message (the last by default) in AI SDK mode; false if not
     /// possible now.
     pub fn regenerate(&self, message_id: JsValue) -> Result<bool, JsValue> {
-        // `useChat`'s `regenerate({messageId})` as well as a plain id.
-        let message_id = match message_id.is_object() {
-            true => opt_string_arg(&prop(&message_id, "messageId"), "messageId")?,
-            false => opt_string_arg(&message_id, "messageId")?,
+        // `useChat`'s `regenerate({messageId, body, headers, metadata})` as well as a plain id.
+        let (message_id, extra) = match message_id.is_object() {
+            true => (
+                opt_string_arg(&prop(&message_id, "messageId"), "messageId")?,
+                send_options(&message_id)?,
+            ),
+            false => (
+                opt_string_arg(&message_id, "messageId")?,
+                SendOptions::default(),
+            ),
         };
         Ok(self
             .shell
-            .with_core(|c, now| c.regenerate(message_id.as_deref(), now)))
+            .with_core(|c, now| c.regenerate_with(message_id.as_deref(), extra, now)))
     }
 
     /// Aborts everything in flight; the store stays readable (React may read it once more).
@@ -708,6 +812,7 @@ fn read_files(files: &JsValue) -> Result<Vec<FileAttachment>, JsValue> {
                     media_type,
                     filename,
                     url,
+                    provider_reference: f.get("providerReference").cloned(),
                 }),
                 _ => Err(usage_error(&format!(
                     "files[{i}]: expected {{ mediaType: string, url: string, filename?: string }}"

@@ -26,6 +26,13 @@ pub(crate) struct HostOptions {
     pub send_automatically_when: Option<Function>,
     /// Keep each session's last `clientSeq` in `localStorage` (`persistSeq`, default true).
     pub persist_seq: bool,
+    /// `onFinish({message, messages, isAbort, isDisconnect, isError, finishReason})`.
+    pub on_finish: Option<Function>,
+    /// `onToolCall({toolCall})`: a tool call for the client to run.
+    pub on_tool_call: Option<Function>,
+    /// `prepareSendMessagesRequest(options)`: may replace a chat POST's `api`, `body`,
+    /// `headers` and `credentials` (the `ai` package's `HttpChatTransport` hook).
+    pub prepare_send_messages_request: Option<Function>,
 }
 
 use super::prop as get;
@@ -118,6 +125,9 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(n) = number(&limits, "maxHistoryChars")? {
         opts.limits.max_history_chars = n as usize;
     }
+    if let Some(n) = number(&limits, "maxStoredDataUrlChars")? {
+        opts.limits.max_stored_data_url_chars = n as usize;
+    }
     let retry = get(o, "retry");
     if let Some(n) = number(&retry, "maxAttempts")? {
         opts.retry.max_attempts = n as u32;
@@ -150,6 +160,10 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(b) = get(o, "hydrate").as_bool() {
         opts.hydrate = b;
     }
+    if let Some(b) = get(o, "persist").as_bool() {
+        opts.persist = b;
+    }
+    opts.body = super::body_arg(&get(o, "body"), "body")?;
     // `sendAutomaticallyWhen`: the `ai` package's two built-in predicates by name, or the
     // host's own function.
     let auto = get(o, "sendAutomaticallyWhen");
@@ -190,6 +204,9 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         on_session_change: function(o, "onSessionChange")?,
         send_automatically_when: auto_fn,
         persist_seq: get(o, "persistSeq").as_bool() != Some(false),
+        on_finish: function(o, "onFinish")?,
+        on_tool_call: function(o, "onToolCall")?,
+        prepare_send_messages_request: function(o, "prepareSendMessagesRequest")?,
     };
     Ok((opts, host))
 }

@@ -28,6 +28,8 @@ export interface FileAttachment {
   mediaType: string;
   filename?: string;
   url: string;
+  /** The file's id at each provider it was uploaded to (the `ai` package's `uploadFile`). */
+  providerReference?: Record<string, string>;
 }
 
 export type ProviderMetadata = Record<string, Record<string, unknown>>;
@@ -80,7 +82,7 @@ export interface ToolUIPart extends ToolFields { type: `tool-${string}` }
 export interface DynamicToolUIPart extends ToolFields { type: 'dynamic-tool'; toolName: string }
 /** A data part is the whole chunk: keys other than these (e.g. `transient: false`) are kept. */
 export interface DataUIPart { type: `data-${string}`; id?: string; data: unknown; [key: string]: unknown }
-export interface FileUIPart { type: 'file'; mediaType: string; filename?: string; url: string; providerMetadata?: ProviderMetadata }
+export interface FileUIPart { type: 'file'; mediaType: string; filename?: string; url: string; providerReference?: Record<string, string>; providerMetadata?: ProviderMetadata }
 export interface SourceUrlUIPart { type: 'source-url'; sourceId: string; url: string; title?: string; providerMetadata?: ProviderMetadata }
 export interface SourceDocumentUIPart { type: 'source-document'; sourceId: string; mediaType: string; title: string; filename?: string; providerMetadata?: ProviderMetadata }
 export interface StepStartUIPart { type: 'step-start' }
@@ -189,11 +191,13 @@ export interface SubmitResult {
 
 export interface ChatRoutes {
   capabilities?: string;
+  /** `GET` the tool catalog; `''`: the server has none, never asked. */
   catalog?: string;
   chat?: string;
   followup?: string;
   messages?: string;
   stream?: string;
+  /** `DELETE` the running turn to stop it; `''`: aborting the stream is all (a plain AI SDK server). */
   turn?: string;
   /** pi mode: `POST` an approval's answer (default `/api/v1/agent/chat/{sessionId}/approval`). */
   approval?: string;
@@ -301,6 +305,11 @@ export interface ChatStoreLimits {
   maxMessageChars?: number;
   /** The same for the whole history while a turn streams (default 128 Mi, at most 256 Mi). */
   maxHistoryChars?: number;
+  /**
+   * AI SDK mode: the history's PUT keeps a file's `data:` URL up to this long, so it still
+   * shows after a reload; a longer one is stored without its `url` (default 1 Mi).
+   */
+  maxStoredDataUrlChars?: number;
 }
 
 /** A data chunk as the host receives it in `onData`. */
@@ -308,7 +317,81 @@ export interface DataEvent { type: 'data'; name: string; id?: string; data: unkn
 /** Diagnostics and turn ends, for logging (`onEvent`). */
 export type StoreEvent =
   | { type: 'diagnostic'; message: string }
-  | { type: 'finish'; finishReason?: string };
+  | {
+      type: 'finish';
+      finishReason?: string;
+      /** The assistant message the turn answered into, if any. */
+      messageId?: string;
+      isAbort: boolean;
+      isDisconnect: boolean;
+      isError: boolean;
+    };
+
+/** What `onFinish` receives after every turn, a stop or a failure included (`useChat`'s). */
+export interface FinishEvent {
+  /** The turn's assistant message (`{id: '', role: 'assistant', parts: []}` when none answered). */
+  message: UIMessage;
+  messages: readonly UIMessage[];
+  /** The user stopped it. */
+  isAbort: boolean;
+  /** Its stream was lost and could not be resumed. */
+  isDisconnect: boolean;
+  /** It failed (an `error` chunk, a refused or failed request). */
+  isError: boolean;
+  finishReason?: string;
+}
+
+/** A tool call for the client to run (`onToolCall`); answer it with `addToolOutput`. */
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  dynamic?: boolean;
+}
+
+/** What a send adds to its request (`useChat`'s `ChatRequestOptions`). */
+export interface RequestOptions {
+  /** Keys merged into the JSON body after the store's own (which they never replace). */
+  body?: Record<string, unknown>;
+  /** Headers for this request, over the store's. */
+  headers?: Record<string, string> | Headers;
+  /** Request metadata for `prepareSendMessagesRequest` (never sent by the store). */
+  metadata?: unknown;
+}
+
+/** `send`'s options: a request's, and the new user message's `id` and `messageMetadata`. */
+export interface SendOptions extends RequestOptions {
+  /** Edit this user message instead (AI SDK mode): it is replaced and what follows dropped. */
+  messageId?: string;
+  /** The new user message's id (the store makes one otherwise, or when the id is taken). */
+  id?: string;
+  /** The user message's `metadata`. */
+  messageMetadata?: unknown;
+}
+
+/** What `prepareSendMessagesRequest` sees of a chat POST (the `ai` package's hook). */
+export interface PrepareSendMessagesRequestOptions {
+  /** The URL the store would post to. */
+  api: string;
+  /** The chat (session) id. */
+  id: string;
+  messages: readonly UIMessage[];
+  /** The store's body without `messages` (its own keys, the `body` options merged). */
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  credentials?: RequestCredentials;
+  requestMetadata?: unknown;
+  trigger: 'submit-message' | 'regenerate-message';
+  messageId?: string;
+}
+
+/** What it may replace; what it leaves out stays as the store made it. */
+export interface PreparedSendMessagesRequest {
+  api?: string;
+  body?: unknown;
+  headers?: Record<string, string> | Headers;
+  credentials?: RequestCredentials;
+}
 
 export type HeadersOption = Record<string, string> | Headers | (() => Record<string, string> | Headers | Promise<Record<string, string> | Headers>);
 
@@ -330,6 +413,21 @@ export interface ChatStoreOptions {
   onData?: (chunk: DataEvent) => void;
   onError?: (error: ChatStoreError) => void;
   onEvent?: (event: StoreEvent) => void;
+  /** After every turn, a stop or a failure included (`useChat`'s `onFinish`). */
+  onFinish?: (event: FinishEvent) => void;
+  /** A tool call for the client to run (AI SDK mode): answer with `addToolOutput`. */
+  onToolCall?: (event: { toolCall: ToolCall }) => void;
+  /** Sees each chat POST and may replace its `api`, `body`, `headers`, `credentials`. */
+  prepareSendMessagesRequest?: (
+    options: PrepareSendMessagesRequestOptions,
+  ) => PreparedSendMessagesRequest | undefined | PromiseLike<PreparedSendMessagesRequest | undefined>;
+  /** Keys merged into every chat and follow-up POST body after the store's own. */
+  body?: Record<string, unknown>;
+  /**
+   * AI SDK mode: PUT the history after each turn (default true). Off for a server that keeps
+   * none, as a plain `useChat` route handler.
+   */
+  persist?: boolean;
   /**
    * The open session changed (`switchSession`, `newSession`, deleting the open one): keep the
    * id in the page's URL here. Not called for the session the store was created with.
@@ -379,13 +477,18 @@ export class ChatStore {
   setDraftFiles(files: readonly FileAttachment[]): void;
   submit(): SubmitResult;
   /** With `{messageId}` (AI SDK mode) it edits that user message: replaced, what follows dropped. */
-  send(text: string, files?: readonly FileAttachment[], options?: { messageId?: string }): SubmitResult;
+  send(text: string, files?: readonly FileAttachment[], options?: SendOptions): SubmitResult;
   /** The result of a tool the client runs. */
   addToolOutput(args: { toolCallId: string; output: unknown } | { toolCallId: string; errorText: string }): boolean;
   /** The user's answer to a tool approval request. */
   addToolApprovalResponse(args: { id: string; approved: boolean; reason?: string }): boolean;
   /** Continues from the last assistant message (what `sendAutomaticallyWhen` does). */
-  continueTurn(): boolean;
+  continueTurn(options?: RequestOptions): boolean;
+  /**
+   * `useChat`'s `setMessages`: replaces the messages while no turn runs (throws a
+   * `Validation` error while one runs, or for a message it cannot read; nothing changes).
+   */
+  setMessages(messages: readonly UIMessage[]): void;
   stop(): void;
   /** As `useChat`'s `clearError`: status `error` becomes `ready` and `error` goes. */
   clearError(): void;
@@ -409,7 +512,7 @@ export class ChatStore {
   deleteSession(id: string): boolean;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
-  regenerate(messageId?: string | { messageId?: string }): boolean;
+  regenerate(messageId?: string | ({ messageId?: string } & RequestOptions)): boolean;
   dispose(): void;
   free(): void;
 }

@@ -79,6 +79,8 @@ pub struct Sent {
     pub path: String,
     /// The body, parsed as JSON (every body the store sends is JSON).
     pub body: Option<Value>,
+    /// What the send that made it added for the shell (headers, request metadata).
+    pub options: Option<Box<agent_chat_store::SendOptions>>,
     /// Virtual time at which it was polled.
     pub at: u64,
 }
@@ -286,6 +288,7 @@ impl Harness {
                         method: r.method,
                         path: r.path,
                         body,
+                        options: r.options,
                         at: self.now,
                     });
                 }

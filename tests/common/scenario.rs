@@ -25,6 +25,7 @@ pub fn file(url: &str) -> FileAttachment {
         media_type: "image/png".into(),
         filename: Some("dot.png".into()),
         url: url.into(),
+        provider_reference: None,
     }
 }
 

@@ -39,6 +39,24 @@ pub enum UiEffect {
     Error(String),
     /// `finish`, with the reason if given.
     Finish(Option<String>),
+    /// `tool-input-available` of a tool the client runs (not `providerExecuted`): for the
+    /// host's `onToolCall`, which answers with `addToolOutput`.
+    ToolCall(ToolCall),
+}
+
+/// A tool call for the client to run, as `onToolCall` receives it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The call's id, which `addToolOutput` names.
+    pub tool_call_id: String,
+    /// The tool called.
+    pub tool_name: String,
+    /// The call's complete input.
+    pub input: Value,
+    /// The call is a `dynamic-tool` part.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dynamic: bool,
 }
 
 /// A chunk the `ai` package rejects; processing stops there. The text is the `ai` package's
@@ -411,10 +429,17 @@ impl UiMessageReducer {
                 self.unsync(&c.tool_call_id);
                 let dynamic = c.dynamic == Some(true);
                 let name = c.tool_name.take().unwrap_or_default();
+                let call = (c.provider_executed != Some(true)).then(|| ToolCall {
+                    tool_call_id: c.tool_call_id.clone(),
+                    tool_name: name.clone(),
+                    input: c.input.clone().unwrap_or(Value::Null),
+                    dynamic,
+                });
                 let mut u = ToolUpdate::new(&mut c, name, dynamic, ToolState::InputAvailable);
                 u.input = c.input;
                 u.title = c.title;
                 update_tool_part(msg, u, None);
+                out.extend(call.map(UiEffect::ToolCall));
             }
             UiChunk::ToolInputError(mut c) => {
                 self.unsync(&c.tool_call_id);
