@@ -1445,6 +1445,7 @@ mod tests {
             filename: Some("a.png".into()),
             url: "data:image/png;base64,AA==".into(),
             provider_reference: None,
+            provider_metadata: None,
         }];
         q.enqueue("hi".into(), files, T0, &mut rng);
         let p = q.poll_request(T0).unwrap();

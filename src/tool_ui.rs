@@ -233,7 +233,23 @@ pub fn resolve(t: &ToolPart, updates: &ToolUiUpdates, catalog: &[ToolCatalogEntr
     Value::Object(ui)
 }
 
-/// A message as exported to the UI: its JSON with `ui` on every tool part.
+/// Puts the resolved `ui` of tool part `t` on its JSON `obj`, when there is one: a part with
+/// nothing to say has no `ui` key, so a tool part exports as the `ai` package's does.
+pub fn put_ui(
+    obj: &mut Map<String, Value>,
+    t: &ToolPart,
+    updates: &ToolUiUpdates,
+    catalog: &[ToolCatalogEntry],
+) {
+    match resolve(t, updates, catalog) {
+        Value::Object(ui) if ui.is_empty() => {}
+        ui => {
+            obj.insert("ui".into(), ui);
+        }
+    }
+}
+
+/// A message as exported to the UI: its JSON with `ui` on every tool part that has one.
 pub fn export_message(
     msg: &UIMessage,
     updates: &ToolUiUpdates,
@@ -246,7 +262,7 @@ pub fn export_message(
     if let Some(parts) = v.get_mut("parts").and_then(Value::as_array_mut) {
         for (json, part) in parts.iter_mut().zip(&msg.parts) {
             if let (Part::Tool(t), Some(obj)) = (part, json.as_object_mut()) {
-                obj.insert("ui".into(), resolve(t, updates, catalog));
+                put_ui(obj, t, updates, catalog);
             }
         }
     }

@@ -54,6 +54,7 @@ fn a_sends_body_keys_merge_after_the_stores_own_and_its_headers_ride_with_the_re
         metadata: Some(json!({"requestOnly": true})),
         message_metadata: Some(json!({"sentAt": 5})),
         message_id: Some("u-host-1".into()),
+        response_id: None,
     };
     let r = h.act(|s, now| s.send_with("hi", vec![], options, now));
     assert_eq!(r.kind, SubmitKind::Sent);
@@ -305,6 +306,7 @@ fn a_files_provider_reference_is_kept_in_the_message_the_request_and_the_stored_
         filename: Some("a.pdf".into()),
         url: "https://files.example/a.pdf".into(),
         provider_reference: Some(reference.clone()),
+        provider_metadata: None,
     };
     h.send_files("read this", vec![f]);
     let chat = h.the_open(RequestKind::Chat);
@@ -335,4 +337,179 @@ fn a_store_that_does_not_persist_never_puts() {
     h.respond(chat, Reply::sse(ai_answer("a1", "ok")));
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(h.count(RequestKind::MessagesPut), 0);
+}
+
+/// An answer whose stream names no message (`start` without `messageId`), as a plain AI SDK
+/// route handler's `toUIMessageStreamResponse()` sends it.
+fn unnamed_answer(text: &str) -> Vec<u8> {
+    let mut body = sse(&[
+        json!({"type": "start"}),
+        json!({"type": "text-start", "id": "t"}),
+        json!({"type": "text-delta", "id": "t", "delta": text}),
+        json!({"type": "text-end", "id": "t"}),
+        json!({"type": "finish", "finishReason": "stop"}),
+    ]);
+    body.extend_from_slice(DONE);
+    body
+}
+
+fn ai_sdk_requests() -> Harness {
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.ai_sdk_requests = true;
+    opts.persist = false;
+    Harness::new(opts)
+}
+
+#[test]
+fn ai_sdk_requests_name_no_message_on_a_submit_and_regenerate_answers_anew() {
+    let mut h = ai_sdk_requests();
+    let ids = |u: &str, a: &str| SendOptions {
+        message_id: Some(u.into()),
+        response_id: Some(a.into()),
+        ..SendOptions::default()
+    };
+    h.act(|s, now| s.send_with("hi", vec![], ids("id-0", "id-1"), now));
+    let chat = h.the_open(RequestKind::Chat);
+    assert!(
+        chat.body().get("messageId").is_none(),
+        "the ai package's transport names no message on a submit: {}",
+        chat.body()
+    );
+    h.respond(chat.id, Reply::sse(unnamed_answer("first")));
+    let history = h.history();
+    assert_eq!(history[1]["id"], "id-1", "the host's id for the answer");
+    // A regenerate of the last answer: the body names no message unless the host did, and
+    // the new answer is a new message, never the old one continued.
+    let regen = SendOptions {
+        response_id: Some("id-2".into()),
+        ..SendOptions::default()
+    };
+    assert!(h.act(|s, now| s.regenerate_with(None, regen, now)));
+    let again = h.the_open(RequestKind::Chat);
+    assert_eq!(again.body()["trigger"], "regenerate-message");
+    assert!(again.body().get("messageId").is_none(), "{}", again.body());
+    assert_eq!(again.body()["messages"].as_array().unwrap().len(), 1);
+    h.respond(again.id, Reply::sse(unnamed_answer("second")));
+    let history = h.history();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[1]["id"], "id-2");
+    assert_eq!(history[1]["parts"][0]["text"], "second");
+    // A named regenerate names it, as `regenerate({messageId})` does.
+    assert!(h.act(|s, now| s.regenerate_with(Some("id-2"), SendOptions::default(), now)));
+    assert_eq!(h.the_open(RequestKind::Chat).body()["messageId"], "id-2");
+}
+
+#[test]
+fn an_answer_id_the_history_holds_or_a_named_stream_wins_over_the_hosts() {
+    let mut h = ai_sdk_requests();
+    let answer = |a: &str| SendOptions {
+        response_id: Some(a.into()),
+        ..SendOptions::default()
+    };
+    h.act(|s, now| s.send_with("one", vec![], answer("taken"), now));
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::sse(ai_answer("taken", "named by the stream")));
+    // The stream's own id wins; a later answer offered the same id gets a fresh one.
+    h.act(|s, now| s.send_with("two", vec![], answer("taken"), now));
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::sse(unnamed_answer("unnamed")));
+    let ids: Vec<Value> = h.history().iter().map(|m| m["id"].clone()).collect();
+    assert_eq!(ids[1], "taken");
+    assert_ne!(ids[3], "taken", "two messages never share an id: {ids:?}");
+    assert_eq!(h.history()[3]["parts"][0]["text"], "unnamed");
+}
+
+#[test]
+fn with_a_prepare_hook_the_request_carries_the_body_the_hook_sees() {
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.body = body_keys(json!({"tenant": "t1", "model": "default"}));
+    opts.prepare_hook = true;
+    let mut h = Harness::new(opts);
+    let options = SendOptions {
+        body: body_keys(json!({"model": "m2"})),
+        ..SendOptions::default()
+    };
+    h.act(|s, now| s.send_with("hi", vec![], options, now));
+    let chat = h.the_open(RequestKind::Chat);
+    let carried = chat.options.as_ref().expect("the hook's body rides along");
+    assert_eq!(
+        carried.body["model"], "m2",
+        "the send's keys over the store's"
+    );
+    assert_eq!(carried.body["tenant"], "t1");
+    assert!(
+        carried.body.get("trigger").is_none() && carried.body.get("id").is_none(),
+        "the store's own keys are not the hook's body: {:?}",
+        carried.body
+    );
+    // With a hook and no keys of the host's, the hook's body is empty, not the store's.
+    let mut opts = options_with(AI_SDK_CAPS);
+    opts.prepare_hook = true;
+    let mut h = Harness::new(opts);
+    h.send("hi");
+    let chat = h.the_open(RequestKind::Chat);
+    assert_eq!(chat.options.as_ref().map(|o| o.body.len()), Some(0));
+    // Without a hook nothing rides along but headers and metadata.
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    let options = SendOptions {
+        body: body_keys(json!({"model": "m2"})),
+        ..SendOptions::default()
+    };
+    h.act(|s, now| s.send_with("hi", vec![], options, now));
+    assert!(h.the_open(RequestKind::Chat).options.is_none());
+}
+
+#[test]
+fn with_ai_sdk_requests_a_resume_is_submitted_until_it_writes_and_a_refused_one_fails() {
+    let mut h = ai_sdk_requests();
+    assert!(h.act(|s, now| s.resume_stream(now)));
+    assert_eq!(h.store.status(), Status::Ready, "nothing shown while asked");
+    let probe = h.the_open(RequestKind::StreamResume).id;
+    let mut body = sse(&[json!({"type": "start", "messageId": "a1"})]);
+    h.respond(probe, Reply::sse(body.clone()).open());
+    assert_eq!(
+        h.store.status(),
+        Status::Submitted,
+        "a running turn, nothing written yet"
+    );
+    body = sse(&[
+        json!({"type": "text-start", "id": "t"}),
+        json!({"type": "text-delta", "id": "t", "delta": "resumed"}),
+    ]);
+    h.body(probe, &body);
+    assert_eq!(h.store.status(), Status::Streaming);
+    h.end(probe);
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.history()[0]["parts"][0]["text"], "resumed");
+    // A refused resume is an error, as the `ai` package's, with the server's words.
+    assert!(h.act(|s, now| s.resume_stream(now)));
+    let probe = h.the_open(RequestKind::StreamResume).id;
+    let seen = h.respond(
+        probe,
+        Reply::error(500, "internal", "Internal server error"),
+    );
+    assert_eq!(seen.last(), Some(&Status::Error));
+    assert!(
+        !seen.contains(&Status::Submitted),
+        "no flash of submitted: {seen:?}"
+    );
+    assert!(h
+        .errors()
+        .last()
+        .unwrap()
+        .message
+        .contains("Internal server error"));
+    assert_eq!(
+        finishes(&h).last(),
+        Some(&finish(None, Some("a1"), (false, false, true)))
+    );
+    // Without the option, a refused probe says nothing runs (SPEC §12).
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    assert!(h.act(|s, now| s.resume_stream(now)));
+    let probe = h.the_open(RequestKind::StreamResume).id;
+    h.respond(
+        probe,
+        Reply::error(500, "internal", "Internal server error"),
+    );
+    assert_eq!(h.store.status(), Status::Ready);
 }

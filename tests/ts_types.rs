@@ -43,6 +43,7 @@ fn capabilities_files_and_errors() {
         filename: Some("f".into()),
         url: "u".into(),
         provider_reference: Some(serde_json::json!({"openai": "file-1"})),
+        provider_metadata: Some(serde_json::json!({"openai": {"detail": "high"}})),
     };
     assert_keys("FileAttachment", &serde_json::to_value(f).unwrap());
     let mut e = ChatError::from_http(400, br#"{"error":{"code":"c","message":"m","field":"x"}}"#);

@@ -640,7 +640,7 @@ impl Host {
                     vec![FileAttachment {
                         media_type: "image/png".into(),
                         filename: Some("a.png".into()),
-                        url: "data:image/png;base64,AA==".into(), provider_reference: None,
+                        url: "data:image/png;base64,AA==".into(), provider_reference: None, provider_metadata: None,
                     }]
                 } else {
                     Vec::new()

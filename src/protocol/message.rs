@@ -578,6 +578,9 @@ pub struct FileAttachment {
     /// `providerReference`: the file's id at each provider it was uploaded to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_reference: Option<Value>,
+    /// `providerMetadata`: the part's provider-specific data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_metadata: Option<Value>,
 }
 
 impl FileAttachment {
@@ -588,7 +591,7 @@ impl FileAttachment {
             filename: self.filename.clone(),
             url: self.url.clone(),
             provider_reference: self.provider_reference.clone(),
-            provider_metadata: None,
+            provider_metadata: self.provider_metadata.clone(),
         }
     }
 }

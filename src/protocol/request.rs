@@ -17,6 +17,8 @@ pub struct SendOptions {
     pub message_metadata: Option<Value>,
     /// The new user message's id (a host's `generateId`); the store makes one otherwise.
     pub message_id: Option<String>,
+    /// The answer's id when its stream names none and it starts a new message.
+    pub response_id: Option<String>,
 }
 
 impl SendOptions {
@@ -25,11 +27,24 @@ impl SendOptions {
         *self == SendOptions::default()
     }
 
-    /// What the request itself carries to the shell (headers, request metadata); `None`
-    /// when there is neither.
-    pub fn carried(&self) -> Option<Box<SendOptions>> {
-        (!self.headers.is_empty() || self.metadata.is_some()).then(|| {
+    /// What the request itself carries to the shell: headers, request metadata, and with
+    /// `store_body` (the host has a prepare hook) the body that hook sees, as the `ai`
+    /// package gives it: the send's keys over `store_body`'s, none of the store's own. `None`
+    /// when there is nothing; always `Some` with `store_body`, an empty body included.
+    pub fn carried(&self, store_body: Option<&Map<String, Value>>) -> Option<Box<SendOptions>> {
+        let mut body = Map::new();
+        if let Some(store_body) = store_body {
+            body = self.body.clone();
+            for (k, v) in store_body {
+                body.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            // The messages are the store's, given to the hook apart (as `merge_body`).
+            body.remove("messages");
+        }
+        let empty = self.headers.is_empty() && self.metadata.is_none() && store_body.is_none();
+        (!empty).then(|| {
             Box::new(SendOptions {
+                body,
                 headers: self.headers.clone(),
                 metadata: self.metadata.clone(),
                 ..SendOptions::default()

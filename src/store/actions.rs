@@ -44,7 +44,8 @@ impl ChatStore {
         let keep = if assistant { i } else { i + 1 };
         // The body names the answer to replace; a retried user message names none unless it
         // was named (`useChat` sends the `messageId` it was given).
-        let named = (assistant || message_id.is_some()).then(|| h.messages()[i].id.clone());
+        let named = (message_id.is_some() || assistant && !self.opts.ai_sdk_requests)
+            .then(|| h.messages()[i].id.clone());
         self.session.conversation.truncate(keep);
         self.start_request_turn(
             "regenerate-message",
@@ -183,6 +184,17 @@ impl ChatStore {
         self.touch();
         self.send_automatically(now_ms);
         true
+    }
+
+    /// The body keys, headers and metadata the next automatic continuation sends (`useChat`'s
+    /// `addToolOutput({…, options})`), in place of the last request's.
+    pub fn set_request_options(&mut self, options: SendOptions) {
+        self.session.last_request = SendOptions {
+            message_id: None,
+            message_metadata: None,
+            response_id: None,
+            ..options
+        };
     }
 
     /// Continues the conversation from the last assistant message (AI SDK mode, nothing

@@ -150,7 +150,7 @@ impl ChatStore {
             if let Some(o) = options {
                 o.merge_body(&mut body);
             }
-            let carried = options.and_then(SendOptions::carried);
+            let carried = options.and_then(|o| o.carried(None));
             merge_body(&self.opts.body, &mut body);
             let path = self.route(|r| &r.followup);
             let id = self.request_with(

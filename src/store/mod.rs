@@ -353,14 +353,14 @@ impl ChatStore {
 
     /// Part `k` of message `i` as the UI gets it, shown as `shown` (the part itself, or it with
     /// placeholders: [`crate::protocol::ToolPart::without_input`]): its JSON, with the resolved `ui` of the
-    /// part on a tool part (`export_message(i)["parts"][k]`, without exporting the other
+    /// part on a tool part that has one (`export_message(i)["parts"][k]`, without exporting the other
     /// parts). The `ui` does not depend on the fields a placeholder stands for.
     pub fn export_part_as(&self, i: usize, k: usize, shown: &Part) -> Value {
         let s = &self.session;
         let part = &s.conversation.history().messages()[i].parts[k];
         let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
         if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
-            obj.insert("ui".into(), tool_ui::resolve(t, &s.tool_ui, &s.tools));
+            tool_ui::put_ui(obj, t, &s.tool_ui, &s.tools);
         }
         v
     }

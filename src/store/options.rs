@@ -126,6 +126,14 @@ pub struct StoreOptions {
     /// AI SDK mode: `PUT` the history after each turn (off for a server that keeps none, as
     /// a plain `useChat` route handler).
     pub persist: bool,
+    /// Requests and statuses as the `ai` package's `Chat` makes them: chat POSTs name a
+    /// message (`messageId`) only where its transport does (an edit, a named regenerate, a
+    /// continuation; not a submit's new user message), a regenerate answers in a new message,
+    /// a resume is `submitted` until its first chunk that writes, and a refused resume is an
+    /// error.
+    pub ai_sdk_requests: bool,
+    /// The host has a prepare hook: chat requests carry the body keys it sees.
+    pub prepare_hook: bool,
 }
 
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
@@ -213,6 +221,8 @@ impl StoreOptions {
             session_page_size: 20,
             body: serde_json::Map::new(),
             persist: true,
+            ai_sdk_requests: false,
+            prepare_hook: false,
         }
     }
 }

@@ -158,7 +158,12 @@ impl ChatStore {
 
     /// The stream route, read after `cursor` (`-1`: from the turn's start).
     pub(super) fn stream_path(&self, cursor: &str) -> String {
-        format!("{}?cursor={}", self.route(|r| &r.stream), encode(cursor))
+        let route = self.route(|r| &r.stream);
+        // The `ai` package asks for the whole stream with the bare route.
+        if self.opts.ai_sdk_requests && cursor == "-1" {
+            return route;
+        }
+        format!("{route}?cursor={}", encode(cursor))
     }
 
     pub(super) fn request(

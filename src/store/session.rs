@@ -415,6 +415,11 @@ impl ChatStore {
         self.session.probe = None;
         let running = (200..300).contains(&status) && status != 204;
         if !running {
+            if self.opts.ai_sdk_requests && status >= 300 {
+                // The `ai` package's resume fails with such an answer: its end says why
+                // (`on_stream_end`), the status going from `ready` to `error`.
+                self.session.probe = Some(id);
+            }
             return false;
         }
         if !matches!(self.session.phase, Phase::Idle { .. }) {
@@ -442,7 +447,11 @@ impl ChatStore {
         }
         s.conversation.attach(cursor.is_none());
         s.error = None;
-        s.phase = Phase::Streaming { stream };
+        // As the `ai` package's resume: `submitted` until the first chunk that writes.
+        s.phase = match self.opts.ai_sdk_requests && !s.pi_owns_history() {
+            true => Phase::Submitted { stream },
+            false => Phase::Streaming { stream },
+        };
         self.touch();
     }
 

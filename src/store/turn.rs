@@ -149,7 +149,12 @@ impl ChatStore {
     ) {
         let id = self.push_user_message(&text, &files, &options);
         let trigger = "submit-message";
-        self.start_request_turn(trigger, Some(id.clone()), text, files, options, now_ms);
+        // The `ai` package's transport names no message on a plain submit.
+        let named = (!self.opts.ai_sdk_requests).then(|| id.clone());
+        self.start_request_turn(trigger, named, text, files, options, now_ms);
+        if let Some(sent) = &mut self.session.turn.sent {
+            sent.user_message.get_or_insert_with(|| id.clone());
+        }
         if let Phase::Held(h) = &mut self.session.phase {
             h.bubble = Some(id);
         }
@@ -232,11 +237,8 @@ impl ChatStore {
         }
         // The send's own keys over the store's `body` option, neither over the store's keys.
         options.merge_body(&mut body);
-        self.session.last_request = SendOptions {
-            message_id: None,
-            message_metadata: None,
-            ..options.clone()
-        };
+        self.set_request_options(options.clone());
+        let answer_id = options.response_id.clone();
         merge_body(&self.opts.body, &mut body);
         let body = if self.session.pi_owns_history() {
             to_string(&body)
@@ -260,10 +262,13 @@ impl ChatStore {
             files,
         });
         s.conversation.new_turn();
+        s.conversation
+            .answer_as(answer_id, trigger == "regenerate-message");
         s.error = None;
         s.send_queue_when_idle = false;
         let path = self.route(|r| &r.chat);
-        let options = options.carried();
+        let hooked = self.opts.prepare_hook.then_some(&self.opts.body);
+        let options = options.carried(hooked);
         let stream = self.request_with(
             RequestKind::Chat,
             Method::Post,
@@ -287,6 +292,11 @@ impl ChatStore {
         no_event: bool,
         now_ms: u64,
     ) {
+        if self.session.probe == Some(id) {
+            // A probe refused (kept past its head by `on_probe_head`): the resume failed.
+            self.session.probe = None;
+            return self.end_turn(Ending::Failed(refusal(status, body, "answer")), now_ms);
+        }
         if self.session.phase.stream() != Some(id) {
             return;
         }

@@ -133,6 +133,8 @@ struct UiTurn {
     /// An attach's replay: the streamed message starts empty (its `start` names the message
     /// it rebuilds), never as a copy of the last assistant message.
     fresh: bool,
+    /// The id a new answer takes when its stream names none (a host's `generateId`).
+    answer_id: Option<String>,
 }
 
 /// One session's history and the reducers with authority over it.
@@ -357,7 +359,14 @@ impl Conversation {
             let continued = (self.history.last()).filter(|m| !fresh && m.role == Role::Assistant);
             self.ui.pending = Some(match continued {
                 Some(m) => m.clone(),
-                None => UIMessage::new(uuid_v4(rng), Role::Assistant),
+                None => {
+                    let id = self
+                        .ui
+                        .answer_id
+                        .take()
+                        .filter(|id| self.history.get(id).is_none());
+                    UIMessage::new(id.unwrap_or_else(|| uuid_v4(rng)), Role::Assistant)
+                }
             });
         }
         None
@@ -516,6 +525,14 @@ impl Conversation {
         self.ui = UiTurn::default();
         self.ignored_user_start = false;
         self.attach_whole = false;
+    }
+
+    /// How the turn just begun answers (AI SDK mode): in a new message under `id` when its
+    /// stream names none; `fresh`: never in the last assistant message (a regenerate, as the
+    /// `ai` package's, starts a new answer).
+    pub fn answer_as(&mut self, id: Option<String>, fresh: bool) {
+        self.ui.answer_id = id;
+        self.ui.fresh = fresh;
     }
 
     /// This client attaches to a turn running on the server (SPEC §12), whose stream is read

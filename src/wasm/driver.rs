@@ -29,13 +29,15 @@ export function add_headers(out, pairs) {
   for (const [k, v] of JSON.parse(pairs)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 // The host's `prepareSendMessagesRequest` (the `ai` package's hook): it sees the request the
-// store made and may replace its `api`, `body`, `headers` and `credentials`. `body` is the
-// store's body without `messages`, which it gets apart (in pi mode: the snapshot's).
-export async function prepare_chat(hook, req, messages, metadata) {
+// store made and may replace its `api`, `body`, `headers` and `credentials`. `body` is what the
+// `ai` package gives it (the `body` option's keys and the send's, JSON from the core), the
+// messages apart (in pi mode, where the body has none: the snapshot's).
+export async function prepare_chat(hook, req, messages, metadata, body) {
   const parsed = req.body === undefined ? {} : JSON.parse(req.body);
-  const { messages: sent, ...body } = parsed;
+  // The headers as the host gave them: the store's `content-type` goes on after the hook.
+  const { 'content-type': _json, ...headers } = req.headers;
   const prepared = await hook({
-    api: req.url, id: parsed.id, messages: sent ?? messages, body, headers: req.headers,
+    api: req.url, id: parsed.id, messages: parsed.messages ?? messages, body: JSON.parse(body), headers,
     credentials: req.credentials, requestMetadata: metadata === undefined ? undefined : JSON.parse(metadata),
     trigger: parsed.trigger, messageId: parsed.messageId,
   });
@@ -64,6 +66,7 @@ extern "C" {
         req: &JsValue,
         messages: &JsValue,
         metadata: Option<String>,
+        body: &str,
     ) -> Result<Promise, JsValue>;
 }
 
@@ -105,10 +108,14 @@ async fn outgoing(shell: &Shell, req: &Request) -> Result<Outgoing, JsValue> {
     ] {
         js_sys::Reflect::set(&plain, &k.into(), &v)?;
     }
-    let messages = js_sys::Reflect::get(&shell.get_snapshot(), &"messages".into())?;
+    let messages = js_sys::Reflect::get(&shell.fresh_snapshot(), &"messages".into())?;
     let metadata = options.and_then(|o| o.metadata.as_ref());
     let metadata = metadata.map(crate::protocol::json::to_string);
-    let prepared = JsFuture::from(prepare_chat(hook, &plain, &messages, metadata)?).await?;
+    let body = options.map_or_else(
+        || "{}".into(),
+        |o| crate::protocol::json::to_string(&o.body),
+    );
+    let prepared = JsFuture::from(prepare_chat(hook, &plain, &messages, metadata, &body)?).await?;
     let get = |k: &str| js_sys::Reflect::get(&prepared, &k.into()).unwrap_or(JsValue::UNDEFINED);
     Ok(Outgoing {
         url: get("url").as_string().unwrap_or_default(),

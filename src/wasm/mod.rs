@@ -128,7 +128,7 @@ fn body_arg(v: &JsValue, name: &str) -> Result<serde_json::Map<String, Value>, J
 
 /// The options bag of `send`, `regenerate` and `continueTurn`: `body`, `headers` (an object
 /// or a `Headers`), `metadata` (request metadata, for `prepareSendMessagesRequest`), and for a
-/// new user message `messageMetadata` and `id`.
+/// new user message `messageMetadata` and `id`, and `responseId` for the answer's message.
 fn send_options(bag: &JsValue) -> Result<SendOptions, JsValue> {
     bag_arg(bag, "options")?;
     let metadata = |key: &str| -> Result<Option<Value>, JsValue> {
@@ -144,7 +144,17 @@ fn send_options(bag: &JsValue) -> Result<SendOptions, JsValue> {
         metadata: metadata("metadata")?,
         message_metadata: metadata("messageMetadata")?,
         message_id: opt_string_arg(&prop(bag, "id"), "id")?,
+        response_id: opt_string_arg(&prop(bag, "responseId"), "responseId")?,
     })
+}
+
+/// An answer's `options` (`{body, headers, metadata}`), for the continuation it may send.
+fn answer_options(args: &JsValue) -> Result<Option<SendOptions>, JsValue> {
+    let v = prop(args, "options");
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    send_options(&v).map(Some)
 }
 
 /// Headers given as a plain object or a `Headers`, as name–value pairs.
@@ -190,6 +200,11 @@ pub(crate) struct Shell {
     timer_fn: RefCell<Option<Closure<dyn FnMut()>>>,
     /// A notification held back by `throttleMs`, cleared by `dispose`.
     notify_timer: RefCell<Option<JsValue>>,
+    /// The status listeners were last told of: a turn's start and end are told at once.
+    notified_status: Cell<Option<crate::Status>>,
+    /// With `throttleMs`: the snapshot listeners were last told of, which `getSnapshot` gives
+    /// (a render in between shows no newer messages, as `useChat`'s throttle).
+    published: RefCell<Option<JsValue>>,
     bound: RefCell<Option<(Function, Function)>>,
     draining: Cell<bool>,
     disposed: Cell<bool>,
@@ -302,7 +317,7 @@ impl Shell {
             }
             StoreEvent::Finish { ref message_id, .. } => {
                 if let Some(f) = &self.host.on_finish {
-                    let messages = js_sys::Reflect::get(&self.get_snapshot(), &"messages".into())
+                    let messages = js_sys::Reflect::get(&self.fresh_snapshot(), &"messages".into())
                         .unwrap_or(JsValue::UNDEFINED);
                     let event = js::parse(&crate::protocol::json::to_string(&ev));
                     js::call_safely(
@@ -330,7 +345,7 @@ impl Shell {
         let Some(f) = self.host.send_automatically_when.clone() else {
             return;
         };
-        let snapshot = self.get_snapshot();
+        let snapshot = self.fresh_snapshot();
         let arg = js_sys::Object::new();
         let _ = js_sys::Reflect::set(
             &arg,
@@ -384,13 +399,29 @@ impl Shell {
         *timer = Some((at, handle));
     }
 
-    /// At most one notification per microtask (or per `throttleMs`), and only when the
-    /// snapshot would differ.
+    /// At most one notification per microtask (or per `throttleMs`, except for a turn's start
+    /// and end), and only when the snapshot would differ.
     fn schedule_notify(self: &Rc<Self>) {
-        if self.notify_pending.get()
-            || self.core.borrow().revision() == self.notified_revision.get()
-        {
+        let (revision, status) = {
+            let core = self.core.borrow();
+            (core.revision(), core.status())
+        };
+        if revision == self.notified_revision.get() {
             return;
+        }
+        let throttle = self.host.throttle_ms;
+        // A turn's start and end are told at once, throttle or not (its last messages with
+        // its end, as the `ai` package's throttle); what streams in between, the first words
+        // included, at most once per `throttleMs`.
+        use crate::Status::{Streaming, Submitted};
+        let urgent = match (self.notified_status.get(), status) {
+            (None, _) | (Some(Submitted), Streaming) => false,
+            (Some(told), now) => told != now,
+        };
+        if self.notify_pending.get() {
+            let held = urgent.then(|| self.notify_timer.borrow_mut().take());
+            let Some(Some(handle)) = held else { return };
+            js::clear_timeout(&handle);
         }
         self.notify_pending.set(true);
         let weak = Rc::downgrade(self);
@@ -399,9 +430,8 @@ impl Shell {
                 shell.notify();
             }
         });
-        let throttle = self.host.throttle_ms;
         let wait = throttle - (js::now_ms() - self.last_notify_ms.get());
-        if throttle > 0.0 && wait > 0.0 {
+        if throttle > 0.0 && wait > 0.0 && !urgent {
             *self.notify_timer.borrow_mut() = Some(js::set_timeout(f.unchecked_ref(), wait));
         } else {
             js::queue_microtask(f.unchecked_ref());
@@ -416,7 +446,12 @@ impl Shell {
             return;
         }
         self.notified_revision.set(rev);
+        self.notified_status.set(Some(self.core.borrow().status()));
         self.last_notify_ms.set(js::now_ms());
+        if self.host.throttle_ms > 0.0 {
+            let fresh = self.fresh_snapshot();
+            *self.published.borrow_mut() = Some(fresh);
+        }
         let listeners: Vec<Function> = self
             .listeners
             .borrow()
@@ -429,6 +464,16 @@ impl Shell {
     }
 
     fn get_snapshot(&self) -> JsValue {
+        if self.host.throttle_ms > 0.0 {
+            let mut published = self.published.borrow_mut();
+            return published
+                .get_or_insert_with(|| self.fresh_snapshot())
+                .clone();
+        }
+        self.fresh_snapshot()
+    }
+
+    pub(crate) fn fresh_snapshot(&self) -> JsValue {
         let core = self.core.borrow();
         self.snapshot.borrow_mut().get(&core)
     }
@@ -486,6 +531,8 @@ impl JsChatStore {
             snapshot: RefCell::new(SnapshotCache::default()),
             notified_revision: Cell::new(0),
             notify_pending: Cell::new(false),
+            notified_status: Cell::new(None),
+            published: RefCell::new(None),
             last_notify_ms: Cell::new(0.0),
             timer: RefCell::new(None),
             timer_fn: RefCell::new(None),
@@ -585,8 +632,9 @@ impl JsChatStore {
         Ok(submit_result(r))
     }
 
-    /// `addToolOutput({toolCallId, output} | {toolCallId, errorText})`: the result of a tool
-    /// the client runs. Returns false for an unknown tool call.
+    /// `addToolOutput({toolCallId, output} | {toolCallId, errorText}, options?)`: the result of
+    /// a tool the client runs; `options` (`{body, headers, metadata}`) go with the automatic
+    /// continuation it may send. Returns false for an unknown tool call.
     #[wasm_bindgen(js_name = addToolOutput)]
     pub fn add_tool_output(&self, args: JsValue) -> Result<bool, JsValue> {
         let get = |k: &str| prop(&args, k);
@@ -598,9 +646,13 @@ impl JsChatStore {
             Some(e) => Err(e),
             None => Ok(json_value(&get("output"), "output")?),
         };
-        let ok = self
-            .shell
-            .with_core(|c, now| c.add_tool_output(&id, result, now));
+        let options = answer_options(&args)?;
+        let ok = self.shell.with_core(|c, now| {
+            if let Some(o) = options {
+                c.set_request_options(o);
+            }
+            c.add_tool_output(&id, result, now)
+        });
         Ok(ok)
     }
 
@@ -616,9 +668,13 @@ impl JsChatStore {
             .as_bool()
             .ok_or_else(|| usage_error("approved must be a boolean"))?;
         let reason = get("reason").as_string();
-        let ok = self
-            .shell
-            .with_core(|c, now| c.add_tool_approval_response(&id, approved, reason, now));
+        let options = answer_options(&args)?;
+        let ok = self.shell.with_core(|c, now| {
+            if let Some(o) = options {
+                c.set_request_options(o);
+            }
+            c.add_tool_approval_response(&id, approved, reason, now)
+        });
         Ok(ok)
     }
 
@@ -813,6 +869,7 @@ fn read_files(files: &JsValue) -> Result<Vec<FileAttachment>, JsValue> {
                     filename,
                     url,
                     provider_reference: f.get("providerReference").cloned(),
+                    provider_metadata: f.get("providerMetadata").cloned(),
                 }),
                 _ => Err(usage_error(&format!(
                     "files[{i}]: expected {{ mediaType: string, url: string, filename?: string }}"

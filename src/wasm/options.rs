@@ -163,6 +163,9 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(b) = get(o, "persist").as_bool() {
         opts.persist = b;
     }
+    if let Some(b) = get(o, "aiSdkRequests").as_bool() {
+        opts.ai_sdk_requests = b;
+    }
     opts.body = super::body_arg(&get(o, "body"), "body")?;
     // `sendAutomaticallyWhen`: the `ai` package's two built-in predicates by name, or the
     // host's own function.
@@ -208,5 +211,6 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         on_tool_call: function(o, "onToolCall")?,
         prepare_send_messages_request: function(o, "prepareSendMessagesRequest")?,
     };
+    opts.prepare_hook = host.prepare_send_messages_request.is_some();
     Ok((opts, host))
 }

@@ -30,6 +30,8 @@ export interface FileAttachment {
   url: string;
   /** The file's id at each provider it was uploaded to (the `ai` package's `uploadFile`). */
   providerReference?: Record<string, string>;
+  /** The part's provider-specific data. */
+  providerMetadata?: ProviderMetadata;
 }
 
 export type ProviderMetadata = Record<string, Record<string, unknown>>;
@@ -367,6 +369,8 @@ export interface SendOptions extends RequestOptions {
   id?: string;
   /** The user message's `metadata`. */
   messageMetadata?: unknown;
+  /** The answer's message id when its stream names none (a host's `generateId`). */
+  responseId?: string;
 }
 
 /** What `prepareSendMessagesRequest` sees of a chat POST (the `ai` package's hook). */
@@ -376,7 +380,11 @@ export interface PrepareSendMessagesRequestOptions {
   /** The chat (session) id. */
   id: string;
   messages: readonly UIMessage[];
-  /** The store's body without `messages` (its own keys, the `body` options merged). */
+  /**
+   * As the `ai` package gives it: the `body` option's keys and the send's (the send's win),
+   * not the store's own (`id`, `trigger`, …, which are fields here). A returned `body` is sent
+   * as it is.
+   */
   body: Record<string, unknown>;
   headers: Record<string, string>;
   credentials?: RequestCredentials;
@@ -408,7 +416,11 @@ export interface ChatStoreOptions {
   credentials?: 'omit' | 'same-origin' | 'include';
   /** A custom fetch (default: the global one). */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** At most one notification per this many ms (default: one per microtask). */
+  /**
+   * At most one notification per this many ms (default: one per microtask), as `useChat`'s
+   * `experimental_throttle`: `getSnapshot()` gives the snapshot of the last notification; a
+   * turn's start (`submitted`) and end (`ready`, `error`) are told at once.
+   */
   throttleMs?: number;
   onData?: (chunk: DataEvent) => void;
   onError?: (error: ChatStoreError) => void;
@@ -428,6 +440,13 @@ export interface ChatStoreOptions {
    * none, as a plain `useChat` route handler.
    */
   persist?: boolean;
+  /**
+   * Requests and statuses as the `ai` package's `Chat` makes them: a plain submit names no
+   * `messageId`, a regenerate answers in a new message, a resume is `submitted` until its
+   * first chunk that writes, and a refused resume is an error. `useChat` sets it for a plain
+   * AI SDK route handler.
+   */
+  aiSdkRequests?: boolean;
   /**
    * The open session changed (`switchSession`, `newSession`, deleting the open one): keep the
    * id in the page's URL here. Not called for the session the store was created with.
@@ -479,9 +498,10 @@ export class ChatStore {
   /** With `{messageId}` (AI SDK mode) it edits that user message: replaced, what follows dropped. */
   send(text: string, files?: readonly FileAttachment[], options?: SendOptions): SubmitResult;
   /** The result of a tool the client runs. */
-  addToolOutput(args: { toolCallId: string; output: unknown } | { toolCallId: string; errorText: string }): boolean;
+  /** `options`: the body keys, headers and metadata of the automatic continuation it may send. */
+  addToolOutput(args: ({ toolCallId: string; output: unknown } | { toolCallId: string; errorText: string }) & { options?: RequestOptions }): boolean;
   /** The user's answer to a tool approval request. */
-  addToolApprovalResponse(args: { id: string; approved: boolean; reason?: string }): boolean;
+  addToolApprovalResponse(args: { id: string; approved: boolean; reason?: string; options?: RequestOptions }): boolean;
   /** Continues from the last assistant message (what `sendAutomaticallyWhen` does). */
   continueTurn(options?: RequestOptions): boolean;
   /**

@@ -26,6 +26,7 @@ pub fn file(url: &str) -> FileAttachment {
         filename: Some("dot.png".into()),
         url: url.into(),
         provider_reference: None,
+        provider_metadata: None,
     }
 }
 
