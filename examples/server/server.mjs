@@ -17,6 +17,9 @@ const HELP = `Usage: node server.mjs [options]
   --followup-delay MS    delay every follow-up POST answer by MS
   --fail-answers N       answer the next N approval / tool-output POSTs with 503 (nothing applied)
   --answer-delay MS      hold every approval / tool-output POST answer MS (after applying it)
+  --fail-docs-chats N    answer the next N POST /api/chat (the AI SDK docs' route) with 500
+  --docs-chat-delay MS   hold every POST /api/chat answer MS (status submitted that long)
+  --cut-docs-chat-after N  destroy the socket of the next POST /api/chat answer after N chunks
   --cut-stream-after N   destroy the socket of the next stream response after N chunks
   --cut-streams K        … of the next K stream responses (default 1)
   --not-found R[,R…]     answer these routes with 404: ${ROUTES.join(', ')}
@@ -47,6 +50,9 @@ try {
       'followup-delay': { type: 'string' },
       'fail-answers': { type: 'string' },
       'answer-delay': { type: 'string' },
+      'fail-docs-chats': { type: 'string' },
+      'docs-chat-delay': { type: 'string' },
+      'cut-docs-chat-after': { type: 'string' },
       'cut-stream-after': { type: 'string' },
       'cut-streams': { type: 'string' },
       'not-found': { type: 'string', multiple: true },
@@ -94,6 +100,9 @@ const app = createApp({
   followupDelayMs: int('followup-delay', args['followup-delay'], 0),
   failAnswers: int('fail-answers', args['fail-answers'], 0),
   answerDelayMs: int('answer-delay', args['answer-delay'], 0),
+  failDocsChats: int('fail-docs-chats', args['fail-docs-chats'], 0),
+  docsChatDelayMs: int('docs-chat-delay', args['docs-chat-delay'], 0),
+  cutDocsChatAfter: args['cut-docs-chat-after'] === undefined ? null : int('cut-docs-chat-after', args['cut-docs-chat-after'], null),
   cutStreamAfter,
   cutStreams: int('cut-streams', args['cut-streams'], 1),
   notFound,

@@ -183,6 +183,26 @@ function scriptedStream(reply, { tps, chunkTokens, signal }) {
   });
 }
 
+/**
+ * The scripted model as a LanguageModelV4 (`MockLanguageModelV4`): it answers the prompt it is
+ * given by the rules of script.mjs, paced by the knobs read when a call starts (`tps`,
+ * `chunkTokens`, `words`). `toolNames`: the tools it may call; `attempt` (> 1) is named in the
+ * answer; `signal` also ends its stream (besides the call's own `abortSignal`).
+ * @param {{knobs: {tps: number, chunkTokens: number, words: number}, toolNames: string[], attempt?: number, signal?: AbortSignal}} opts
+ */
+export function scriptedModel({ knobs, toolNames, attempt = 1, signal }) {
+  return new MockLanguageModelV4({
+    provider: 'scripted',
+    modelId: 'scripted-mock',
+    doStream: async (options) => {
+      const { tps, chunkTokens, words } = knobs;
+      return {
+        stream: scriptedStream(replyTo(options.prompt, { words, tools: toolNames, attempt }), { tps, chunkTokens, signal: options.abortSignal ?? signal }),
+      };
+    },
+  });
+}
+
 export class AiSdkSession {
   /**
    * @param {string} id @param {import('./app.mjs').Knobs} knobs
@@ -252,17 +272,9 @@ export class AiSdkSession {
   }
 
   async run(turn, messages, attempt = 1) {
-    const { tps, chunkTokens, words } = this.knobs;
     const tools = this.tools;
-    const toolNames = Object.keys(tools);
     const signal = turn.abortController.signal;
-    const model = new MockLanguageModelV4({
-      provider: 'scripted',
-      modelId: 'scripted-mock',
-      doStream: async (options) => ({
-        stream: scriptedStream(replyTo(options.prompt, { words, tools: toolNames, attempt }), { tps, chunkTokens, signal: options.abortSignal ?? signal }),
-      }),
-    });
+    const model = scriptedModel({ knobs: this.knobs, toolNames: Object.keys(tools), attempt, signal });
     try {
       const result = streamText({
         model,

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { safeValidateUIMessages } from 'ai';
 import { aiSdkCatalog, AiSdkSession } from './ai-sdk-runtime.mjs';
+import { docsChatRoute, serveWebHandler } from './docs-chat.mjs';
 import { err, piCatalog, PiSession } from './pi-runtime.mjs';
 import { cleanTitle, CursorError, SessionStore } from './session-store.mjs';
 import { pipeTurn } from './turn.mjs';
@@ -28,6 +29,8 @@ export const ROUTES = [
   'session-delete',
   'approval',
   'tool-output',
+  'docs-chat',
+  'docs-stream',
 ];
 
 /**
@@ -64,6 +67,11 @@ export const ROUTES = [
  * @property {string} dataDir where sessions are kept (session-store.mjs), created if missing
  * @property {boolean} untitledSessions the list gives a `title` only to renamed sessions (off:
  *   the others get the first line of their first user message)
+ * @property {number} failDocsChats answer the next N `POST /api/chat` (the AI SDK docs' route)
+ *   with 500
+ * @property {number} docsChatDelayMs hold every `POST /api/chat` MS before it answers
+ * @property {number|null} cutDocsChatAfter destroy the socket of the next `POST /api/chat`
+ *   answer after N chunks (SSE events), once
  */
 
 export const DEFAULTS = {
@@ -86,6 +94,9 @@ export const DEFAULTS = {
   legacyHistory: false,
   dataDir: path.join(os.tmpdir(), 'agent-chat-store-demo'),
   untitledSessions: false,
+  failDocsChats: 0,
+  docsChatDelayMs: 0,
+  cutDocsChatAfter: null,
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -171,6 +182,13 @@ export function createApp(options = {}) {
     num('words');
     num('chunkTokens', 1);
     num('agentEndDelayMs');
+    num('failDocsChats');
+    num('docsChatDelayMs');
+    if (body.cutDocsChatAfter !== undefined) {
+      const v = body.cutDocsChatAfter;
+      if (v !== null && (!Number.isInteger(v) || v < 0)) throw validation('cutDocsChatAfter must be an integer >= 0 or null', 'cutDocsChatAfter');
+      state.cutDocsChatAfter = v;
+    }
     if (body.cutStreamAfter !== undefined) {
       if (body.cutStreamAfter === null) {
         state.cutStreamAfter = null;
@@ -334,6 +352,39 @@ export function createApp(options = {}) {
       if (e instanceof HttpError) return [e.status, e.body];
       throw e;
     }
+  }
+
+  // ----- the AI SDK docs' route (`POST /api/chat`, docs-chat.mjs) ------------------------------
+
+  const docsChatPost = docsChatRoute({ knobs });
+
+  /**
+   * `POST /api/chat` `{id, messages, trigger, messageId, …}`: what a plain `useChat` app talks
+   * to. The `failDocsChats` fault answers 500 (before anything runs), `docsChatDelayMs` holds
+   * the answer (status `submitted` stays that long), `cutDocsChatAfter` cuts the next answer's
+   * connection after N chunks.
+   */
+  async function docsChat(req, res, body, entry) {
+    if (isObject(body) && typeof body.id === 'string') entry.sessionId = body.id;
+    if (state.docsChatDelayMs > 0) {
+      entry.delayedMs = state.docsChatDelayMs;
+      await sleep(state.docsChatDelayMs);
+    }
+    if (state.failDocsChats > 0) {
+      state.failDocsChats -= 1;
+      entry.fault = 'fail';
+      throw new HttpError(500, 'internal', 'scripted failure (failDocsChats)');
+    }
+    if (!isObject(body) || !Array.isArray(body.messages)) throw validation('messages must be an array', 'messages');
+    const r = await safeValidateUIMessages({ messages: body.messages });
+    if (!r.success) throw validation(`messages: ${r.error.message}`.slice(0, 500), 'messages');
+    let cutAfter;
+    if (state.cutDocsChatAfter !== null) {
+      cutAfter = state.cutDocsChatAfter;
+      state.cutDocsChatAfter = null;
+      entry.cutAfter = cutAfter;
+    }
+    await serveWebHandler(docsChatPost, req, res, body, { cutAfter });
   }
 
   // ----- human in the loop (SPEC §13, pi) ---------------------------------------------------
@@ -536,6 +587,9 @@ export function createApp(options = {}) {
     if (pathname === `${API}/catalog` && method === 'GET') return ['catalog'];
     if (pathname === `${API}/chat` && method === 'POST') return ['chat'];
     if (pathname === `${API}/sessions` && method === 'GET') return ['sessions'];
+    if (pathname === '/api/chat' && method === 'POST') return ['docs-chat'];
+    const docsStream = /^\/api\/chat\/([^/]+)\/stream$/.exec(pathname);
+    if (docsStream && method === 'GET') return ['docs-stream', safeDecode(docsStream[1])];
     const byId = /^\/api\/v1\/agent\/sessions\/([^/]+)$/.exec(pathname);
     if (byId) return [{ PATCH: 'session-patch', DELETE: 'session-delete' }[method], safeDecode(byId[1])];
     const m = /^\/api\/v1\/agent\/chat\/([^/]+)(?:\/(followup|messages|stream|turn|approval|tool-output))?$/.exec(pathname);
@@ -612,6 +666,11 @@ export function createApp(options = {}) {
         case 'approval':
         case 'tool-output':
           return await answer(req, res, sid, body, entry, route);
+        case 'docs-chat':
+          return await docsChat(req, res, body, entry);
+        case 'docs-stream':
+          // The docs' server keeps no stream: nothing to resume.
+          return empty(res, 204);
         default:
           throw new HttpError(404, 'not_found', 'no such route');
       }

@@ -17,6 +17,9 @@
 //     for the user's approval. FILE is the next word without trailing punctuation, and only a
 //     word that looks like a file (`notes.txt`, `a/b`: a dot between word characters, or a
 //     slash) counts, so `Delete me later` stays a plain answer;
+//   - for the tools of the AI SDK docs' route (`POST /api/chat`): `weather in CITY` in T (CITY: a word and
+//     the capitalised words after it): a call of `getWeatherInformation` `{city}` (a server tool); `confirm X` in T: a call of the
+//     client tool `askForConfirmation` `{message: "Confirm X?"}`, answered by the user;
 //   - `ask which colour` in T (or `color`), when the agent has `askUser` (the pi runtime): a
 //     call of `askUser` `{question: "which colour", options: ["red", "green", "blue"]}`, which
 //     waits for the user's answer;
@@ -36,7 +39,8 @@
 //   except the interactive tools, which get a sentence of their own: `You are in <city>.`
 //   (getLocation's output), `Deleted FILE.` (deleteFile approved and run), `Kept FILE.`
 //   (deleteFile denied: the AI SDK's `execution-denied`, or pi's blocked result
-//   `Blocked by the user: …`), `You chose <answer>.` (askUser answered).
+//   `Blocked by the user: …`), `You chose <answer>.` (askUser answered), `The weather in
+//   <city> is <output>.` (getWeatherInformation), `You answered: <output>.` (askForConfirmation).
 
 /** @typedef {{type:'thinking', text:string} | {type:'text', text:string} | {type:'toolCall', name:string, args:object}} Block */
 /** @typedef {{blocks: Block[], stop: 'stop'|'toolUse'|'error', errorMessage?: string}} Reply */
@@ -90,6 +94,10 @@ export function toolCallsFor(text, { tools = ALL_TOOLS, folders } = {}) {
   if (/\bwhere am i\b/i.test(text) && has('getLocation')) calls.push({ name: 'getLocation', args: {} });
   const del = /\bdelete[ \t]+([^\s?!,;]*[^\s?!,;.])/i.exec(text);
   if (del && looksLikeFile(del[1]) && has('deleteFile')) calls.push({ name: 'deleteFile', args: { path: del[1] } });
+  const weather = /\b[Ww]eather [Ii]n[ \t]+(\w[\w-]*(?:[ \t]+[A-Z][\w-]*)*)/.exec(text);
+  if (weather && has('getWeatherInformation')) calls.push({ name: 'getWeatherInformation', args: { city: weather[1] } });
+  const confirm = /\bconfirm\b[ \t]*([^\n]*)/i.exec(text);
+  if (confirm && has('askForConfirmation')) calls.push({ name: 'askForConfirmation', args: { message: `Confirm ${confirm[1].trim().replace(/[?.!]+$/, '') || 'this'}?` } });
   const ask = /\bask[ \t]+(which colou?r)\b/i.exec(text);
   if (ask && has('askUser')) calls.push({ name: 'askUser', args: { question: ask[1].toLowerCase(), options: [...COLOURS] } });
   if (calls.length === 0 && folders && has('ls')) {
@@ -148,6 +156,12 @@ function toolSentence(r) {
     const file = typeof r.input?.path === 'string' ? r.input.path : r.text.replace(/^deleted /, '');
     if (r.denied) return `Kept ${file}.`;
     if (!r.isError) return `Deleted ${file}.`;
+  }
+  if (r.name === 'getWeatherInformation' && !r.isError) {
+    return `The weather in ${r.input?.city ?? 'that city'} is ${r.text.trim().replace(/\.$/, '')}.`;
+  }
+  if (r.name === 'askForConfirmation' && !r.isError) {
+    return `You answered: ${r.text.trim().replace(/\.$/, '')}.`;
   }
   if (r.name === 'askUser' && !r.isError) {
     return `You chose ${r.text.trim().replace(/\.$/, '') || 'nothing'}.`;
