@@ -10,6 +10,8 @@ import { resolveToolRenderer, toolNameOf } from "./tool-ui.js";
 
 // The framework-free tool renderer registry, for one import in React apps.
 export * from "./tool-ui.js";
+// The drop-in for `@ai-sdk/react`'s `useChat`.
+export { useChat } from "./use-chat.js";
 
 const noopUnsubscribe = () => {};
 
@@ -95,9 +97,9 @@ export function useSessions(store, options = {}) {
  * Under StrictMode's simulated unmount/remount the first store is disposed and a fresh one is
  * created; the component re-renders with the new one.
  *
- * Only `sessionId` is reactive. `onData`, `onError`, `onEvent`, `onSessionChange`, `fetch` and a
- * `headers` given at creation
- * always call the latest values passed to the hook (so closures over props/state are never
+ * Only `sessionId` is reactive. `onData`, `onError`, `onEvent`, `onFinish`, `onToolCall`,
+ * `onSessionChange`, `prepareSendMessagesRequest`, a `sendAutomaticallyWhen` function, `fetch`
+ * and a `headers` given at creation always call the latest values passed to the hook (so closures over props/state are never
  * stale); every other option is read once. To change them, remount with a React `key`.
  */
 export function useCreateChatStore(options) {
@@ -147,6 +149,15 @@ function withLatestCallbacks(latest) {
   }
   if (typeof options.onSessionChange === "function") {
     options.onSessionChange = (...args) => latest.current.onSessionChange?.(...args);
+  }
+  for (const name of ["onFinish", "onToolCall", "prepareSendMessagesRequest"]) {
+    if (typeof options[name] === "function") {
+      options[name] = (...args) => latest.current[name]?.(...args);
+    }
+  }
+  if (typeof options.sendAutomaticallyWhen === "function") {
+    // A predicate given as a function stays one; the latest is asked (false once removed).
+    options.sendAutomaticallyWhen = (...args) => latest.current.sendAutomaticallyWhen?.(...args) ?? false;
   }
   if (typeof options.fetch === "function") {
     options.fetch = (...args) => (latest.current.fetch ?? globalThis.fetch)(...args);

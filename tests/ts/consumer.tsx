@@ -12,7 +12,7 @@ import {
   type UIMessage,
   type UIMessagePart,
 } from 'agent-chat-store';
-import { useChatStore, useCreateChatStore, useSessions } from 'agent-chat-store/react';
+import { useChat, useChatStore, useCreateChatStore, useSessions } from 'agent-chat-store/react';
 import {
   useChatStoreRuntime, convertUIMessage, usePending, usePendingApprovals, usePendingQuestions,
   createAttachmentAdapter, createToolAnswerCallbacks, waitsForUser, nestedMessages, DEFAULT_FILE_TYPES,
@@ -53,7 +53,7 @@ if (r.kind === 'blocked') console.log(r.reason);
 store.send('again', [{ mediaType: 'text/plain', filename: 'a.txt', url: 'https://x/a.txt' }]);
 store.send('edited', [], { messageId: 'm1' });
 const added: boolean = store.addToolOutput({ toolCallId: 'c1', output: { city: 'Paris' } });
-store.addToolOutput({ toolCallId: 'c2', errorText: 'denied by the browser' });
+store.addToolOutput({ toolCallId: 'c2', errorText: 'denied by the browser', options: { headers: { 'x-a': '1' } } });
 store.addToolApprovalResponse({ id: 'ap1', approved: false, reason: 'not now' });
 const continued: boolean = store.continueTurn();
 console.log(added, continued, snap.tools.map((t) => t.name), snap.canRegenerate);
@@ -108,6 +108,37 @@ export function Chat() {
       {s.queued.map((item) => <p key={item.id}>{item.text}</p>)}
       <button disabled={!s.composer.canSend} onClick={() => store.submit()}>Send</button>
       {s.composer.hint}
+    </div>
+  );
+}
+
+// The drop-in `useChat`, written as the AI SDK's documentation writes it.
+export function DocsChat() {
+  const { messages, sendMessage, status, stop, error, regenerate, addToolOutput, setMessages } = useChat({
+    transport: { api: "/api/chat", body: { model: "m" }, prepareSendMessagesRequest: ({ body, messages: m }) => ({ body: { ...body, messages: m } }) },
+    onFinish: ({ message, messages: all, isAbort, isDisconnect, isError, finishReason }) => {
+      const n: number = all.length + message.parts.length;
+      const flags: boolean[] = [isAbort, isDisconnect, isError];
+      const reason: string | undefined = finishReason;
+      void [n, flags, reason];
+    },
+    onToolCall: async ({ toolCall }) => {
+      if (toolCall.toolName === "getLocation") void addToolOutput({ tool: "getLocation", toolCallId: toolCall.toolCallId, output: "Paris", options: { body: { model: "m" } } });
+    },
+    onData: (part) => void part.data,
+    experimental_throttle: 50,
+  });
+  return (
+    <div>
+      {messages.map((m) => (
+        <div key={m.id}>{m.parts.map((p, i) => (p.type === "text" ? <span key={i}>{p.text}</span> : null))}</div>
+      ))}
+      {error && <button onClick={() => void regenerate()}>Retry</button>}
+      <button onClick={() => void sendMessage({ text: "hi" }, { body: { model: "x" }, headers: { "x-a": "1" } })} disabled={status !== "ready"}>
+        Send
+      </button>
+      <button onClick={() => void stop()}>Stop</button>
+      <button onClick={() => setMessages((old) => old.slice(0, -1))}>Undo</button>
     </div>
   );
 }
