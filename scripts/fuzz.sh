@@ -10,6 +10,7 @@
 #   pi_reducer    chunk sequences of both families: seq watermark, parts land in messages
 #   ui_reducer    AI SDK chunk sequences: an error stops processing
 #   partial_json  streamed tool input: deltas = whole text, linear work
+#   pi_native     pi-native NDJSON split anywhere: same frames and session, seq gate rules
 #   store         the ChatStore under arbitrary actions, answers, failures and time
 #
 # How it runs on the stable toolchain (nothing else can be installed here):
@@ -31,7 +32,7 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 SECS=${1:-60}
-TARGETS=${FUZZ_TARGETS:-"sse_decoder pi_reducer ui_reducer partial_json store"}
+TARGETS=${FUZZ_TARGETS:-"sse_decoder pi_reducer ui_reducer partial_json pi_native store"}
 SANITIZER=${FUZZ_SANITIZER:-address}
 FIXTURES=../shared/fixtures/legacy-server
 

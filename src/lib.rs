@@ -65,6 +65,7 @@
 pub mod bench_scenarios;
 mod composer;
 mod followup;
+mod ndjson;
 mod protocol;
 mod random;
 mod replay;
@@ -110,8 +111,17 @@ pub use protocol::{
 // the SSE decoder, the reducers and the history they write, the replay helpers.
 pub use random::{RandomSource, SeededRandom};
 pub use replay::{
-    replay_pi_stream, replay_ui_message_stream, sse_data, ChunkInput, PiReplay, UiReplay,
+    replay_pi_native_events, replay_pi_stream, replay_ui_message_stream, sse_data, ChunkInput,
+    PiNativeReplay, PiReplay, UiReplay,
 };
+// The pi-native transport of SPEC §14: its line splitter, its wire shapes, its session.
+pub use ndjson::{LineError, NdjsonDecoder};
+pub use protocol::pi_native::{
+    classify_events_error, message_from_native, parse_frame as parse_native_frame,
+    parse_line as parse_native_line, parse_state as parse_native_state, EndStatus, EventKind,
+    Frame, FrameError, NativeEvent, QueueRow, RangeError, StateDoc,
+};
+pub use stream::pi_native::{Gate, NativeEffect, NativeSession, RunStatus};
 // The session list of SPEC §11, as a sans-IO model of its own.
 pub use session_list::{
     derived_title, parse_item as parse_session_item, parse_page as parse_session_page,

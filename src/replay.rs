@@ -3,10 +3,13 @@
 
 use serde_json::Value;
 
+use crate::composer::Status;
 use crate::protocol::chunk::{chunk_from_value, parse_chunk, strict_ui_chunk, Chunk, ChunkError};
+use crate::protocol::pi_native::{parse_frame, parse_line, parse_state, QueueRow};
 use crate::protocol::{Role, UIMessage};
 use crate::random::SeededRandom;
 use crate::stream::conversation::{Conversation, Effect, TurnView};
+use crate::stream::pi_native::{Gate, NativeEffect, NativeSession, RunStatus};
 use crate::stream::ui_message::{UiEffect, UiMessageReducer};
 
 /// What [`replay_ui_message_stream`] gives back.
@@ -143,6 +146,70 @@ pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) ->
         tool_ui,
         diagnostics,
     }
+}
+
+/// What [`replay_pi_native_events`] gives back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PiNativeReplay {
+    /// The history after the last frame, in order.
+    pub messages: Vec<UIMessage>,
+    /// The server's follow-up queue after the last frame.
+    pub queued: Vec<QueueRow>,
+    /// `ready`, `streaming` or `error`, as the store's status says it.
+    pub status: Status,
+    /// The cursor: the seq of the last event applied.
+    pub seq: u64,
+    /// The run's error, while the session is in error.
+    pub error: Option<String>,
+    /// Lines that could not be read, gaps, and oddities the reducer survived.
+    pub diagnostics: Vec<String>,
+}
+
+/// Reduces pi-native frames (SPEC §14), after a `/state` document when one is given, as the
+/// store does: through the seq gate (a stale event is ignored; a gap is reported and the
+/// event dropped, where the store would re-read `/state`), into the pi reducer's history.
+pub fn replay_pi_native_events<'a>(
+    frames: impl IntoIterator<Item = ChunkInput<'a>>,
+    state: Option<Value>,
+) -> Result<PiNativeReplay, String> {
+    let mut session = NativeSession::new();
+    if let Some(doc) = state {
+        session.apply_state(parse_state(doc)?);
+    }
+    let mut diagnostics = Vec::new();
+    let mut effects = Vec::new();
+    for input in frames {
+        let frame = match input {
+            ChunkInput::Value(v) => parse_frame(v),
+            ChunkInput::Text(t) if t.trim().is_empty() => continue,
+            ChunkInput::Text(t) => parse_line(t.trim()),
+        };
+        match frame.map(|f| session.apply(f, &mut effects)) {
+            Ok(Gate::Gap { expected, actual }) => {
+                diagnostics.push(format!("seq gap: expected {expected}, got {actual}"))
+            }
+            Ok(_) => {}
+            Err(e) => diagnostics.push(e.to_string()),
+        }
+        for e in effects.drain(..) {
+            if let NativeEffect::Diagnostic(d) = e {
+                diagnostics.push(d);
+            }
+        }
+    }
+    let status = match session.status() {
+        RunStatus::Idle => Status::Ready,
+        RunStatus::Running => Status::Streaming,
+        RunStatus::Failed => Status::Error,
+    };
+    Ok(PiNativeReplay {
+        messages: session.messages().to_vec(),
+        queued: session.queue().to_vec(),
+        status,
+        seq: session.seq(),
+        error: session.error().map(str::to_string),
+        diagnostics,
+    })
 }
 
 /// Splits an SSE body into its chunks' data (without `[DONE]`), for tests and tools.

@@ -9,6 +9,7 @@ pub mod history;
 mod id_index;
 pub mod partial_json;
 pub mod pi;
+pub mod pi_native;
 pub mod ui_message;
 
 pub use history::History;

@@ -67,6 +67,50 @@ pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
     Ok(js::parse(&to_string(&out)))
 }
 
+/// `replayPiNativeEvents(frames, {state?}) → {messages, queued, status, seq, error?,
+/// diagnostics}`: pi-native frames (SPEC §14: event objects, bare or in their `{ref, seq,
+/// event}` envelope, or NDJSON lines as strings), after a `/state` answer when given.
+#[wasm_bindgen(js_name = replayPiNativeEvents, skip_typescript)]
+pub fn replay_pi_native_events(frames: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let list = match json_value(&frames, "frames")? {
+        Value::Array(list) => list,
+        _ => return Err(usage_error("frames must be an array of events or lines")),
+    };
+    let state = match json_value(&options, "options")?.get("state") {
+        Some(v) if !v.is_null() => Some(v.clone()),
+        _ => None,
+    };
+    let inputs = list.iter().map(|f| match f {
+        Value::String(line) => ChunkInput::Text(line),
+        other => ChunkInput::Value(other.clone()),
+    });
+    let r = replay::replay_pi_native_events(inputs, state)
+        .map_err(|e| super::arg_error("state", &format!("state: {e}")))?;
+    let queued: Vec<Value> = (r.queued.iter())
+        .map(|q| {
+            let mut row = json!({"id": q.id, "text": q.text});
+            if let Some(n) = &q.client_nonce {
+                row["clientNonce"] = json!(n);
+            }
+            if let Some(s) = q.client_seq {
+                row["clientSeq"] = json!(s);
+            }
+            row
+        })
+        .collect();
+    let mut out = json!({
+        "messages": r.messages,
+        "queued": queued,
+        "status": r.status,
+        "seq": r.seq,
+        "diagnostics": r.diagnostics,
+    });
+    if let Some(e) = r.error {
+        out["error"] = json!({ "message": e });
+    }
+    Ok(js::parse(&to_string(&out)))
+}
+
 /// An incremental SSE decoder: `push(bytes)` gives the data of every event completed so far.
 #[wasm_bindgen(skip_typescript)]
 pub struct SseDecoder {

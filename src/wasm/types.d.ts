@@ -553,6 +553,22 @@ export function replayUiMessageStream(
 ): UiReplayResult;
 /** Reduces a chunk list (both families) in pi mode. */
 export function replayPiStream(chunks: readonly unknown[]): { messages: UIMessage[]; diagnostics: string[] };
+/**
+ * Reduces pi-native frames (SPEC §14: events, bare or in their `{ref, seq, event}` envelope,
+ * or NDJSON lines as strings) as the store does, after a `GET …/state` answer when given:
+ * stale events are ignored, a seq gap is a diagnostic (the store would re-read `/state`).
+ */
+export function replayPiNativeEvents(
+  frames: readonly unknown[],
+  options?: { state?: unknown },
+): {
+  messages: UIMessage[];
+  queued: { id: string; text: string; clientNonce?: string; clientSeq?: number }[];
+  status: 'ready' | 'streaming' | 'error';
+  seq: number;
+  error?: { message: string };
+  diagnostics: string[];
+};
 
 /** An incremental WHATWG SSE decoder. */
 export class SseDecoder {

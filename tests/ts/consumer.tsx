@@ -3,6 +3,7 @@ import {
   ChatStore,
   SseDecoder,
   replayPiStream,
+  replayPiNativeEvents,
   replayUiMessageStream,
   type ChatSnapshot,
   type ChatStoreError,
@@ -80,6 +81,9 @@ store.dispose();
 const replay = replayUiMessageStream([{ type: 'start' }], { messageId: 'x' });
 console.log(replay.message.id, replay.finishReason, replay.error?.message, removed);
 console.log(replayPiStream([]).messages.length);
+const native = replayPiNativeEvents([{ type: 'agent-start', seq: 1, turnId: 't' }], { state: undefined });
+const nativeStatus: 'ready' | 'streaming' | 'error' = native.status;
+console.log(native.seq + native.queued.length, nativeStatus);
 const dec = new SseDecoder();
 const events: string[] = [...dec.push(new Uint8Array()), ...dec.finish()];
 console.log(events);

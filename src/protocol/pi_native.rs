@@ -1,0 +1,576 @@
+//! The pi-native protocol's wire shapes (SPEC §14, `reference/pi-native-protocol.md`): NDJSON
+//! frames (events in their `{ref, seq, event}` envelope or bare, and heartbeats), the session
+//! document of `GET …/state`, the messages (`BoringChatMessage`) as `UIMessage`s, and the
+//! `/events` answers that say the cursor is out of range.
+//!
+//! One deliberate deviation from the upstream client: an event type this version does not know
+//! is not a protocol error but [`EventKind::Unknown`], skipped while its `seq` still moves the
+//! cursor, so a newer server does not force a reconnect and a `/state` re-read on every such
+//! event.
+
+use serde_json::{json, Value};
+
+type Object = serde_json::Map<String, Value>;
+
+use super::chunk::PartKind;
+use super::json::take_str;
+use super::{Role, UIMessage};
+
+/// One line of the event stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frame {
+    /// `{"type":"heartbeat","now":…}`: liveness only, no seq.
+    Heartbeat,
+    /// An event, with the session-wide seq it carries.
+    Event(NativeEvent),
+}
+
+/// An event of the stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeEvent {
+    /// `seq`: the event's place in the session, from 1, +1 per event.
+    pub seq: u64,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// How a run ended (`agent-end`'s `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndStatus {
+    /// `ok`.
+    Ok,
+    /// `aborted`: stopped or interrupted.
+    Aborted,
+    /// `error`.
+    Error,
+}
+
+/// A follow-up waiting in the server's queue (`queue.followUps[i]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueRow {
+    /// `id`: positional on the server, not an identity.
+    pub id: String,
+    /// `displayText`.
+    pub text: String,
+    /// `clientNonce`, when the server could attach it.
+    pub client_nonce: Option<String>,
+    /// `clientSeq`, when the server could attach it.
+    pub client_seq: Option<u64>,
+}
+
+/// The events (`type`), with the fields the store uses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// `agent-start`: a run began.
+    AgentStart {
+        /// `turnId`.
+        turn_id: String,
+    },
+    /// `agent-end`: a run ended, unless `will_retry`.
+    AgentEnd {
+        /// `turnId`.
+        turn_id: String,
+        /// `status`.
+        status: EndStatus,
+        /// `willRetry`: pi goes on with the same run; not an end.
+        will_retry: bool,
+    },
+    /// `message-start`.
+    MessageStart {
+        /// `messageId`.
+        message_id: String,
+        /// `role`.
+        role: Role,
+        /// `clientNonce`: the prompt or follow-up this user message is.
+        client_nonce: Option<String>,
+        /// `clientSeq`.
+        client_seq: Option<u64>,
+        /// `text`: a user message's display text.
+        text: Option<String>,
+    },
+    /// `message-delta`: text appended to a part.
+    MessageDelta {
+        /// `messageId`.
+        message_id: String,
+        /// `partId`.
+        part_id: String,
+        /// `kind`: text or reasoning.
+        kind: PartKind,
+        /// `delta`.
+        delta: String,
+    },
+    /// `message-part-end`: the part's whole text.
+    PartEnd {
+        /// `messageId`.
+        message_id: String,
+        /// `partId`.
+        part_id: String,
+        /// `kind`.
+        kind: PartKind,
+        /// `text`.
+        text: String,
+    },
+    /// `message-end`: the message's canonical form.
+    MessageEnd {
+        /// `messageId`.
+        message_id: String,
+        /// `final`, read as a `UIMessage` (`None` when unreadable: the deltas stand).
+        final_message: Option<UIMessage>,
+    },
+    /// `tool-call`: the model called a tool, which now runs.
+    ToolCall {
+        /// `messageId`.
+        message_id: String,
+        /// `toolCallId`.
+        tool_call_id: String,
+        /// `toolName`.
+        tool_name: String,
+        /// `input`.
+        input: Value,
+    },
+    /// `tool-result`.
+    ToolResult {
+        /// `messageId`.
+        message_id: String,
+        /// `toolCallId`.
+        tool_call_id: String,
+        /// The result's `content` (the whole `output` when it has none).
+        output: Value,
+        /// The result's `details`, beside the output for renderers.
+        details: Option<Value>,
+        /// `isError`.
+        is_error: bool,
+        /// `errorText`.
+        error_text: Option<String>,
+    },
+    /// `queue-updated`: the whole queue.
+    QueueUpdated {
+        /// `queue.followUps`.
+        rows: Vec<QueueRow>,
+    },
+    /// `followup-consumed`.
+    FollowUpConsumed {
+        /// `messageId`.
+        message_id: String,
+        /// `clientNonce`.
+        client_nonce: Option<String>,
+        /// `clientSeq`.
+        client_seq: Option<u64>,
+    },
+    /// `error`: the turn failed.
+    Error {
+        /// `error.code`.
+        code: String,
+        /// `error.message`.
+        message: String,
+    },
+    /// A known event that is not history (`model-changed`, `file-changed`, `usage`,
+    /// `ui-command`, `auto-retry-*`): for the host's `onData`.
+    Other {
+        /// `type`.
+        name: String,
+        /// The event's other fields.
+        data: Value,
+    },
+    /// A type this version does not know: skipped (its seq counts).
+    Unknown {
+        /// `type`.
+        name: String,
+    },
+}
+
+/// A line that is not a frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// Not JSON.
+    #[error("event line is not JSON: {0}")]
+    Json(String),
+    /// JSON, but not an event of the protocol (a required field missing or of the wrong type,
+    /// an envelope whose seq differs from its event's).
+    #[error("event line does not fit the protocol: {0}")]
+    Schema(String),
+}
+
+const OTHER: [&str; 6] = [
+    "model-changed",
+    "file-changed",
+    "usage",
+    "ui-command",
+    "auto-retry-start",
+    "auto-retry-end",
+];
+
+fn schema(what: impl Into<String>) -> FrameError {
+    FrameError::Schema(what.into())
+}
+
+fn opt_u64(o: &Object, key: &str) -> Option<u64> {
+    o.get(key).and_then(Value::as_u64)
+}
+
+/// Reads one trimmed, non-blank line.
+pub fn parse_line(line: &str) -> Result<Frame, FrameError> {
+    let value =
+        super::json::from_slice(line.as_bytes()).map_err(|e| FrameError::Json(e.to_string()))?;
+    parse_frame(value)
+}
+
+/// Reads one frame already parsed as JSON.
+pub fn parse_frame(value: Value) -> Result<Frame, FrameError> {
+    let Value::Object(mut o) = value else {
+        return Err(schema("not an object"));
+    };
+    if let Some(Value::Object(event)) = o.remove("event") {
+        // The wire shape: `{ref, seq, event}`, both seqs equal.
+        let outer = opt_u64(&o, "seq").ok_or_else(|| schema("envelope without seq"))?;
+        let ev = parse_event(event)?;
+        if ev.seq != outer {
+            return Err(schema(format!(
+                "envelope seq {outer} differs from event seq {}",
+                ev.seq
+            )));
+        }
+        return Ok(Frame::Event(ev));
+    }
+    if o.get("type").and_then(Value::as_str) == Some("heartbeat") {
+        return Ok(Frame::Heartbeat);
+    }
+    parse_event(o).map(Frame::Event)
+}
+
+fn parse_event(mut o: Object) -> Result<NativeEvent, FrameError> {
+    let ty = take_str(&mut o, "type").ok_or_else(|| schema("event without type"))?;
+    let seq = opt_u64(&o, "seq").ok_or_else(|| schema(format!("{ty} without seq")))?;
+    let req =
+        |o: &mut Object, k: &str| take_str(o, k).ok_or_else(|| schema(format!("{ty} without {k}")));
+    let kind = |o: &mut Object| match take_str(o, "kind").as_deref() {
+        Some("text") => Ok(PartKind::Text),
+        Some("reasoning") => Ok(PartKind::Reasoning),
+        _ => Err(schema(format!("{ty} without a known kind"))),
+    };
+    let kind = match ty.as_str() {
+        "agent-start" => EventKind::AgentStart {
+            turn_id: req(&mut o, "turnId")?,
+        },
+        "agent-end" => EventKind::AgentEnd {
+            turn_id: req(&mut o, "turnId")?,
+            status: match take_str(&mut o, "status").as_deref() {
+                Some("ok") => EndStatus::Ok,
+                Some("aborted") => EndStatus::Aborted,
+                Some("error") => EndStatus::Error,
+                _ => return Err(schema("agent-end without a known status")),
+            },
+            will_retry: o.get("willRetry").and_then(Value::as_bool).unwrap_or(false),
+        },
+        "message-start" => EventKind::MessageStart {
+            message_id: req(&mut o, "messageId")?,
+            role: take_str(&mut o, "role")
+                .as_deref()
+                .and_then(Role::parse)
+                .ok_or_else(|| schema("message-start without a known role"))?,
+            client_nonce: take_str(&mut o, "clientNonce"),
+            client_seq: opt_u64(&o, "clientSeq"),
+            text: take_str(&mut o, "text"),
+        },
+        "message-delta" => EventKind::MessageDelta {
+            message_id: req(&mut o, "messageId")?,
+            part_id: req(&mut o, "partId")?,
+            kind: kind(&mut o)?,
+            delta: req(&mut o, "delta")?,
+        },
+        "message-part-end" => EventKind::PartEnd {
+            message_id: req(&mut o, "messageId")?,
+            part_id: req(&mut o, "partId")?,
+            kind: kind(&mut o)?,
+            text: req(&mut o, "text")?,
+        },
+        "message-end" => EventKind::MessageEnd {
+            message_id: req(&mut o, "messageId")?,
+            final_message: o.remove("final").and_then(|f| message_from_native(f).ok()),
+        },
+        "tool-call" => EventKind::ToolCall {
+            message_id: req(&mut o, "messageId")?,
+            tool_call_id: req(&mut o, "toolCallId")?,
+            tool_name: req(&mut o, "toolName")?,
+            input: o.remove("input").unwrap_or_else(|| json!({})),
+        },
+        "tool-result" => {
+            let (output, details) = split_result(o.remove("output").unwrap_or(Value::Null));
+            EventKind::ToolResult {
+                message_id: req(&mut o, "messageId")?,
+                tool_call_id: req(&mut o, "toolCallId")?,
+                output,
+                details,
+                is_error: o.get("isError").and_then(Value::as_bool).unwrap_or(false),
+                error_text: take_str(&mut o, "errorText"),
+            }
+        }
+        "queue-updated" => EventKind::QueueUpdated {
+            rows: queue_rows(o.get("queue"))
+                .ok_or_else(|| schema("queue-updated without a queue"))?,
+        },
+        "followup-consumed" => EventKind::FollowUpConsumed {
+            message_id: req(&mut o, "messageId")?,
+            client_nonce: take_str(&mut o, "clientNonce"),
+            client_seq: opt_u64(&o, "clientSeq"),
+        },
+        "error" => {
+            let mut e = match o.remove("error") {
+                Some(Value::Object(e)) => e,
+                _ => return Err(schema("error without error")),
+            };
+            EventKind::Error {
+                code: take_str(&mut e, "code").unwrap_or_default(),
+                message: take_str(&mut e, "message").unwrap_or_default(),
+            }
+        }
+        name if OTHER.contains(&name) => {
+            o.remove("seq");
+            EventKind::Other {
+                name: ty.clone(),
+                data: Value::Object(o),
+            }
+        }
+        _ => EventKind::Unknown { name: ty.clone() },
+    };
+    Ok(NativeEvent { seq, kind })
+}
+
+/// A tool result as the store keeps it: pi's whole result `{content, details?}` (live) or
+/// `{content, details}` / the bare `content` (stored) → the content, and the details apart.
+fn split_result(output: Value) -> (Value, Option<Value>) {
+    match output {
+        Value::Object(mut o) if o.contains_key("content") => {
+            let details = o.remove("details").filter(|d| !d.is_null());
+            (o.remove("content").unwrap_or(Value::Null), details)
+        }
+        other => (other, None),
+    }
+}
+
+fn queue_rows(queue: Option<&Value>) -> Option<Vec<QueueRow>> {
+    let rows = queue?.get("followUps")?.as_array()?;
+    Some(
+        rows.iter()
+            .filter_map(|r| {
+                Some(QueueRow {
+                    id: r.get("id")?.as_str()?.to_string(),
+                    text: r
+                        .get("displayText")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    client_nonce: r
+                        .get("clientNonce")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    client_seq: r.get("clientSeq").and_then(Value::as_u64),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A `BoringChatMessage` as a `UIMessage`, by the mapping `reference/pi-native-protocol.md`
+/// §8 recommends: `text` / `reasoning` as they are (`done`), `tool-call` as a static
+/// `tool-<toolName>` part whose output is the result's content (an `aborted` call becomes
+/// `output-error` "aborted": the AI SDK has no such state), `file` as a file part, `notice` as
+/// a `data-notice` part; the message's `status`, `createdAt`, `turnId`, `clientNonce`,
+/// `clientSeq` and `piEntryId` in its metadata.
+pub fn message_from_native(v: Value) -> Result<UIMessage, String> {
+    let Value::Object(mut m) = v else {
+        return Err("message is not an object".into());
+    };
+    let parts: Vec<Value> = match m.remove("parts") {
+        Some(Value::Array(ps)) => ps.into_iter().filter_map(part_from_native).collect(),
+        _ => Vec::new(),
+    };
+    let mut metadata = Object::new();
+    for k in [
+        "status",
+        "createdAt",
+        "turnId",
+        "clientNonce",
+        "clientSeq",
+        "piEntryId",
+    ] {
+        if let Some(v) = m.remove(k).filter(|v| !v.is_null()) {
+            metadata.insert(k.into(), v);
+        }
+    }
+    let mut out = json!({"id": m.remove("id"), "role": m.remove("role"), "parts": parts});
+    if !metadata.is_empty() {
+        out["metadata"] = Value::Object(metadata);
+    }
+    UIMessage::from_json(out)
+}
+
+fn part_from_native(p: Value) -> Option<Value> {
+    let Value::Object(mut p) = p else { return None };
+    let ty = take_str(&mut p, "type")?;
+    let text = |p: &mut Object| {
+        p.remove("text")
+            .filter(Value::is_string)
+            .unwrap_or_else(|| json!(""))
+    };
+    Some(match ty.as_str() {
+        "text" => json!({"type": "text", "text": text(&mut p), "state": "done"}),
+        "reasoning" => json!({"type": "reasoning", "text": text(&mut p), "state": "done"}),
+        "tool-call" => {
+            let name = take_str(&mut p, "toolName")?;
+            let mut part = json!({
+                "type": format!("tool-{name}"),
+                "toolCallId": p.remove("id")?,
+                "input": p.remove("input").filter(|v| !v.is_null()).unwrap_or_else(|| json!({})),
+            });
+            let (output, details) = split_result(p.remove("output").unwrap_or(Value::Null));
+            let state = match take_str(&mut p, "state").as_deref() {
+                Some("output-available") => {
+                    part["output"] = output;
+                    "output-available"
+                }
+                Some("output-error") => {
+                    part["errorText"] = json!(take_str(&mut p, "errorText").unwrap_or_default());
+                    "output-error"
+                }
+                Some("aborted") => {
+                    part["errorText"] = json!("aborted");
+                    "output-error"
+                }
+                Some("input-streaming") => "input-streaming",
+                _ => "input-available",
+            };
+            part["state"] = json!(state);
+            if let Some(d) = details {
+                part["details"] = d;
+            }
+            part
+        }
+        "file" => {
+            let mut f = json!({
+                "type": "file",
+                "mediaType": p.remove("mediaType").filter(Value::is_string).unwrap_or_else(|| json!("application/octet-stream")),
+                "url": p.remove("url").filter(Value::is_string).unwrap_or_else(|| json!("")),
+            });
+            if let Some(name) = p.remove("filename").filter(Value::is_string) {
+                f["filename"] = name;
+            }
+            f
+        }
+        "notice" => {
+            let mut n = json!({"type": "data-notice", "data": {"level": p.remove("level"), "text": p.remove("text")}});
+            if let Some(id) = p.remove("id").filter(Value::is_string) {
+                n["id"] = id;
+            }
+            n
+        }
+        _ => return None,
+    })
+}
+
+/// The session document of `GET …/state`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateDoc {
+    /// `seq`: the cursor the events stream opens from.
+    pub seq: u64,
+    /// `state.status`: `idle`, `streaming` or `error`.
+    pub status: String,
+    /// `state.activeTurnId`.
+    pub active_turn_id: Option<String>,
+    /// `state.messages`.
+    pub messages: Vec<UIMessage>,
+    /// `state.queue.followUps`.
+    pub queue: Vec<QueueRow>,
+    /// `state.error.message`, when the session is in error.
+    pub error: Option<String>,
+}
+
+/// Reads a `/state` answer (`{ref, seq, summary, state}`; a bare `PiChatSnapshot` too).
+/// A `protocolVersion` other than 1 is refused, as the upstream client refuses it.
+pub fn parse_state(v: Value) -> Result<StateDoc, String> {
+    let outer_seq = v.get("seq").and_then(Value::as_u64);
+    let mut s = match v {
+        Value::Object(mut o) => match o.remove("state") {
+            Some(Value::Object(s)) => s,
+            _ => o,
+        },
+        _ => return Err("state is not an object".into()),
+    };
+    match s.get("protocolVersion").and_then(Value::as_u64) {
+        Some(1) => {}
+        other => return Err(format!("unsupported protocolVersion {other:?}")),
+    }
+    let seq = opt_u64(&s, "seq")
+        .or(outer_seq)
+        .ok_or("state without seq")?;
+    let messages = match s.remove("messages") {
+        Some(Value::Array(ms)) => ms
+            .into_iter()
+            .filter_map(|m| message_from_native(m).ok())
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(StateDoc {
+        seq,
+        status: take_str(&mut s, "status").unwrap_or_else(|| "idle".into()),
+        active_turn_id: take_str(&mut s, "activeTurnId"),
+        messages,
+        queue: queue_rows(s.get("queue")).unwrap_or_default(),
+        error: s
+            .get("error")
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+/// Why an `/events` answer says to re-read `/state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeError {
+    /// The cursor is older than what the server keeps.
+    ReplayGap {
+        /// `latestSeq`.
+        latest_seq: u64,
+    },
+    /// The cursor is past the server's latest seq (a server restarted, a session rewound).
+    CursorAhead {
+        /// `latestSeq`.
+        latest_seq: u64,
+    },
+}
+
+/// Classifies an `/events` error answer as the upstream client does: only a 409 whose code
+/// (or message, or `details.reason`) names a replay gap or a cursor ahead, with a usable
+/// `latestSeq` (in `details` or beside the code), is a range error.
+pub fn classify_events_error(status: u16, body: &[u8]) -> Option<RangeError> {
+    if status != 409 {
+        return None;
+    }
+    let v: Value = super::json::from_slice(body).ok()?;
+    let e = v.get("error")?;
+    let details = e.get("details");
+    let latest_seq = details
+        .and_then(|d| d.get("latestSeq"))
+        .or_else(|| e.get("latestSeq"))
+        .and_then(Value::as_u64)?;
+    let said = |name: &str| {
+        [
+            e.get("code"),
+            e.get("message"),
+            details.and_then(|d| d.get("reason")),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|s| {
+            s.eq_ignore_ascii_case(name) || s.eq_ignore_ascii_case(&format!("AGENT_SESSION_{name}"))
+        })
+    };
+    if said("replay_gap") {
+        Some(RangeError::ReplayGap { latest_seq })
+    } else if said("cursor_ahead") {
+        Some(RangeError::CursorAhead { latest_seq })
+    } else {
+        None
+    }
+}

@@ -1,0 +1,414 @@
+//! One pi-native session as a client follows it (SPEC §14): the `/state` document, then the
+//! event stream through a seq gate, reduced into the same history the pi reducer keeps for the
+//! first transport. Each event becomes the `data-pi-*` event it corresponds to (one `match`,
+//! [`NativeSession::to_pi`]), so both transports share one reducer and its rules; what has no
+//! counterpart there (the queue, the run's status, errors) is kept here.
+
+use serde_json::Value;
+
+use crate::protocol::chunk::{Chunk, PiEvent};
+use crate::protocol::pi_native::{EndStatus, EventKind, Frame, NativeEvent, QueueRow, StateDoc};
+use crate::protocol::{Part, Role, ToolState, UIMessage};
+use crate::random::SeededRandom;
+
+use super::conversation::{Conversation, Effect, TurnView};
+use super::History;
+
+/// What the gate did with a frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// The next event: applied, the cursor moved to its seq.
+    Applied,
+    /// Already applied (`seq <= cursor`): ignored.
+    Stale,
+    /// Events are missing before it: dropped; the client re-reads `/state`.
+    Gap {
+        /// The seq that was due.
+        expected: u64,
+        /// The seq that came.
+        actual: u64,
+    },
+    /// A heartbeat: liveness only.
+    Heartbeat,
+}
+
+/// The run's status as the session shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Nothing runs.
+    Idle,
+    /// A run is on (between `agent-start` and its final `agent-end`).
+    Running,
+    /// The last run failed.
+    Failed,
+}
+
+/// What the store must act on after an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NativeEffect {
+    /// A user message the server committed, with the `clientNonce` of the prompt or follow-up
+    /// it is (its optimistic copy and its queued bubble go).
+    UserMessage {
+        /// The server's message id.
+        message_id: String,
+        /// `clientNonce`, when the server matched it.
+        client_nonce: Option<String>,
+        /// `clientSeq`, when the server matched it.
+        client_seq: Option<u64>,
+    },
+    /// The server's queue changed (authoritative for the waiting bubbles).
+    Queue,
+    /// A run began.
+    RunStarted(String),
+    /// A run ended for good (a `willRetry` end is not one).
+    RunEnded(EndStatus),
+    /// The turn failed with this error (`code`, `message`); `ABORTED` after a stop is not one.
+    Error(String, String),
+    /// An event that is not history, for the host's `onData`.
+    Data(String, Value),
+    /// Something odd but survivable.
+    Diagnostic(String),
+}
+
+/// The session: history, queue, run status and the cursor.
+#[derive(Debug)]
+pub struct NativeSession {
+    conversation: Conversation,
+    seq: u64,
+    status: RunStatus,
+    turn_id: Option<String>,
+    queue: Vec<QueueRow>,
+    error: Option<String>,
+    /// The user asked to stop: an `ABORTED` error that follows is the stop, not a failure.
+    stopping: bool,
+}
+
+impl Default for NativeSession {
+    fn default() -> Self {
+        NativeSession::new()
+    }
+}
+
+impl NativeSession {
+    /// A session nothing is known of yet (cursor 0).
+    pub fn new() -> Self {
+        NativeSession {
+            conversation: Conversation::new(true),
+            seq: 0,
+            status: RunStatus::Idle,
+            turn_id: None,
+            queue: Vec::new(),
+            error: None,
+            stopping: false,
+        }
+    }
+
+    /// The history.
+    pub fn history(&self) -> &History {
+        self.conversation.history()
+    }
+
+    /// The messages, in order.
+    pub fn messages(&self) -> &[UIMessage] {
+        self.conversation.history().messages()
+    }
+
+    /// The server's follow-up queue, in order.
+    pub fn queue(&self) -> &[QueueRow] {
+        &self.queue
+    }
+
+    /// The cursor: the seq of the last event applied (or of the last `/state`).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The run's status.
+    pub fn status(&self) -> RunStatus {
+        self.status
+    }
+
+    /// The running turn's id.
+    pub fn turn_id(&self) -> Option<&str> {
+        self.turn_id.as_deref()
+    }
+
+    /// The last run's error message, while the session is in error.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The user stopped the run: an `ABORTED` error that follows is that stop.
+    pub fn stopping(&mut self) {
+        self.stopping = true;
+    }
+
+    /// A `/state` document is the truth now, its seq the cursor even when lower than the one
+    /// held (a server that restarted: `CURSOR_AHEAD`).
+    pub fn apply_state(&mut self, doc: StateDoc) {
+        self.conversation.hydrate(doc.messages, false);
+        self.seq = doc.seq;
+        self.queue = doc.queue;
+        self.turn_id = doc.active_turn_id;
+        (self.status, self.error) = match doc.status.as_str() {
+            "streaming" => (RunStatus::Running, None),
+            "error" => (
+                RunStatus::Failed,
+                doc.error.or(Some("the run failed".into())),
+            ),
+            _ => (RunStatus::Idle, None),
+        };
+    }
+
+    /// One frame through the seq gate.
+    pub fn apply(&mut self, frame: Frame, out: &mut Vec<NativeEffect>) -> Gate {
+        let Frame::Event(ev) = frame else {
+            return Gate::Heartbeat;
+        };
+        if ev.seq <= self.seq {
+            return Gate::Stale;
+        }
+        if ev.seq > self.seq + 1 {
+            return Gate::Gap {
+                expected: self.seq + 1,
+                actual: ev.seq,
+            };
+        }
+        self.seq = ev.seq;
+        self.reduce(ev, out);
+        Gate::Applied
+    }
+
+    fn reduce(&mut self, ev: NativeEvent, out: &mut Vec<NativeEffect>) {
+        match &ev.kind {
+            EventKind::AgentStart { turn_id } => {
+                self.status = RunStatus::Running;
+                self.error = None;
+                self.turn_id = Some(turn_id.clone());
+                out.push(NativeEffect::RunStarted(turn_id.clone()));
+            }
+            EventKind::AgentEnd {
+                status, will_retry, ..
+            } => {
+                // A run pi retries goes on under the same turn: not an end.
+                if *will_retry {
+                    return;
+                }
+                self.conversation.end_of_stream();
+                self.turn_id = None;
+                self.stopping = false;
+                self.status = match (status, &self.error) {
+                    (EndStatus::Error, _) | (_, Some(_)) => RunStatus::Failed,
+                    _ => RunStatus::Idle,
+                };
+                if *status == EndStatus::Error && self.error.is_none() {
+                    self.error = Some("the run failed".into());
+                }
+                out.push(NativeEffect::RunEnded(*status));
+                return;
+            }
+            EventKind::QueueUpdated { rows } => {
+                self.queue = rows.clone();
+                out.push(NativeEffect::Queue);
+                return;
+            }
+            EventKind::Error { code, message } => {
+                if code == "ABORTED" && self.stopping {
+                    return;
+                }
+                self.error = Some(message.clone());
+                out.push(NativeEffect::Error(code.clone(), message.clone()));
+                return;
+            }
+            EventKind::FollowUpConsumed {
+                message_id,
+                client_nonce,
+                client_seq,
+            } => {
+                out.push(NativeEffect::UserMessage {
+                    message_id: message_id.clone(),
+                    client_nonce: client_nonce.clone(),
+                    client_seq: *client_seq,
+                });
+                return;
+            }
+            EventKind::MessageStart {
+                message_id,
+                role: Role::User,
+                client_nonce,
+                client_seq,
+                ..
+            } => out.push(NativeEffect::UserMessage {
+                message_id: message_id.clone(),
+                client_nonce: client_nonce.clone(),
+                client_seq: *client_seq,
+            }),
+            EventKind::Other { name, data } => {
+                out.push(NativeEffect::Data(name.clone(), data.clone()));
+                return;
+            }
+            EventKind::Unknown { name } => {
+                out.push(NativeEffect::Diagnostic(format!(
+                    "unknown event type {name} skipped"
+                )));
+                return;
+            }
+            _ => {}
+        }
+        let kind = self.merge_final(ev.kind);
+        for pi in Self::to_pi(kind) {
+            self.feed(pi, out);
+        }
+    }
+
+    /// The pi reducer's events for a history event (none for the rest).
+    fn to_pi(kind: EventKind) -> Vec<PiEvent> {
+        // The gate has done the seq's work: the reducer's per-turn watermark stays out.
+        let seq = None;
+        match kind {
+            EventKind::AgentStart { turn_id } => vec![PiEvent::TurnStart { turn_id }],
+            EventKind::MessageStart {
+                message_id,
+                role,
+                text,
+                ..
+            } => vec![PiEvent::MessageStart {
+                seq,
+                message_id,
+                role,
+                // The store reconciles its own messages by the effect; the reducer commits.
+                client_nonce: None,
+                text,
+            }],
+            EventKind::MessageDelta {
+                message_id,
+                part_id,
+                kind,
+                delta,
+            } => vec![PiEvent::PartDelta {
+                seq,
+                kind,
+                message_id,
+                part_id,
+                delta,
+            }],
+            EventKind::PartEnd {
+                message_id,
+                part_id,
+                kind,
+                text,
+            } => vec![PiEvent::PartEnd {
+                seq,
+                kind,
+                message_id,
+                part_id,
+                text: Some(text),
+            }],
+            EventKind::MessageEnd {
+                message_id,
+                final_message,
+            } => vec![PiEvent::MessageEnd {
+                seq,
+                role: final_message.as_ref().map_or(Role::Assistant, |m| m.role),
+                message_id,
+                text: None,
+                final_message,
+            }],
+            EventKind::ToolCall {
+                message_id,
+                tool_call_id,
+                tool_name,
+                input,
+            } => vec![
+                PiEvent::ToolCallStart {
+                    seq,
+                    message_id: message_id.clone(),
+                    tool_call_id: tool_call_id.clone(),
+                    tool_name: Some(tool_name.clone()),
+                },
+                PiEvent::ToolCallEnd {
+                    seq,
+                    message_id,
+                    tool_call_id,
+                    tool_name: Some(tool_name),
+                    input: Some(input),
+                },
+            ],
+            EventKind::ToolResult {
+                message_id,
+                tool_call_id,
+                output,
+                details,
+                is_error,
+                error_text,
+            } => vec![PiEvent::ToolResult {
+                seq,
+                message_id,
+                tool_call_id,
+                tool_name: None,
+                // On an error the reducer takes the part's `errorText` from the output.
+                output: Some(match (is_error, error_text) {
+                    (true, Some(t)) => Value::String(t),
+                    _ => output,
+                }),
+                is_error,
+                details,
+            }],
+            _ => Vec::new(),
+        }
+    }
+
+    /// A `message-end` final describes pi's assistant entry, whose tool calls carry no result:
+    /// a tool part the stream already settled keeps its settled state over the final's.
+    fn merge_final(&self, kind: EventKind) -> EventKind {
+        let EventKind::MessageEnd {
+            message_id,
+            final_message: Some(mut fin),
+        } = kind
+        else {
+            return kind;
+        };
+        if let Some(current) = self.conversation.history().get(&message_id) {
+            for part in fin.parts.iter_mut() {
+                let Part::Tool(t) = part else { continue };
+                let settled = current.parts.iter().find_map(|p| {
+                    p.as_tool().filter(|c| {
+                        c.tool_call_id == t.tool_call_id
+                            && matches!(
+                                c.state,
+                                ToolState::OutputAvailable | ToolState::OutputError
+                            )
+                    })
+                });
+                let unsettled =
+                    !matches!(t.state, ToolState::OutputAvailable | ToolState::OutputError);
+                if let (Some(c), true) = (settled, unsettled) {
+                    *part = Part::Tool(Box::new(c.clone()));
+                }
+            }
+        }
+        EventKind::MessageEnd {
+            message_id,
+            final_message: Some(fin),
+        }
+    }
+
+    fn feed(&mut self, ev: PiEvent, out: &mut Vec<NativeEffect>) {
+        let mut effects = Vec::new();
+        let view = TurnView {
+            running_id: self.turn_id.as_deref(),
+            busy: self.status == RunStatus::Running,
+        };
+        // Ids are made only for the AI SDK reducer's messages: never asked here.
+        let mut ids = SeededRandom(0);
+        self.conversation
+            .apply(Chunk::Pi(ev), view, &mut ids, &mut effects);
+        for e in effects {
+            match e {
+                Effect::Diagnostic(d) | Effect::Lost(_, d) => out.push(NativeEffect::Diagnostic(d)),
+                Effect::Data { name, data, .. } => out.push(NativeEffect::Data(name, data)),
+                _ => {}
+            }
+        }
+    }
+}
