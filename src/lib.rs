@@ -121,7 +121,7 @@ pub use protocol::pi_native::{
     parse_line as parse_native_line, parse_state as parse_native_state, EndStatus, EventKind,
     Frame, FrameError, NativeEvent, QueueRow, RangeError, StateDoc,
 };
-pub use stream::pi_native::{Gate, NativeEffect, NativeSession, RunStatus};
+pub use stream::pi_native::{Gate, NativeEffect, NativeGate, NativeSession, RunStatus};
 // The session list of SPEC §11, as a sans-IO model of its own.
 pub use session_list::{
     derived_title, parse_item as parse_session_item, parse_page as parse_session_page,

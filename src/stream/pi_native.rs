@@ -1,7 +1,7 @@
 //! One pi-native session as a client follows it (SPEC §14): the `/state` document, then the
 //! event stream through a seq gate, reduced into the same history the pi reducer keeps for the
 //! first transport. Each event becomes the `data-pi-*` event it corresponds to (one `match`,
-//! [`NativeSession::to_pi`]), so both transports share one reducer and its rules; what has no
+//! [`NativeGate::to_pi`]), so both transports share one reducer and its rules; what has no
 //! counterpart there (the queue, the run's status, errors) is kept here.
 
 use serde_json::Value;
@@ -70,10 +70,11 @@ pub enum NativeEffect {
     Diagnostic(String),
 }
 
-/// The session: history, queue, run status and the cursor.
+/// What a pi-native session holds beside its history: the cursor, the server's queue, the
+/// run's status. It writes the history it is handed ([`Conversation`]), so the store keeps one
+/// history whichever transport runs; [`NativeSession`] pairs it with a history of its own.
 #[derive(Debug)]
-pub struct NativeSession {
-    conversation: Conversation,
+pub struct NativeGate {
     seq: u64,
     status: RunStatus,
     turn_id: Option<String>,
@@ -83,17 +84,16 @@ pub struct NativeSession {
     stopping: bool,
 }
 
-impl Default for NativeSession {
+impl Default for NativeGate {
     fn default() -> Self {
-        NativeSession::new()
+        NativeGate::new()
     }
 }
 
-impl NativeSession {
+impl NativeGate {
     /// A session nothing is known of yet (cursor 0).
     pub fn new() -> Self {
-        NativeSession {
-            conversation: Conversation::new(true),
+        NativeGate {
             seq: 0,
             status: RunStatus::Idle,
             turn_id: None,
@@ -101,16 +101,6 @@ impl NativeSession {
             error: None,
             stopping: false,
         }
-    }
-
-    /// The history.
-    pub fn history(&self) -> &History {
-        self.conversation.history()
-    }
-
-    /// The messages, in order.
-    pub fn messages(&self) -> &[UIMessage] {
-        self.conversation.history().messages()
     }
 
     /// The server's follow-up queue, in order.
@@ -145,8 +135,8 @@ impl NativeSession {
 
     /// A `/state` document is the truth now, its seq the cursor even when lower than the one
     /// held (a server that restarted: `CURSOR_AHEAD`).
-    pub fn apply_state(&mut self, doc: StateDoc) {
-        self.conversation.hydrate(doc.messages, false);
+    pub fn apply_state(&mut self, conversation: &mut Conversation, doc: StateDoc) {
+        conversation.hydrate(doc.messages, false);
         self.seq = doc.seq;
         self.queue = doc.queue;
         self.turn_id = doc.active_turn_id;
@@ -161,7 +151,12 @@ impl NativeSession {
     }
 
     /// One frame through the seq gate.
-    pub fn apply(&mut self, frame: Frame, out: &mut Vec<NativeEffect>) -> Gate {
+    pub fn apply(
+        &mut self,
+        conversation: &mut Conversation,
+        frame: Frame,
+        out: &mut Vec<NativeEffect>,
+    ) -> Gate {
         let Frame::Event(ev) = frame else {
             return Gate::Heartbeat;
         };
@@ -175,11 +170,16 @@ impl NativeSession {
             };
         }
         self.seq = ev.seq;
-        self.reduce(ev, out);
+        self.reduce(conversation, ev, out);
         Gate::Applied
     }
 
-    fn reduce(&mut self, ev: NativeEvent, out: &mut Vec<NativeEffect>) {
+    fn reduce(
+        &mut self,
+        conversation: &mut Conversation,
+        ev: NativeEvent,
+        out: &mut Vec<NativeEffect>,
+    ) {
         match &ev.kind {
             EventKind::AgentStart { turn_id } => {
                 self.status = RunStatus::Running;
@@ -194,7 +194,7 @@ impl NativeSession {
                 if *will_retry {
                     return;
                 }
-                self.conversation.end_of_stream();
+                conversation.end_of_stream();
                 self.turn_id = None;
                 self.stopping = false;
                 self.status = match (status, &self.error) {
@@ -255,9 +255,9 @@ impl NativeSession {
             }
             _ => {}
         }
-        let kind = self.merge_final(ev.kind);
+        let kind = merge_final(conversation.history(), ev.kind);
         for pi in Self::to_pi(kind) {
-            self.feed(pi, out);
+            self.feed(conversation, pi, out);
         }
     }
 
@@ -358,42 +358,7 @@ impl NativeSession {
         }
     }
 
-    /// A `message-end` final describes pi's assistant entry, whose tool calls carry no result:
-    /// a tool part the stream already settled keeps its settled state over the final's.
-    fn merge_final(&self, kind: EventKind) -> EventKind {
-        let EventKind::MessageEnd {
-            message_id,
-            final_message: Some(mut fin),
-        } = kind
-        else {
-            return kind;
-        };
-        if let Some(current) = self.conversation.history().get(&message_id) {
-            for part in fin.parts.iter_mut() {
-                let Part::Tool(t) = part else { continue };
-                let settled = current.parts.iter().find_map(|p| {
-                    p.as_tool().filter(|c| {
-                        c.tool_call_id == t.tool_call_id
-                            && matches!(
-                                c.state,
-                                ToolState::OutputAvailable | ToolState::OutputError
-                            )
-                    })
-                });
-                let unsettled =
-                    !matches!(t.state, ToolState::OutputAvailable | ToolState::OutputError);
-                if let (Some(c), true) = (settled, unsettled) {
-                    *part = Part::Tool(Box::new(c.clone()));
-                }
-            }
-        }
-        EventKind::MessageEnd {
-            message_id,
-            final_message: Some(fin),
-        }
-    }
-
-    fn feed(&mut self, ev: PiEvent, out: &mut Vec<NativeEffect>) {
+    fn feed(&mut self, conversation: &mut Conversation, ev: PiEvent, out: &mut Vec<NativeEffect>) {
         let mut effects = Vec::new();
         let view = TurnView {
             running_id: self.turn_id.as_deref(),
@@ -401,8 +366,7 @@ impl NativeSession {
         };
         // Ids are made only for the AI SDK reducer's messages: never asked here.
         let mut ids = SeededRandom(0);
-        self.conversation
-            .apply(Chunk::Pi(ev), view, &mut ids, &mut effects);
+        conversation.apply(Chunk::Pi(ev), view, &mut ids, &mut effects);
         for e in effects {
             match e {
                 Effect::Diagnostic(d) | Effect::Lost(_, d) => out.push(NativeEffect::Diagnostic(d)),
@@ -410,5 +374,91 @@ impl NativeSession {
                 _ => {}
             }
         }
+    }
+}
+
+/// A `message-end` final describes pi's assistant entry, whose tool calls carry no result:
+/// a tool part the stream already settled keeps its settled state over the final's.
+fn merge_final(history: &History, kind: EventKind) -> EventKind {
+    let EventKind::MessageEnd {
+        message_id,
+        final_message: Some(mut fin),
+    } = kind
+    else {
+        return kind;
+    };
+    if let Some(current) = history.get(&message_id) {
+        for part in fin.parts.iter_mut() {
+            let Part::Tool(t) = part else { continue };
+            let settled = current.parts.iter().find_map(|p| {
+                p.as_tool().filter(|c| {
+                    c.tool_call_id == t.tool_call_id
+                        && matches!(c.state, ToolState::OutputAvailable | ToolState::OutputError)
+                })
+            });
+            let unsettled = !matches!(t.state, ToolState::OutputAvailable | ToolState::OutputError);
+            if let (Some(c), true) = (settled, unsettled) {
+                *part = Part::Tool(Box::new(c.clone()));
+            }
+        }
+    }
+    EventKind::MessageEnd {
+        message_id,
+        final_message: Some(fin),
+    }
+}
+
+/// A pi-native session with a history of its own (the replay helper's, a host's).
+#[derive(Debug)]
+pub struct NativeSession {
+    conversation: Conversation,
+    gate: NativeGate,
+}
+
+impl Default for NativeSession {
+    fn default() -> Self {
+        NativeSession::new()
+    }
+}
+
+impl std::ops::Deref for NativeSession {
+    type Target = NativeGate;
+    fn deref(&self) -> &NativeGate {
+        &self.gate
+    }
+}
+
+impl NativeSession {
+    /// A session nothing is known of yet.
+    pub fn new() -> Self {
+        NativeSession {
+            conversation: Conversation::new(true),
+            gate: NativeGate::new(),
+        }
+    }
+
+    /// The history.
+    pub fn history(&self) -> &History {
+        self.conversation.history()
+    }
+
+    /// The messages, in order.
+    pub fn messages(&self) -> &[UIMessage] {
+        self.conversation.history().messages()
+    }
+
+    /// [`NativeGate::apply_state`] on this session's history.
+    pub fn apply_state(&mut self, doc: StateDoc) {
+        self.gate.apply_state(&mut self.conversation, doc);
+    }
+
+    /// [`NativeGate::apply`] on this session's history.
+    pub fn apply(&mut self, frame: Frame, out: &mut Vec<NativeEffect>) -> Gate {
+        self.gate.apply(&mut self.conversation, frame, out)
+    }
+
+    /// [`NativeGate::stopping`].
+    pub fn stopping(&mut self) {
+        self.gate.stopping();
     }
 }
