@@ -65,6 +65,7 @@
 pub mod bench_scenarios;
 mod composer;
 mod followup;
+mod native_link;
 mod ndjson;
 mod protocol;
 mod random;
@@ -115,6 +116,9 @@ pub use replay::{
     PiNativeReplay, PiReplay, UiReplay,
 };
 // The pi-native transport of SPEC §14: its line splitter, its wire shapes, its session.
+pub use native_link::{
+    backoff_ms, commands as native_commands, Ask, LinkNote, NativeLink, Read, MAX_LINE_BYTES,
+};
 pub use ndjson::{LineError, NdjsonDecoder};
 pub use protocol::pi_native::{
     classify_events_error, message_from_native, parse_frame as parse_native_frame,
