@@ -3,6 +3,8 @@
 # server (a real pi agent with a scripted model) on 127.0.0.1, printing the URL. Runs until
 # interrupted, then stops its children.
 #   bash scripts/demo.sh [--port 8787] [--runtime pi|ai-sdk] [--tps 20]
+#   (other flags go to the server as they are, e.g. --protocol pi-native: the pi-native routes
+#   are served either way, see examples/server/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"

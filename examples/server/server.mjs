@@ -2,7 +2,7 @@
 // Reference server for agent-chat-store. See README.md for the flags and the control route.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp, DEFAULTS, ROUTES, RUNTIMES } from './lib/app.mjs';
+import { createApp, DEFAULTS, PROTOCOLS, ROUTES, RUNTIMES } from './lib/app.mjs';
 
 const HELP = `Usage: node server.mjs [options]
 
@@ -28,6 +28,12 @@ const HELP = `Usage: node server.mjs [options]
   --data-dir DIR         where sessions are kept across restarts, created if missing  env DATA_DIR
                          (default ${DEFAULTS.dataDir})
   --untitled-sessions    the session list gives a title only to renamed sessions
+  --protocol sse|pi-native  the protocol this server presents (default sse); both are always
+                         served: SSE on /api/v1/agent/…, pi-native on /api/v1/agents/pi/…  env PROTOCOL
+  --heartbeat-ms MS      pi-native: heartbeat interval of GET …/events (default ${DEFAULTS.heartbeatMs})
+  --replay-window N      pi-native: events kept replayable per session (default ${DEFAULTS.replayWindow})
+  --cut-events-after N   pi-native: destroy the next GET …/events connection after N event lines
+  --skip-seq N           pi-native: the next N events are published one seq too high (a gap)
   -h, --help`;
 
 function fail(message) {
@@ -60,6 +66,11 @@ try {
       'interactive-tools': { type: 'boolean' },
       'data-dir': { type: 'string' },
       'untitled-sessions': { type: 'boolean' },
+      protocol: { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
+      'replay-window': { type: 'string' },
+      'cut-events-after': { type: 'string' },
+      'skip-seq': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -87,6 +98,9 @@ for (const r of notFound) if (!ROUTES.includes(r)) fail(`--not-found: unknown ro
 const staticDir = args.static ?? env.STATIC_DIR;
 const cutStreamAfter = args['cut-stream-after'] === undefined ? null : int('cut-stream-after', args['cut-stream-after'], null);
 
+const protocol = args.protocol ?? env.PROTOCOL ?? DEFAULTS.protocol;
+if (!PROTOCOLS.includes(protocol)) fail(`--protocol must be one of ${PROTOCOLS.join(', ')}`);
+
 const dataDir = path.resolve(args['data-dir'] || env.DATA_DIR || DEFAULTS.dataDir);
 
 const app = createApp({
@@ -110,6 +124,11 @@ const app = createApp({
   interactiveTools: args['interactive-tools'] ?? ['1', 'true', 'yes'].includes(String(env.INTERACTIVE_TOOLS ?? '').toLowerCase()),
   dataDir,
   untitledSessions: args['untitled-sessions'] ?? false,
+  protocol,
+  heartbeatMs: int('heartbeat-ms', args['heartbeat-ms'], DEFAULTS.heartbeatMs, 10),
+  replayWindow: int('replay-window', args['replay-window'], DEFAULTS.replayWindow),
+  cutEventsAfter: args['cut-events-after'] === undefined ? null : int('cut-events-after', args['cut-events-after'], null),
+  skipSeq: int('skip-seq', args['skip-seq'], 0),
 });
 
 const port = int('port', args.port ?? env.PORT, 8787);
@@ -117,6 +136,11 @@ try {
   const actual = await app.listen(port);
   console.log(`listening on http://127.0.0.1:${actual}`);
   console.log(`runtime ${runtime}, ${app.state.tps} tokens/s${staticDir ? `, serving ${path.resolve(staticDir)}` : ''}`);
+  console.log(
+    protocol === 'pi-native'
+      ? `protocol pi-native: ${'/api/v1/agents/pi/sessions/{sessionId}/…'} (the SSE routes of /api/v1/agent/… are served too)`
+      : 'protocol sse: /api/v1/agent/… (pi-native on /api/v1/agents/pi/… too)',
+  );
   console.log(`sessions in ${dataDir} (${app.store.records.size} kept)`);
 } catch (e) {
   console.error(`cannot listen on 127.0.0.1:${port}: ${e.message}`);

@@ -9,12 +9,20 @@ import path from 'node:path';
 import { safeValidateUIMessages } from 'ai';
 import { aiSdkCatalog, AiSdkSession } from './ai-sdk-runtime.mjs';
 import { docsChatRoute, serveWebHandler } from './docs-chat.mjs';
+import { createPiNative, NATIVE_PREFIX, NATIVE_ROUTES, NativeError, nativeRouteOf } from './pi-native.mjs';
 import { err, piCatalog, PiSession } from './pi-runtime.mjs';
 import { cleanTitle, CursorError, SessionStore } from './session-store.mjs';
 import { pipeTurn } from './turn.mjs';
 
 export const RUNTIMES = ['pi', 'ai-sdk'];
+/**
+ * `sse`: SPEC §2–§3 (AI SDK SSE on /api/v1/agent/…); `pi-native`: pi-native-protocol.md
+ * (/api/v1/agents/pi/…). Both are always served; the setting says which one this server
+ * presents (startup line, `GET /__control`, `GET /api/v1/agent/capabilities`'s `protocol`).
+ */
+export const PROTOCOLS = ['sse', 'pi-native'];
 export const ROUTES = [
+  ...NATIVE_ROUTES,
   'capabilities',
   'catalog',
   'chat',
@@ -97,6 +105,11 @@ export const DEFAULTS = {
   failDocsChats: 0,
   docsChatDelayMs: 0,
   cutDocsChatAfter: null,
+  protocol: 'sse',
+  heartbeatMs: 25_000,
+  replayWindow: 1000,
+  cutEventsAfter: null,
+  skipSeq: 0,
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -145,8 +158,11 @@ export function createApp(options = {}) {
     },
   };
 
-  /** The session `id`: in memory, else re-created from the store, else (`create`) a new one. */
-  function session(id, create) {
+  /**
+   * The session `id`: in memory, else re-created from the store, else (`create`) a new one of
+   * `runtime` (default: the current runtime setting; the pi-native routes ask for `pi`).
+   */
+  function session(id, create, runtime = state.runtime) {
     let s = sessions.get(id);
     if (s) return s;
     const kept = store.get(id);
@@ -154,13 +170,33 @@ export function createApp(options = {}) {
       const journal = store.journal(id);
       s = kept.runtime === 'ai-sdk' ? new AiSdkSession(id, knobs, { journal }) : new PiSession(id, knobs, { journal });
     } else if (create) {
-      s = state.runtime === 'ai-sdk'
+      s = runtime === 'ai-sdk'
         ? new AiSdkSession(id, knobs, { interactiveTools: state.interactiveTools, journal: store.createAiSdk(id, { interactiveTools: state.interactiveTools }) })
         : new PiSession(id, knobs, { journal: store.createPi(id) });
     }
-    if (s) sessions.set(id, s);
+    if (s) {
+      sessions.set(id, s);
+      // Every pi session speaks both protocols: a turn started on either shows on both.
+      if (s instanceof PiSession) piNative.attach(s);
+    }
     return s;
   }
+
+  /** Stops a running turn of the session, forgets it, removes its files; false: no such session. */
+  async function removeSession(sid) {
+    const s = sessions.get(sid);
+    if (!s && !store.get(sid)) return false;
+    const turn = s?.activeTurn;
+    store.remove(sid); // first: what the stopped turn still ends is written nowhere
+    if (s) {
+      s.dispose();
+      sessions.delete(sid);
+    }
+    if (turn) await woundDown(turn);
+    return true;
+  }
+
+  const piNative = createPiNative({ session, store, settings: state, removeSession });
 
   function controlState() {
     const { cutStreamsLeft, ...rest } = state;
@@ -218,6 +254,23 @@ export function createApp(options = {}) {
       if (typeof body.interactiveTools !== 'boolean') throw validation('interactiveTools must be a boolean', 'interactiveTools');
       state.interactiveTools = body.interactiveTools;
     }
+    if (body.heartbeatMs !== undefined) num('heartbeatMs', 10);
+    for (const k of ['replayWindow', 'skipSeq']) {
+      if (body[k] === undefined) continue;
+      // skipSeq: true is one skip
+      const v = k === 'skipSeq' && body[k] === true ? 1 : body[k];
+      if (!Number.isInteger(v) || v < 0) throw validation(`${k} must be an integer >= 0`, k);
+      state[k] = v;
+    }
+    if (body.cutEventsAfter !== undefined) {
+      const v = body.cutEventsAfter;
+      if (v !== null && (!Number.isInteger(v) || v < 0)) throw validation('cutEventsAfter must be an integer >= 0 or null', 'cutEventsAfter');
+      state.cutEventsAfter = v;
+    }
+    if (body.protocol !== undefined) {
+      if (!PROTOCOLS.includes(body.protocol)) throw validation(`protocol must be one of ${PROTOCOLS.join(', ')}`, 'protocol');
+      state.protocol = body.protocol;
+    }
     if (body.runtime !== undefined) {
       if (!RUNTIMES.includes(body.runtime)) throw validation(`runtime must be one of ${RUNTIMES.join(', ')}`, 'runtime');
       state.runtime = body.runtime;
@@ -228,6 +281,7 @@ export function createApp(options = {}) {
     for (const s of sessions.values()) s.dispose();
     sessions.clear();
     store.clear(); // "sessions dropped" means the kept ones too: a reset server starts empty
+    piNative.reset();
     log.length = 0;
     Object.assign(state, structuredClone(initial));
     state.cutStreamsLeft = state.cutStreamAfter === null ? 0 : state.cutStreams;
@@ -243,7 +297,7 @@ export function createApp(options = {}) {
       : state.runtime === 'ai-sdk'
         ? { nativeFollowUp: false, aiSdkOwnsHistory: true, runtime: 'ai-sdk' }
         : { nativeFollowUp: true, aiSdkOwnsHistory: false, runtime: 'pi', followUpMode: 'one-at-a-time' };
-    json(res, 200, { ...caps, resume: true, stop: true });
+    json(res, 200, { ...caps, resume: true, stop: true, protocol: state.protocol });
   }
 
   /** The session's tools (unknown session: those a new one of the default runtime gets). */
@@ -546,15 +600,7 @@ export function createApp(options = {}) {
 
   /** Stops a running turn of the session, forgets it, removes its files. */
   async function sessionDelete(req, res, sid) {
-    const s = sessions.get(sid);
-    if (!s && !store.get(sid)) throw sessionNotFound(sid);
-    const turn = s?.activeTurn;
-    store.remove(sid); // first: what the stopped turn still ends is written nowhere
-    if (s) {
-      s.dispose();
-      sessions.delete(sid);
-    }
-    if (turn) await woundDown(turn);
+    if (!(await removeSession(sid))) throw sessionNotFound(sid);
     empty(res, 204);
   }
 
@@ -583,6 +629,8 @@ export function createApp(options = {}) {
 
   /** `[route name, session id]` of an API path. */
   function routeOf(method, pathname) {
+    const native = nativeRouteOf(method, pathname);
+    if (native) return native;
     if (pathname === `${API}/capabilities` && method === 'GET') return ['capabilities'];
     if (pathname === `${API}/catalog` && method === 'GET') return ['catalog'];
     if (pathname === `${API}/chat` && method === 'POST') return ['chat'];
@@ -626,7 +674,7 @@ export function createApp(options = {}) {
     try {
       const body = await readBody(req);
       if (isControl) return await control(req, res, url, body);
-      const [route, sid] = routeOf(req.method, url.pathname);
+      const [route, sid, agentTypeId] = routeOf(req.method, url.pathname);
       entry = record(req, url, route, sid, body);
       res.once('close', () => {
         entry.status = res.headersSent ? res.statusCode : null;
@@ -672,6 +720,7 @@ export function createApp(options = {}) {
           // The docs' server keeps no stream: nothing to resume.
           return empty(res, 204);
         default:
+          if (route.startsWith('pi-')) return await piNative.handle(route, { req, res, url, body, sid, agentTypeId, json });
           throw new HttpError(404, 'not_found', 'no such route');
       }
     } catch (e) {
@@ -680,6 +729,11 @@ export function createApp(options = {}) {
         return;
       }
       if (e instanceof HttpError) return json(res, e.status, e.body);
+      if (e instanceof NativeError) return json(res, e.status, e.body);
+      const native = url.pathname === NATIVE_PREFIX || url.pathname.startsWith(`${NATIVE_PREFIX}/`);
+      if (e?.code === 'bad_json' && native) {
+        return json(res, 400, { error: { code: 'AGENT_COMMAND_INVALID_STATE', message: 'body is not valid JSON', details: { field: 'body' } } });
+      }
       if (e?.code === 'bad_json') return json(res, 400, err('validation_error', 'body is not valid JSON'));
       if (e?.code === 'too_large') return json(res, 413, err('payload_too_large', 'body too large'));
       console.error(e);

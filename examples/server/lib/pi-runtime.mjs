@@ -235,6 +235,14 @@ export class PiSession {
     this.waits = new Map();
     /** @type {Map<string, Wait>} approvalId → the approval's wait */
     this.approvals = new Map();
+    /**
+     * Who else reads the projection (pi-native.mjs): each chunk pushed to the turn, plus
+     * `{type: 'queue-changed'}` when the follow-up queue changed outside the agent's loop. One
+     * projection, two wire formats: the other protocol maps these chunks instead of re-reading
+     * pi's events.
+     * @type {Set<(chunk: object, turn: Turn | null) => void>}
+     */
+    this.observers = new Set();
     // The harness-only tool: a nested agent with the base tools (no recursion).
     const subagent = subagentTool(() =>
       scriptedAgent({ knobs, systemPrompt: SUBAGENT_PROMPT, tools: BASE_TOOLS, sessionId: `${id}/subagent`, folders: FIXTURE_FOLDERS }),
@@ -378,7 +386,34 @@ export class PiSession {
   emit(type, data) {
     const turn = this.activeTurn;
     if (!turn) return;
-    turn.push({ type: `data-${type}`, data: { seq: turn.nextSeq(), ...data } });
+    this.out(turn, { type: `data-${type}`, data: { seq: turn.nextSeq(), ...data } });
+  }
+
+  /** A chunk of the turn's stream, also shown to the observers. */
+  out(turn, chunk) {
+    turn.push(chunk);
+    this.tell(chunk, turn);
+  }
+
+  tell(chunk, turn) {
+    for (const o of this.observers) {
+      try {
+        o(chunk, turn);
+      } catch (e) {
+        console.error(e); // an observer's bug must not break the turn
+      }
+    }
+  }
+
+  /** Registers a projection observer; returns its removal. */
+  observe(fn) {
+    this.observers.add(fn);
+    return () => this.observers.delete(fn);
+  }
+
+  /** The follow-up queue changed by a command (not by the loop taking an item). */
+  queueChanged() {
+    this.tell({ type: 'queue-changed' }, this.activeTurn);
   }
 
   onEvent(e) {
@@ -424,7 +459,8 @@ export class PiSession {
   onToolUpdate(e) {
     const details = e.partialResult?.details;
     if (!details || typeof details.uiKind !== 'string') return;
-    this.activeTurn?.push({
+    if (!this.activeTurn) return;
+    this.out(this.activeTurn, {
       type: 'data-tool-ui',
       data: { toolCallId: e.toolCallId, rendererId: details.uiKind, details },
     });
@@ -435,8 +471,8 @@ export class PiSession {
       const id = this.idOf(m, 'user');
       const entry = this.takeFollowUp(m);
       const text = textOf(m.content);
-      if (entry) {
-        this.activeTurn?.push({
+      if (entry && this.activeTurn) {
+        this.out(this.activeTurn, {
           type: 'data-followup-consumed',
           data: { ...keys(entry), messageId: id, text },
         });
@@ -675,6 +711,16 @@ export class PiSession {
     if (clientSeq !== undefined && f.lastSeq !== undefined && clientSeq <= f.lastSeq) {
       return [409, err('followup_out_of_order', `clientSeq ${clientSeq} is not above the last accepted ${f.lastSeq}`)];
     }
+    this.enqueueFollowUp({ message, attachments, clientSeq, clientNonce });
+    return [202, { queued: true }];
+  }
+
+  /**
+   * Appends a follow-up to the agent's own queue, with no checks (the callers' protocols
+   * differ on ordering and dedupe). Returns its entry.
+   */
+  enqueueFollowUp({ message, attachments, clientSeq, clientNonce }) {
+    const f = this.followUps;
     const msg = userMessage(message, attachments);
     if (attachments?.length) this.files.set(msg, attachments);
     /** @type {FollowUp} */
@@ -683,7 +729,27 @@ export class PiSession {
     if (clientNonce !== undefined) f.byNonce.set(clientNonce, entry);
     f.pending.push(entry);
     this.agent.followUp(msg);
-    return [202, { queued: true }];
+    this.queueChanged();
+    return entry;
+  }
+
+  /**
+   * Removes these entries from the agent's queue (those it still holds; the queue cannot be
+   * edited, so: clear, then re-enqueue the others in order). Returns the removed entries.
+   */
+  dropFollowUps(entries) {
+    const held = this.heldByAgent();
+    const drop = held.filter((e) => entries.includes(e));
+    if (drop.length === 0) return [];
+    this.agent.clearFollowUpQueue();
+    for (const e of held) if (!drop.includes(e)) this.agent.followUp(e.msg);
+    const f = this.followUps;
+    for (const e of drop) {
+      f.pending.splice(f.pending.indexOf(e), 1);
+      e.state = 'deleted';
+    }
+    this.queueChanged();
+    return drop;
   }
 
   /** The pending entries the agent still holds (the loop may have taken the head already). */
@@ -719,12 +785,8 @@ export class PiSession {
       return 'unknown';
     }
     if (entry.state !== 'queued') return entry.state;
-    const held = this.heldByAgent();
-    if (!held.includes(entry)) return 'taken';
-    this.agent.clearFollowUpQueue();
-    for (const e of held) if (e !== entry) this.agent.followUp(e.msg);
-    f.pending.splice(f.pending.indexOf(entry), 1);
-    entry.state = 'deleted';
+    if (!this.heldByAgent().includes(entry)) return 'taken';
+    this.dropFollowUps([entry]);
     tombstone();
     return 'deleted';
   }
@@ -795,7 +857,7 @@ export function err(code, message, field) {
 }
 
 /** The UI parts of a pi assistant message (tool results are applied by the caller). */
-function assistantParts(m) {
+export function assistantParts(m) {
   const parts = [];
   const unfinished = m.stopReason === 'aborted' || m.stopReason === 'error';
   for (const b of m.content) {

@@ -166,9 +166,12 @@ export class SessionStore {
    * if the walk had not reached it yet, the next walk from the top shows it first.
    * @returns {{records: SessionRecord[], nextCursor?: string}}
    */
-  list({ archived = false, limit = 20, cursor } = {}) {
+  list({ archived = false, limit = 20, cursor, runtime } = {}) {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const all = [...this.records.values()].filter((r) => r.archived === archived).sort(order);
+    // `archived: 'any'` and `runtime` serve the pi-native list (pi sessions, no archive notion).
+    const all = [...this.records.values()]
+      .filter((r) => (archived === 'any' || r.archived === archived) && (runtime === undefined || r.runtime === runtime))
+      .sort(order);
     const start = after ? all.findIndex((r) => order(r, after) > 0) : 0;
     const records = start < 0 ? [] : all.slice(start, start + limit);
     const more = start >= 0 && start + limit < all.length;

@@ -1,6 +1,6 @@
 // Cross-check with the store itself: the built package's `replayPiStream` (SPEC §9), fed the
 // chunks of one of this server's turns, must give exactly the server's canonical history.
-// Skipped when the package is not built (`pkg/node.mjs` missing).
+// Skipped when the package is not built (`pkg/agent_chat_store.js` missing).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readChunks, sid, startServer } from './helpers.mjs';
 
-const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'pkg', 'node.mjs');
+const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'pkg', 'agent_chat_store.js');
 const built = existsSync(PKG);
 
 let s;
@@ -67,7 +67,7 @@ test('replayPiStream of a pi.subagent follow-up (data-tool-ui progress, details)
   const canonical = await s.messages(id);
   assert.equal(canonical.length, 5);
   assert.deepEqual(sorted(withoutUi(replay.messages)), sorted(canonical));
-  const part = replay.messages[3].parts.find((p) => p.type === 'dynamic-tool');
+  const part = replay.messages[3].parts.find((p) => p.type === 'dynamic-tool' || p.type.startsWith('tool-'));
   assert.equal(part.details.uiKind, 'pi-subagent', 'details stay structured through the reducer');
   // The store's tool UI metadata: the result's details win.
   assert.equal(part.ui.rendererId, 'pi-subagent');
