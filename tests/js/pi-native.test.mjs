@@ -2,21 +2,12 @@
 // with its own transport holds, reduced as the store reduces them.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { installedPackage } from './installed.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
 let pkg;
 
 before(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'acs-pi-native-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', resolve(root, 'pkg')], { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'probe.mjs'), "export * from 'agent-chat-store';\n");
-  pkg = await import(pathToFileURL(join(dir, 'probe.mjs')).href);
+  pkg = await installedPackage('pi-native');
 });
 
 const envelope = (event) => ({ ref: { agentTypeId: 'pi', sessionId: 's1' }, seq: event.seq, event });

@@ -5,22 +5,13 @@
 // `onToolCall`, `setMessages`, and a store that keeps no history on the server.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { installedPackage } from './installed.mjs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
-const root = resolve(import.meta.dirname, '../..');
 let pkg;
 
 before(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'acs-request-options-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', resolve(root, 'pkg')], { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'probe.mjs'), "export * from 'agent-chat-store';\n");
-  pkg = await import(pathToFileURL(join(dir, 'probe.mjs')).href);
+  pkg = await installedPackage('request-options');
 });
 
 /**

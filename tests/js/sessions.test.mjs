@@ -3,22 +3,13 @@
 // bodies, `onSessionChange`, and typed errors for bad arguments and refused changes.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { installedPackage } from './installed.mjs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
-const root = resolve(import.meta.dirname, '../..');
 let pkg;
 
 before(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'acs-sessions-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', resolve(root, 'pkg')], { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'probe.mjs'), "export * from 'agent-chat-store';\n");
-  pkg = await import(pathToFileURL(join(dir, 'probe.mjs')).href);
+  pkg = await installedPackage('sessions');
 });
 
 /** A list server on 127.0.0.1 keeping `sessions` (most recent first), answering in two chunks. */
