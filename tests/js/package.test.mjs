@@ -2,22 +2,16 @@
 // empty folder the way a user installs it, then used through its public entry points.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { installedPackage } from './installed.mjs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '../..');
 const fixtures = resolve(root, '../shared/fixtures/legacy-server');
 let pkg; // the installed package's module
 
-before(() => {
-  const dir = mkdtempSync(join(tmpdir(), 'acs-install-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', resolve(root, 'pkg')], { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'probe.mjs'), "export * from 'agent-chat-store';\n");
-  return import(pathToFileURL(join(dir, 'probe.mjs')).href).then((m) => { pkg = m; });
+before(async () => {
+  pkg = await installedPackage('install');
 });
 
 const sseChunks = (bytes) => {
