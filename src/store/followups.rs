@@ -134,6 +134,28 @@ impl ChatStore {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
+            if self.native() {
+                // The protocol's own body (strict: no attachments, no extra keys), the same
+                // bytes on every retry.
+                let body = crate::native_link::commands::followup(
+                    &post.client_nonce,
+                    post.client_seq,
+                    &post.text,
+                );
+                let path = format!("{}/followup", self.native_base());
+                let id = self.request(
+                    RequestKind::FollowUpPost,
+                    Method::Post,
+                    path,
+                    Some(to_string(&body)),
+                    now_ms,
+                );
+                if let Some(p) = self.pending.get_mut(&id) {
+                    p.ticket = Some(post.ticket);
+                }
+                self.touch();
+                continue;
+            }
             let mut body = json!({
                 "message": post.text,
                 "clientSeq": post.client_seq,

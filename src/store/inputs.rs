@@ -12,6 +12,9 @@ impl ChatStore {
         p.status = Some(head.status);
         p.events_before = events_seen;
         let kind = p.kind;
+        if kind.is_native() {
+            return self.on_native_head(id, kind, head.status);
+        }
         if !kind.is_stream() {
             return;
         }
@@ -49,10 +52,13 @@ impl ChatStore {
         let max_messages = self.opts.limits.max_messages;
         let idle = self.opts.stream_idle_timeout_ms;
         let Some(p) = self.live(id) else { return };
-        if p.kind.is_stream() {
+        if p.kind.is_stream() || p.kind == RequestKind::NativeEvents {
             p.deadline = idle.map(|t| now_ms + t);
         }
         let ok = p.status.is_some_and(|s| (200..300).contains(&s));
+        if p.kind == RequestKind::NativeEvents && ok {
+            return self.on_native_events(id, bytes, now_ms);
+        }
         if p.kind == RequestKind::MessagesGet && ok {
             // Converted message by message as it arrives: the body is never held whole.
             p.received += bytes.len();
@@ -108,6 +114,10 @@ impl ChatStore {
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
+            k @ (RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop) => self.on_native_end(id, k, status, &p.body, now_ms),
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -165,6 +175,10 @@ impl ChatStore {
         };
         let error = ChatError::network(message);
         match p.kind {
+            k @ (RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop) => self.on_native_failed(id, k, message, now_ms),
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
@@ -222,6 +236,7 @@ impl ChatStore {
         }
         self.send_due_take_backs(now_ms);
         self.send_due_answers(now_ms);
+        self.pump_native(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = self.stream_path(&self.session.cursor());
             self.session.conversation.resumed();

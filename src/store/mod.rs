@@ -38,6 +38,7 @@ mod followups;
 mod growth;
 mod inputs;
 mod losses;
+mod native;
 mod options;
 mod outbox;
 mod reduce;
@@ -260,7 +261,18 @@ impl std::fmt::Debug for ChatStore {
 impl ChatStore {
     /// Creates a store and asks for what opening its session needs (capabilities, history).
     /// Drain the outputs afterwards.
-    pub fn new(opts: StoreOptions, rng: Box<dyn RandomSource>, now_ms: u64) -> Self {
+    pub fn new(mut opts: StoreOptions, rng: Box<dyn RandomSource>, now_ms: u64) -> Self {
+        if opts.pi_native.is_some() {
+            // Fixed by the protocol: native follow-ups (text only), server-owned history, read
+            // through `/state` (no capabilities, catalog or messages route).
+            opts.capabilities = Some(Capabilities {
+                native_follow_up: true,
+                ai_sdk_owns_history: false,
+                follow_up_attachments: false,
+            });
+            opts.hydrate = false;
+            opts.attach = false;
+        }
         let session = Session::new(
             opts.session_id.clone(),
             opts.capabilities,
@@ -526,6 +538,7 @@ impl ChatStore {
             .chain(self.session.phase.resume_at())
             .chain(self.session.take_backs.due_at())
             .chain(self.answers_due_at())
+            .chain(self.session.link.poll_timeout())
             .min()
     }
 

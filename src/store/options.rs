@@ -134,6 +134,8 @@ pub struct StoreOptions {
     pub ai_sdk_requests: bool,
     /// The host has a prepare hook: chat requests carry the body keys it sees.
     pub prepare_hook: bool,
+    /// Speak the pi-native protocol (SPEC §14) with this agent type, instead of the routes.
+    pub pi_native: Option<String>,
 }
 
 /// The built-in `sendAutomaticallyWhen` predicates of the `ai` package.
@@ -223,6 +225,7 @@ impl StoreOptions {
             persist: true,
             ai_sdk_requests: false,
             prepare_hook: false,
+            pi_native: None,
         }
     }
 }

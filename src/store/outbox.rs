@@ -67,6 +67,14 @@ pub enum RequestKind {
     SessionPatch,
     /// `DELETE …/sessions/S`: deletes a session.
     SessionDelete,
+    /// pi-native `GET …/state`: the session document.
+    NativeState,
+    /// pi-native `GET …/events?cursor=N`: the session's NDJSON event stream.
+    NativeEvents,
+    /// pi-native `POST …/prompt`: a message that starts a run (its events come on the stream).
+    NativePrompt,
+    /// pi-native `POST …/stop`.
+    NativeStop,
 }
 
 impl RequestKind {
@@ -74,12 +82,25 @@ impl RequestKind {
     pub fn is_stream(self) -> bool {
         matches!(self, RequestKind::Chat | RequestKind::StreamResume)
     }
+    /// A request of the pi-native transport, answered through `native.rs`.
+    pub(super) fn is_native(self) -> bool {
+        matches!(
+            self,
+            RequestKind::NativeState
+                | RequestKind::NativeEvents
+                | RequestKind::NativePrompt
+                | RequestKind::NativeStop
+        )
+    }
     /// Requests that must not outlive their session: aborted on a switch or dispose. The
     /// DELETEs and the PUT are the server's to finish; their answers are not needed.
     pub(super) fn aborted_on_switch(self) -> bool {
         !matches!(
             self,
-            RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut
+            RequestKind::FollowUpDelete
+                | RequestKind::TurnDelete
+                | RequestKind::MessagesPut
+                | RequestKind::NativeStop
         ) && !self.of_session_list()
     }
     /// The session list's requests: they name their session themselves, so their answers
@@ -192,12 +213,14 @@ impl ChatStore {
         let id = self.next_request;
         self.next_request += 1;
         let deadline = match kind {
-            RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
-                Some(now_ms + self.opts.followup_timeout_ms)
-            }
+            RequestKind::FollowUpPost
+            | RequestKind::ApprovalPost
+            | RequestKind::ToolOutputPost
+            | RequestKind::NativeState
+            | RequestKind::NativePrompt => Some(now_ms + self.opts.followup_timeout_ms),
             // A stream that says nothing (not even a keep-alive comment) for this long is
             // treated as dropped: resumed if it had started, failed if it never answered.
-            RequestKind::Chat | RequestKind::StreamResume => {
+            RequestKind::Chat | RequestKind::StreamResume | RequestKind::NativeEvents => {
                 self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
             }
             // A page that never answers would hold the list's one page request forever, and

@@ -158,7 +158,7 @@ impl ChatStore {
     }
 
     /// The projection's word on the queue: a committed follow-up, a consumed one.
-    fn on_followup_effect(&mut self, e: PiEffect) {
+    pub(super) fn on_followup_effect(&mut self, e: PiEffect) {
         let q = &mut self.session.queue;
         let consumed = match e {
             PiEffect::UserMessage {

@@ -51,6 +51,10 @@ pub(super) struct Session {
     pub(super) answers: Vec<super::answers::Answer>,
     /// Why the last answer to a waiting call did not get through, by tool call.
     pub(super) answer_errors: Vec<(String, ChatError)>,
+    /// pi-native: what is read of the session and when (SPEC §14).
+    pub(super) link: crate::native_link::NativeLink,
+    /// pi-native: the read in flight (the state, or the events stream).
+    pub(super) native_read: Option<RequestId>,
 }
 
 /// What a chat POST asked ([`TurnState::sent`]).
@@ -138,6 +142,8 @@ impl Session {
             fresh: false,
             answers: Vec::new(),
             answer_errors: Vec::new(),
+            link: crate::native_link::NativeLink::new(),
+            native_read: None,
         }
     }
 
@@ -196,6 +202,9 @@ impl ChatStore {
 
     /// Asks for what a session that just became current needs.
     pub(super) fn open_session(&mut self, now_ms: u64) {
+        if self.native() {
+            return self.open_native(now_ms);
+        }
         if self.opts.capabilities.is_none() {
             self.session.caps_loaded = false;
             let path = format!(

@@ -40,7 +40,12 @@ pub(super) enum DeleteAnswer {
 impl DeleteAnswer {
     pub(super) fn of(status: Option<u16>, body: &[u8]) -> DeleteAnswer {
         match status {
-            Some(409) if ChatError::from_http(409, body).says("followup_already_started") => {
+            // pi-native: both selectors named an item no longer queued (consumed, or removed
+            // already): taken as started, so it is never sent twice.
+            Some(409)
+                if ChatError::from_http(409, body).says("followup_already_started")
+                    || ChatError::from_http(409, body).says("AGENT_REQUEST_CONFLICT") =>
+            {
                 DeleteAnswer::Started
             }
             Some(s) if s != 0 && s < 500 => DeleteAnswer::Gone,
@@ -50,6 +55,11 @@ impl DeleteAnswer {
 }
 
 impl TakeBacks {
+    /// The server holds no copy of this one any more: taking it back needs no request.
+    pub(super) fn taken_already(&mut self, nonce: &str) {
+        self.gone.push(nonce.to_string());
+    }
+
     /// Whether a copy may still be on the server: a new turn waits.
     pub(super) fn any_open(&self) -> bool {
         !self.open.is_empty()
@@ -120,6 +130,17 @@ impl ChatStore {
     }
 
     fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
+        if self.native() {
+            let path = format!("{}/queue/clear", self.native_base());
+            let body = crate::native_link::commands::clear_one(nonce, seq);
+            return self.request(
+                RequestKind::FollowUpDelete,
+                Method::Post,
+                path,
+                Some(to_string(&body)),
+                now_ms,
+            );
+        }
         let path = format!(
             "{}?clientNonce={}&clientSeq={seq}",
             self.route(|r| &r.followup),

@@ -121,6 +121,9 @@ impl ChatStore {
             self.touch();
             return;
         }
+        if self.native() {
+            return self.stop_native(now_ms);
+        }
         if let Some(id) = self.session.phase.stream() {
             self.abort(id);
         }
@@ -216,6 +219,9 @@ impl ChatStore {
                 options,
             }));
             return self.touch();
+        }
+        if self.native() {
+            return self.start_native_prompt(text, now_ms);
         }
         let client_turn_id = uuid_v4(self.rng.as_mut());
         let mut body = json!({

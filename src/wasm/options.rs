@@ -163,6 +163,18 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(b) = get(o, "persist").as_bool() {
         opts.persist = b;
     }
+    match string(o, "protocol")?.as_deref() {
+        None | Some("sse") => {}
+        Some("pi-native") => {
+            opts.pi_native = Some(string(o, "agentType")?.unwrap_or_else(|| "pi".into()));
+        }
+        Some(_) => {
+            return Err(super::arg_error(
+                "protocol",
+                "option protocol must be \"sse\" or \"pi-native\"",
+            ))
+        }
+    }
     if let Some(b) = get(o, "aiSdkRequests").as_bool() {
         opts.ai_sdk_requests = b;
     }

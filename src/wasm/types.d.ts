@@ -448,6 +448,14 @@ export interface ChatStoreOptions {
    */
   aiSdkRequests?: boolean;
   /**
+   * The server's protocol: `sse` (the default: SPEC §2–§13's routes and chunks) or
+   * `pi-native` (SPEC §14: `GET …/state`, the NDJSON events stream, `POST …/prompt`,
+   * `…/followup`, `…/stop`, `…/queue/clear` under `/api/v1/agents/{agentType}/sessions/{id}`).
+   */
+  protocol?: 'sse' | 'pi-native';
+  /** The pi-native agent type (default `pi`). */
+  agentType?: string;
+  /**
    * The open session changed (`switchSession`, `newSession`, deleting the open one): keep the
    * id in the page's URL here. Not called for the session the store was created with.
    */

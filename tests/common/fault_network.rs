@@ -322,7 +322,12 @@ impl World {
             | RequestKind::ToolOutputPost
             | RequestKind::SessionsGet
             | RequestKind::SessionPatch
-            | RequestKind::SessionDelete => Resp::Http(404, Vec::new()),
+            | RequestKind::SessionDelete
+            // The simulated server speaks the first transport only.
+            | RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop => Resp::Http(404, Vec::new()),
         };
         self.note(format!(
             "server gets page {page} req #{id} {kind:?} (arrival {arrivals}) → {}",

@@ -157,7 +157,8 @@ test('every store action with every JS type: success or a Validation error, then
 test('the constructor and every option with every JS type: a store or a Validation error', async () => {
   const keys = ['sessionId', 'baseUrl', 'capabilities', 'routes', 'limits', 'retry', 'fetch', 'headers',
     'credentials', 'throttleMs', 'onData', 'onError', 'onEvent', 'sendAutomaticallyWhen',
-    'followUpTimeoutMs', 'resumeAttempts', 'resumeDelayMs', 'streamIdleTimeoutMs', 'attach', 'hydrate', 'persistSeq'];
+    'followUpTimeoutMs', 'resumeAttempts', 'resumeDelayMs', 'streamIdleTimeoutMs', 'attach', 'hydrate', 'persistSeq',
+    'protocol', 'agentType'];
   for (const [label, v] of VALUES()) {
     attempt(`new ChatStore(${label})`, () => new pkg.ChatStore(v).dispose());
   }

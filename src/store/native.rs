@@ -1,0 +1,305 @@
+//! The pi-native transport (SPEC §14) in the store: the session is followed through
+//! [`NativeLink`] (the state, then the events stream; its asks become requests here, their
+//! answers go back to it), a new message is a `POST …/prompt`, a stop a `POST …/stop`. The
+//! history, the queue's bubbles, the phase and the finish event are the same as over the first
+//! transport: the link's notes are turned into the store's own moves.
+
+use super::*;
+use crate::native_link::{commands, Ask, LinkNote, Read};
+use crate::protocol::pi_native::EndStatus;
+use crate::stream::pi_native::NativeEffect;
+
+impl ChatStore {
+    /// This store speaks the pi-native protocol.
+    pub(super) fn native(&self) -> bool {
+        self.opts.pi_native.is_some()
+    }
+
+    /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of the open session.
+    pub(super) fn native_base(&self) -> String {
+        let agent = self.opts.pi_native.as_deref().unwrap_or("pi");
+        commands::session_path(agent, &self.session.id)
+    }
+
+    /// Opening a session: its state, then its events.
+    pub(super) fn open_native(&mut self, now_ms: u64) {
+        self.session.caps_loaded = true;
+        self.session.native_read = None;
+        self.session.link.open();
+        self.pump_native(now_ms);
+    }
+
+    /// Makes the read the link asks for, if one is due.
+    pub(super) fn pump_native(&mut self, now_ms: u64) {
+        if !self.native() || self.disposed {
+            return;
+        }
+        if self.session.link.reading().is_none() {
+            // The link gave up the read in flight (a gap, a range error): its answer is moot.
+            if let Some(id) = self.session.native_read.take() {
+                self.abort(id);
+            }
+        }
+        while let Some(ask) = self.session.link.poll_ask(now_ms) {
+            let base = self.native_base();
+            let (kind, path) = match ask {
+                Ask::State => (RequestKind::NativeState, format!("{base}/state")),
+                Ask::Events { cursor } => (
+                    RequestKind::NativeEvents,
+                    format!("{base}/events?cursor={cursor}"),
+                ),
+            };
+            let id = self.request(kind, Method::Get, path, None, now_ms);
+            self.session.native_read = Some(id);
+        }
+    }
+
+    fn read_of(kind: RequestKind) -> Read {
+        match kind {
+            RequestKind::NativeState => Read::State,
+            _ => Read::Events,
+        }
+    }
+
+    /// A native request's status line.
+    pub(super) fn on_native_head(&mut self, id: RequestId, kind: RequestKind, status: u16) {
+        if kind == RequestKind::NativeEvents
+            && self.session.native_read == Some(id)
+            && (200..300).contains(&status)
+        {
+            self.session.link.connected();
+        }
+    }
+
+    /// Bytes of the events stream.
+    pub(super) fn on_native_events(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
+        if self.session.native_read != Some(id) {
+            return;
+        }
+        let mut notes = Vec::new();
+        let s = &mut self.session;
+        s.link.events_body(
+            &mut s.conversation,
+            bytes,
+            now_ms,
+            self.rng.as_mut(),
+            &mut notes,
+        );
+        self.on_link_notes(notes, now_ms);
+    }
+
+    /// A native request's answer ended.
+    pub(super) fn on_native_end(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        status: u16,
+        body: &[u8],
+        now_ms: u64,
+    ) {
+        match kind {
+            RequestKind::NativeState | RequestKind::NativeEvents => {
+                if self.session.native_read != Some(id) {
+                    return;
+                }
+                self.session.native_read = None;
+                let mut notes = Vec::new();
+                let read = Self::read_of(kind);
+                let s = &mut self.session;
+                s.link.answer_end(
+                    &mut s.conversation,
+                    read,
+                    (status, body),
+                    now_ms,
+                    self.rng.as_mut(),
+                    &mut notes,
+                );
+                self.on_link_notes(notes, now_ms);
+            }
+            RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
+            _ => {
+                // The stop's answer: the events say how the run ended.
+                if !(200..300).contains(&status) {
+                    let error = refusal(status, body, "stop answer");
+                    self.events.push_back(StoreEvent::Error { error });
+                }
+            }
+        }
+    }
+
+    /// A native request failed without an answer.
+    pub(super) fn on_native_failed(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        message: &str,
+        now_ms: u64,
+    ) {
+        match kind {
+            RequestKind::NativeState | RequestKind::NativeEvents => {
+                if self.session.native_read != Some(id) {
+                    return;
+                }
+                self.session.native_read = None;
+                let mut notes = Vec::new();
+                let read = Self::read_of(kind);
+                let rng = self.rng.as_mut();
+                self.session
+                    .link
+                    .failed(read, message, now_ms, rng, &mut notes);
+                self.on_link_notes(notes, now_ms);
+            }
+            RequestKind::NativePrompt => {
+                if self.session.phase.stream() == Some(id) {
+                    self.end_turn(Ending::Failed(ChatError::network(message)), now_ms);
+                }
+            }
+            _ => self.events.push_back(StoreEvent::Error {
+                error: ChatError::network(message),
+            }),
+        }
+    }
+
+    /// What the link saw, as the store's moves.
+    fn on_link_notes(&mut self, notes: Vec<LinkNote>, now_ms: u64) {
+        for note in notes {
+            match note {
+                LinkNote::Hydrated => {
+                    self.session.hydrated = true;
+                    self.on_native_state(now_ms);
+                }
+                LinkNote::Retrying(why) => self.diagnostic(&why),
+                LinkNote::Refused(why) => {
+                    let error = ChatError::protocol(why);
+                    self.session.error = Some(error.clone());
+                    self.events.push_back(StoreEvent::Error { error });
+                }
+                LinkNote::Effect(e) => self.on_native_effect(e, now_ms),
+            }
+        }
+        // The gate's queue, status or cursor moved even where the history did not.
+        self.touch();
+        self.pump_native(now_ms);
+        // A run that started lets the follow-ups typed while its prompt was on its way go.
+        self.pump(now_ms);
+    }
+
+    /// A state was read: a run it says is on is followed (as an attach), one this client
+    /// thought was on and is not any more has ended.
+    fn on_native_state(&mut self, now_ms: u64) {
+        let running =
+            self.session.link.gate().status() == crate::stream::pi_native::RunStatus::Running;
+        match (&self.session.phase, running) {
+            (Phase::Idle { .. } | Phase::Resuming { .. }, true) => {
+                let stream = self.session.native_read.unwrap_or(0);
+                self.session.phase = Phase::Streaming { stream };
+            }
+            // Ended while this client did not read its events (a gap, a switch away).
+            (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
+                self.end_turn(Ending::Finished, now_ms)
+            }
+            _ => {}
+        }
+    }
+
+    fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
+        match e {
+            NativeEffect::RunStarted(turn_id) => {
+                self.session.turn.turn_id = Some(turn_id);
+                if !matches!(self.session.phase, Phase::Streaming { .. }) {
+                    // This client's prompt, or a run another client or a follow-up started.
+                    let stream = self.session.native_read.unwrap_or(0);
+                    self.session.phase = Phase::Streaming { stream };
+                    self.session.error = None;
+                }
+            }
+            NativeEffect::RunEnded(status) => {
+                if !matches!(self.session.phase, Phase::Streaming { .. }) {
+                    return; // stopped here already, or a run this client never followed
+                }
+                let ending = match (status, self.session.link.gate().error()) {
+                    (EndStatus::Error, m) | (_, m @ Some(_)) => Ending::Failed(ChatError::new(
+                        ErrorKind::Server,
+                        m.unwrap_or("the run failed"),
+                    )),
+                    _ => Ending::Finished,
+                };
+                self.end_turn(ending, now_ms);
+            }
+            NativeEffect::Error(code, message) => {
+                self.diagnostic(&format!("the run failed: {code}: {message}"));
+            }
+            NativeEffect::UserMessage {
+                message_id,
+                client_nonce,
+                ..
+            } => self.on_followup_effect(PiEffect::UserMessage {
+                message_id,
+                client_nonce,
+            }),
+            NativeEffect::Queue => {}
+            NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
+                name,
+                id: None,
+                data,
+                transient: true,
+            }),
+            NativeEffect::Diagnostic(d) => self.diagnostic(&d),
+        }
+    }
+
+    /// The chat POST of a turn, over this protocol: `POST …/prompt`. Its receipt says the
+    /// server took it; the run's events say the rest.
+    pub(super) fn start_native_prompt(&mut self, text: String, now_ms: u64) {
+        let nonce = uuid_v4(self.rng.as_mut());
+        let body = commands::prompt(&nonce, &text);
+        let s = &mut self.session;
+        s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
+        s.error = None;
+        s.send_queue_when_idle = false;
+        let path = format!("{}/prompt", self.native_base());
+        let id = self.request(
+            RequestKind::NativePrompt,
+            Method::Post,
+            path,
+            Some(to_string(&body)),
+            now_ms,
+        );
+        self.session.phase = Phase::Submitted { stream: id };
+        self.touch();
+    }
+
+    fn on_prompt_answer(&mut self, id: RequestId, status: u16, body: &[u8], now_ms: u64) {
+        if self.session.phase.stream() != Some(id) {
+            return;
+        }
+        if (200..300).contains(&status) {
+            return; // taken: `submitted` until its run starts on the events stream
+        }
+        let mut error = refusal(status, body, "prompt answer");
+        error.kind = commands::error_kind(status, body);
+        self.end_turn(Ending::Failed(error), now_ms);
+    }
+
+    /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue.
+    pub(super) fn stop_native(&mut self, now_ms: u64) {
+        if let Phase::Submitted { stream } = self.session.phase {
+            self.abort(stream);
+        }
+        self.session.link.gate_mut().stopping();
+        // The server drops its whole queue with the stop: what it had accepted will not run
+        // and is not there to take back; it waits for the user (`stalled`).
+        for (_, nonce) in self.session.queue.strand(false) {
+            self.session.take_backs.taken_already(&nonce);
+        }
+        let path = format!("{}/stop", self.native_base());
+        self.request(
+            RequestKind::NativeStop,
+            Method::Post,
+            path,
+            Some("{}".into()),
+            now_ms,
+        );
+        self.end_turn(Ending::Stopped, now_ms);
+    }
+}

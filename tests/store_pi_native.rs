@@ -1,0 +1,310 @@
+//! The store over the pi-native transport (SPEC §14) on virtual time: opening reads the state
+//! and follows the events; a send is a prompt, `submitted` until its run starts; a send while
+//! busy is a follow-up with its protocol body and requestId; a stop POSTs `…/stop` and the
+//! accepted follow-ups wait for the user; a gap reads the state again; the same snapshot a
+//! hook user sees over the first transport.
+
+mod common;
+
+use agent_chat_store::{ItemState, Method, RequestKind, Status, StoreEvent, SubmitKind};
+use common::*;
+use serde_json::{json, Value};
+
+const BASE: &str = "/api/v1/agents/pi/sessions/S";
+
+fn native() -> Harness {
+    let mut o = options();
+    o.pi_native = Some("pi".into());
+    Harness::new(o)
+}
+
+fn state(seq: u64, status: &str, messages: Value, queue: Value) -> Reply {
+    Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": seq, "state": {
+            "protocolVersion": 1, "sessionId": SESSION, "seq": seq, "status": status,
+            "messages": messages, "queue": {"followUps": queue}, "followUpMode": "one-at-a-time"}}),
+    )
+}
+
+fn lines(events: &[Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| {
+            json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": e["seq"], "event": e})
+                .to_string()
+                + "\n"
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn ndjson(events: &[Value]) -> Reply {
+    Reply::bytes(200, Some("application/x-ndjson"), lines(events)).open()
+}
+
+/// Opened: the state at `seq` (idle, empty), the events stream open and connected.
+fn following(seq: u64) -> (Harness, u64) {
+    let mut h = native();
+    let st = h.the_open(RequestKind::NativeState);
+    assert_eq!(
+        (st.method, st.path.as_str()),
+        (Method::Get, "/api/v1/agents/pi/sessions/S/state")
+    );
+    assert_eq!(
+        h.count(RequestKind::Capabilities) + h.count(RequestKind::MessagesGet),
+        0
+    );
+    h.respond(st.id, state(seq, "idle", json!([]), json!([])));
+    let ev = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(ev.path, format!("{BASE}/events?cursor={seq}"));
+    h.respond(ev.id, ndjson(&[]));
+    (h, ev.id)
+}
+
+fn feed(h: &mut Harness, events_id: u64, events: &[Value]) {
+    h.body(events_id, &lines(events));
+}
+
+#[test]
+fn a_prompt_is_submitted_until_its_run_starts_then_streams_and_ends() {
+    let (mut h, ev) = following(4);
+    assert!(h.store.hydrated());
+    assert!(h.store.capabilities().native_follow_up);
+    assert_eq!(h.send("hi").kind, SubmitKind::Sent);
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(prompt.path, format!("{BASE}/prompt"));
+    let body = prompt.body.clone().unwrap();
+    assert_eq!(body["content"], "hi");
+    assert_eq!(body["requestId"], body["clientNonce"]);
+    assert_eq!(h.store.status(), Status::Submitted);
+    h.respond(prompt.id, Reply::json(202, json!({"accepted": true, "cursor": 5, "clientNonce": body["clientNonce"], "disposition": "prompt"})));
+    assert_eq!(h.store.status(), Status::Submitted, "taken, not started");
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 5, "turnId": "t1"}),
+            json!({"type": "message-start", "seq": 6, "messageId": "u1", "role": "user", "clientNonce": body["clientNonce"], "text": "hi"}),
+            json!({"type": "message-start", "seq": 7, "messageId": "a1", "role": "assistant"}),
+            json!({"type": "message-delta", "seq": 8, "messageId": "a1", "partId": "0", "kind": "text", "delta": "Hello"}),
+        ],
+    );
+    assert_eq!(h.store.status(), Status::Streaming);
+    let m = h.history();
+    assert_eq!(
+        m.len(),
+        2,
+        "the optimistic message became the server's: {m:#?}"
+    );
+    assert_eq!(m[0]["id"], "u1");
+    assert_eq!(m[1]["parts"][0]["text"], "Hello");
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "message-end", "seq": 9, "messageId": "a1", "final": {"id": "a1", "role": "assistant", "status": "done", "parts": [{"type": "text", "text": "Hello"}]}}),
+            json!({"type": "agent-end", "seq": 10, "turnId": "t1", "status": "ok"}),
+        ],
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    assert!(h.events.iter().any(|e| matches!(
+        e,
+        StoreEvent::Finish {
+            is_error: false,
+            is_abort: false,
+            ..
+        }
+    )));
+    assert_eq!(
+        h.count(RequestKind::NativeEvents),
+        1,
+        "one stream for both turns"
+    );
+}
+
+#[test]
+fn a_send_while_busy_is_a_follow_up_with_its_protocol_body_and_consumed_by_nonce() {
+    let (mut h, ev) = following(0);
+    h.send("first");
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+    );
+    assert_eq!(h.send("more").kind, SubmitKind::Queued);
+    let post = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(post.path, format!("{BASE}/followup"));
+    let b = post.body.clone().unwrap();
+    let (nonce, seq) = (
+        b["clientNonce"].as_str().unwrap().to_string(),
+        b["clientSeq"].as_u64().unwrap(),
+    );
+    assert_eq!(
+        b,
+        json!({"requestId": format!("{nonce}:{seq}"), "clientNonce": nonce, "content": "more", "clientSeq": seq})
+    );
+    h.respond(
+        post.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "queued": true, "clientNonce": nonce, "clientSeq": seq}),
+        ),
+    );
+    assert_eq!(h.store.queued().len(), 1);
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [{"id": "q0", "kind": "followup", "displayText": "more", "clientNonce": nonce, "clientSeq": seq}]}}),
+            json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}}),
+            json!({"type": "message-start", "seq": 4, "messageId": "u2", "role": "user", "clientNonce": nonce, "clientSeq": seq, "text": "more"}),
+        ],
+    );
+    assert!(
+        h.store.queued().is_empty(),
+        "the waiting bubble went: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(h.history().last().unwrap()["parts"][0]["text"], "more");
+}
+
+#[test]
+fn a_stop_posts_stop_and_the_accepted_follow_ups_wait_for_the_user() {
+    let (mut h, ev) = following(0);
+    h.send("first");
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+    );
+    h.send("more");
+    let post = h.the_open(RequestKind::FollowUpPost).id;
+    h.respond(
+        post,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.stop();
+    let stop = h.the_open(RequestKind::NativeStop);
+    assert_eq!(
+        (stop.method, stop.path.as_str()),
+        (Method::Post, "/api/v1/agents/pi/sessions/S/stop")
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    assert!(
+        h.open(RequestKind::NativeEvents).len() == 1,
+        "the events stream goes on"
+    );
+    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(
+        h.count(RequestKind::FollowUpDelete),
+        0,
+        "the server dropped its queue: nothing to take back"
+    );
+    h.respond(
+        stop.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "stopped": true, "clearedQueue": []}),
+        ),
+    );
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "error", "seq": 2, "error": {"code": "ABORTED", "message": "Aborted"}}),
+            json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "aborted"}),
+        ],
+    );
+    assert_eq!(
+        h.store.status(),
+        Status::Ready,
+        "an abort after a stop is not an error"
+    );
+    assert!(h.store.error().is_none());
+}
+
+#[test]
+fn a_follow_up_typed_while_the_prompt_is_on_its_way_goes_once_the_run_starts() {
+    let (mut h, ev) = following(0);
+    h.send("first");
+    assert_eq!(h.send("typed early").kind, SubmitKind::Queued);
+    assert_eq!(
+        h.count(RequestKind::FollowUpPost),
+        0,
+        "not before the run exists"
+    );
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+    );
+    assert_eq!(
+        h.the_open(RequestKind::FollowUpPost).body.unwrap()["content"],
+        "typed early"
+    );
+}
+
+#[test]
+fn a_refused_prompt_fails_the_turn_with_the_stores_kind() {
+    let (mut h, _) = following(0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(409, json!({"error": {"code": "AGENT_COMMAND_INVALID_STATE", "message": "prompt is invalid in current state", "details": {"status": "streaming"}}})));
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(
+        h.errors().last().unwrap().kind,
+        agent_chat_store::ErrorKind::TurnAlreadyActive
+    );
+}
+
+#[test]
+fn a_gap_reads_the_state_again_and_a_run_it_says_is_on_is_followed() {
+    let (mut h, ev) = following(0);
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+            json!({"type": "message-start", "seq": 3, "messageId": "a1", "role": "assistant"}),
+        ],
+    );
+    assert!(h.aborted.contains(&ev), "the gapped stream is dropped");
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, state(7, "streaming", json!([{"id": "a1", "role": "assistant", "status": "streaming", "parts": [{"type": "text", "text": "so far"}]}]), json!([])));
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert_eq!(h.history()[0]["parts"][0]["text"], "so far");
+    let ev2 = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(ev2.path, format!("{BASE}/events?cursor=7"));
+}
+
+#[test]
+fn a_lost_stream_reconnects_from_the_cursor() {
+    let (mut h, ev) = following(2);
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 3, "turnId": "t1"})],
+    );
+    h.fail(ev, "connection reset");
+    assert_eq!(h.open(RequestKind::NativeEvents).len(), 0);
+    h.advance(2_000);
+    let again = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(again.path, format!("{BASE}/events?cursor=3"));
+    assert_eq!(
+        h.count(RequestKind::NativeState),
+        1,
+        "no state read once hydrated"
+    );
+    assert_eq!(
+        h.store.status(),
+        Status::Streaming,
+        "the run goes on meanwhile"
+    );
+}
