@@ -561,3 +561,43 @@ test('replayPiNativeEvents(the events of a turn) = replayPiNativeEvents([], {sta
   assert.ok(live.messages.length >= 4, `${live.messages.length} messages`);
   assert.deepEqual(live.messages, stored.messages);
 });
+
+// The store itself over this protocol: the built package's `ChatStore` with `protocol:
+// 'pi-native'` and Node's real `fetch` (streamed bodies) against this server. A prompt, two
+// follow-ups sent while it answers, then a stop of a later turn: what the store shows is what
+// /state says, and every follow-up ran once, in order.
+test('ChatStore({protocol: "pi-native"}) against this server: prompt, follow-ups, stop', { skip: !built && 'pkg/ is not built' }, async () => {
+  const { ChatStore, replayPiNativeEvents } = await import(PKG.href);
+  const id = sid('store');
+  const store = new ChatStore({ protocol: 'pi-native', agentType: 'pi', baseUrl: s.base, sessionId: id, persistSeq: false });
+  const until = async (pred, what, ms = 15_000) => {
+    const end = Date.now() + ms;
+    while (!pred(store.getSnapshot())) {
+      if (Date.now() > end) throw new Error(`timed out: ${what}; status ${store.getSnapshot().status}`);
+      await sleep(10);
+    }
+  };
+  try {
+    await until((snap) => snap.capabilities.nativeFollowUp && snap.hydrated !== false, 'opened');
+    assert.equal(store.send('answer me words:60').kind, 'sent');
+    await until((snap) => snap.status === 'streaming', 'the run started');
+    assert.equal(store.send('first follow-up').kind, 'queued');
+    assert.equal(store.send('second follow-up').kind, 'queued');
+    await until((snap) => snap.status === 'ready' && snap.queued.length === 0, 'all answered', 30_000);
+    const shown = store.getSnapshot().messages;
+    const users = shown.filter((m) => m.role === 'user').map((m) => m.parts.find((p) => p.type === 'text')?.text);
+    assert.deepEqual(users, ['answer me words:60', 'first follow-up', 'second follow-up']);
+    const doc = await waitState(id, idle);
+    const stored = replayPiNativeEvents([], { state: doc }).messages;
+    assert.deepEqual(shown.map((m) => [m.id, m.role]), stored.map((m) => [m.id, m.role]));
+    // A stop: the run ends aborted, the store is usable again.
+    assert.equal(store.send('long words:400').kind, 'sent');
+    await until((snap) => snap.status === 'streaming', 'the second run');
+    store.stop();
+    assert.equal(store.getSnapshot().status, 'ready');
+    await waitState(id, (d) => d.state.status === 'idle');
+    assert.equal(store.getSnapshot().error, null);
+  } finally {
+    store.dispose();
+  }
+});
