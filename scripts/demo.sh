@@ -17,9 +17,12 @@ bash scripts/build-examples.sh
 
 PORT=8787
 ARGS=()
+QUERY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) PORT="$2"; shift 2 ;;
+    # The app speaks the protocol the server presents (examples/shared/config.js reads it).
+    --protocol) [ "$2" = pi-native ] && QUERY="?protocol=pi-native"; ARGS+=("$1" "$2"); shift 2 ;;
     *) ARGS+=("$1"); shift ;;
   esac
 done
@@ -32,7 +35,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 echo
-echo "agent-chat-store demo: http://127.0.0.1:$PORT/"
+echo "agent-chat-store demo: http://127.0.0.1:$PORT/$QUERY"
 echo "(the reference server with a real pi agent; try: 'think about it', 'list files', 'echo hi'; Ctrl-C stops it)"
 echo "(sessions survive a restart: they are kept in the folder of 'sessions in …' above; --data-dir DIR picks another)"
 wait $SERVER

@@ -308,3 +308,47 @@ fn a_lost_stream_reconnects_from_the_cursor() {
         "the run goes on meanwhile"
     );
 }
+
+#[test]
+fn a_gap_that_swallowed_the_runs_start_still_streams_and_ends_the_turn() {
+    let (mut h, ev) = following(0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.body.clone().unwrap()["clientNonce"].clone();
+    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
+    // agent-start (seq 1) never comes: seq 2 is a gap.
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "text": "hi"}),
+        ],
+    );
+    let st = h.the_open(RequestKind::NativeState);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": nonce, "parts": [{"type": "text", "text": "hi"}]});
+    h.respond(st.id, state(2, "streaming", json!([user]), json!([])));
+    assert_eq!(h.store.status(), Status::Streaming);
+    let ev2 = h.the_open(RequestKind::NativeEvents).id;
+    h.respond(ev2, ndjson(&[]));
+    feed(
+        &mut h,
+        ev2,
+        &[json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"})],
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    // And when the whole run fell into the gap, the state's copy of the prompt ends the turn.
+    h.send("again");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.body.clone().unwrap()["clientNonce"].clone();
+    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
+    feed(
+        &mut h,
+        ev2,
+        &[json!({"type": "agent-end", "seq": 9, "turnId": "t2", "status": "ok"})],
+    );
+    let st = h.the_open(RequestKind::NativeState);
+    let again = json!({"id": "u2", "role": "user", "status": "done", "clientNonce": nonce, "parts": [{"type": "text", "text": "again"}]});
+    h.respond(st.id, state(9, "idle", json!([user, again]), json!([])));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.history().len(), 2);
+}

@@ -92,14 +92,14 @@ export function sessionId(prefix) {
 }
 
 /** Opens the app for `session`; records every request the page makes. */
-export async function openChat(browser, server, session) {
+export async function openChat(browser, server, session, { query = '' } = {}) {
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
   const page = await context.newPage();
   const requests = [];
   page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
   const errors = [];
   page.on('pageerror', (e) => errors.push(e));
-  await page.goto(`${server.url}/?session=${encodeURIComponent(session)}`);
+  await page.goto(`${server.url}/?session=${encodeURIComponent(session)}${query}`);
   await page.getByTestId('composer-input').waitFor();
   await page.waitForFunction(() => document.querySelector('[data-testid=capabilities]')?.dataset.loaded === 'true');
   return { page, context, requests, errors };

@@ -5,6 +5,8 @@
 //                                    back into the URL so a reload reopens the same session)
 //   ?pageSize=N                      sessions per page of the session list (default: the
 //                                    store's own), e.g. to see "Load more" with a few sessions
+//   ?protocol=pi-native              speak the server's pi-native protocol (SPEC §14; agent type
+//                                    `pi`) instead of its SSE routes
 
 function randomId() {
   // crypto.getRandomValues works in insecure contexts too (crypto.randomUUID does not).
@@ -26,6 +28,7 @@ export function readConfig() {
     server: server || null,
     sessionId,
     sessionPageSize: pageSize > 0 ? pageSize : undefined,
+    protocol: params.get("protocol") === "pi-native" ? "pi-native" : undefined,
   };
 }
 

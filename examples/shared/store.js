@@ -18,6 +18,7 @@ export function useExampleStore(config) {
     sessionId,
     onSessionChange,
     sessionPageSize: config.sessionPageSize,
+    protocol: config.protocol,
     sendAutomaticallyWhen,
   });
   useEffect(() => {

@@ -190,7 +190,8 @@ impl ChatStore {
         let running =
             self.session.link.gate().status() == crate::stream::pi_native::RunStatus::Running;
         match (&self.session.phase, running) {
-            (Phase::Idle { .. } | Phase::Resuming { .. }, true) => {
+            // Its start was among the events the gap lost, or another client's run.
+            (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
                 let stream = self.session.native_read.unwrap_or(0);
                 self.session.phase = Phase::Streaming { stream };
             }
@@ -198,8 +199,28 @@ impl ChatStore {
             (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
                 self.end_turn(Ending::Finished, now_ms)
             }
+            // This client's prompt ran and ended meanwhile: its user message is in the state.
+            (Phase::Submitted { .. }, false) if self.prompt_ran() => {
+                self.end_turn(Ending::Finished, now_ms)
+            }
             _ => {}
         }
+    }
+
+    /// The history holds the user message of this client's last prompt (by its nonce).
+    fn prompt_ran(&self) -> bool {
+        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
+            return false;
+        };
+        let history = self.session.conversation.history().messages();
+        history.iter().any(|m| {
+            m.role == Role::User
+                && m.metadata
+                    .as_deref()
+                    .and_then(|v| v.get("clientNonce"))
+                    .and_then(Value::as_str)
+                    == Some(nonce)
+        })
     }
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
@@ -214,8 +235,12 @@ impl ChatStore {
                 }
             }
             NativeEffect::RunEnded(status) => {
-                if !matches!(self.session.phase, Phase::Streaming { .. }) {
-                    return; // stopped here already, or a run this client never followed
+                // `Submitted`: the run's start was lost in a gap the state did not cover.
+                if !matches!(
+                    self.session.phase,
+                    Phase::Streaming { .. } | Phase::Submitted { .. }
+                ) {
+                    return; // stopped here already
                 }
                 let ending = match (status, self.session.link.gate().error()) {
                     (EndStatus::Error, m) | (_, m @ Some(_)) => Ending::Failed(ChatError::new(

@@ -1,0 +1,110 @@
+// End-to-end over the second transport (SPEC §14): the React example with `?protocol=pi-native`
+// (the store speaks the server's pi-native routes: /state, the NDJSON events, prompt, followup,
+// stop, queue/clear) against the reference server over its real pi agent, in headless Chromium.
+// What the page shows is checked against the session's canonical history, read through the
+// server's other protocol: one session, two protocols, the same messages.
+// Screenshots: target/e2e/pi-native-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  sessionId, openChat, typeAndEnter, waitStatus, pageMessages, canonicalView, screenshot,
+  eventually, launch, startServer, users, settled,
+} from './lib.mjs';
+
+let browser, pi;
+before(async () => {
+  [browser, pi] = await Promise.all([launch(), startServer({ runtime: 'pi' })]);
+});
+after(async () => {
+  await browser?.close();
+  await pi?.stop();
+});
+
+const QUERY = '&protocol=pi-native';
+const open = (s) => openChat(browser, pi, s, { query: QUERY });
+const answerText = (page) => page.$$eval('[data-role=assistant] [data-testid=part-text]', (els) => els.map((e) => e.textContent).join(' '));
+const nativeRoutes = (log) => log.filter((e) => e.path?.startsWith('/api/v1/agents/'));
+
+test('pi-native: a prompt and three follow-ups during its answer (two alike) arrive once each, in order', async () => {
+  await pi.reset();
+  const s = sessionId('native-followups');
+  const { page, context, errors } = await open(s);
+  await typeAndEnter(page, 'Answer slowly words:80');
+  await waitStatus(page, 'streaming', 10_000);
+  for (const t of ['same text', 'same text', 'third one']) await typeAndEnter(page, t);
+  await page.getByTestId('queued').first().waitFor({ timeout: 5_000 });
+  await screenshot(page, 'pi-native-queued');
+  await settled(page);
+  const shown = await pageMessages(page);
+  assert.deepEqual(users(shown), ['Answer slowly words:80', 'same text', 'same text', 'third one']);
+  assert.deepEqual(shown, canonicalView(await pi.messages(s)));
+  const log = nativeRoutes(await pi.log());
+  assert.equal(log.filter((e) => e.path.endsWith('/prompt')).length, 1, 'one prompt');
+  assert.equal(log.filter((e) => e.path.endsWith('/followup')).length, 3, 'three follow-ups');
+  assert.equal((await pi.log()).filter((e) => e.route === 'chat').length, 0, 'nothing through the SSE routes');
+  assert.deepEqual(errors, []);
+  await screenshot(page, 'pi-native-followups-done');
+  await context.close();
+});
+
+test('pi-native: stop ends the answer; the app is usable again', async () => {
+  await pi.reset();
+  const s = sessionId('native-stop');
+  const { page, context, errors } = await open(s);
+  await typeAndEnter(page, 'Long answer words:300');
+  await eventually(async () => /w5\b/.test(await answerText(page)), { what: 'some of the answer' });
+  await page.getByTestId('stop').click();
+  await waitStatus(page, 'ready', 10_000);
+  const stopped = await answerText(page);
+  await typeAndEnter(page, 'Next question words:3');
+  await settled(page);
+  const shown = await pageMessages(page);
+  assert.deepEqual(users(shown), ['Long answer words:300', 'Next question words:3']);
+  assert.ok(shown[1].text.length > 0 && stopped.length > 0);
+  assert.ok((await pi.log()).some((e) => e.path?.endsWith('/stop')), 'the stop was POSTed');
+  assert.deepEqual(errors, []);
+  await screenshot(page, 'pi-native-stop');
+  await context.close();
+});
+
+test('pi-native: a reload mid-answer shows it streaming on and then complete, once', async () => {
+  await pi.reset();
+  const s = sessionId('native-reload');
+  const { page, context, errors } = await open(s);
+  await typeAndEnter(page, 'Reload me words:120');
+  await eventually(async () => /w8\b/.test(await answerText(page)), { what: 'the answer to reach w8' });
+  const seen = await answerText(page);
+  await page.reload();
+  await page.getByTestId('composer-input').waitFor();
+  await waitStatus(page, 'streaming', 10_000);
+  await eventually(async () => (await answerText(page)).length > seen.length, { what: 'the answer to grow after the reload' });
+  await settled(page);
+  const shown = await pageMessages(page);
+  assert.deepEqual(users(shown), ['Reload me words:120']);
+  assert.deepEqual(shown, canonicalView(await pi.messages(s)));
+  assert.deepEqual(errors, []);
+  await screenshot(page, 'pi-native-reload');
+  await context.close();
+});
+
+for (const [name, control] of [
+  ['a cut events stream is resumed from its cursor', { cutEventsAfter: 12 }],
+  ['a seq gap makes the store read the state again', { skipSeq: 1 }],
+]) {
+  test(`pi-native: ${name}; nothing is lost or doubled`, async () => {
+    await pi.reset();
+    const s = sessionId('native-fault');
+    // Before the page opens: the first events connection of the session meets the fault.
+    await pi.control(control);
+    const { page, context, errors } = await open(s);
+    await typeAndEnter(page, 'Through a fault words:40');
+    await settled(page);
+    const shown = await pageMessages(page);
+    assert.deepEqual(users(shown), ['Through a fault words:40']);
+    assert.deepEqual(shown, canonicalView(await pi.messages(s)));
+    const reads = nativeRoutes(await pi.log()).filter((e) => e.path.includes('/events') || e.path.endsWith('/state'));
+    assert.ok(reads.length >= 3, `the store read again: ${reads.map((e) => e.path).join(', ')}`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
