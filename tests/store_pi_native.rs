@@ -66,6 +66,18 @@ fn feed(h: &mut Harness, events_id: u64, events: &[Value]) {
     h.body(events_id, &lines(events));
 }
 
+/// `text` sent, its prompt taken, its run started (seq 1 on the events stream `ev`).
+fn run_started(h: &mut Harness, ev: u64, text: &str) {
+    h.send(text);
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    feed(
+        h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+    );
+}
+
 #[test]
 fn a_prompt_is_submitted_until_its_run_starts_then_streams_and_ends() {
     let (mut h, ev) = following(4);
@@ -126,14 +138,7 @@ fn a_prompt_is_submitted_until_its_run_starts_then_streams_and_ends() {
 #[test]
 fn a_send_while_busy_is_a_follow_up_with_its_protocol_body_and_consumed_by_nonce() {
     let (mut h, ev) = following(0);
-    h.send("first");
-    let prompt = h.the_open(RequestKind::NativePrompt).id;
-    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
-    feed(
-        &mut h,
-        ev,
-        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-    );
+    run_started(&mut h, ev, "first");
     assert_eq!(h.send("more").kind, SubmitKind::Queued);
     let post = h.the_open(RequestKind::FollowUpPost);
     assert_eq!(post.path, format!("{BASE}/followup"));
@@ -174,14 +179,7 @@ fn a_send_while_busy_is_a_follow_up_with_its_protocol_body_and_consumed_by_nonce
 #[test]
 fn a_stop_posts_stop_and_the_accepted_follow_ups_wait_for_the_user() {
     let (mut h, ev) = following(0);
-    h.send("first");
-    let prompt = h.the_open(RequestKind::NativePrompt).id;
-    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
-    feed(
-        &mut h,
-        ev,
-        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-    );
+    run_started(&mut h, ev, "first");
     h.send("more");
     let post = h.the_open(RequestKind::FollowUpPost).id;
     h.respond(

@@ -5,7 +5,7 @@
 //! transport: the link's notes are turned into the store's own moves.
 
 use super::*;
-use crate::native_link::{commands, Ask, LinkNote, Read};
+use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
 use crate::stream::pi_native::NativeEffect;
 
@@ -88,6 +88,37 @@ impl ChatStore {
         self.on_link_notes(notes, now_ms);
     }
 
+    /// The read in flight `id` is over (answered or failed): `tell` gives the link what
+    /// happened, and the store acts on what the link makes of it. Another read's end is moot.
+    fn read_over(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        now_ms: u64,
+        tell: impl FnOnce(
+            &mut NativeLink,
+            &mut Conversation,
+            Read,
+            &mut dyn RandomSource,
+            &mut Vec<LinkNote>,
+        ),
+    ) {
+        if self.session.native_read != Some(id) {
+            return;
+        }
+        self.session.native_read = None;
+        let mut notes = Vec::new();
+        let s = &mut self.session;
+        tell(
+            &mut s.link,
+            &mut s.conversation,
+            Self::read_of(kind),
+            self.rng.as_mut(),
+            &mut notes,
+        );
+        self.on_link_notes(notes, now_ms);
+    }
+
     /// A native request's answer ended.
     pub(super) fn on_native_end(
         &mut self,
@@ -99,22 +130,9 @@ impl ChatStore {
     ) {
         match kind {
             RequestKind::NativeState | RequestKind::NativeEvents => {
-                if self.session.native_read != Some(id) {
-                    return;
-                }
-                self.session.native_read = None;
-                let mut notes = Vec::new();
-                let read = Self::read_of(kind);
-                let s = &mut self.session;
-                s.link.answer_end(
-                    &mut s.conversation,
-                    read,
-                    (status, body),
-                    now_ms,
-                    self.rng.as_mut(),
-                    &mut notes,
-                );
-                self.on_link_notes(notes, now_ms);
+                self.read_over(id, kind, now_ms, |link, conversation, read, rng, notes| {
+                    link.answer_end(conversation, read, (status, body), now_ms, rng, notes)
+                })
             }
             RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
             _ => {
@@ -137,17 +155,9 @@ impl ChatStore {
     ) {
         match kind {
             RequestKind::NativeState | RequestKind::NativeEvents => {
-                if self.session.native_read != Some(id) {
-                    return;
-                }
-                self.session.native_read = None;
-                let mut notes = Vec::new();
-                let read = Self::read_of(kind);
-                let rng = self.rng.as_mut();
-                self.session
-                    .link
-                    .failed(read, message, now_ms, rng, &mut notes);
-                self.on_link_notes(notes, now_ms);
+                self.read_over(id, kind, now_ms, |link, _, read, rng, notes| {
+                    link.failed(read, message, now_ms, rng, notes)
+                })
             }
             RequestKind::NativePrompt => {
                 if self.session.phase.stream() == Some(id) {
