@@ -278,7 +278,8 @@ export function useChat(options = {}) {
     if (last.metadata !== undefined) validate(schema, last.metadata);
   }, [last]);
 
-  const [, rerender] = useStateTick();
+  // A validator's error lives outside the store: setting it re-renders by this.
+  const [, rerender] = useReducer((n) => n + 1, 0);
   local.current.set = rerender;
 
   const actions = useMemo(() => {
@@ -408,10 +409,4 @@ export function useChat(options = {}) {
     sessions: snapshot.sessions,
     capabilities: snapshot.capabilities,
   };
-}
-
-// A re-render on demand (a validator's error lives outside the store).
-function useStateTick() {
-  const [tick, bump] = useReducer((n) => n + 1, 0);
-  return [tick, bump];
 }
