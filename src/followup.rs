@@ -574,6 +574,51 @@ impl FollowUpQueue {
         Some(ticket)
     }
 
+    /// The server's queue holds the follow-up `(nonce, seq, text)` (pi-native's
+    /// `queue-updated`, SPEC §14, which is authoritative for the waiting bubbles): one of ours
+    /// whose answer was lost or refused is `accepted` after all (one with a request on its way
+    /// waits for that answer), and one this queue does not hold (sent by another tab, or
+    /// before a reload) is shown, `accepted`, so the user sees it wait and can remove it by
+    /// its selectors. A nonce consumed already changes nothing. True when the queue changed.
+    pub fn server_holds(&mut self, nonce: &str, seq: u64, text: &str) -> bool {
+        if self.is_consumed(nonce) {
+            return false;
+        }
+        let in_flight = self.in_flight.as_ref().map(|f| f.item_id.clone());
+        let version = self.next_version();
+        if let Some(item) = self.items.iter_mut().find(|i| i.client_nonce == nonce) {
+            let lost = matches!(item.state, ItemState::Queued | ItemState::Failed)
+                && item.ever_posted
+                && in_flight.as_deref() != Some(item.id.as_str());
+            if lost {
+                item.state = ItemState::Accepted;
+                item.error = None;
+                item.next_attempt_at_ms = None;
+                item.version = version;
+            }
+            return lost;
+        }
+        self.raise_seq(seq);
+        self.items.push(FollowUpItem {
+            id: format!("fu-{nonce}"),
+            client_nonce: nonce.to_string(),
+            client_seq: seq,
+            text: text.to_string(),
+            files: Vec::new(),
+            state: ItemState::Accepted,
+            attempts: 0,
+            error: None,
+            ever_posted: true,
+            version,
+            next_attempt_at_ms: None,
+            needs_fresh_seq: false,
+            resend: false,
+            passed: false,
+            options: None,
+        });
+        true
+    }
+
     /// The server turned the follow-up with this nonce into a message (a user `message-start`
     /// with `clientNonce`, or `data-followup-consumed` with `clientNonce`): it leaves the queue
     /// and comes back in state `consumed`. The nonce is remembered, so a repeated signal is a

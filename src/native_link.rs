@@ -16,6 +16,9 @@ use crate::random::RandomSource;
 use crate::stream::conversation::Conversation;
 use crate::stream::pi_native::{Gate, NativeEffect, NativeGate};
 
+/// The code of a session the server does not have (reference §10).
+const NOT_FOUND: &str = "AGENT_SESSION_NOT_FOUND";
+
 /// The longest event line taken (a `message-end` final carries a whole message).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
@@ -52,6 +55,9 @@ pub enum LinkNote {
     /// The state answer is unusable (another protocol version, not a session document): the
     /// link stops, as the upstream client does.
     Refused(String),
+    /// The server has no such session (`404 AGENT_SESSION_NOT_FOUND`): the link stops, and
+    /// the session is empty until a send creates it.
+    Missing,
 }
 
 /// The link's state.
@@ -113,6 +119,15 @@ impl NativeLink {
     pub fn open(&mut self) {
         self.stopped = false;
         self.due = Some((0, Read::State));
+    }
+
+    /// Reads the state again now (the store learned the session moved on without the
+    /// events saying so yet); the read in flight is given up.
+    pub fn reread(&mut self) {
+        if !self.stopped {
+            self.reading = None;
+            self.due = Some((0, Read::State));
+        }
     }
 
     /// Stops following (a session switch, `dispose`): the store aborts the read in flight.
@@ -226,6 +241,12 @@ impl NativeLink {
             return;
         }
         let ok = (200..300).contains(&status);
+        if status == 404 && crate::protocol::ChatError::from_http(404, body).says(NOT_FOUND) {
+            self.close();
+            self.hydrated = true;
+            out.push(LinkNote::Missing);
+            return;
+        }
         match read {
             Read::State if ok => {
                 let doc = crate::protocol::json::from_slice(body)
@@ -330,11 +351,12 @@ pub mod commands {
 
     /// `/api/v1/agents/{agentType}/sessions/{sessionId}`, segments encoded.
     pub fn session_path(agent_type: &str, session_id: &str) -> String {
-        format!(
-            "/api/v1/agents/{}/sessions/{}",
-            encode(agent_type),
-            encode(session_id)
-        )
+        format!("{}/{}", sessions_path(agent_type), encode(session_id))
+    }
+
+    /// `/api/v1/agents/{agentType}/sessions`: the list, and `POST` to create one.
+    pub fn sessions_path(agent_type: &str) -> String {
+        format!("/api/v1/agents/{}/sessions", encode(agent_type))
     }
 
     fn encode(s: &str) -> String {
@@ -348,6 +370,21 @@ pub mod commands {
             }
         }
         out
+    }
+
+    /// `POST …/rename`.
+    pub fn rename(request_id: &str, title: &str) -> Value {
+        json!({"requestId": request_id, "title": title})
+    }
+
+    /// `POST /api/v1/agents/{agentType}/sessions`: a new session, named by the server; the
+    /// title the user gave it before it existed goes with it.
+    pub fn create(request_id: &str, title: Option<&str>) -> Value {
+        let mut body = json!({ "requestId": request_id });
+        if let Some(t) = title {
+            body["title"] = Value::String(t.into());
+        }
+        body
     }
 
     /// `POST …/prompt`.

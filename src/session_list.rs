@@ -50,10 +50,15 @@ pub struct Page {
     pub skipped: usize,
 }
 
-/// Reads one session object of a list or `PATCH` answer; `None` without a string `id`.
+/// Reads one session object of a list or `PATCH` answer; `None` without a string `id`. A
+/// pi-native summary (`{ref: {sessionId}, status, …}`, SPEC §14) is read the same way: its id
+/// is `ref.sessionId`, and it runs while its status is `running` or `aborting`.
 pub fn parse_item(v: &Value) -> Option<SessionItem> {
     let obj = v.as_object()?;
-    let id = obj.get("id")?.as_str().filter(|s| !s.is_empty())?;
+    let id = (obj.get("id"))
+        .or_else(|| obj.get("ref")?.get("sessionId"))?
+        .as_str()
+        .filter(|s| !s.is_empty())?;
     let stamp = |key: &str| {
         obj.get(key)
             .filter(|v| v.is_string() || v.is_number())
@@ -65,7 +70,11 @@ pub fn parse_item(v: &Value) -> Option<SessionItem> {
         title: obj.get("title").and_then(Value::as_str).and_then(title_of),
         created_at: stamp("createdAt"),
         updated_at: stamp("updatedAt"),
-        running: flag("running"),
+        running: flag("running")
+            || matches!(
+                obj.get("status").and_then(Value::as_str),
+                Some("running" | "aborting")
+            ),
         archived: flag("archived"),
         local: false,
     })
@@ -572,6 +581,23 @@ impl SessionList {
         let t = drop_key(&mut self.titles, id)?;
         self.revision += 1;
         Some(t)
+    }
+
+    /// The server named a session made here `new` (pi-native creates sessions and names
+    /// them): it keeps its place and whatever waits for it, under its new id.
+    pub fn rekey(&mut self, old: &str, new: &str) {
+        self.revision += 1;
+        let ids = self.opened.iter_mut().chain(self.made.iter_mut());
+        let ids = ids.chain(self.titles.iter_mut().map(|(id, _)| id));
+        let ids = ids.chain(self.edits.iter_mut().map(|e| &mut e.session));
+        for id in ids.filter(|id| *id == old) {
+            *id = new.to_string();
+        }
+    }
+
+    /// The title given to `id` before the server knew it, if one waits.
+    pub fn title_later_of(&self, id: &str) -> Option<&str> {
+        value_of(&self.titles, id).map(String::as_str)
     }
 
     /// Forgets a session the server never had (a local one deleted).

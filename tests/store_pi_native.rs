@@ -7,76 +7,9 @@
 mod common;
 
 use agent_chat_store::{ItemState, Method, RequestKind, Status, StoreEvent, SubmitKind};
+use common::native_store::*;
 use common::*;
-use serde_json::{json, Value};
-
-const BASE: &str = "/api/v1/agents/pi/sessions/S";
-
-fn native() -> Harness {
-    let mut o = options();
-    o.pi_native = Some("pi".into());
-    Harness::new(o)
-}
-
-fn state(seq: u64, status: &str, messages: Value, queue: Value) -> Reply {
-    Reply::json(
-        200,
-        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": seq, "state": {
-            "protocolVersion": 1, "sessionId": SESSION, "seq": seq, "status": status,
-            "messages": messages, "queue": {"followUps": queue}, "followUpMode": "one-at-a-time"}}),
-    )
-}
-
-fn lines(events: &[Value]) -> Vec<u8> {
-    events
-        .iter()
-        .map(|e| {
-            json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": e["seq"], "event": e})
-                .to_string()
-                + "\n"
-        })
-        .collect::<String>()
-        .into_bytes()
-}
-
-fn ndjson(events: &[Value]) -> Reply {
-    Reply::bytes(200, Some("application/x-ndjson"), lines(events)).open()
-}
-
-/// Opened: the state at `seq` (idle, empty), the events stream open and connected.
-fn following(seq: u64) -> (Harness, u64) {
-    let mut h = native();
-    let st = h.the_open(RequestKind::NativeState);
-    assert_eq!(
-        (st.method, st.path.as_str()),
-        (Method::Get, "/api/v1/agents/pi/sessions/S/state")
-    );
-    assert_eq!(
-        h.count(RequestKind::Capabilities) + h.count(RequestKind::MessagesGet),
-        0
-    );
-    h.respond(st.id, state(seq, "idle", json!([]), json!([])));
-    let ev = h.the_open(RequestKind::NativeEvents);
-    assert_eq!(ev.path, format!("{BASE}/events?cursor={seq}"));
-    h.respond(ev.id, ndjson(&[]));
-    (h, ev.id)
-}
-
-fn feed(h: &mut Harness, events_id: u64, events: &[Value]) {
-    h.body(events_id, &lines(events));
-}
-
-/// `text` sent, its prompt taken, its run started (seq 1 on the events stream `ev`).
-fn run_started(h: &mut Harness, ev: u64, text: &str) {
-    h.send(text);
-    let prompt = h.the_open(RequestKind::NativePrompt).id;
-    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
-    feed(
-        h,
-        ev,
-        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-    );
-}
+use serde_json::json;
 
 #[test]
 fn a_prompt_is_submitted_until_its_run_starts_then_streams_and_ends() {
@@ -250,15 +183,67 @@ fn a_follow_up_typed_while_the_prompt_is_on_its_way_goes_once_the_run_starts() {
 }
 
 #[test]
-fn a_refused_prompt_fails_the_turn_with_the_stores_kind() {
+fn a_prompt_that_meets_a_run_follows_it_and_goes_as_a_follow_up() {
     let (mut h, _) = following(0);
     h.send("hi");
     let prompt = h.the_open(RequestKind::NativePrompt).id;
     h.respond(prompt, Reply::json(409, json!({"error": {"code": "AGENT_COMMAND_INVALID_STATE", "message": "prompt is invalid in current state", "details": {"status": "streaming"}}})));
+    assert_eq!(
+        h.store.status(),
+        Status::Streaming,
+        "not a failure of the message"
+    );
+    assert!(h.store.error().is_none());
+    let post = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(post.body.as_ref().unwrap()["content"], "hi");
+    assert_eq!(
+        h.count(RequestKind::NativeState),
+        2,
+        "the state is read again"
+    );
+    // The run had ended meanwhile: the state says idle, the turn ends here too.
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, state(3, "idle", json!([]), json!([])));
+    assert_eq!(h.store.status(), Status::Ready);
+}
+
+#[test]
+fn a_prompt_that_fails_is_sent_again_byte_for_byte_and_a_refusal_fails_the_turn() {
+    let (mut h, _) = following(0);
+    h.send("hi");
+    let first = h.the_open(RequestKind::NativePrompt);
+    h.fail(first.id, "connection reset");
+    assert_eq!(h.store.status(), Status::Submitted, "a retry is due");
+    h.advance(1_000);
+    let second = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(second.body, first.body, "the same requestId and bytes");
+    h.respond(
+        second.id,
+        Reply::json(
+            409,
+            json!({"error": {"code": "AGENT_REQUEST_IN_PROGRESS", "message": "in progress"}}),
+        ),
+    );
+    h.advance(2_000);
+    let third = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(third.body, first.body);
+    h.respond(
+        third.id,
+        Reply::json(
+            400,
+            json!({"error": {"code": "VALIDATION_ERROR", "message": "content is too long"}}),
+        ),
+    );
     assert_eq!(h.store.status(), Status::Error);
     assert_eq!(
         h.errors().last().unwrap().kind,
-        agent_chat_store::ErrorKind::TurnAlreadyActive
+        agent_chat_store::ErrorKind::Validation
+    );
+    h.advance(60_000);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        3,
+        "a refusal is not retried"
     );
 }
 

@@ -117,7 +117,8 @@ impl ChatStore {
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
-            | RequestKind::NativeStop) => self.on_native_end(id, k, status, &p.body, now_ms),
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate) => self.on_native_end(id, k, status, &p.body, now_ms),
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -178,7 +179,8 @@ impl ChatStore {
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
-            | RequestKind::NativeStop) => self.on_native_failed(id, k, message, now_ms),
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate) => self.on_native_failed(id, k, message, now_ms),
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
@@ -237,6 +239,7 @@ impl ChatStore {
         self.send_due_take_backs(now_ms);
         self.send_due_answers(now_ms);
         self.pump_native(now_ms);
+        self.retry_prompt(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = self.stream_path(&self.session.cursor());
             self.session.conversation.resumed();

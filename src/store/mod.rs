@@ -539,6 +539,12 @@ impl ChatStore {
             .chain(self.session.take_backs.due_at())
             .chain(self.answers_due_at())
             .chain(self.session.link.poll_timeout())
+            .chain(
+                self.session
+                    .native_prompt
+                    .as_ref()
+                    .and_then(|p| p.retry_at()),
+            )
             .min()
     }
 

@@ -9,6 +9,22 @@ use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
 use crate::stream::pi_native::NativeEffect;
 
+/// A prompt on its way (with the session's creation first, if the server does not have it):
+/// sent again with the same bytes, so the same `requestId`, after a failure worth a retry.
+#[derive(Debug)]
+pub(super) struct PromptOut {
+    text: String,
+    attempts: u32,
+    /// A failed attempt is tried again at this time.
+    retry_at: Option<u64>,
+}
+
+impl PromptOut {
+    pub(super) fn retry_at(&self) -> Option<u64> {
+        self.retry_at
+    }
+}
+
 impl ChatStore {
     /// This store speaks the pi-native protocol.
     pub(super) fn native(&self) -> bool {
@@ -21,10 +37,19 @@ impl ChatStore {
         commands::session_path(agent, &self.session.id)
     }
 
-    /// Opening a session: its state, then its events.
+    /// Opening a session: its state, then its events. One made here by `newSession` is not
+    /// on the server yet (the protocol makes sessions by `POST …/sessions`): nothing to read.
     pub(super) fn open_native(&mut self, now_ms: u64) {
         self.session.caps_loaded = true;
         self.session.native_read = None;
+        if std::mem::take(&mut self.session.fresh) {
+            self.session.native_missing = true;
+            self.session.hydrated = true;
+            return;
+        }
+        if self.session.native_missing {
+            return;
+        }
         self.session.link.open();
         self.pump_native(now_ms);
     }
@@ -135,6 +160,7 @@ impl ChatStore {
                 })
             }
             RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
+            RequestKind::NativeCreate => self.on_create_answer(id, status, body, now_ms),
             _ => {
                 // The stop's answer: the events say how the run ended.
                 if !(200..300).contains(&status) {
@@ -159,9 +185,9 @@ impl ChatStore {
                     link.failed(read, message, now_ms, rng, notes)
                 })
             }
-            RequestKind::NativePrompt => {
+            RequestKind::NativePrompt | RequestKind::NativeCreate => {
                 if self.session.phase.stream() == Some(id) {
-                    self.end_turn(Ending::Failed(ChatError::network(message)), now_ms);
+                    self.prompt_failed(ChatError::network(message), now_ms);
                 }
             }
             _ => self.events.push_back(StoreEvent::Error {
@@ -177,6 +203,7 @@ impl ChatStore {
                 LinkNote::Hydrated => {
                     self.session.hydrated = true;
                     self.on_native_state(now_ms);
+                    self.follow_server_queue();
                 }
                 LinkNote::Retrying(why) => self.diagnostic(&why),
                 LinkNote::Refused(why) => {
@@ -185,6 +212,12 @@ impl ChatStore {
                     self.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Effect(e) => self.on_native_effect(e, now_ms),
+                LinkNote::Missing => {
+                    // Nothing to show and nothing to follow: a send creates it.
+                    self.session.native_missing = true;
+                    self.session.hydrated = true;
+                    self.on_native_state(now_ms);
+                }
             }
         }
         // The gate's queue, status or cursor moved even where the history did not.
@@ -219,9 +252,12 @@ impl ChatStore {
 
     /// The history holds the user message of this client's last prompt (by its nonce).
     fn prompt_ran(&self) -> bool {
-        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
-            return false;
-        };
+        let nonce = self.session.turn.client_turn_id.as_deref();
+        nonce.is_some_and(|n| self.committed(n))
+    }
+
+    /// The history holds a user message sent with this nonce.
+    fn committed(&self, nonce: &str) -> bool {
         let history = self.session.conversation.history().messages();
         history.iter().any(|m| {
             m.role == Role::User
@@ -231,6 +267,28 @@ impl ChatStore {
                     .and_then(Value::as_str)
                     == Some(nonce)
         })
+    }
+
+    /// The server's queue (the state's, or the latest `queue-updated`) decides what waits
+    /// (SPEC §14): its rows with selectors are this session's waiting bubbles, whichever tab
+    /// or page sent them. Rows of items this page took back or removed are not shown again
+    /// (a `queue-updated` may still list one whose clear was answered); rows without
+    /// selectors (two queued texts alike) cannot be told apart and are left to our own items.
+    fn follow_server_queue(&mut self) {
+        let rows = self.session.link.gate().queue().to_vec();
+        let mut changed = false;
+        for row in rows {
+            let (Some(nonce), Some(seq)) = (row.client_nonce, row.client_seq) else {
+                continue;
+            };
+            if self.session.take_backs.knows(&nonce) || self.committed(&nonce) {
+                continue;
+            }
+            changed |= self.session.queue.server_holds(&nonce, seq, &row.text);
+        }
+        if changed {
+            self.touch();
+        }
     }
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
@@ -272,7 +330,7 @@ impl ChatStore {
                 message_id,
                 client_nonce,
             }),
-            NativeEffect::Queue => {}
+            NativeEffect::Queue => self.follow_server_queue(),
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
                 name,
                 id: None,
@@ -287,11 +345,32 @@ impl ChatStore {
     /// server took it; the run's events say the rest.
     pub(super) fn start_native_prompt(&mut self, text: String, now_ms: u64) {
         let nonce = uuid_v4(self.rng.as_mut());
-        let body = commands::prompt(&nonce, &text);
         let s = &mut self.session;
         s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
         s.send_queue_when_idle = false;
+        s.native_prompt = Some(PromptOut {
+            text,
+            attempts: 0,
+            retry_at: None,
+        });
+        self.post_prompt(now_ms);
+    }
+
+    /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
+    /// have the session, else `POST …/prompt` ([`TurnState::client_turn_id`] is its nonce).
+    fn post_prompt(&mut self, now_ms: u64) {
+        let Some(out) = self.session.native_prompt.as_mut() else {
+            return;
+        };
+        out.attempts += 1;
+        out.retry_at = None;
+        let text = out.text.clone();
+        if self.session.native_missing {
+            return self.create_native_session(now_ms);
+        }
+        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
+        let body = commands::prompt(&nonce, &text);
         let path = format!("{}/prompt", self.native_base());
         let id = self.request(
             RequestKind::NativePrompt,
@@ -304,22 +383,151 @@ impl ChatStore {
         self.touch();
     }
 
+    /// The first send of a session the server does not have: `POST …/sessions` (its
+    /// `requestId` the prompt's nonce), then the prompt once the server named the session.
+    fn create_native_session(&mut self, now_ms: u64) {
+        let agent = self.opts.pi_native.clone().unwrap_or_default();
+        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
+        // Peeked, not taken: a failed create keeps it for the next send.
+        let title = self.sessions.title_later_of(&self.session.id);
+        let body = commands::create(&format!("create:{nonce}"), title);
+        let id = self.request(
+            RequestKind::NativeCreate,
+            Method::Post,
+            commands::sessions_path(&agent),
+            Some(to_string(&body)),
+            now_ms,
+        );
+        self.session.phase = Phase::Submitted { stream: id };
+        self.touch();
+    }
+
+    /// A prompt attempt (or the session's creation) failed: tried again after a backoff with
+    /// the same `requestId` while the error is worth it and attempts are left, else the turn
+    /// fails.
+    fn prompt_failed(&mut self, error: ChatError, now_ms: u64) {
+        let policy = self.opts.retry;
+        let jitter = self.rng.unit();
+        if let Some(out) = self.session.native_prompt.as_mut() {
+            // `AGENT_REQUEST_IN_PROGRESS`: the first attempt still runs there (reference §4).
+            let worth = error.is_retryable() || error.says("AGENT_REQUEST_IN_PROGRESS");
+            if worth && out.attempts < policy.max_attempts.max(1) {
+                out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
+                self.diagnostic(&format!("the prompt is sent again: {}", error.message));
+                return;
+            }
+        }
+        self.session.native_prompt = None;
+        self.end_turn(Ending::Failed(error), now_ms);
+    }
+
+    /// A prompt attempt is due again.
+    pub(super) fn retry_prompt(&mut self, now_ms: u64) {
+        let due = self
+            .session
+            .native_prompt
+            .as_ref()
+            .and_then(PromptOut::retry_at);
+        if due.is_some_and(|t| t <= now_ms) {
+            self.post_prompt(now_ms);
+        }
+    }
+
+    fn on_create_answer(&mut self, id: RequestId, status: u16, body: &[u8], now_ms: u64) {
+        if self.session.phase.stream() != Some(id) {
+            return; // stopped meanwhile: the session stays as it was, missing
+        }
+        let named = (200..300)
+            .contains(&status)
+            .then(|| crate::protocol::json::from_slice(body).ok())
+            .flatten()
+            .and_then(|v| Some(v.get("sessionId")?.as_str()?.to_string()))
+            .filter(|s| !s.is_empty());
+        let Some(session_id) = named else {
+            let error = match (200..300).contains(&status) {
+                true => ChatError::protocol("the session create answer names no sessionId"),
+                false => command_refusal(status, body, "session create answer"),
+            };
+            return self.prompt_failed(error, now_ms);
+        };
+        self.sessions.take_title(&self.session.id);
+        self.rekey(session_id);
+        self.session.native_missing = false;
+        self.session.link.open();
+        self.pump_native(now_ms);
+        if let Some(out) = self.session.native_prompt.as_mut() {
+            out.attempts = 0;
+        }
+        self.post_prompt(now_ms);
+    }
+
+    /// The open session is `id` on the server from now on (it named the session this store
+    /// made): the list, the requests on their way and the host (`onSessionChange`) follow.
+    fn rekey(&mut self, id: String) {
+        let old = std::mem::replace(&mut self.session.id, id.clone());
+        if old == id {
+            return;
+        }
+        for p in self.pending.values_mut().filter(|p| p.session == old) {
+            p.session = id.clone();
+        }
+        self.sessions.rekey(&old, &id);
+        self.events
+            .push_back(StoreEvent::SessionChange { session_id: id });
+    }
+
     fn on_prompt_answer(&mut self, id: RequestId, status: u16, body: &[u8], now_ms: u64) {
         if self.session.phase.stream() != Some(id) {
             return;
         }
         if (200..300).contains(&status) {
-            return; // taken: `submitted` until its run starts on the events stream
+            // Taken: `submitted` until its run starts on the events stream.
+            self.session.native_prompt = None;
+            return;
         }
-        let mut error = refusal(status, body, "prompt answer");
-        error.kind = commands::error_kind(status, body);
-        self.end_turn(Ending::Failed(error), now_ms);
+        let error = command_refusal(status, body, "prompt answer");
+        if error.kind == ErrorKind::TurnAlreadyActive {
+            return self.prompt_met_a_run(error, now_ms);
+        }
+        if error.says("AGENT_REQUEST_OUTCOME_UNKNOWN") {
+            // Whether it landed, only the state can say (reference §4); it shows there if so.
+            self.session.link.reread();
+        }
+        self.prompt_failed(error, now_ms);
+    }
+
+    /// The prompt met a run this client did not know of (another tab's, or one whose start
+    /// the events have not brought yet): as over the first transport (SPEC §6), not a failure
+    /// of the message. The store follows that run and sends the text as a follow-up to it;
+    /// the state is read again at once, so a run that ended meanwhile ends here too (and the
+    /// follow-up, accepted while idle, is taken back and sent as the next message).
+    fn prompt_met_a_run(&mut self, error: ChatError, now_ms: u64) {
+        let Some(out) = self.session.native_prompt.take() else {
+            return;
+        };
+        let stream = self.session.native_read.unwrap_or(0);
+        self.session.phase = Phase::Streaming { stream };
+        self.session.link.reread();
+        self.pump_native(now_ms);
+        match self.send(&out.text, Vec::new(), now_ms).reason {
+            None | Some(Refusal::Empty) => {}
+            Some(_) if self.draft.is_empty() && self.draft_files.is_empty() => {
+                self.draft = out.text;
+            }
+            Some(_) => self.events.push_back(StoreEvent::Error { error }),
+        }
+        self.touch();
     }
 
     /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue.
     pub(super) fn stop_native(&mut self, now_ms: u64) {
         if let Phase::Submitted { stream } = self.session.phase {
             self.abort(stream);
+        }
+        self.session.native_prompt = None;
+        if self.session.native_missing {
+            // Stopped before the server made the session: nothing runs there.
+            return self.end_turn(Ending::Stopped, now_ms);
         }
         self.session.link.gate_mut().stopping();
         // The server drops its whole queue with the stop: what it had accepted will not run
@@ -337,4 +545,11 @@ impl ChatStore {
         );
         self.end_turn(Ending::Stopped, now_ms);
     }
+}
+
+/// A refused command's error, with the store's kind for its code (reference §10).
+fn command_refusal(status: u16, body: &[u8], what: &str) -> ChatError {
+    let mut error = refusal(status, body, what);
+    error.kind = commands::error_kind(status, body);
+    error
 }

@@ -75,6 +75,9 @@ pub enum RequestKind {
     NativePrompt,
     /// pi-native `POST …/stop`.
     NativeStop,
+    /// pi-native `POST /api/v1/agents/{agentType}/sessions`: makes the session a first send
+    /// goes to, when the server does not have it.
+    NativeCreate,
 }
 
 impl RequestKind {
@@ -90,6 +93,7 @@ impl RequestKind {
                 | RequestKind::NativeEvents
                 | RequestKind::NativePrompt
                 | RequestKind::NativeStop
+                | RequestKind::NativeCreate
         )
     }
     /// Requests that must not outlive their session: aborted on a switch or dispose. The
@@ -217,7 +221,8 @@ impl ChatStore {
             | RequestKind::ApprovalPost
             | RequestKind::ToolOutputPost
             | RequestKind::NativeState
-            | RequestKind::NativePrompt => Some(now_ms + self.opts.followup_timeout_ms),
+            | RequestKind::NativePrompt
+            | RequestKind::NativeCreate => Some(now_ms + self.opts.followup_timeout_ms),
             // A stream that says nothing (not even a keep-alive comment) for this long is
             // treated as dropped: resumed if it had started, failed if it never answered.
             RequestKind::Chat | RequestKind::StreamResume | RequestKind::NativeEvents => {

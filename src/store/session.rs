@@ -55,6 +55,11 @@ pub(super) struct Session {
     pub(super) link: crate::native_link::NativeLink,
     /// pi-native: the read in flight (the state, or the events stream).
     pub(super) native_read: Option<RequestId>,
+    /// pi-native: the server has no such session (made by `newSession`, or its state read
+    /// answered 404): the first send creates one, and the session takes the server's id.
+    pub(super) native_missing: bool,
+    /// pi-native: the prompt of the turn started here, until the server took it.
+    pub(super) native_prompt: Option<super::native::PromptOut>,
 }
 
 /// What a chat POST asked ([`TurnState::sent`]).
@@ -144,6 +149,8 @@ impl Session {
             answer_errors: Vec::new(),
             link: crate::native_link::NativeLink::new(),
             native_read: None,
+            native_missing: false,
+            native_prompt: None,
         }
     }
 

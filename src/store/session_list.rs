@@ -4,6 +4,7 @@
 //! switch still applies to the session it named.
 
 use super::*;
+use crate::native_link::commands;
 use crate::session_list::{
     derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem,
 };
@@ -93,6 +94,10 @@ impl ChatStore {
         if self.disposed {
             return false;
         }
+        // pi-native has no archive (SPEC §14): no archived walk to load.
+        if archived && self.native() {
+            return false;
+        }
         let Some(ask) = self.sessions.next_page(archived, more) else {
             // A refresh asked while a page is on its way goes after it.
             return !more && self.sessions.available && self.sessions.loading();
@@ -103,15 +108,18 @@ impl ChatStore {
 
     fn request_page(&mut self, ask: PageAsk, now_ms: u64) {
         let archived = ask.archived;
-        let mut path = self.opts.routes.sessions.clone();
+        let mut path = match &self.opts.pi_native {
+            Some(agent) => commands::sessions_path(agent),
+            None => self.opts.routes.sessions.clone(),
+        };
         path.push('?');
         if let Some(c) = &ask.cursor {
             path.push_str(&format!("cursor={}&", encode(c)));
         }
-        path.push_str(&format!(
-            "limit={}&archived={archived}",
-            self.opts.session_page_size
-        ));
+        path.push_str(&format!("limit={}", self.opts.session_page_size));
+        if !self.native() {
+            path.push_str(&format!("&archived={archived}"));
+        }
         let id = self.request(RequestKind::SessionsGet, Method::Get, path, None, now_ms);
         self.sessions.page_started(id, ask);
         self.touch();
@@ -134,7 +142,10 @@ impl ChatStore {
     }
 
     fn session_path(&self, id: &str) -> String {
-        replace_all(&self.opts.routes.session, "{sessionId}", &encode(id))
+        match &self.opts.pi_native {
+            Some(agent) => commands::session_path(agent, id),
+            None => replace_all(&self.opts.routes.session, "{sessionId}", &encode(id)),
+        }
     }
 
     /// `renameSession(id, title)`: shown at once; a refusal puts the old title back. A session
@@ -161,6 +172,9 @@ impl ChatStore {
 
     /// The request that asks the server for `change` of session `id`, shown at once.
     fn send_change(&mut self, id: &str, change: Change, now_ms: u64) {
+        if self.native() {
+            return self.send_native_change(id, change, now_ms);
+        }
         let (kind, method, body) = match &change {
             Change::Title(title) => (
                 RequestKind::SessionPatch,
@@ -180,10 +194,36 @@ impl ChatStore {
         self.sessions.edit(req, id, change);
     }
 
+    /// pi-native's own routes (reference §3.10, §3.11): `POST …/rename {requestId, title}`,
+    /// `DELETE …?requestId=R`. Each change is one command with its own `requestId`.
+    fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
+        let request_id = uuid_v4(self.rng.as_mut());
+        let base = self.session_path(id);
+        let (kind, method, path, body) = match &change {
+            Change::Title(title) => (
+                RequestKind::SessionPatch,
+                Method::Post,
+                format!("{base}/rename"),
+                Some(to_string(&commands::rename(&request_id, title))),
+            ),
+            Change::Delete => (
+                RequestKind::SessionDelete,
+                Method::Delete,
+                format!("{base}?requestId={request_id}"),
+                None,
+            ),
+            Change::Archived(_) => return, // refused by `archive_session`
+        };
+        let req = self.request(kind, method, path, body, now_ms);
+        self.sessions.edit(req, id, change);
+    }
+
     /// `archiveSession(id, archived)`: moved at once; a refusal moves it back. False for a
-    /// session the server has not listed (it cannot archive what it does not have).
+    /// session the server has not listed (it cannot archive what it does not have), and over
+    /// pi-native, which has no archive.
     pub fn archive_session(&mut self, id: &str, archived: bool, now_ms: u64) -> bool {
-        if self.disposed || !self.sessions.listed(id) || self.sessions.deleting(id) {
+        if self.disposed || self.native() || !self.sessions.listed(id) || self.sessions.deleting(id)
+        {
             return false;
         }
         self.send_change(id, Change::Archived(archived), now_ms);
@@ -274,9 +314,10 @@ impl ChatStore {
             // Already gone is what a delete wants.
             Err(e) if kind == RequestKind::SessionDelete && e.status == Some(404) => Ok(None),
             Err(e) => Err(e),
+            // `{session}`, or pi-native's bare summary.
             Ok((_, body)) => Ok(crate::protocol::json::from_slice(body)
                 .ok()
-                .and_then(|v| v.get("session").and_then(parse_item))),
+                .and_then(|v| parse_item(v.get("session").unwrap_or(&v)))),
         };
         let not_found = matches!(&answer, Err(e) if e.status == Some(404));
         if let Err(e) = &answer {

@@ -60,6 +60,12 @@ impl TakeBacks {
         self.gone.push(nonce.to_string());
     }
 
+    /// This page took `nonce` back or is taking it back: the server's copy is not a
+    /// waiting bubble any more.
+    pub(super) fn knows(&self, nonce: &str) -> bool {
+        self.gone.iter().any(|n| n == nonce) || self.open.iter().any(|t| t.nonce == nonce)
+    }
+
     /// Whether a copy may still be on the server: a new turn waits.
     pub(super) fn any_open(&self) -> bool {
         !self.open.is_empty()

@@ -327,7 +327,8 @@ impl World {
             | RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
-            | RequestKind::NativeStop => Resp::Http(404, Vec::new()),
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate => Resp::Http(404, Vec::new()),
         };
         self.note(format!(
             "server gets page {page} req #{id} {kind:?} (arrival {arrivals}) → {}",

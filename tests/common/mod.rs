@@ -29,6 +29,7 @@ use serde_json::Value;
 
 pub mod fault_network;
 pub mod fault_world;
+pub mod native_store;
 pub mod scenario;
 pub mod sim_server;
 

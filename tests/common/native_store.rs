@@ -1,0 +1,75 @@
+//! The pi-native store tests' server side: the state document, events as NDJSON lines, and
+//! a store opened and following its session's events.
+
+use agent_chat_store::{Method, RequestKind};
+use serde_json::{json, Value};
+
+use super::*;
+
+pub const BASE: &str = "/api/v1/agents/pi/sessions/S";
+
+pub fn native() -> Harness {
+    let mut o = options();
+    o.pi_native = Some("pi".into());
+    Harness::new(o)
+}
+
+pub fn state(seq: u64, status: &str, messages: Value, queue: Value) -> Reply {
+    Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": seq, "state": {
+            "protocolVersion": 1, "sessionId": SESSION, "seq": seq, "status": status,
+            "messages": messages, "queue": {"followUps": queue}, "followUpMode": "one-at-a-time"}}),
+    )
+}
+
+pub fn lines(events: &[Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| {
+            json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": e["seq"], "event": e})
+                .to_string()
+                + "\n"
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+pub fn ndjson(events: &[Value]) -> Reply {
+    Reply::bytes(200, Some("application/x-ndjson"), lines(events)).open()
+}
+
+/// Opened: the state at `seq` (idle, empty), the events stream open and connected.
+pub fn following(seq: u64) -> (Harness, u64) {
+    let mut h = native();
+    let st = h.the_open(RequestKind::NativeState);
+    assert_eq!(
+        (st.method, st.path.as_str()),
+        (Method::Get, "/api/v1/agents/pi/sessions/S/state")
+    );
+    assert_eq!(
+        h.count(RequestKind::Capabilities) + h.count(RequestKind::MessagesGet),
+        0
+    );
+    h.respond(st.id, state(seq, "idle", json!([]), json!([])));
+    let ev = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(ev.path, format!("{BASE}/events?cursor={seq}"));
+    h.respond(ev.id, ndjson(&[]));
+    (h, ev.id)
+}
+
+pub fn feed(h: &mut Harness, events_id: u64, events: &[Value]) {
+    h.body(events_id, &lines(events));
+}
+
+/// `text` sent, its prompt taken, its run started (seq 1 on the events stream `ev`).
+pub fn run_started(h: &mut Harness, ev: u64, text: &str) {
+    h.send(text);
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    feed(
+        h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+    );
+}

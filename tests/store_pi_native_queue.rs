@@ -1,0 +1,206 @@
+//! The waiting bubbles over the pi-native transport (SPEC §14) on virtual time: the server's
+//! `queue-updated` (and the state's queue) is authoritative: a follow-up another tab or an
+//! earlier page sent shows as waiting and can be removed with `queue/clear`; one whose answer
+//! was lost is accepted when the server's queue lists it; a removal the server answers 409
+//! (no longer queued) is never sent again; a take-back answered before the events caught up is
+//! not brought back by a late `queue-updated`.
+
+mod common;
+
+use agent_chat_store::{ItemState, Method, RequestKind, Status};
+use common::native_store::*;
+use common::*;
+use serde_json::{json, Value};
+
+fn row(nonce: &str, seq: u64, text: &str) -> Value {
+    json!({"id": format!("q-{seq}"), "kind": "followup", "displayText": text,
+        "clientNonce": nonce, "clientSeq": seq})
+}
+
+fn queue_updated(seq: u64, rows: Vec<Value>) -> Value {
+    json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}})
+}
+
+#[test]
+fn a_follow_up_another_tab_queued_waits_here_too_and_can_be_removed() {
+    let (mut h, ev) = following(0);
+    run_started(&mut h, ev, "first");
+    feed(
+        &mut h,
+        ev,
+        &[queue_updated(
+            2,
+            vec![row("other", 7, "from the other tab")],
+        )],
+    );
+    let q = h.store.queued();
+    assert_eq!(q.len(), 1, "{q:#?}");
+    assert_eq!(
+        (q[0].text.as_str(), q[0].state),
+        ("from the other tab", ItemState::Accepted)
+    );
+    let id = q[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&id, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(
+        (clear.method, clear.path.as_str()),
+        (Method::Post, "/api/v1/agents/pi/sessions/S/queue/clear")
+    );
+    assert_eq!(
+        clear.body.clone().unwrap(),
+        json!({"clientNonce": "other", "clientSeq": 7})
+    );
+    assert!(h.store.queued().is_empty(), "gone at once");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 1})),
+    );
+    // The events stream had not caught up: the queue still listed it, then without it.
+    feed(
+        &mut h,
+        ev,
+        &[
+            queue_updated(3, vec![row("other", 7, "from the other tab")]),
+            queue_updated(4, vec![]),
+        ],
+    );
+    assert!(h.store.queued().is_empty(), "{:#?}", h.store.queued());
+    // A new send waits for nothing: no turn is held for that clear any more.
+    h.send("next");
+    assert_eq!(h.count(RequestKind::FollowUpPost), 1);
+}
+
+#[test]
+fn a_follow_up_whose_answer_was_lost_is_accepted_when_the_servers_queue_lists_it() {
+    let (mut h, ev) = following(0);
+    run_started(&mut h, ev, "first");
+    h.send("more");
+    let post = h.the_open(RequestKind::FollowUpPost);
+    let body = post.body.clone().unwrap();
+    h.fail(post.id, "connection reset");
+    assert_eq!(
+        h.store.queued()[0].state,
+        ItemState::Queued,
+        "a retry is due"
+    );
+    let nonce = body["clientNonce"].as_str().unwrap();
+    let seq = body["clientSeq"].as_u64().unwrap();
+    feed(
+        &mut h,
+        ev,
+        &[queue_updated(2, vec![row(nonce, seq, "more")])],
+    );
+    assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+    h.advance(60_000);
+    assert_eq!(
+        h.count(RequestKind::FollowUpPost),
+        1,
+        "the server has it: not posted again"
+    );
+    feed(
+        &mut h,
+        ev,
+        &[
+            queue_updated(3, vec![]),
+            json!({"type": "message-start", "seq": 4, "messageId": "u2", "role": "user", "clientNonce": nonce, "clientSeq": seq, "text": "more"}),
+        ],
+    );
+    assert!(h.store.queued().is_empty());
+    let users = h
+        .history()
+        .into_iter()
+        .filter(|m| m["role"] == "user")
+        .count();
+    assert_eq!(users, 1, "the follow-up once: {:#?}", h.history());
+}
+
+#[test]
+fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
+    let (mut h, ev) = following(0);
+    run_started(&mut h, ev, "first");
+    h.send("more");
+    let post = h.the_open(RequestKind::FollowUpPost);
+    let body = post.body.clone().unwrap();
+    h.respond(
+        post.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let id = h.store.queued()[0].id.clone();
+    h.act(|s, now| s.remove_queued(&id, now));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(
+            409,
+            json!({"error": {"code": "AGENT_REQUEST_CONFLICT", "message": "queue selectors disagree"}}),
+        ),
+    );
+    h.advance(60_000);
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 1, "not asked again");
+    let nonce = body["clientNonce"].clone();
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "message-start", "seq": 2, "messageId": "u2", "role": "user", "clientNonce": nonce, "text": "more"}),
+            json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"}),
+        ],
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        1,
+        "never re-sent as a message"
+    );
+    assert!(h.store.queued().is_empty());
+}
+
+/// A reload while the server holds follow-ups of the old page: the state's queue shows them;
+/// at the run's natural end they are taken back and sent, in their order, as the next
+/// messages (SPEC §6).
+#[test]
+fn after_a_reload_the_states_queue_is_shown_and_sent_in_order_when_the_run_ends() {
+    let mut h = native();
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(
+        st.id,
+        state(
+            5,
+            "streaming",
+            json!([]),
+            json!([row("n1", 10, "one"), row("n2", 11, "two")]),
+        ),
+    );
+    let texts: Vec<_> = h.store.queued().iter().map(|i| i.text.clone()).collect();
+    assert_eq!(texts, ["one", "two"]);
+    assert_eq!(h.store.status(), Status::Streaming, "the run is followed");
+    let ev = h.the_open(RequestKind::NativeEvents);
+    h.respond(ev.id, ndjson(&[]));
+    feed(
+        &mut h,
+        ev.id,
+        &[json!({"type": "agent-end", "seq": 6, "turnId": "t0", "status": "ok"})],
+    );
+    let clears: Vec<Value> = h
+        .requests(RequestKind::FollowUpDelete)
+        .iter()
+        .map(|r| r.body.clone().unwrap())
+        .collect();
+    assert_eq!(
+        clears,
+        [
+            json!({"clientNonce": "n1", "clientSeq": 10}),
+            json!({"clientNonce": "n2", "clientSeq": 11})
+        ]
+    );
+    for c in h
+        .open(RequestKind::FollowUpDelete)
+        .iter()
+        .map(|r| r.id)
+        .collect::<Vec<_>>()
+    {
+        h.respond(c, Reply::json(202, json!({"accepted": true, "cleared": 1})));
+    }
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(prompt.body.as_ref().unwrap()["content"], "one");
+}
