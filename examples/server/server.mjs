@@ -2,7 +2,7 @@
 // Reference server for agent-chat-store. See README.md for the flags and the control route.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp, DEFAULTS, PROTOCOLS, ROUTES, RUNTIMES } from './lib/app.mjs';
+import { createApp, DEFAULTS, NATIVE_SESSIONS, PROTOCOLS, ROUTES, RUNTIMES } from './lib/app.mjs';
 
 const HELP = `Usage: node server.mjs [options]
 
@@ -34,6 +34,10 @@ const HELP = `Usage: node server.mjs [options]
   --replay-window N      pi-native: events kept replayable per session (default ${DEFAULTS.replayWindow})
   --cut-events-after N   pi-native: destroy the next GET …/events connection after N event lines
   --skip-seq N           pi-native: the next N events are published one seq too high (a gap)
+  --native-sessions lenient|strict  pi-native (default lenient): lenient creates a session on
+                         its first prompt and answers /state, /events of an unknown one empty;
+                         strict, as the real server, only POST …/sessions creates, and every
+                         session route of an unknown or deleted session is 404
   -h, --help`;
 
 function fail(message) {
@@ -71,6 +75,7 @@ try {
       'replay-window': { type: 'string' },
       'cut-events-after': { type: 'string' },
       'skip-seq': { type: 'string' },
+      'native-sessions': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -101,6 +106,9 @@ const cutStreamAfter = args['cut-stream-after'] === undefined ? null : int('cut-
 const protocol = args.protocol ?? env.PROTOCOL ?? DEFAULTS.protocol;
 if (!PROTOCOLS.includes(protocol)) fail(`--protocol must be one of ${PROTOCOLS.join(', ')}`);
 
+const nativeSessions = args['native-sessions'] ?? DEFAULTS.nativeSessions;
+if (!NATIVE_SESSIONS.includes(nativeSessions)) fail(`--native-sessions must be one of ${NATIVE_SESSIONS.join(', ')}`);
+
 const dataDir = path.resolve(args['data-dir'] || env.DATA_DIR || DEFAULTS.dataDir);
 
 const app = createApp({
@@ -129,6 +137,7 @@ const app = createApp({
   replayWindow: int('replay-window', args['replay-window'], DEFAULTS.replayWindow),
   cutEventsAfter: args['cut-events-after'] === undefined ? null : int('cut-events-after', args['cut-events-after'], null),
   skipSeq: int('skip-seq', args['skip-seq'], 0),
+  nativeSessions,
 });
 
 const port = int('port', args.port ?? env.PORT, 8787);

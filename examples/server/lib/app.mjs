@@ -21,6 +21,12 @@ export const RUNTIMES = ['pi', 'ai-sdk'];
  * presents (startup line, `GET /__control`, `GET /api/v1/agent/capabilities`'s `protocol`).
  */
 export const PROTOCOLS = ['sse', 'pi-native'];
+/**
+ * pi-native sessions: `lenient` creates a session on its first prompt or follow-up and answers
+ * `/state` and `/events` of an unknown one with an empty session; `strict` is the real server
+ * (only `POST …/sessions` creates; every session route of an unknown session is 404).
+ */
+export const NATIVE_SESSIONS = ['lenient', 'strict'];
 export const ROUTES = [
   ...NATIVE_ROUTES,
   'capabilities',
@@ -80,6 +86,7 @@ export const ROUTES = [
  * @property {number} docsChatDelayMs hold every `POST /api/chat` MS before it answers
  * @property {number|null} cutDocsChatAfter destroy the socket of the next `POST /api/chat`
  *   answer after N chunks (SSE events), once
+ * @property {'lenient'|'strict'} nativeSessions see NATIVE_SESSIONS
  */
 
 export const DEFAULTS = {
@@ -110,6 +117,7 @@ export const DEFAULTS = {
   replayWindow: 1000,
   cutEventsAfter: null,
   skipSeq: 0,
+  nativeSessions: 'lenient',
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -266,6 +274,10 @@ export function createApp(options = {}) {
       const v = body.cutEventsAfter;
       if (v !== null && (!Number.isInteger(v) || v < 0)) throw validation('cutEventsAfter must be an integer >= 0 or null', 'cutEventsAfter');
       state.cutEventsAfter = v;
+    }
+    if (body.nativeSessions !== undefined) {
+      if (!NATIVE_SESSIONS.includes(body.nativeSessions)) throw validation(`nativeSessions must be one of ${NATIVE_SESSIONS.join(', ')}`, 'nativeSessions');
+      state.nativeSessions = body.nativeSessions;
     }
     if (body.protocol !== undefined) {
       if (!PROTOCOLS.includes(body.protocol)) throw validation(`protocol must be one of ${PROTOCOLS.join(', ')}`, 'protocol');

@@ -24,6 +24,7 @@ export const CHECK = {
   nonce: str(1, 128),
   content: str(1, 1_000_000),
   title: str(1, 200),
+  sessionId: str(1, 128),
   clientSeq: (v) => (Number.isSafeInteger(v) && v >= 0 ? undefined : 'must be a non-negative integer'),
   literalTrue: (v) => (v === true ? undefined : 'must be true'),
   thinkingLevel: (v) => (['off', 'low', 'medium', 'high'].includes(v) ? undefined : 'must be off, low, medium or high'),

@@ -8,8 +8,12 @@
 // ids, part ids, tool owners and finals are the ones the SSE protocol streams.
 //
 // Choices where the document leaves room (README "The pi-native protocol" lists them too):
-// - sessions are created by their first prompt (or follow-up); `/state` and `/events` of a
-//   session that does not exist yet answer an empty idle session with seq 0 (no 404);
+// - `POST …/sessions` creates a session (§3.6, a UUID; `resumeSessionId` of a session without a
+//   turn yet gives that one back; a `title` is its title, also on a resume). Besides, with
+//   `nativeSessions: 'lenient'` (the default, `--native-sessions`), a session is also created by
+//   its first prompt (or follow-up), and `/state` and `/events` of a session that does not exist
+//   yet answer an empty idle session with seq 0 (no 404). `'strict'` is the real server: every
+//   session route of a session never created (or deleted) is 404 AGENT_SESSION_NOT_FOUND;
 // - turnId is per pi run, `turn:<sessionId>:<seq of its agent-start>` (§7's fallback form): a
 //   follow-up drained after `agent_end` starts a new run with its own turnId;
 // - no `error {code: ABORTED}` before an aborted `agent-end` (§14.16): a stop ends as `aborted`;
@@ -27,7 +31,7 @@ import { cleanTitle, CursorError } from './session-store.mjs';
 export { NativeError } from './pi-native-body.mjs';
 
 export const AGENT_TYPE = 'pi';
-export const NATIVE_ROUTES = ['pi-agents', 'pi-sessions', 'pi-state', 'pi-events', 'pi-prompt', 'pi-followup', 'pi-interrupt', 'pi-stop', 'pi-queue-clear', 'pi-rename', 'pi-delete'];
+export const NATIVE_ROUTES = ['pi-agents', 'pi-sessions', 'pi-create', 'pi-state', 'pi-events', 'pi-prompt', 'pi-followup', 'pi-interrupt', 'pi-stop', 'pi-queue-clear', 'pi-rename', 'pi-delete'];
 export const NATIVE_PREFIX = '/api/v1/agents';
 
 const PROMPT = {
@@ -50,6 +54,7 @@ const FOLLOWUP = {
 const OPTIONAL_REQUEST = { requestId: [CHECK.requestId, false] };
 const QUEUE_CLEAR = { requestId: [CHECK.requestId, false], clientNonce: [CHECK.nonce, false], clientSeq: [CHECK.clientSeq, false] };
 const RENAME = { requestId: [CHECK.requestId, true], title: [CHECK.title, true] };
+const CREATE = { requestId: [CHECK.requestId, false], title: [CHECK.title, false], resumeSessionId: [CHECK.sessionId, false] };
 const COMMAND_BODIES = {
   'pi-prompt': PROMPT,
   'pi-followup': FOLLOWUP,
@@ -66,7 +71,7 @@ export function nativeRouteOf(method, pathname) {
   const m = /^\/api\/v1\/agents\/([^/]+)\/sessions(?:\/([^/]+)(?:\/(state|events|prompt|followup|interrupt|stop|rename|queue\/clear))?)?$/.exec(pathname);
   if (!m) return undefined;
   const agentTypeId = decode(m[1]);
-  if (m[2] === undefined) return [method === 'GET' ? 'pi-sessions' : undefined, undefined, agentTypeId];
+  if (m[2] === undefined) return [{ GET: 'pi-sessions', POST: 'pi-create' }[method], undefined, agentTypeId];
   const key = `${method} ${m[3] ?? ''}`;
   const name = {
     'GET state': 'pi-state',
@@ -87,7 +92,8 @@ export function nativeRouteOf(method, pathname) {
  * @param {(id: string, create: boolean, runtime?: string) => object|undefined} deps.session
  *   app.mjs's session lookup (in memory, else from the store, else created)
  * @param {import('./session-store.mjs').SessionStore} deps.store
- * @param {object} deps.settings the live settings: heartbeatMs, replayWindow, cutEventsAfter, skipSeq
+ * @param {object} deps.settings the live settings: heartbeatMs, replayWindow, cutEventsAfter, skipSeq,
+ *   nativeSessions
  * @param {(id: string) => Promise<boolean>} deps.removeSession stops, forgets, removes the file
  */
 export function createPiNative({ session, store, settings, removeSession }) {
@@ -243,10 +249,14 @@ export function createPiNative({ session, store, settings, removeSession }) {
 
   // ----- reads --------------------------------------------------------------------------------
 
-  /** The pi session `sid` if it exists (in memory or on disk); 404 when it is an AI SDK one. */
+  /**
+   * The pi session `sid` if it exists (in memory or on disk); 404 when it is an AI SDK one, or
+   * (strict) when there is none.
+   */
   function piSession(sid) {
     const s = session(sid, false);
     if (s && !(s instanceof PiSession)) throw notFound(sid);
+    if (!s && settings.nativeSessions === 'strict') throw notFound(sid);
     return s;
   }
 
@@ -490,6 +500,24 @@ export function createPiNative({ session, store, settings, removeSession }) {
     return [204];
   }
 
+  /** §3.6. A new session (a UUID), or `resumeSessionId` when it exists and had no turn yet. */
+  function create(url, agentTypeId, rawBody) {
+    strictQuery(url, []);
+    const body = strictBody(rawBody, CREATE);
+    if (agentTypeId !== AGENT_TYPE) throw new NativeError(404, 'AGENT_TYPE_UNKNOWN', `unknown agent type ${agentTypeId}`);
+    const first = prior('create', agentTypeId, body);
+    if (first) return [201, first];
+    const resumed = body.resumeSessionId === undefined ? undefined : session(body.resumeSessionId, false);
+    // (pi's transcript starts with the system message: no turn means no user message yet)
+    const empty = resumed instanceof PiSession && !resumed.activeTurn && !resumed.agent.state.messages.some((m) => m.role === 'user');
+    const sid = empty ? resumed.id : randomUUID();
+    if (!empty) session(sid, true, 'pi');
+    if (body.title !== undefined) store.update(sid, { title: cleanTitle(body.title) });
+    const receipt = { agentTypeId: AGENT_TYPE, sessionId: sid };
+    remember('create', agentTypeId, body, receipt);
+    return [201, receipt];
+  }
+
   function list(url, agentTypeId) {
     const q = strictQuery(url, ['cursor', 'limit']);
     if (agentTypeId !== AGENT_TYPE) throw new NativeError(404, 'AGENT_TYPE_UNKNOWN', `unknown agent type ${agentTypeId}`);
@@ -524,8 +552,8 @@ export function createPiNative({ session, store, settings, removeSession }) {
       strictQuery(url, []);
       return json(res, 200, [{ agentTypeId: AGENT_TYPE, label: 'pi', description: 'a real pi agent with a scripted model (the reference server)' }]);
     }
-    if (route === 'pi-sessions') {
-      const [status, answer] = list(url, agentTypeId);
+    if (route === 'pi-sessions' || route === 'pi-create') {
+      const [status, answer] = route === 'pi-sessions' ? list(url, agentTypeId) : create(url, agentTypeId, body);
       return json(res, status, answer);
     }
     if (route === 'pi-events') return events(req, res, url, sid, agentTypeId);
