@@ -447,13 +447,14 @@ function useThreadList(store, snapshot, enabled) {
     const s = store.getSnapshot().sessions;
     // The store asks a first page once however often it is asked to load it.
     if (!s.loaded) store.loadSessions();
-    if (!s.archivedLoaded) store.loadSessions({ archived: true });
+    if (s.archivable && !s.archivedLoaded) store.loadSessions({ archived: true });
   }, [on, store]);
   const items = sessions ? sessions.items : EMPTY;
   const threads = useMemo(() => items.filter((i) => !i.archived).map(toThread), [items]);
   const archivedThreads = useMemo(() => items.filter((i) => i.archived).map(toThread), [items]);
   const threadId = snapshot ? snapshot.sessionId : undefined;
   const isLoading = !!sessions && sessions.loading && !sessions.loaded;
+  const archivable = !!sessions && sessions.archivable;
   return useMemo(
     () =>
       on
@@ -469,21 +470,24 @@ function useThreadList(store, snapshot, enabled) {
             onRename: (id, title) => {
               store.renameSession(id, title);
             },
-            onArchive: (id) => {
-              // As assistant-ui's own thread lists do: the open thread is left first, so an
-              // archived one is never the thread being written in.
-              if (id === store.getSnapshot().sessionId) store.newSession();
-              store.archiveSession(id, true);
-            },
-            onUnarchive: (id) => {
-              store.archiveSession(id, false);
-            },
+            // Without an archive (pi-native) assistant-ui is given no archive actions.
+            ...(archivable && {
+              onArchive: (id) => {
+                // As assistant-ui's own thread lists do: the open thread is left first, so an
+                // archived one is never the thread being written in.
+                if (id === store.getSnapshot().sessionId) store.newSession();
+                store.archiveSession(id, true);
+              },
+              onUnarchive: (id) => {
+                store.archiveSession(id, false);
+              },
+            }),
             onDelete: (id) => {
               store.deleteSession(id);
             },
           }
         : undefined,
-    [on, store, threadId, isLoading, threads, archivedThreads],
+    [on, store, threadId, isLoading, archivable, threads, archivedThreads],
   );
 }
 

@@ -42,6 +42,7 @@ const NO_SESSIONS = Object.freeze({
   hasMore: false,
   archivedLoaded: false,
   archivedHasMore: false,
+  archivable: false,
   items: Object.freeze([]),
   error: null,
 });
@@ -68,7 +69,7 @@ export function useSessions(store, options = {}) {
     const s = store.getSnapshot().sessions;
     // The store asks a first page once however often it is asked to load it.
     if (!s.loaded) store.loadSessions();
-    if (archived && !s.archivedLoaded) store.loadSessions({ archived: true });
+    if (archived && s.archivable && !s.archivedLoaded) store.loadSessions({ archived: true });
   }, [store, archived]);
   return useMemo(
     () => ({

@@ -347,8 +347,6 @@ pub fn backoff_ms(attempt: u32, r: f64) -> u64 {
 pub mod commands {
     use serde_json::{json, Value};
 
-    use crate::protocol::ErrorKind;
-
     /// `/api/v1/agents/{agentType}/sessions/{sessionId}`, segments encoded.
     pub fn session_path(agent_type: &str, session_id: &str) -> String {
         format!("{}/{}", sessions_path(agent_type), encode(session_id))
@@ -406,21 +404,5 @@ pub mod commands {
     /// 409 (`AGENT_REQUEST_CONFLICT`) rather than a silent `cleared: 0`.
     pub fn clear_one(client_nonce: &str, client_seq: u64) -> Value {
         json!({"clientNonce": client_nonce, "clientSeq": client_seq})
-    }
-
-    /// The store's kind for a protocol error answer (reference §10): a refused prompt (409
-    /// `AGENT_COMMAND_INVALID_STATE`: a turn runs) is the first transport's
-    /// `turn_already_active`; a 400 is a validation error; the rest are the server's (the
-    /// error keeps its status and code).
-    pub fn error_kind(status: u16, body: &[u8]) -> ErrorKind {
-        let code = crate::protocol::json::from_slice(body)
-            .ok()
-            .and_then(|v| v.get("error")?.get("code")?.as_str().map(str::to_string))
-            .unwrap_or_default();
-        match (status, code.as_str()) {
-            (409, "AGENT_COMMAND_INVALID_STATE") => ErrorKind::TurnAlreadyActive,
-            (400, _) => ErrorKind::Validation,
-            _ => ErrorKind::Server,
-        }
     }
 }

@@ -4,8 +4,8 @@
 //! stops. And the command bodies a retry resends byte for byte.
 
 use agent_chat_store::{
-    backoff_ms, native_commands, Ask, Conversation, ErrorKind, LinkNote, NativeEffect, NativeLink,
-    RandomSource, Read, RunStatus,
+    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, LinkNote, NativeEffect,
+    NativeLink, RandomSource, Read, RunStatus,
 };
 use serde_json::{json, Value};
 
@@ -289,23 +289,33 @@ fn commands_resend_the_same_bytes_and_errors_map_onto_the_stores_kinds() {
     );
     let busy = br#"{"error":{"code":"AGENT_COMMAND_INVALID_STATE","message":"prompt is invalid in current state","details":{"status":"streaming"}}}"#;
     assert_eq!(
-        native_commands::error_kind(409, busy),
+        ChatError::from_http(409, busy).kind,
         ErrorKind::TurnAlreadyActive
     );
     assert_eq!(
-        native_commands::error_kind(400, busy),
+        ChatError::from_http(400, busy).kind,
         ErrorKind::Validation,
         "the same code, a bad body"
     );
     assert_eq!(
-        native_commands::error_kind(
+        ChatError::from_http(
             409,
             br#"{"error":{"code":"AGENT_REQUEST_OUTCOME_UNKNOWN"}}"#
-        ),
+        )
+        .kind,
         ErrorKind::Server
     );
+    let in_progress =
+        ChatError::from_http(409, br#"{"error":{"code":"AGENT_REQUEST_IN_PROGRESS"}}"#);
+    assert_eq!(in_progress.kind, ErrorKind::SessionNotReady);
+    assert!(in_progress.is_retryable(), "wait and retry (reference §4)");
     assert_eq!(
-        native_commands::error_kind(503, b"<html>"),
-        ErrorKind::Server
+        ChatError::from_http(
+            409,
+            br#"{"code":"ABORTED","message":"aborted","retryable":true}"#
+        )
+        .kind,
+        ErrorKind::Aborted
     );
+    assert_eq!(ChatError::from_http(503, b"<html>").kind, ErrorKind::Server);
 }

@@ -106,10 +106,16 @@ impl ChatError {
             ErrorKind::FollowUpUnsupported
         } else if says("followup_out_of_order") {
             ErrorKind::FollowUpOutOfOrder
-        } else if says("followup_session_not_ready") {
+        } else if says("followup_session_not_ready") || says("AGENT_REQUEST_IN_PROGRESS") {
+            // pi-native's "the first attempt still runs there: wait and retry" (reference §4).
             ErrorKind::SessionNotReady
-        } else if says("turn_already_active") {
+        } else if says("turn_already_active")
+            || (status == 409 && says("AGENT_COMMAND_INVALID_STATE"))
+        {
+            // pi-native's prompt while a run is on is 409 (its 400 is a validation error).
             ErrorKind::TurnAlreadyActive
+        } else if status == 409 && says("ABORTED") {
+            ErrorKind::Aborted
         } else if status == 400 || status == 422 || says("validation_error") {
             ErrorKind::Validation
         } else {

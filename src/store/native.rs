@@ -409,9 +409,7 @@ impl ChatStore {
         let policy = self.opts.retry;
         let jitter = self.rng.unit();
         if let Some(out) = self.session.native_prompt.as_mut() {
-            // `AGENT_REQUEST_IN_PROGRESS`: the first attempt still runs there (reference §4).
-            let worth = error.is_retryable() || error.says("AGENT_REQUEST_IN_PROGRESS");
-            if worth && out.attempts < policy.max_attempts.max(1) {
+            if error.is_retryable() && out.attempts < policy.max_attempts.max(1) {
                 out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
                 self.diagnostic(&format!("the prompt is sent again: {}", error.message));
                 return;
@@ -446,7 +444,7 @@ impl ChatStore {
         let Some(session_id) = named else {
             let error = match (200..300).contains(&status) {
                 true => ChatError::protocol("the session create answer names no sessionId"),
-                false => command_refusal(status, body, "session create answer"),
+                false => refusal(status, body, "session create answer"),
             };
             return self.prompt_failed(error, now_ms);
         };
@@ -485,7 +483,7 @@ impl ChatStore {
             self.session.native_prompt = None;
             return;
         }
-        let error = command_refusal(status, body, "prompt answer");
+        let error = refusal(status, body, "prompt answer");
         if error.kind == ErrorKind::TurnAlreadyActive {
             return self.prompt_met_a_run(error, now_ms);
         }
@@ -545,11 +543,4 @@ impl ChatStore {
         );
         self.end_turn(Ending::Stopped, now_ms);
     }
-}
-
-/// A refused command's error, with the store's kind for its code (reference §10).
-fn command_refusal(status: u16, body: &[u8], what: &str) -> ChatError {
-    let mut error = refusal(status, body, what);
-    error.kind = commands::error_kind(status, body);
-    error
 }

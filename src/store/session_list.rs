@@ -37,6 +37,12 @@ impl ChatStore {
         self.sessions.has_more(archived)
     }
 
+    /// `sessions.archivable`: the server has an archive (pi-native has none, SPEC §14), so
+    /// `archiveSession` and the archived walk can do something.
+    pub fn sessions_archivable(&self) -> bool {
+        !self.native()
+    }
+
     /// `sessions.error`: the last failed list request's error, until one succeeds.
     pub fn sessions_error(&self) -> Option<&ChatError> {
         self.sessions.error.as_ref()

@@ -128,6 +128,7 @@ struct SessionsExport {
     has_more: bool,
     archived_loaded: bool,
     archived_has_more: bool,
+    archivable: bool,
     items: Vec<SessionItem>,
     #[serde(skip)]
     error: Option<ChatError>,
@@ -142,6 +143,7 @@ impl SessionsExport {
             has_more: core.sessions_have_more(false),
             archived_loaded: core.sessions_loaded(true),
             archived_has_more: core.sessions_have_more(true),
+            archivable: core.sessions_archivable(),
             items: core.session_items(),
             error: core.sessions_error().cloned(),
         }

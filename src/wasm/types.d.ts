@@ -275,6 +275,11 @@ export interface SessionsSnapshot {
   archivedLoaded: boolean;
   archivedHasMore: boolean;
   /**
+   * The server has an archive: `archiveSession` and `loadSessions({archived: true})` can do
+   * something (false over pi-native, whose protocol has none): hide the archive actions.
+   */
+  archivable: boolean;
+  /**
    * Sessions opened here that the server does not list yet (`local`), then the unarchived
    * sessions, then the archived ones loaded so far, each most recently updated first.
    */

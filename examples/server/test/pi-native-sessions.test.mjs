@@ -3,6 +3,7 @@
 // type), and `--native-sessions strict`: every session route of a session never created, or
 // deleted, is 404 AGENT_SESSION_NOT_FOUND. (The lenient default is pi-native.test.mjs's.)
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { postJson, sid, sleep, startServer } from './helpers.mjs';
 
@@ -202,3 +203,67 @@ test('the control route: nativeSessions reported and switched', async () => {
   await assertNotFound(fetch(at(sid('again'), '/state')), 'strict again');
   assert.equal((await state(id)).state.messages.length, 2, 'the session made while lenient exists');
 });
+
+// The store over a strict server, as over the real one: the built package's `ChatStore` with
+// Node's streaming fetch. A session the server does not have shows empty (no error, no
+// retries); a new one is created by its first send and followed under the server's id
+// (`onSessionChange` tells the host); the list, rename and delete go through this protocol's
+// own routes.
+const PKG = new URL('../../../pkg/agent_chat_store.js', import.meta.url);
+const built = existsSync(PKG);
+
+test('ChatStore over a strict server: created by its first send, listed, renamed, deleted', { skip: !built && 'pkg/ is not built' }, async () => {
+  const { ChatStore } = await import(PKG.href);
+  const changes = [];
+  const store = new ChatStore({
+    protocol: 'pi-native', agentType: 'pi', baseUrl: s.base, sessionId: sid('stale'), persistSeq: false,
+    onSessionChange: (id) => changes.push(id),
+  });
+  const snap = () => store.getSnapshot();
+  const until = async (pred, what, ms = 15_000) => {
+    const end = Date.now() + ms;
+    while (!pred(snap())) {
+      if (Date.now() > end) throw new Error(`timed out: ${what}; status ${snap().status}, session ${snap().sessionId}`);
+      await sleep(10);
+    }
+  };
+  try {
+    await until((x) => x.hydrated, 'the unknown session is opened, empty');
+    assert.equal(snap().error, null);
+    assert.deepEqual(snap().messages, []);
+    const local = store.newSession();
+    assert.equal(store.renameSession(local, 'Planned title'), true);
+    assert.equal(store.send('hello words:5').kind, 'sent');
+    await until((x) => x.sessionId !== local, 'the server named it');
+    const named = snap().sessionId;
+    assert.match(named, UUID);
+    assert.equal(changes.at(-1), named);
+    await until((x) => x.status === 'ready' && x.messages.length === 2, 'the turn ran there');
+    const doc = await state(named);
+    assert.equal(doc.state.messages.length, 2);
+    assert.equal((await list()).find((x) => x.ref.sessionId === named)?.title, 'Planned title');
+
+    assert.equal(store.loadSessions(), true);
+    await until((x) => x.sessions.loaded && x.sessions.items.some((i) => i.id === named && !i.local), 'listed');
+    assert.equal(snap().sessions.archivable, false);
+    assert.equal(store.archiveSession(named, true), false);
+    assert.equal(store.renameSession(named, 'Renamed'), true);
+    await until(() => false === snap().sessions.loading, 'settled');
+    await waitFor(async () => (await list()).find((x) => x.ref.sessionId === named)?.title === 'Renamed', 'the server renamed it');
+    store.newSession();
+    assert.equal(store.deleteSession(named), true);
+    await waitFor(async () => !(await list()).some((x) => x.ref.sessionId === named), 'the server deleted it');
+    assert.equal((await fetch(at(named, '/state'))).status, 404);
+    assert.equal(snap().sessions.error, null);
+  } finally {
+    store.dispose();
+  }
+});
+
+async function waitFor(check, what, ms = 10_000) {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out: ${what}`);
+    await sleep(50);
+  }
+}
