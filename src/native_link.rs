@@ -347,6 +347,8 @@ pub fn backoff_ms(attempt: u32, r: f64) -> u64 {
 pub mod commands {
     use serde_json::{json, Value};
 
+    use crate::protocol::FileAttachment;
+
     /// `/api/v1/agents/{agentType}/sessions/{sessionId}`, segments encoded.
     pub fn session_path(agent_type: &str, session_id: &str) -> String {
         format!("{}/{}", sessions_path(agent_type), encode(session_id))
@@ -385,9 +387,22 @@ pub mod commands {
         body
     }
 
-    /// `POST …/prompt`.
-    pub fn prompt(client_nonce: &str, content: &str) -> Value {
-        json!({"requestId": client_nonce, "clientNonce": client_nonce, "content": content})
+    /// `POST …/prompt`, with the send's files as its `attachments` (reference §11: the
+    /// server gives the model the images among them).
+    pub fn prompt(client_nonce: &str, content: &str, files: &[FileAttachment]) -> Value {
+        let mut body =
+            json!({"requestId": client_nonce, "clientNonce": client_nonce, "content": content});
+        if !files.is_empty() {
+            let attachments = files.iter().map(|f| {
+                let mut a = json!({"url": f.url, "mediaType": f.media_type});
+                if let Some(name) = &f.filename {
+                    a["filename"] = Value::String(name.clone());
+                }
+                a
+            });
+            body["attachments"] = Value::Array(attachments.collect());
+        }
+        body
     }
 
     /// `POST …/followup`.

@@ -4,8 +4,8 @@
 //! stops. And the command bodies a retry resends byte for byte.
 
 use agent_chat_store::{
-    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, LinkNote, NativeEffect,
-    NativeLink, RandomSource, Read, RunStatus,
+    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, FileAttachment, LinkNote,
+    NativeEffect, NativeLink, RandomSource, Read, RunStatus,
 };
 use serde_json::{json, Value};
 
@@ -270,14 +270,26 @@ fn commands_resend_the_same_bytes_and_errors_map_onto_the_stores_kinds() {
         native_commands::session_path("pi", "a b/c"),
         "/api/v1/agents/pi/sessions/a%20b%2Fc"
     );
-    let p = native_commands::prompt("n1", "hi");
+    let p = native_commands::prompt("n1", "hi", &[]);
     assert_eq!(
         p,
         json!({"requestId": "n1", "clientNonce": "n1", "content": "hi"})
     );
     assert_eq!(
         p.to_string(),
-        native_commands::prompt("n1", "hi").to_string()
+        native_commands::prompt("n1", "hi", &[]).to_string()
+    );
+    let image = FileAttachment {
+        media_type: "image/png".into(),
+        filename: Some("a.png".into()),
+        url: "data:image/png;base64,iVBORw0KGgo=".into(),
+        provider_reference: None,
+        provider_metadata: None,
+    };
+    assert_eq!(
+        native_commands::prompt("n1", "look", &[image])["attachments"],
+        json!([{"url": "data:image/png;base64,iVBORw0KGgo=", "mediaType": "image/png", "filename": "a.png"}]),
+        "a send's files are the prompt's attachments (reference §11)"
     );
     assert_eq!(
         native_commands::followup("n2", 3, "more"),

@@ -14,6 +14,7 @@ use crate::stream::pi_native::NativeEffect;
 #[derive(Debug)]
 pub(super) struct PromptOut {
     text: String,
+    files: Vec<FileAttachment>,
     attempts: u32,
     /// A failed attempt is tried again at this time.
     retry_at: Option<u64>,
@@ -343,7 +344,12 @@ impl ChatStore {
 
     /// The chat POST of a turn, over this protocol: `POST …/prompt`. Its receipt says the
     /// server took it; the run's events say the rest.
-    pub(super) fn start_native_prompt(&mut self, text: String, now_ms: u64) {
+    pub(super) fn start_native_prompt(
+        &mut self,
+        text: String,
+        files: Vec<FileAttachment>,
+        now_ms: u64,
+    ) {
         let nonce = uuid_v4(self.rng.as_mut());
         let s = &mut self.session;
         s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
@@ -351,6 +357,7 @@ impl ChatStore {
         s.send_queue_when_idle = false;
         s.native_prompt = Some(PromptOut {
             text,
+            files,
             attempts: 0,
             retry_at: None,
         });
@@ -365,12 +372,11 @@ impl ChatStore {
         };
         out.attempts += 1;
         out.retry_at = None;
-        let text = out.text.clone();
         if self.session.native_missing {
             return self.create_native_session(now_ms);
         }
         let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
-        let body = commands::prompt(&nonce, &text);
+        let body = commands::prompt(&nonce, &out.text, &out.files);
         let path = format!("{}/prompt", self.native_base());
         let id = self.request(
             RequestKind::NativePrompt,
