@@ -483,6 +483,43 @@ pub struct StateDoc {
     pub queue: Vec<QueueRow>,
     /// `state.error.message`, when the session is in error.
     pub error: Option<String>,
+    /// The assistant messages still streaming, each with its text and reasoning parts as
+    /// `(reasoning, partId, position)`: the events after `seq` extend those parts.
+    pub streaming: Vec<(String, Vec<StreamedPart>)>,
+}
+
+/// `(reasoning, partId, position)`: a streaming message's part its events extend.
+pub type StreamedPart = (bool, String, usize);
+
+/// A streaming message's text and reasoning parts by the `partId` their events use: the
+/// content index its part ids end in (`<messageId>:text:<k>`, reference §8), with each
+/// part's position among the parts [`message_from_native`] keeps.
+fn streaming_parts(m: &Value) -> Option<(String, Vec<StreamedPart>)> {
+    if m.get("status").and_then(Value::as_str) != Some("streaming") {
+        return None;
+    }
+    let id = m.get("id")?.as_str()?;
+    let mut out = Vec::new();
+    let kept =
+        (m.get("parts")?.as_array()?.iter()).filter(|p| part_from_native((*p).clone()).is_some());
+    for (position, part) in kept.enumerate() {
+        let (Some(ty), Some(part_id)) = (
+            part.get("type").and_then(Value::as_str),
+            part.get("id").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let reasoning = match ty {
+            "text" => false,
+            "reasoning" => true,
+            _ => continue,
+        };
+        let prefix = format!("{id}:{ty}:");
+        if let Some(index) = part_id.strip_prefix(&prefix) {
+            out.push((reasoning, index.to_string(), position));
+        }
+    }
+    Some((id.to_string(), out))
 }
 
 /// Reads a `/state` answer (`{ref, seq, summary, state}`; a bare `PiChatSnapshot` too).
@@ -503,13 +540,14 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
     let seq = opt_u64(&s, "seq")
         .or(outer_seq)
         .ok_or("state without seq")?;
-    let messages = match s.remove("messages") {
-        Some(Value::Array(ms)) => ms
-            .into_iter()
-            .filter_map(|m| message_from_native(m).ok())
-            .collect(),
+    let raw = match s.remove("messages") {
+        Some(Value::Array(ms)) => ms,
         _ => Vec::new(),
     };
+    let streaming = raw.iter().filter_map(streaming_parts).collect();
+    let messages = (raw.into_iter())
+        .filter_map(|m| message_from_native(m).ok())
+        .collect();
     Ok(StateDoc {
         seq,
         status: take_str(&mut s, "status").unwrap_or_else(|| "idle".into()),
@@ -521,6 +559,7 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
             .and_then(|e| e.get("message"))
             .and_then(Value::as_str)
             .map(str::to_string),
+        streaming,
     })
 }
 

@@ -612,6 +612,11 @@ impl Conversation {
         self.history.truncate(len);
     }
 
+    /// [`PiReducer::resume_streaming`] on this history.
+    pub fn resume_streaming(&mut self, id: &str, parts: &[(bool, String, usize)]) {
+        self.pi.resume_streaming(&self.history, id, parts);
+    }
+
     /// The canonical history came (hydration). While a turn runs (`busy`) canonical comes
     /// first, then what this client added that the server does not list yet; a message both
     /// have keeps the local copy, the one being streamed into, and the reducers keep their

@@ -250,6 +250,24 @@ impl PiReducer {
         h.push(UIMessage::new(id, Role::Assistant))
     }
 
+    /// A message the server's state shows while it streams (pi-native's `/state` of a running
+    /// session): its part events go on after the state's seq, so it gets the bookkeeping its
+    /// start would have made: each `(reasoning, partId, position)` of `parts` is the part the
+    /// events of that id extend.
+    pub fn resume_streaming(&mut self, h: &History, id: &str, parts: &[(bool, String, usize)]) {
+        let Some(i) = h.position(id) else { return };
+        let len = h.messages()[i].parts.len();
+        let mut st = MessageState::default();
+        for (reasoning, part_id, p) in parts.iter().filter(|(_, _, p)| *p < len) {
+            st.parts.insert((*reasoning, part_id.clone()), *p);
+        }
+        st.part_events = true;
+        self.state.insert(id.to_string(), st);
+        if !self.open.iter().any(|(o, _)| o == id) {
+            self.open.push((id.to_string(), Role::Assistant));
+        }
+    }
+
     /// A message known only from the canonical history (complete there) whose part events a
     /// replayed stream repeats without its start: they are already in it.
     fn known_complete(&self, h: &History, message_id: &str) -> bool {

@@ -137,6 +137,9 @@ impl NativeGate {
     /// held (a server that restarted: `CURSOR_AHEAD`).
     pub fn apply_state(&mut self, conversation: &mut Conversation, doc: StateDoc) {
         conversation.hydrate(doc.messages, false);
+        for (id, parts) in &doc.streaming {
+            conversation.resume_streaming(id, parts);
+        }
         self.seq = doc.seq;
         self.queue = doc.queue;
         self.turn_id = doc.active_turn_id;
