@@ -335,3 +335,52 @@ fn a_gap_that_swallowed_the_runs_start_still_streams_and_ends_the_turn() {
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(h.history().len(), 2);
 }
+
+/// A stop while the prompt is on its way aborts the POST, but the server may have taken it:
+/// when its run shows up (its user message by nonce), it is stopped too.
+#[test]
+fn a_prompt_stopped_on_its_way_that_runs_all_the_same_is_stopped_again() {
+    let (mut h, ev) = following(0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.body.as_ref().unwrap()["clientNonce"].clone();
+    h.stop();
+    assert!(h.aborted.contains(&prompt.id));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.count(RequestKind::NativeStop), 1);
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+            json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
+        ],
+    );
+    assert_eq!(
+        h.count(RequestKind::NativeStop),
+        2,
+        "its run is stopped too"
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "error", "seq": 3, "error": {"code": "ABORTED", "message": "Aborted"}}),
+            json!({"type": "agent-end", "seq": 4, "turnId": "t1", "status": "aborted"}),
+        ],
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    assert!(h.store.error().is_none());
+    // Another run (another tab's prompt) is followed, not stopped.
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 5, "turnId": "t2"}),
+            json!({"type": "message-start", "seq": 6, "messageId": "u2", "role": "user", "clientNonce": "other", "text": "yo"}),
+        ],
+    );
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert_eq!(h.count(RequestKind::NativeStop), 2);
+}

@@ -327,10 +327,21 @@ impl ChatStore {
                 message_id,
                 client_nonce,
                 ..
-            } => self.on_followup_effect(PiEffect::UserMessage {
-                message_id,
-                client_nonce,
-            }),
+            } => {
+                let stopped = self.session.stopped_prompt.as_deref();
+                if stopped.is_some() && client_nonce.as_deref() == stopped {
+                    // The prompt the user stopped on its way ran after all: stopped again.
+                    self.session.stopped_prompt = None;
+                    self.post_stop(now_ms);
+                    if matches!(self.session.phase, Phase::Streaming { .. }) {
+                        self.end_turn(Ending::Stopped, now_ms);
+                    }
+                }
+                self.on_followup_effect(PiEffect::UserMessage {
+                    message_id,
+                    client_nonce,
+                })
+            }
             NativeEffect::Queue => self.follow_server_queue(),
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
                 name,
@@ -355,6 +366,7 @@ impl ChatStore {
         s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
         s.send_queue_when_idle = false;
+        s.stopped_prompt = None;
         s.native_prompt = Some(PromptOut {
             text,
             files,
@@ -527,12 +539,21 @@ impl ChatStore {
     pub(super) fn stop_native(&mut self, now_ms: u64) {
         if let Phase::Submitted { stream } = self.session.phase {
             self.abort(stream);
+            // The prompt may have reached the server all the same, and its run start after
+            // this stop: its user message (by nonce) is then stopped too.
+            self.session.stopped_prompt = self.session.turn.client_turn_id.clone();
         }
         self.session.native_prompt = None;
         if self.session.native_missing {
             // Stopped before the server made the session: nothing runs there.
             return self.end_turn(Ending::Stopped, now_ms);
         }
+        self.post_stop(now_ms);
+        self.end_turn(Ending::Stopped, now_ms);
+    }
+
+    /// `POST …/stop`; the run's `ABORTED` that follows is a plain stop, not an error.
+    fn post_stop(&mut self, now_ms: u64) {
         self.session.link.gate_mut().stopping();
         // The server drops its whole queue with the stop: what it had accepted will not run
         // and is not there to take back; it waits for the user (`stalled`).
@@ -547,6 +568,5 @@ impl ChatStore {
             Some("{}".into()),
             now_ms,
         );
-        self.end_turn(Ending::Stopped, now_ms);
     }
 }

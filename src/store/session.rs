@@ -58,6 +58,9 @@ pub(super) struct Session {
     /// pi-native: the server has no such session (made by `newSession`, or its state read
     /// answered 404): the first send creates one, and the session takes the server's id.
     pub(super) native_missing: bool,
+    /// pi-native: the nonce of a prompt stopped before its run started (its POST may still
+    /// have reached the server): if its run shows up, it is stopped.
+    pub(super) stopped_prompt: Option<String>,
     /// pi-native: the prompt of the turn started here, until the server took it.
     pub(super) native_prompt: Option<super::native::PromptOut>,
 }
@@ -150,6 +153,7 @@ impl Session {
             link: crate::native_link::NativeLink::new(),
             native_read: None,
             native_missing: false,
+            stopped_prompt: None,
             native_prompt: None,
         }
     }
