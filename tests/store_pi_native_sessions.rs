@@ -248,3 +248,29 @@ fn a_refused_create_fails_the_send_and_a_stop_before_it_posts_no_stop() {
     assert_eq!(h.count(RequestKind::NativeStop), 0, "nothing runs there");
     assert!(h.aborted.contains(&create.id));
 }
+
+/// A switch away cuts the prompt (or the creation) off; back again, it is sent again with the
+/// same bytes, so the server takes it once, and the turn goes on.
+#[test]
+fn a_prompt_cut_off_by_a_switch_is_sent_again_on_the_way_back() {
+    let (mut h, _) = following(0);
+    let made = h.act(|s, now| s.new_session(now)).unwrap();
+    h.send("hello");
+    let create = h.the_open(RequestKind::NativeCreate);
+    h.switch_session("S");
+    assert!(h.aborted.contains(&create.id));
+    h.switch_session(&made);
+    let again = h.the_open(RequestKind::NativeCreate);
+    assert_eq!(again.body, create.body, "the same requestId");
+    assert_eq!(h.store.status(), Status::Submitted);
+    h.respond(
+        again.id,
+        Reply::json(201, json!({"agentTypeId": "pi", "sessionId": "N3"})),
+    );
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    h.switch_session("S");
+    h.switch_session("N3");
+    let prompt2 = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(prompt2.body, prompt.body, "the same requestId");
+    assert_eq!(prompt2.path, "/api/v1/agents/pi/sessions/N3/prompt");
+}

@@ -46,13 +46,16 @@ impl ChatStore {
         if std::mem::take(&mut self.session.fresh) {
             self.session.native_missing = true;
             self.session.hydrated = true;
-            return;
         }
-        if self.session.native_missing {
-            return;
+        if !self.session.native_missing {
+            self.session.link.open();
+            self.pump_native(now_ms);
         }
-        self.session.link.open();
-        self.pump_native(now_ms);
+        // Back to a session whose prompt (or creation) the switch away cut off: sent again,
+        // the same bytes, so the server takes it once.
+        if self.session.native_prompt.is_some() {
+            self.post_prompt(now_ms);
+        }
     }
 
     /// Makes the read the link asks for, if one is due.
