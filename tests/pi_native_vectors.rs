@@ -19,7 +19,7 @@ mod common;
 use agent_chat_store::{
     parse_native_state, Method, RequestKind, RunStatus, Status, StoreOptions, SubmitKind,
 };
-use common::native_store::{feed, following, lines};
+use common::native_store::{feed, following, lines, run_started};
 use common::vectors::{frame, messages, session_after, vector};
 use common::*;
 use serde_json::{json, Value};
@@ -181,14 +181,7 @@ fn selector_free_queue_rows_keep_the_follow_up_and_the_prompt_pi_chat_reducer_qu
     let steps = v["events"].as_array().unwrap();
     let text = steps[0]["message"]["parts"][0]["text"].as_str().unwrap();
     let (mut h, ev) = following(0);
-    assert_eq!(h.send(text).kind, SubmitKind::Sent);
-    let prompt = h.the_open(RequestKind::NativePrompt).id;
-    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
-    feed(
-        &mut h,
-        ev,
-        &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-    );
+    run_started(&mut h, ev, text);
     assert_eq!(h.send(text).kind, SubmitKind::Queued);
     let post = h.the_open(RequestKind::FollowUpPost);
     let (nonce, seq) = (post.client_nonce().to_string(), post.client_seq());
