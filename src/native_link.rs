@@ -8,7 +8,9 @@
 //! The reading rules are the reference's §6 and §13: the state is read once, then the events
 //! stream is followed from its `seq`; a stream that ends, fails or sends a line that does not
 //! fit is reconnected from the cursor without a state read; a seq gap, a `REPLAY_GAP` or a
-//! `CURSOR_AHEAD` answer reads the state again (a lower seq taken as it is).
+//! `CURSOR_AHEAD` answer reads the state again. A state older than the events applied is
+//! ignored (a lagging server), except the one read after such an answer: its lower seq is
+//! taken as it is.
 
 use crate::ndjson::NdjsonDecoder;
 use crate::protocol::pi_native::{classify_events_error, parse_line, parse_state, Frame};
@@ -73,6 +75,9 @@ pub struct NativeLink {
     attempt: u32,
     hydrated: bool,
     stopped: bool,
+    /// The state is read because the server said the cursor is out of range: a lower seq is
+    /// taken.
+    rewind: bool,
 }
 
 impl Default for NativeLink {
@@ -92,6 +97,7 @@ impl NativeLink {
             attempt: 0,
             hydrated: false,
             stopped: false,
+            rewind: false,
         }
     }
 
@@ -254,7 +260,12 @@ impl NativeLink {
                     .and_then(parse_state);
                 match doc {
                     Ok(doc) => {
-                        self.gate.apply_state(conversation, doc);
+                        let rewind = std::mem::take(&mut self.rewind);
+                        if !self.gate.apply_state(conversation, doc, rewind) {
+                            out.push(LinkNote::Effect(NativeEffect::Diagnostic(
+                                "a state older than the events applied was ignored".into(),
+                            )));
+                        }
                         self.hydrated = true;
                         self.reading = None;
                         self.due = Some((now_ms, Read::Events));
@@ -276,6 +287,10 @@ impl NativeLink {
                 out,
             ),
             Read::Events if !ok && classify_events_error(status, body).is_some() => {
+                // The server says the cursor does not fit it: its state is taken whatever
+                // its seq (upstream rewinds for `CURSOR_AHEAD` only; a state ignored after a
+                // `REPLAY_GAP` would only bring the same answer again, at once).
+                self.rewind = true;
                 self.reading = None;
                 self.due = Some((now_ms, Read::State));
                 out.push(LinkNote::Retrying(format!(

@@ -174,7 +174,7 @@ pub fn replay_pi_native_events<'a>(
 ) -> Result<PiNativeReplay, String> {
     let mut session = NativeSession::new();
     if let Some(doc) = state {
-        session.apply_state(parse_state(doc)?);
+        session.apply_state(parse_state(doc)?, false);
     }
     let mut diagnostics = Vec::new();
     let mut effects = Vec::new();

@@ -4,7 +4,7 @@
 //! where this store means the same thing; each test names the vector's `source`, and where the
 //! store deliberately differs the test says how.
 
-use std::path::PathBuf;
+mod common;
 
 use agent_chat_store::{
     classify_events_error, message_from_native, parse_native_frame, parse_native_line,
@@ -12,45 +12,8 @@ use agent_chat_store::{
     FrameError, Gate, LineError, NativeEffect, NativeSession, NdjsonDecoder, RangeError, RunStatus,
     Status,
 };
+use common::vectors::{frame, messages, session_after, vector, wire};
 use serde_json::{json, Value};
-
-fn vectors() -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/pi-native/vectors-sample.json");
-    let text = std::fs::read_to_string(&path).expect("the pi-native vectors");
-    let v: Value = serde_json::from_str(&text).unwrap();
-    v["vectors"].as_array().unwrap().clone()
-}
-
-fn vector(source: &str) -> Value {
-    vectors()
-        .into_iter()
-        .find(|v| v["source"] == source)
-        .unwrap_or_else(|| panic!("no vector {source}"))
-}
-
-/// An event as the addressed server sends it: in its `{ref, seq, event}` envelope.
-fn wire(event: &Value) -> String {
-    json!({"ref": {"agentTypeId": "pi", "sessionId": "s1"}, "seq": event["seq"], "event": event})
-        .to_string()
-}
-
-fn frame(event: Value) -> Frame {
-    parse_native_line(&wire(&event)).unwrap()
-}
-
-fn session_after(events: &[Value]) -> (NativeSession, Vec<NativeEffect>) {
-    let mut s = NativeSession::new();
-    let mut out = Vec::new();
-    for e in events {
-        s.apply(frame(e.clone()), &mut out);
-    }
-    (s, out)
-}
-
-fn messages(s: &NativeSession) -> Value {
-    serde_json::to_value(s.messages()).unwrap()
-}
 
 // ----- lines and frames ------------------------------------------------------------------------
 
@@ -185,6 +148,7 @@ fn sequencer_vector_pi_chat_stream_test_ts_133() {
     s.apply_state(
         parse_native_state(json!({"seq": 10, "state": {"protocolVersion": 1, "seq": 10, "status": "idle", "messages": [], "queue": {"followUps": []}}}))
             .unwrap(),
+        false,
     );
     let mut out = Vec::new();
     let results: Vec<Gate> = v["frames"]
@@ -256,14 +220,15 @@ fn replay_error_vector_pi_chat_stream_test_ts_167_and_the_gateway_codes() {
 fn a_cursor_ahead_state_is_taken_though_its_seq_is_lower() {
     let (mut s, _) = session_after(&turn_events());
     assert!(s.seq() > 3);
-    s.apply_state(
+    assert!(s.apply_state(
         parse_native_state(
             json!({"seq": 3, "state": {"protocolVersion": 1, "seq": 3, "status": "idle",
             "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}],
             "queue": {"followUps": []}}}),
         )
         .unwrap(),
-    );
+        true,
+    ));
     assert_eq!(s.seq(), 3);
     assert_eq!(s.messages().len(), 1);
     let mut out = Vec::new();

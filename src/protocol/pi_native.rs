@@ -87,6 +87,8 @@ pub enum EventKind {
         client_seq: Option<u64>,
         /// `text`: a user message's display text.
         text: Option<String>,
+        /// `createdAt` (ISO), kept in the message's metadata as `/state` keeps it.
+        created_at: Option<String>,
     },
     /// `message-delta`: text appended to a part.
     MessageDelta {
@@ -271,6 +273,7 @@ fn parse_event(mut o: Object) -> Result<NativeEvent, FrameError> {
             client_nonce: take_str(&mut o, "clientNonce"),
             client_seq: opt_u64(&o, "clientSeq"),
             text: take_str(&mut o, "text"),
+            created_at: take_str(&mut o, "createdAt"),
         },
         "message-delta" => EventKind::MessageDelta {
             message_id: req(&mut o, "messageId")?,
@@ -382,7 +385,7 @@ pub fn message_from_native(v: Value) -> Result<UIMessage, String> {
         return Err("message is not an object".into());
     };
     let parts: Vec<Value> = match m.remove("parts") {
-        Some(Value::Array(ps)) => ps.into_iter().filter_map(part_from_native).collect(),
+        Some(Value::Array(ps)) => one_part_per_tool(ps.into_iter().filter_map(part_from_native)),
         _ => Vec::new(),
     };
     let mut metadata = Object::new();
@@ -403,6 +406,42 @@ pub fn message_from_native(v: Value) -> Result<UIMessage, String> {
         out["metadata"] = Value::Object(metadata);
     }
     UIMessage::from_json(out)
+}
+
+/// A message may list one tool call twice (its call, then a settled copy without the input):
+/// it is one part, at the first copy's place, with the settled copy's state and result (a
+/// later copy never undoes a settled one) and the first input that is not empty.
+fn one_part_per_tool(parts: impl Iterator<Item = Value>) -> Vec<Value> {
+    let settled = |p: &Value| {
+        matches!(
+            p["state"].as_str(),
+            Some("output-available" | "output-error")
+        )
+    };
+    let input = |p: &Value| {
+        p.get("input")
+            .filter(|i| i.as_object().is_none_or(|o| !o.is_empty()))
+            .cloned()
+    };
+    let mut out: Vec<Value> = Vec::new();
+    for p in parts {
+        let same = p
+            .get("toolCallId")
+            .and_then(|id| out.iter().position(|q| q.get("toolCallId") == Some(id)));
+        let Some(at) = same else {
+            out.push(p);
+            continue;
+        };
+        let kept = &mut out[at];
+        let first_input = input(kept).or_else(|| input(&p));
+        if settled(&p) || !settled(kept) {
+            *kept = p;
+        }
+        if let Some(i) = first_input {
+            kept["input"] = i;
+        }
+    }
+    out
 }
 
 fn part_from_native(p: Value) -> Option<Value> {

@@ -648,6 +648,14 @@ impl Conversation {
         self.ui = UiTurn::default();
     }
 
+    /// Edits message `id` where a transport brings what the reducers do not keep (pi-native's
+    /// `createdAt`); counts as a change.
+    pub fn edit_message(&mut self, id: &str, edit: impl FnOnce(&mut UIMessage)) {
+        if let Some(m) = self.history.get_mut(id) {
+            edit(m);
+        }
+    }
+
     /// Another session's messages were exported: this one's versions start above them, so a
     /// snapshot never takes a message of one for the other's.
     pub fn advance_clock(&mut self, floor: u64) {

@@ -133,9 +133,20 @@ impl NativeGate {
         self.stopping = true;
     }
 
-    /// A `/state` document is the truth now, its seq the cursor even when lower than the one
-    /// held (a server that restarted: `CURSOR_AHEAD`).
-    pub fn apply_state(&mut self, conversation: &mut Conversation, doc: StateDoc) {
+    /// A `/state` document is the truth now, its seq the cursor; one older than the cursor
+    /// (a lagging server, read after events were applied) is ignored and `false` returned,
+    /// unless `rewind`: the server said the cursor is out of range (`CURSOR_AHEAD`: it
+    /// restarted, its numbering went back), and its state replaces what this client holds
+    /// (the upstream `allowSeqRewind`).
+    pub fn apply_state(
+        &mut self,
+        conversation: &mut Conversation,
+        doc: StateDoc,
+        rewind: bool,
+    ) -> bool {
+        if doc.seq < self.seq && !rewind {
+            return false;
+        }
         conversation.hydrate(doc.messages, false);
         for (id, parts) in &doc.streaming {
             conversation.resume_streaming(id, parts);
@@ -151,6 +162,7 @@ impl NativeGate {
             ),
             _ => (RunStatus::Idle, None),
         };
+        true
     }
 
     /// One frame through the seq gate.
@@ -258,9 +270,25 @@ impl NativeGate {
             }
             _ => {}
         }
+        // The reducer keeps no `createdAt`: set on the message the start made, or on the one
+        // a delta made before its start came (upstream `piChatReducer.test.ts:1300`).
+        let created_at = match &ev.kind {
+            EventKind::MessageStart {
+                message_id,
+                created_at: Some(at),
+                ..
+            } => Some((message_id.clone(), at.clone())),
+            _ => None,
+        };
         let kind = merge_final(conversation.history(), ev.kind);
         for pi in Self::to_pi(kind) {
             self.feed(conversation, pi, out);
+        }
+        if let Some((id, at)) = created_at {
+            let known = conversation.history().get(&id).and_then(created_at_of);
+            if known.is_none() {
+                conversation.edit_message(&id, |m| keep_created_at(m, &Value::String(at)));
+            }
         }
     }
 
@@ -381,7 +409,8 @@ impl NativeGate {
 }
 
 /// A `message-end` final describes pi's assistant entry, whose tool calls carry no result:
-/// a tool part the stream already settled keeps its settled state over the final's.
+/// a tool part the stream already settled keeps its settled state over the final's. The
+/// message's `createdAt` stays when the final has none.
 fn merge_final(history: &History, kind: EventKind) -> EventKind {
     let EventKind::MessageEnd {
         message_id,
@@ -391,6 +420,9 @@ fn merge_final(history: &History, kind: EventKind) -> EventKind {
         return kind;
     };
     if let Some(current) = history.get(&message_id) {
+        if let Some(at) = created_at_of(current) {
+            keep_created_at(&mut fin, at);
+        }
         for part in fin.parts.iter_mut() {
             let Part::Tool(t) = part else { continue };
             let settled = current.parts.iter().find_map(|p| {
@@ -408,6 +440,21 @@ fn merge_final(history: &History, kind: EventKind) -> EventKind {
     EventKind::MessageEnd {
         message_id,
         final_message: Some(fin),
+    }
+}
+
+/// The message's `createdAt` (in its metadata, as `/state` messages have it).
+fn created_at_of(msg: &UIMessage) -> Option<&Value> {
+    msg.metadata.as_deref()?.get("createdAt")
+}
+
+/// Gives the message this `createdAt` where it has none.
+fn keep_created_at(msg: &mut UIMessage, at: &Value) {
+    let meta = msg
+        .metadata
+        .get_or_insert_with(|| Box::new(Value::Object(Default::default())));
+    if let Value::Object(o) = meta.as_mut() {
+        o.entry("createdAt").or_insert_with(|| at.clone());
     }
 }
 
@@ -451,8 +498,8 @@ impl NativeSession {
     }
 
     /// [`NativeGate::apply_state`] on this session's history.
-    pub fn apply_state(&mut self, doc: StateDoc) {
-        self.gate.apply_state(&mut self.conversation, doc);
+    pub fn apply_state(&mut self, doc: StateDoc, rewind: bool) -> bool {
+        self.gate.apply_state(&mut self.conversation, doc, rewind)
     }
 
     /// [`NativeGate::apply`] on this session's history.

@@ -32,6 +32,7 @@ pub mod fault_world;
 pub mod native_store;
 pub mod scenario;
 pub mod sim_server;
+pub mod vectors;
 
 /// The virtual clock's start: a plausible epoch-ms value, so `clientSeq = max(last+1, now)`
 /// behaves as it does in a browser.
