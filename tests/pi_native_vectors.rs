@@ -336,7 +336,7 @@ fn active_reload_hydrates_then_follows_from_the_states_seq_remote_pi_session_tes
                 (x["status"].as_str(), h.store.status()),
                 (Some("streaming"), Status::Streaming)
             );
-            // `turnId`: its own test below (ignored: the store does not take it yet).
+            assert_eq!(h.store.turn_id(), x["turnId"].as_str());
             assert_eq!(
                 h.history().len(),
                 x["committedMessages"]["$length"].as_u64().unwrap() as usize
@@ -362,19 +362,6 @@ fn active_reload_hydrates_then_follows_from_the_states_seq_remote_pi_session_tes
             assert_eq!((&last["id"], &last["role"]), (&want["id"], &want["role"]));
             assert_eq!(h.store.status(), Status::Streaming);
             assert_eq!(cursor_after_reconnect(h), x["lastSeq"].as_u64().unwrap());
-        }
-    });
-}
-
-#[test]
-#[ignore = "the store does not take the turn id of a run that /state says is on: \
-            ChatStore::turn_id() stays None (src/store/native.rs on_native_state)"]
-fn active_reload_shows_the_running_turns_id_remote_pi_session_test_ts_138() {
-    // The first checkpoint's `turnId` of remotePiSession.test.ts:138.
-    let v = vector("remotePiSession.test.ts:138");
-    play(&v, |h, i, x| {
-        if i == 0 {
-            assert_eq!(h.store.turn_id(), x["turnId"].as_str());
         }
     });
 }

@@ -241,6 +241,8 @@ impl ChatStore {
             (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
                 let stream = self.session.native_read.unwrap_or(0);
                 self.session.phase = Phase::Streaming { stream };
+                let turn = self.session.link.gate().turn_id().map(str::to_string);
+                self.session.turn.turn_id = turn;
             }
             // Ended while this client did not read its events (a gap, a switch away).
             (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
