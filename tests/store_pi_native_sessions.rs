@@ -167,7 +167,8 @@ fn a_new_sessions_first_send_creates_it_and_the_store_follows_the_servers_id() {
     );
     assert_eq!(h.store.session_id(), "N1");
     assert!(h.events.iter().any(|e| matches!(e,
-        StoreEvent::SessionChange { session_id } if session_id == "N1")));
+        StoreEvent::SessionChange { session_id, renamed_from: Some(old) }
+            if session_id == "N1" && *old == made)));
     let listed = ids(&h);
     assert!(listed.contains(&"N1".to_string()) && !listed.contains(&made));
     let prompt = h.the_open(RequestKind::NativePrompt);

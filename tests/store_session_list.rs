@@ -62,7 +62,7 @@ fn listed(ids: &[&str], next: Option<&str>) -> Harness {
 fn session_changes(h: &Harness) -> Vec<String> {
     (h.events.iter())
         .filter_map(|e| match e {
-            StoreEvent::SessionChange { session_id } => Some(session_id.clone()),
+            StoreEvent::SessionChange { session_id, .. } => Some(session_id.clone()),
             _ => None,
         })
         .collect()

@@ -13,6 +13,11 @@
 // - a restart: a second server on the first one's data folder lists the same sessions, with
 //   the same titles in the same order, and the same histories.
 //
+// Both apps also run over the pi-native protocol (SPEC §14) against a server as strict as the
+// real one (`--native-sessions strict`: a session exists once created): the list, rename and
+// delete are that protocol's routes, a new session is created by its first message and then
+// has the server's id (the URL follows), and there is no archive (no Archived section).
+//
 // A screenshot of each scenario's end is kept in target/e2e/ (`sessions-*`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,19 +32,24 @@ import {
 // The scripted model answers fast: these tests are about the list, not the stream.
 const FAST = ['--tps', '200'];
 
-let browser, reactPi, reactAiSdk, auiPi;
+const NATIVE = [...FAST, '--protocol', 'pi-native', '--native-sessions', 'strict'];
+
+let browser, reactPi, reactAiSdk, auiPi, reactNative, auiNative;
 
 before(async () => {
-  [browser, reactPi, reactAiSdk, auiPi] = await Promise.all([
+  [browser, reactPi, reactAiSdk, auiPi, reactNative, auiNative] = await Promise.all([
     launch(),
     startServer({ runtime: 'pi', args: FAST }),
     startServer({ runtime: 'ai-sdk', args: FAST }),
     startServer({ runtime: 'pi', app: 'assistant-ui', args: FAST }),
+    startServer({ runtime: 'pi', args: NATIVE }),
+    startServer({ runtime: 'pi', app: 'assistant-ui', args: NATIVE }),
   ]);
+  for (const s of [reactNative, auiNative]) s.native = true;
 });
 
 after(async () => {
-  await Promise.all([browser?.close(), reactPi?.stop(), reactAiSdk?.stop(), auiPi?.stop()]);
+  await Promise.all([browser, reactPi, reactAiSdk, auiPi, reactNative, auiNative].map((x) => x?.[x === browser ? 'close' : 'stop']()));
 });
 
 // ----- the page ---------------------------------------------------------------------------------
@@ -55,7 +65,7 @@ async function openSessions(server, session, params = {}) {
 }
 
 async function goTo(page, server, session, params = {}) {
-  const query = new URLSearchParams({ session, ...params });
+  const query = new URLSearchParams({ session, ...(server.native && { protocol: 'pi-native' }), ...params });
   await page.goto(`${server.url}/?${query}`);
   await listLoaded(page);
 }
@@ -97,7 +107,10 @@ async function waitOpen(page, id) {
     && (await itemOf(page, id).getAttribute('data-current')) === 'true', { what: `session ${id} open` });
 }
 
-/** New button, then a first message; resolves once its turn is over. Returns the new id. */
+/**
+ * New button, then a first message; resolves once its turn is over. Returns the session's id
+ * then: over pi-native the server names the session its first message creates.
+ */
 async function newSessionWith(page, text) {
   const before = await openSession(page);
   await page.getByTestId('session-new').click();
@@ -108,8 +121,23 @@ async function newSessionWith(page, text) {
   await waitOpen(page, id);
   await typeAndEnter(page, text);
   await settled(page);
-  return id;
+  return namedAfterSend(page, id);
 }
+
+/**
+ * The id of the open session `id` once its first message was sent: the same, or over
+ * pi-native the one the server gave it (header and URL agree).
+ */
+async function namedAfterSend(page, id) {
+  const named = await eventually(async () => {
+    const open = await openSession(page);
+    return urlSession(page) === open && (open !== id || !nativePage(page)) && open;
+  }, { what: 'the session named by the server' });
+  await waitOpen(page, named);
+  return named;
+}
+
+const nativePage = (page) => new URL(page.url()).searchParams.get('protocol') === 'pi-native';
 
 /** Clicks a session in the list and waits until it is open with its history shown. */
 async function clickSession(page, id, userTexts) {
@@ -127,6 +155,10 @@ async function rename(page, id, title) {
 
 /** What the server lists (one big page): `{id, title, archived}` of each, most recent first. */
 async function serverList(server, archived = false) {
+  if (server.native) {
+    const r = await fetch(`${server.url}/api/v1/agents/pi/sessions?limit=100`);
+    return (await r.json()).sessions.map(({ ref, title }) => ({ id: ref.sessionId, title, archived: false }));
+  }
   const r = await fetch(`${server.url}/api/v1/agent/sessions?limit=100&archived=${archived}`);
   return (await r.json()).sessions.map(({ id, title, archived }) => ({ id, title, archived: !!archived }));
 }
@@ -137,6 +169,8 @@ const apps = [
   { name: 'react-pi', server: () => reactPi },
   { name: 'aui-pi', server: () => auiPi },
   { name: 'react-ai-sdk', server: () => reactAiSdk },
+  { name: 'react-native', server: () => reactNative },
+  { name: 'aui-native', server: () => auiNative },
 ];
 
 for (const { name, server } of apps) {
@@ -159,12 +193,14 @@ for (const { name, server } of apps) {
     assert.equal((await listed(page))[0].id, id, 'listed first');
 
     await typeAndEnter(page, 'Plan a trip to Lisbon\nwith two more lines\nwords:300');
-    await eventually(async () => (await itemOf(page, id).getAttribute('data-running')) === 'true', { what: 'the session marked running' });
+    const named = await namedAfterSend(page, id);
+    await eventually(async () => (await itemOf(page, named).getAttribute('data-running')) === 'true', { what: 'the session marked running' });
     await screenshot(page, `sessions-${name}-running`);
     await settled(page);
-    const list = await listWhere(page, (l) => l.some((i) => i.id === id && !i.local), 'the session on the server\'s list');
-    assert.deepEqual(list.find((i) => i.id === id), { id, title: 'Plan a trip to Lisbon', current: true, local: false, running: false, archived: false });
-    assert.deepEqual((await serverList(server())).map((s) => s.id), [id], 'the server lists it');
+    const list = await listWhere(page, (l) => l.some((i) => i.id === named && !i.local), 'the session on the server\'s list');
+    assert.deepEqual(list.find((i) => i.id === named), { id: named, title: 'Plan a trip to Lisbon', current: true, local: false, running: false, archived: false });
+    assert.deepEqual((await serverList(server())).map((s) => s.id), [named], 'the server lists it');
+    if (server().native) assert.ok(!list.some((i) => i.id === id), 'the id it had before is gone');
     assert.deepEqual(errors, []);
     await screenshot(page, `sessions-${name}-new`);
     await context.close();
@@ -221,6 +257,7 @@ for (const { name, server } of apps) {
 
   test(`${name}: archive moves a session to the Archived section, unarchive brings it back`, async () => {
     await server().reset();
+    if (server().native) return noArchive(server(), name);
     const { page, context, errors } = await openSessions(server(), sessionId(`${name}-archive`));
     const a = await newSessionWith(page, 'Keep me for later words:3');
     const b = await newSessionWith(page, 'The open one words:3');
@@ -274,6 +311,18 @@ for (const { name, server } of apps) {
     await screenshot(page, `sessions-${name}-delete`);
     await context.close();
   });
+}
+
+/** pi-native has no archive: no Archived section and no archive button, the rest works. */
+async function noArchive(server, name) {
+  const { page, context, errors } = await openSessions(server, sessionId(`${name}-no-archive`));
+  const a = await newSessionWith(page, 'Nothing to archive words:3');
+  await listWhere(page, (l) => l.some((i) => i.id === a && !i.local), 'on the list');
+  assert.equal(await page.getByTestId('session-archive').count(), 0, 'no archive button');
+  assert.equal(await page.getByTestId('session-archived-toggle').count(), 0, 'no Archived section');
+  assert.deepEqual(errors, []);
+  await screenshot(page, `sessions-${name}-no-archive`);
+  await context.close();
 }
 
 for (const { name, server } of apps.slice(0, 2)) {

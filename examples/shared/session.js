@@ -10,9 +10,11 @@ import { sessionFromUrl, writeSession } from "./config.js";
  */
 export function useSessionUrl(initialId) {
   const [sessionId, setSessionId] = useState(initialId);
-  const onSessionChange = useCallback((id) => {
-    // A switch made by back/forward finds its id in the URL already: nothing is pushed.
-    writeSession(id);
+  const onSessionChange = useCallback((id, change) => {
+    // A switch made by back/forward finds its id in the URL already: nothing is pushed. A
+    // session the server named (`renamedFrom`, pi-native) is the same one: its entry is
+    // replaced, so back does not lead to the id it had before.
+    writeSession(id, { replace: !!change?.renamedFrom });
     setSessionId(id);
   }, []);
   return { sessionId, onSessionChange };

@@ -137,6 +137,9 @@ pub enum StoreEvent {
     SessionChange {
         /// The session now open.
         session_id: String,
+        /// The id the same session had until the server named it (pi-native creates the
+        /// sessions `newSession` makes): not a switch, so a host replaces its URL entry.
+        renamed_from: Option<String>,
     },
     /// A tool call for the client to run (`onToolCall`): answer with `add_tool_output`.
     ToolCall {

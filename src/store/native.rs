@@ -493,8 +493,10 @@ impl ChatStore {
             p.session = id.clone();
         }
         self.sessions.rekey(&old, &id);
-        self.events
-            .push_back(StoreEvent::SessionChange { session_id: id });
+        self.events.push_back(StoreEvent::SessionChange {
+            session_id: id,
+            renamed_from: Some(old),
+        });
     }
 
     fn on_prompt_answer(&mut self, id: RequestId, status: u16, body: &[u8], now_ms: u64) {

@@ -206,6 +206,7 @@ impl ChatStore {
         self.sessions.opened(session_id, fresh);
         self.events.push_back(StoreEvent::SessionChange {
             session_id: session_id.to_string(),
+            renamed_from: None,
         });
         self.open_session(now_ms);
         self.touch();

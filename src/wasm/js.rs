@@ -100,6 +100,9 @@ export function sessions_snapshot(json, error) {
 export function call_safely(f, a) {
   try { f(a); } catch (e) { setTimeout(() => { throw e; }, 0); }
 }
+export function call2_safely(f, a, b) {
+  try { f(a, b); } catch (e) { setTimeout(() => { throw e; }, 0); }
+}
 export function queue_microtask(f) {
   if (typeof queueMicrotask === 'function') queueMicrotask(f); else Promise.resolve().then(f);
 }
@@ -223,6 +226,7 @@ extern "C" {
     ) -> JsValue;
     pub fn sessions_snapshot(json: &str, error: &JsValue) -> JsValue;
     pub fn call_safely(f: &Function, a: &JsValue);
+    pub fn call2_safely(f: &Function, a: &JsValue, b: &JsValue);
     pub fn queue_microtask(f: &Function);
     pub fn set_timeout(f: &Function, ms: f64) -> JsValue;
     pub fn clear_timeout(handle: &JsValue);

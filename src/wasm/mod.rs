@@ -304,9 +304,19 @@ impl Shell {
                     js::call_safely(f, &js_error(&error));
                 }
             }
-            StoreEvent::SessionChange { session_id } => {
+            StoreEvent::SessionChange {
+                session_id,
+                renamed_from,
+            } => {
                 if let Some(f) = &self.host.on_session_change {
-                    js::call_safely(f, &JsValue::from_str(&session_id));
+                    let id = JsValue::from_str(&session_id);
+                    match renamed_from {
+                        None => js::call_safely(f, &id),
+                        Some(old) => {
+                            let change = js::object_of("renamedFrom", &JsValue::from_str(&old));
+                            js::call2_safely(f, &id, &change);
+                        }
+                    }
                 }
             }
             StoreEvent::ToolCall { ref call } => {

@@ -462,9 +462,12 @@ export interface ChatStoreOptions {
   agentType?: string;
   /**
    * The open session changed (`switchSession`, `newSession`, deleting the open one): keep the
-   * id in the page's URL here. Not called for the session the store was created with.
+   * id in the page's URL here. Not called for the session the store was created with. With
+   * `{renamedFrom}` it is the same session under the id the server gave it (pi-native creates
+   * the sessions `newSession` makes with their first message): replace the URL's entry rather
+   * than add one.
    */
-  onSessionChange?: (sessionId: string) => void;
+  onSessionChange?: (sessionId: string, change?: { renamedFrom: string }) => void;
   /** Sessions per page of the session list (default 20). */
   sessionPageSize?: number;
   limits?: ChatStoreLimits;

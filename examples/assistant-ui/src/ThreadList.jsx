@@ -29,12 +29,13 @@ export const ThreadList = memo(function ThreadList({ store }) {
       }
     >
       <div className="session-items">
-        <ThreadListPrimitive.Items>{renderItem}</ThreadListPrimitive.Items>
+        <ThreadListPrimitive.Items>{sessions.archivable ? renderItem : renderUnarchivable}</ThreadListPrimitive.Items>
       </div>
       {sessions.hasMore && <LoadMoreButton onClick={() => store.loadMoreSessions()} />}
 
-      <ArchivedToggle open={showArchived} onToggle={() => setShowArchived((open) => !open)} />
-      {showArchived && (
+      {/* A server without an archive (pi-native): no Archived section, no archive buttons. */}
+      {sessions.archivable && <ArchivedToggle open={showArchived} onToggle={() => setShowArchived((open) => !open)} />}
+      {sessions.archivable && showArchived && (
         <section className="archived session-items" data-testid="session-archived">
           <ThreadListPrimitive.Items archived>{renderItem}</ThreadListPrimitive.Items>
           {sessions.archivedHasMore && (
@@ -47,9 +48,10 @@ export const ThreadList = memo(function ThreadList({ store }) {
 });
 
 // One function for every render: assistant-ui memoises the rows on it.
-const renderItem = () => <ThreadListItem />;
+const renderItem = () => <ThreadListItem archivable />;
+const renderUnarchivable = () => <ThreadListItem archivable={false} />;
 
-function ThreadListItem() {
+function ThreadListItem({ archivable }) {
   const aui = useAui();
   const id = useAuiState((s) => s.threadListItem.id);
   const title = useAuiState((s) => s.threadListItem.title);
@@ -77,7 +79,7 @@ function ThreadListItem() {
       <div className="session-actions">
         <RenameButton onClick={() => setRenaming(true)} />
         {/* The server cannot archive a session it does not have yet (the store refuses). */}
-        {!item?.local && (
+        {!item?.local && archivable && (
           <ArchiveButton as={archived ? ThreadListItemPrimitive.Unarchive : ThreadListItemPrimitive.Archive} archived={archived} />
         )}
         <DeleteButton as={ThreadListItemPrimitive.Delete} />

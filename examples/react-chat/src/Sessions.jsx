@@ -34,8 +34,9 @@ export const Sessions = memo(function Sessions({ store }) {
       {sessions.loading && !sessions.loaded && <div className="sessions-loading muted">Loading…</div>}
       {sessions.hasMore && <LoadMoreButton onClick={() => sessions.loadMore()} />}
 
-      <ArchivedToggle open={showArchived} onToggle={() => setShowArchived((open) => !open)} />
-      {showArchived && (
+      {/* A server without an archive (pi-native): no Archived section. */}
+      {sessions.archivable && <ArchivedToggle open={showArchived} onToggle={() => setShowArchived((open) => !open)} />}
+      {sessions.archivable && showArchived && (
         <section className="archived" data-testid="session-archived">
           <ul className="session-items">{archived.map(row)}</ul>
           {sessions.archivedLoaded && archived.length === 0 && <div className="sessions-note muted">No archived sessions</div>}
@@ -71,7 +72,7 @@ function SessionItem({ item, current, sessions }) {
       <div className="session-actions">
         <RenameButton onClick={() => setRenaming(true)} />
         {/* The server cannot archive a session it does not have yet (the store refuses). */}
-        {!item.local && <ArchiveButton archived={item.archived} onClick={() => sessions.archive(item.id, !item.archived)} />}
+        {!item.local && sessions.archivable && <ArchiveButton archived={item.archived} onClick={() => sessions.archive(item.id, !item.archived)} />}
         <DeleteButton onClick={() => sessions.remove(item.id)} />
       </div>
     </SessionRow>
