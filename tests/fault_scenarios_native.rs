@@ -430,3 +430,74 @@ fn a_failed_send_keeps_its_message_across_a_state_read() {
     h.respond(st.id, state(SESSION, 2, "idle", json!([])));
     assert_eq!(user_texts(&h), ["hi"], "the failed message is gone");
 }
+
+/// OTHER_RUN_END (seeds 1281 and 2316 of a 5000-seed run with the default knobs; order or
+/// loss). A page opens a session while another page's run is on and sends a message before
+/// the state comes: its prompt is taken (202: the server admits a prompt only when idle, so
+/// that other run is over already and this one's is next), then the state, read earlier,
+/// says a run is on, and the store follows it as its own. Follow-ups go out and are queued
+/// for this page's run. When the other run's `agent-end` arrives the store ends its turn,
+/// takes the accepted follow-ups back (`queue/clear`) to send them as new messages later,
+/// while the ones still on their way stay in the server's queue and run first: the user's
+/// follow-ups run out of order (or, when the re-send is dropped, not at all).
+#[test]
+#[ignore = "store bug: the end of a run that is not its prompt's ends the turn and takes follow-ups back"]
+fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
+    let mut h = native();
+    let st = h.the_open(RequestKind::NativeState);
+    h.send("mine");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.client_nonce().to_string();
+    h.respond(
+        prompt.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "cursor": 5, "clientNonce": nonce, "disposition": "prompt"}),
+        ),
+    );
+    // The state was read while the other page's run t0 was still on.
+    h.respond(
+        st.id,
+        Reply::json(
+            200,
+            json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": 3, "state": {
+                "protocolVersion": 1, "sessionId": SESSION, "seq": 3, "status": "streaming",
+                "activeTurnId": "t0", "messages": [], "queue": {"followUps": []},
+                "followUpMode": "one-at-a-time"}}),
+        ),
+    );
+    let ev = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(ev.path, format!("{BASE}/{SESSION}/events?cursor=3"));
+    h.respond(
+        ev.id,
+        Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
+    );
+    h.submit("a");
+    h.submit("b");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (a_nonce, a_seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    h.respond(
+        pa.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "queued": true, "cursor": 7, "clientNonce": a_nonce, "clientSeq": a_seq}),
+        ),
+    );
+    // The events: t0 ends, this page's run starts (its user message has the prompt's nonce).
+    h.body(
+        ev.id,
+        &lines(
+            SESSION,
+            &[
+                json!({"type": "agent-end", "seq": 4, "turnId": "t0", "status": "ok"}),
+                json!({"type": "agent-start", "seq": 5, "turnId": "t1"}),
+                json!({"type": "message-start", "seq": 6, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "mine"}),
+            ],
+        ),
+    );
+    assert_eq!(
+        h.count(RequestKind::FollowUpDelete),
+        0,
+        "\"a\", queued for this page's run, is taken back when an earlier run ends"
+    );
+}

@@ -157,6 +157,10 @@ impl World {
             Fate::Slow if sent.kind == RequestKind::NativePrompt && !self.prompt_faults => {
                 self.rng.range(1_000, 25_000)
             }
+            // A follow-up POST slower than the store's timeout is one that never answers.
+            Fate::Slow if sent.kind == RequestKind::FollowUpPost && !self.post_timeouts => {
+                self.rng.range(1_000, 25_000)
+            }
             Fate::Slow => self.rng.range(1_000, 45_000),
             _ => self.rng.range(1, 300),
         };

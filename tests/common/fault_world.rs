@@ -70,7 +70,7 @@ pub struct World {
     /// message twice (PROMPT_NOT_RECONCILED), and one it never had vanishes with the next
     /// state read (UNSENT_DROPPED), tests/fault_scenarios_native.rs.
     pub prompt_faults: bool,
-    /// Follow-up POSTs that never get an answer (the store's follow-up timeout fires). Over
+    /// Follow-up POSTs that get no answer in time (the store's follow-up timeout fires). Over
     /// pi-native off unless `FAULT_NATIVE_POST_TIMEOUTS=1` (their answers are then lost
     /// quickly instead): taking back one that had run, where only a state read showed it,
     /// leaves the items behind it queued forever (QUEUE_STUCK,
