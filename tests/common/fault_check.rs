@@ -477,5 +477,11 @@ pub fn run_schedules(transport: Transport, test: &str, default_seeds: u64) {
     }
     assert!(failures.is_empty(), "{} seeds failed", failures.len());
     assert!(items > seeds as usize, "the schedules queue follow-ups");
-    assert!(committed > 0 && visible > 0, "both outcomes are exercised");
+    assert!(committed > 0, "follow-ups are committed");
+    // Over pi-native, with the knobs that trigger known store bugs off (no stops, every POST
+    // reaches the server), an item rarely ends `failed` (7 in the default 500 seeds).
+    assert!(
+        visible > 0 || transport == Transport::Native,
+        "items also end visible (failed/stalled/blocked)"
+    );
 }
