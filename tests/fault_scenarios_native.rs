@@ -50,7 +50,7 @@ fn follow(h: &mut Harness, session: &str, seq: u64) -> u64 {
     ev.id
 }
 
-/// SWITCH_BACK (seeds 0, 1, … with switches on). Switching away from a session aborts its
+/// SWITCH_BACK (`FAULT_NATIVE_SWITCHES=1`: 288 of 300 seeds, e.g. 1, 2, 3). Switching away from a session aborts its
 /// events stream, but the session's link still counts that read as in flight; switching back
 /// asks the link for the state, which it never gives while "reading". No request is made:
 /// the session shows what it showed when the user left it (here a run that has long ended)
@@ -104,7 +104,7 @@ fn user_texts(h: &Harness) -> Vec<String> {
         .collect()
 }
 
-/// STOPPED_PROMPT (seed 18 and others). The user stops while the prompt is still on its way
+/// STOPPED_PROMPT (`FAULT_NATIVE_STOPS=1`, e.g. seeds 2 and 10). The user stops while the prompt is still on its way
 /// (`submitted`): the store aborts the prompt's fetch, but the request had left and the
 /// server runs it; the stop, arriving after it, aborts that run. The run's user message
 /// comes on the events stream with the prompt's `clientNonce`, yet the store keeps its own
@@ -146,7 +146,8 @@ fn a_prompt_stopped_on_its_way_that_the_server_ran_is_shown_once() {
     assert_eq!(user_texts(&h), ["hi"], "{:#?}", h.history());
 }
 
-/// QUEUE_STUCK (seeds 437, 541). A follow-up's POST is out when its run ends; a gap made the
+/// QUEUE_STUCK (`FAULT_NATIVE_POST_TIMEOUTS=1`, seeds 437 and 541; with the default knobs,
+/// seed 3293). A follow-up's POST is out when its run ends; a gap made the
 /// store read the state, which shows that follow-up already ran (its user message carries its
 /// nonce), but the store does not match it to the item. When the POST times out the store
 /// takes the item back to send it as a new message: `queue/clear` answers 409 (not queued),
@@ -233,8 +234,8 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
     );
 }
 
-/// STATE_NOT_RECONCILED, the cause of QUEUE_STUCK (and, with stops, of seeds 17 and 49 of
-/// `FAULT_NATIVE_STOPS=1`). A `/state` read (after a gap or a replay-window 409) whose
+/// STATE_NOT_RECONCILED, the cause of QUEUE_STUCK (and, with stops, of seeds 49, 105, 225
+/// and 245 of `FAULT_NATIVE_STOPS=1`: "committed and still queued"). A `/state` read (after a gap or a replay-window 409) whose
 /// messages show that a queued follow-up already ran (a user message with its clientNonce
 /// and clientSeq) does not take the item's waiting bubble away: the user sees the message in
 /// the transcript and still waiting below it; after a stop it stays `stalled`, and retrying
@@ -297,8 +298,8 @@ fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
     );
 }
 
-/// CONFLICT_AS_STARTED (seed 186, and most "lost" failures with `FAULT_NATIVE_CONFLICTS=1`
-/// or `FAULT_NATIVE_STOPS=1`). `queue/clear` with both selectors answers 409
+/// CONFLICT_AS_STARTED (`FAULT_NATIVE_CONFLICTS=1`, e.g. seeds 10 and 186, and most "lost"
+/// failures with `FAULT_NATIVE_STOPS=1`). `queue/clear` with both selectors answers 409
 /// `AGENT_REQUEST_CONFLICT` whenever the item is not queued, and the store reads every such
 /// 409 as "it already started" and drops the item. But "not queued" also means: its POST never
 /// reached the server (dropped, or overtaken by the clear), a stop dropped the server's queue,
@@ -399,7 +400,7 @@ fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
     assert_eq!(hi, 1, "{:#?}", h.history());
 }
 
-/// UNSENT_DROPPED (seed 133 of an earlier, wider run). A prompt the server refused or never
+/// UNSENT_DROPPED (`FAULT_NATIVE_PROMPT_FAULTS=1 FAULT_NATIVE_CONFLICTS=1`, seed 133). A prompt the server refused or never
 /// got (503, connection refused) leaves its message in the transcript with the error; the
 /// next `/state` read (any gap, a replay-window 409) replaces the history with the server's
 /// and the message is gone, with nothing left to retry. When the message was a queued
