@@ -10,7 +10,7 @@ use agent_chat_store::{RequestId, RequestKind, ResponseHead};
 use serde_json::{json, Value};
 
 use super::fault_world::World;
-use super::sim_server::{error_body, path_session, query, Conn, Resp};
+use super::sim_server::{error_body, native_path_session, path_session, query, Conn, Resp};
 use super::Sent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,15 +71,41 @@ impl World {
     }
 
     pub fn register(&mut self, sent: Sent) {
+        let native = self.server.native;
         let faulty = self.faults
-            && matches!(
-                sent.kind,
-                RequestKind::FollowUpPost | RequestKind::FollowUpDelete
-            );
+            && match sent.kind {
+                RequestKind::FollowUpPost | RequestKind::FollowUpDelete => true,
+                // Over the native protocol every command meets the network's faults, and so
+                // do the reads (the events stream also breaks mid-line, in `flush`).
+                RequestKind::NativePrompt
+                | RequestKind::NativeStop
+                | RequestKind::NativeState
+                | RequestKind::NativeEvents => native,
+                _ => false,
+            };
+        // `followup_session_not_ready` is the first transport's; the native server has no
+        // such answer.
+        let not_ready = if native { 0 } else { 6 };
         let fate = if !faulty {
             Fate::Ok
-        } else if sent.kind == RequestKind::FollowUpPost {
-            match self.rng.weighted(&[40, 8, 8, 8, 6, 6, 5, 6]) {
+        } else if matches!(
+            sent.kind,
+            RequestKind::NativeState | RequestKind::NativeEvents
+        ) {
+            // A read that never answers would hang the events stream for good (no heartbeat
+            // watchdog, as upstream): reads are slow, dropped or refused, never silent.
+            match self.rng.weighted(&[80, 5, 6, 4, 5]) {
+                0 => Fate::Ok,
+                1 => Fate::Slow,
+                2 => Fate::DropBefore,
+                3 => Fate::DropAfter,
+                _ => Fate::Http503,
+            }
+        } else if matches!(
+            sent.kind,
+            RequestKind::FollowUpPost | RequestKind::NativePrompt
+        ) {
+            let fate = match self.rng.weighted(&[40, 8, 8, 8, 6, not_ready, 5, 6]) {
                 0 => Fate::Ok,
                 1 => Fate::Slow,
                 2 => Fate::DropBefore,
@@ -90,26 +116,70 @@ impl World {
                     arrives: self.rng.chance(50),
                 },
                 _ => Fate::Duplicate,
+            };
+            match (sent.kind, fate) {
+                // Without `conflicts` every follow-up POST reaches the server (its answer
+                // may still be lost).
+                (RequestKind::FollowUpPost, Fate::DropBefore | Fate::Http503)
+                    if !self.conflicts =>
+                {
+                    Fate::DropAfter
+                }
+                (RequestKind::FollowUpPost, Fate::Timeout { .. }) if !self.post_timeouts => {
+                    Fate::DropAfter
+                }
+                (RequestKind::FollowUpPost, Fate::Timeout { .. }) if !self.conflicts => {
+                    Fate::Timeout { arrives: true }
+                }
+                // Without `prompt_faults` a prompt is only slow or delivered twice.
+                (
+                    RequestKind::NativePrompt,
+                    Fate::DropBefore | Fate::DropAfter | Fate::Http503 | Fate::Timeout { .. },
+                ) if !self.prompt_faults => Fate::Ok,
+                (_, f) => f,
             }
         } else {
             match self.rng.weighted(&[70, 8, 8, 8, 6]) {
                 0 => Fate::Ok,
                 1 => Fate::Slow,
                 2 => Fate::DropBefore,
+                // Without `conflicts` a `queue/clear` whose answer would be lost does not
+                // reach the server either (the store's second one would answer 409).
+                3 if !self.conflicts && sent.kind == RequestKind::FollowUpDelete => {
+                    Fate::DropBefore
+                }
                 3 => Fate::DropAfter,
                 _ => Fate::Http503,
             }
         };
         let latency = match fate {
+            // A prompt slower than the store's timeout is one whose answer is lost.
+            Fate::Slow if sent.kind == RequestKind::NativePrompt && !self.prompt_faults => {
+                self.rng.range(1_000, 25_000)
+            }
+            // A follow-up POST slower than the store's timeout is one that never answers.
+            Fate::Slow if sent.kind == RequestKind::FollowUpPost && !self.post_timeouts => {
+                self.rng.range(1_000, 25_000)
+            }
             Fate::Slow => self.rng.range(1_000, 45_000),
             _ => self.rng.range(1, 300),
         };
         let what = match &sent.body {
+            Some(b) if sent.kind == RequestKind::FollowUpPost && native => format!(
+                "{} seq={} nonce={}",
+                b["content"], b["clientSeq"], b["clientNonce"]
+            ),
             Some(b) if sent.kind == RequestKind::FollowUpPost => format!(
                 "{} seq={} nonce={}",
                 b["message"], b["clientSeq"], b["clientNonce"]
             ),
             Some(b) if sent.kind == RequestKind::Chat => format!("{}", b["message"]),
+            Some(b) if sent.kind == RequestKind::NativePrompt => {
+                format!("{} nonce={}", b["content"], b["clientNonce"])
+            }
+            Some(b) if sent.kind == RequestKind::FollowUpDelete => {
+                format!("{} {b}", sent.path)
+            }
             _ => sent.path.clone(),
         };
         self.note(format!(
@@ -154,7 +224,11 @@ impl World {
             _ => {
                 // Chat POSTs and resumes reach the server as they are sent.
                 let delay = match sent.kind {
-                    RequestKind::Chat | RequestKind::StreamResume => 0,
+                    RequestKind::Chat
+                    | RequestKind::StreamResume
+                    | RequestKind::NativeState
+                    | RequestKind::NativeEvents
+                    | RequestKind::NativePrompt => 0,
                     _ => self.rng.range(0, 50),
                 };
                 // A page's requests reach the server in the order they were sent (one
@@ -182,8 +256,15 @@ impl World {
         self.note(format!("page {page} aborts req #{id} {kind:?}"));
         // What was on the wire may still reach the server; answers may still come back late
         // (the store must ignore them).
-        let keep_arrival =
-            matches!(kind, RequestKind::Chat | RequestKind::StreamResume) || self.rng.chance(50);
+        let keep_arrival = matches!(
+            kind,
+            RequestKind::Chat
+                | RequestKind::StreamResume
+                | RequestKind::NativePrompt
+                | RequestKind::NativeState
+                | RequestKind::NativeEvents
+        ) || self.rng.chance(50)
+            || (!self.conflicts && kind == RequestKind::FollowUpPost);
         let keep_reply = self.rng.chance(30);
         self.sched.retain(|s| match &s.ev {
             Ev::Arrive { page: p, id: i } if (*p, *i) == (page, id) => keep_arrival,
@@ -277,6 +358,7 @@ impl World {
             )
         };
         let resp = match kind {
+            _ if self.server.native => self.arrive_native(page, id, kind, &path, body),
             RequestKind::Chat => {
                 let body = body.unwrap();
                 let session = body["sessionId"].as_str().unwrap().to_string();
@@ -421,16 +503,29 @@ impl World {
                 h.end(id);
             }),
             Resp::Stream(c) => {
+                let native = self.server.native;
+                let content_type = match native {
+                    true => "application/x-ndjson",
+                    false => "text/event-stream",
+                };
                 self.act(|h| {
                     h.head(
                         id,
                         ResponseHead {
                             status: 200,
-                            content_type: Some("text/event-stream".into()),
+                            content_type: Some(content_type.into()),
                             turn_id: None,
                         },
                     )
                 });
+                if native {
+                    // A heartbeat first, as the server writes one when the stream opens.
+                    let hb = b"{\"type\":\"heartbeat\",\"now\":\"2026-01-01T00:00:00.000Z\"}\n";
+                    self.act(|h| h.body(id, hb));
+                    if !self.server.conns[c].open {
+                        return;
+                    }
+                }
                 self.server.conns[c].head_sent = true;
                 self.flush(c);
             }
@@ -448,15 +543,30 @@ impl World {
             self.server.conns[c].open = false;
             return;
         }
-        let turn = &self.server.sessions[&conn.session].turns[conn.turn];
-        let events: Vec<String> = turn.events[conn.pos..].to_vec();
-        let done = turn.done;
+        let native = self.server.native;
+        let events: Vec<Vec<u8>> = if native {
+            // The session's NDJSON log from the connection's place: one line per event.
+            let log = &self.server.sessions[&conn.session].log;
+            (log[conn.pos..].iter())
+                .map(|l| format!("{l}\n").into_bytes())
+                .collect()
+        } else {
+            let turn = &self.server.sessions[&conn.session].turns[conn.turn];
+            (turn.events[conn.pos..].iter())
+                .map(|e| format!("data: {e}\n\n").into_bytes())
+                .collect()
+        };
+        // The SSE stream ends with its turn; the events stream is endless, but the server
+        // may close it now and then (the store reconnects from its cursor).
+        let done = match native {
+            true => self.faults && !events.is_empty() && self.rng.chance(2),
+            false => self.server.sessions[&conn.session].turns[conn.turn].done,
+        };
         let from = conn.pos;
         // The connection breaks mid-event (the store must resume from its cursor).
         let break_at = (self.faults && !events.is_empty() && self.rng.chance(4))
             .then(|| self.rng.below(events.len() as u64) as usize);
-        for (i, e) in events.iter().enumerate() {
-            let bytes = format!("data: {e}\n\n").into_bytes();
+        for (i, bytes) in events.iter().enumerate() {
             if Some(i) == break_at {
                 let cut = self.rng.range(1, bytes.len() as u64 - 1) as usize;
                 self.note(format!(
@@ -477,7 +587,7 @@ impl World {
                 self.act(|h| h.body(req, &bytes[..cut]));
                 self.act(|h| h.body(req, &bytes[cut..]));
             } else {
-                self.act(|h| h.body(req, &bytes));
+                self.act(|h| h.body(req, bytes));
             }
             if !self.server.conns[c].open {
                 return; // the store aborted it meanwhile
@@ -496,6 +606,9 @@ impl World {
 
     /// A running turn of `session` takes one step; live connections get flushed soon.
     pub fn server_tick(&mut self, session: &str) {
+        if self.server.native {
+            return self.server_tick_native(session);
+        }
         let before = self
             .server
             .session(session)
@@ -528,5 +641,106 @@ impl World {
                 self.schedule(at, Ev::Flush { conn: c });
             }
         }
+    }
+}
+
+// ===== the pi-native protocol's requests (SPEC §14) ===========================================
+
+impl World {
+    /// A native request reaches the server: reads and commands of
+    /// `/api/v1/agents/pi/sessions/{S}/…`; the first transport's routes are not there.
+    pub fn arrive_native(
+        &mut self,
+        page: u32,
+        id: RequestId,
+        kind: RequestKind,
+        path: &str,
+        body: Option<Value>,
+    ) -> Resp {
+        let http = |(status, b): (u16, Vec<u8>)| Resp::Http(status, b);
+        let resp = match kind {
+            RequestKind::NativeState => {
+                let session = native_path_session(path);
+                Resp::Http(200, self.server.native_state(&session))
+            }
+            RequestKind::NativeEvents => {
+                let session = native_path_session(path);
+                let cursor = query(path, "cursor");
+                match self.server.native_events(&session, cursor.as_deref()) {
+                    Ok(pos) => Resp::Stream(self.open_conn(page, id, &session, 0, pos)),
+                    Err(r) => r,
+                }
+            }
+            RequestKind::NativePrompt => {
+                let session = native_path_session(path);
+                let body = body.expect("a prompt body");
+                http(self.server.native_prompt(&session, &body, &mut self.rng))
+            }
+            RequestKind::FollowUpPost => {
+                assert!(path.ends_with("/followup"), "{path}");
+                let session = native_path_session(path);
+                http(
+                    self.server
+                        .native_followup(&session, &body.expect("a body")),
+                )
+            }
+            RequestKind::FollowUpDelete => {
+                assert!(path.ends_with("/queue/clear"), "{path}");
+                let session = native_path_session(path);
+                http(
+                    self.server
+                        .native_queue_clear(&session, &body.expect("a body")),
+                )
+            }
+            RequestKind::NativeStop => {
+                let session = native_path_session(path);
+                http(self.server.native_stop(&session, &mut self.rng))
+            }
+            _ => {
+                // A first-transport request (the store should make none over this protocol).
+                self.server.count("a request of the first transport (404)");
+                self.note(format!("  (not a pi-native route: {kind:?} {path})"));
+                Resp::Http(404, Vec::new())
+            }
+        };
+        if !matches!(kind, RequestKind::NativeState | RequestKind::NativeEvents) {
+            // What the command emitted goes to the session's live streams.
+            if path.starts_with("/api/v1/agents/") {
+                let session = native_path_session(path);
+                self.flush_soon(&session);
+            }
+        }
+        resp
+    }
+
+    /// Live connections of `session` get what it emitted, soon.
+    pub fn flush_soon(&mut self, session: &str) {
+        let conns: Vec<usize> = (0..self.server.conns.len())
+            .filter(|&c| {
+                let k = &self.server.conns[c];
+                k.open && k.head_sent && k.session == session
+            })
+            .collect();
+        for c in conns {
+            let at = self.now + self.rng.range(0, 40);
+            self.schedule(at, Ev::Flush { conn: c });
+        }
+    }
+
+    fn server_tick_native(&mut self, session: &str) {
+        let before = self.server.session(session).log.len();
+        if !self.server.tick(session, &mut self.rng) {
+            return;
+        }
+        let s = self.server.session(session);
+        let turn = s.turns.last().unwrap().id.clone();
+        let new: Vec<String> = (s.log[before..].iter())
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap_or(Value::Null);
+                format!("{}#{}", v["event"]["type"].as_str().unwrap_or(l), v["seq"])
+            })
+            .collect();
+        self.note(format!("server {session} {turn}: {}", new.join(", ")));
+        self.flush_soon(session);
     }
 }

@@ -15,11 +15,21 @@ use agent_chat_store::{ItemState, RetryPolicy};
 use agent_chat_store::{RequestId, StoreEvent, StoreOptions, SubmitKind};
 
 use super::fault_network::{Ev, ReqInfo, Scheduled};
-use super::sim_server::{Prng, Server};
+use super::sim_server::{Prng, Server, NATIVE_AGENT};
 use super::{options_with, Harness, PI_CAPS, SESSION, T0};
 
 /// The sessions the user switches between.
 pub const SESSIONS: [&str; 2] = ["S", "T"];
+
+/// The protocol the pages and the simulated server speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The first transport: chat POST and SSE stream, follow-up POST/DELETE (SPEC §2–§13).
+    Sse,
+    /// pi-native (SPEC §14): `/state`, the NDJSON `/events`, `prompt`, `followup`,
+    /// `queue/clear`, `stop`.
+    Native,
+}
 
 #[derive(Debug, Clone)]
 pub struct ItemRec {
@@ -31,9 +41,41 @@ pub struct ItemRec {
     /// Position in the order the user queued items in this session on this page.
     pub k: usize,
     pub removed: bool,
+    /// The user stopped the turn while it was queued (a stop does not send what is queued:
+    /// `queued` is then an end state the user sees).
+    pub stopped: bool,
 }
 
 pub struct World {
+    pub transport: Transport,
+    /// The user switches sessions. Off over pi-native unless `FAULT_NATIVE_SWITCHES=1`: the
+    /// store does not follow a session again once the user switched back to it (SWITCH_BACK,
+    /// tests/fault_scenarios_native.rs), which hangs every schedule that switches.
+    pub switches: bool,
+    /// The user stops turns (pi-native only: `POST …/stop`). Off unless
+    /// `FAULT_NATIVE_STOPS=1`: a follow-up whose POST the stop overtook is lost
+    /// (STOP_DROPS_POSTED), and a prompt stopped on its way shows twice (STOPPED_PROMPT),
+    /// tests/fault_scenarios_native.rs.
+    pub stops: bool,
+    /// What makes a `queue/clear` answer 409 (not queued) for an item that never ran: a
+    /// follow-up POST that does not reach the server (dropped before it, a 503 in front of
+    /// it, never delivered, aborted on the way), a clear whose answer is lost (the store sends
+    /// it again), requests overtaking each other. Over pi-native off unless
+    /// `FAULT_NATIVE_CONFLICTS=1`: the store reads that 409 as "already started" and drops
+    /// the item (CONFLICT_AS_STARTED, tests/fault_scenarios_native.rs).
+    pub conflicts: bool,
+    /// Prompts that fail: dropped before or after the server, a 503, no answer, slower than
+    /// the store's timeout. Over pi-native off unless `FAULT_NATIVE_PROMPT_FAULTS=1` (prompts
+    /// are then only slow or delivered twice): a failed prompt the server ran shows its
+    /// message twice (PROMPT_NOT_RECONCILED), and one it never had vanishes with the next
+    /// state read (UNSENT_DROPPED), tests/fault_scenarios_native.rs.
+    pub prompt_faults: bool,
+    /// Follow-up POSTs that get no answer in time (the store's follow-up timeout fires). Over
+    /// pi-native off unless `FAULT_NATIVE_POST_TIMEOUTS=1` (their answers are then lost
+    /// quickly instead): taking back one that had run, where only a state read showed it,
+    /// leaves the items behind it queued forever (QUEUE_STUCK,
+    /// tests/fault_scenarios_native.rs).
+    pub post_timeouts: bool,
     pub rng: Prng,
     pub now: u64,
     pub faults: bool,
@@ -60,12 +102,18 @@ pub struct World {
     pub refused_chats: Vec<(u32, RequestId, String)>,
     /// The status each of them settled in.
     pub final_status: HashMap<String, Status>,
+    /// The texts of user messages the settled pages show that the server never had (the
+    /// optimistic message of a send that failed), per session.
+    pub final_unsent: HashMap<String, HashSet<String>>,
     /// The invariant checked after every input (the test's `World::check_step`).
     pub step_check: fn(&World),
 }
 
-pub fn page_options() -> StoreOptions {
+pub fn page_options(transport: Transport) -> StoreOptions {
     let mut o = options_with(PI_CAPS);
+    if transport == Transport::Native {
+        o.pi_native = Some(NATIVE_AGENT.into());
+    }
     o.hydrate = true;
     // Few attempts, short waits: items reach `failed` often enough to matter.
     o.retry = RetryPolicy {
@@ -78,9 +126,35 @@ pub fn page_options() -> StoreOptions {
 
 impl World {
     /// A world for `seed`, logging to `log`; `step_check` is checked after every input.
-    pub fn new(seed: u64, log: std::rc::Rc<RefCell<Vec<String>>>, step_check: fn(&World)) -> World {
-        let page = Harness::at(page_options(), T0, seed.wrapping_mul(31).wrapping_add(1));
+    pub fn new(
+        seed: u64,
+        transport: Transport,
+        log: std::rc::Rc<RefCell<Vec<String>>>,
+        step_check: fn(&World),
+    ) -> World {
+        let page = Harness::at(
+            page_options(transport),
+            T0,
+            seed.wrapping_mul(31).wrapping_add(1),
+        );
+        let native = transport == Transport::Native;
+        // `FAULT_NATIVE_ALL=1` turns every pi-native knob on.
+        let on = |knob: &str| {
+            std::env::var(knob).is_ok_and(|v| v == "1")
+                || std::env::var("FAULT_NATIVE_ALL").is_ok_and(|v| v == "1")
+        };
+        let switches = !native || on("FAULT_NATIVE_SWITCHES");
+        let stops = native && on("FAULT_NATIVE_STOPS");
+        let conflicts = !native || on("FAULT_NATIVE_CONFLICTS");
+        let prompt_faults = !native || on("FAULT_NATIVE_PROMPT_FAULTS");
+        let post_timeouts = !native || on("FAULT_NATIVE_POST_TIMEOUTS");
         let mut w = World {
+            transport,
+            switches,
+            stops,
+            conflicts,
+            prompt_faults,
+            post_timeouts,
             rng: Prng::new(seed),
             now: T0,
             faults: true,
@@ -90,9 +164,13 @@ impl World {
             aborted_seen: 0,
             visited: vec![SESSION.to_string()],
             // A third of the seeds meet the real server's queue (strands, kept across a stop).
+            // The native server always keeps pi's queue (a follow-up accepted while idle
+            // runs after the next prompt); a quarter of its seeds keep few events for replay.
             server: Server {
-                keep_idle_followups: seed.is_multiple_of(3),
+                keep_idle_followups: native || seed.is_multiple_of(3),
                 says_started: seed.is_multiple_of(2),
+                native,
+                replay_window: (native && seed % 4 == 1).then_some(12),
                 ..Server::default()
             },
             reqs: HashMap::new(),
@@ -104,8 +182,11 @@ impl World {
             log,
             final_queues: HashMap::new(),
             final_status: HashMap::new(),
+            final_unsent: HashMap::new(),
             last_arrival: T0,
-            reorder: seed % 2 == 1 && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0"),
+            reorder: seed % 2 == 1
+                && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0")
+                && conflicts,
             refused_chats: Vec::new(),
             step_check,
         };
@@ -180,6 +261,7 @@ impl World {
                 session: session.clone(),
                 k,
                 removed: false,
+                stopped: false,
             });
         }
     }
@@ -222,6 +304,7 @@ impl World {
                     session,
                     k,
                     removed: false,
+                    stopped: false,
                 });
             }
             SubmitKind::Blocked => panic!("submit blocked: {:?}", r.reason),
@@ -244,6 +327,18 @@ impl World {
         rec.removed = true;
     }
 
+    /// The user stops the running turn; what is queued then stays for the user.
+    pub fn user_stop(&mut self) {
+        let queued: Vec<String> = (self.page.store.queued().iter())
+            .map(|i| i.id.clone())
+            .collect();
+        self.note(format!("user stops ({} queued)", queued.len()));
+        self.act(|h| h.stop());
+        for rec in self.items.iter_mut().filter(|r| queued.contains(&r.id)) {
+            rec.stopped = true;
+        }
+    }
+
     pub fn user_retry_failed(&mut self) {
         let Some(item) = self
             .page
@@ -263,7 +358,23 @@ impl World {
         let cur = self.page.store.session_id().to_string();
         let next = SESSIONS.iter().find(|s| **s != cur).unwrap().to_string();
         self.note(format!("user switches {cur} → {next}"));
+        let sent = self.page.sent.len();
         self.act(|h| h.switch_session(&next));
+        if self.transport == Transport::Native {
+            // Named here rather than left to hang the schedule on a timer that never clears.
+            let read = self.page.sent[sent..]
+                .iter()
+                .any(|r| r.kind == agent_chat_store::RequestKind::NativeState);
+            let stuck = self
+                .page
+                .store
+                .poll_timeout()
+                .is_some_and(|t| t <= self.now);
+            assert!(
+                read || !stuck,
+                "SWITCH_BACK: switching to {next} read nothing and left a timer due now"
+            );
+        }
         if !self.visited.contains(&next) {
             self.visited.push(next);
         }
@@ -302,7 +413,7 @@ impl World {
                 c.open = false;
             }
         }
-        let mut opts = page_options();
+        let mut opts = page_options(self.transport);
         opts.session_id = session.clone();
         let seed = self.rng.next();
         self.page = Harness::at(opts, self.now, seed);

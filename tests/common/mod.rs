@@ -10,8 +10,9 @@
 //! Beside the harness: [`scenario`], the setups the store's scenario tests share (a turn left
 //! streaming, the recorded trace whole or cut, AI SDK answers, a turn that ends in tool calls,
 //! a hydrating store), and [`sim_server`], a simulated server that keeps SPEC §2's follow-up
-//! rules (the fault schedules drive it), with the fault schedules' [`fault_world`] and
-//! [`fault_network`] around it.
+//! rules, or speaks the pi-native protocol of SPEC §14 (the fault schedules drive it), with
+//! the fault schedules' [`fault_world`] and [`fault_network`] around it and their schedule,
+//! invariants and seed loop in [`fault_check`].
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
@@ -27,6 +28,7 @@ use agent_chat_store::{
 };
 use serde_json::Value;
 
+pub mod fault_check;
 pub mod fault_network;
 pub mod fault_world;
 pub mod native_store;

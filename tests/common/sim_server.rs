@@ -6,6 +6,11 @@
 //! `resume`, `followup`, `delete_followup`), advances its turns with `tick`, and carries what it
 //! answers (`Resp`) and what its connections (`conns`) stream back to a `Harness`.
 //!
+//! With `native` set it speaks the pi-native protocol instead (SPEC §14, see
+//! `tests/fault_schedules_native.rs`): the same turns and follow-up queue, their events in one
+//! session-wide NDJSON log, and the routes `state`, `events`, `prompt`, `followup`,
+//! `queue/clear` and `stop` at the end of this file.
+//!
 //! What it committed (`commits`) and every follow-up POST it saw (`posts`) are kept for the
 //! test's invariants.
 
@@ -109,6 +114,16 @@ pub struct SrvSession {
     pub pending: VecDeque<(String, u64, String)>,
     pub turns: Vec<Turn>,
     pub not_ready_until: u64,
+    /// pi-native: the session's event log, one NDJSON line (`{ref, seq, event}`) per event;
+    /// an event's session-wide seq is its index + 1.
+    pub log: Vec<String>,
+    /// pi-native: the settled messages `GET …/state` lists, in the protocol's shape.
+    pub state_msgs: Vec<Value>,
+    /// pi-native: the request ledger, `operation:requestId` → (the command, its receipt).
+    pub ledger: HashMap<String, (Value, Value)>,
+    /// pi-native: the nonces pi's queue adapter has seen (it ignores a second enqueue of one,
+    /// and forgets them when an explicit clear empties the queue).
+    pub seen_nonces: HashSet<String>,
 }
 
 impl SrvSession {
@@ -141,6 +156,12 @@ pub struct Server {
     /// (the reference server); otherwise 204, as the real server answers every DELETE.
     pub says_started: bool,
     pub next_id: u64,
+    /// The server speaks the pi-native protocol (SPEC §14) instead of the first transport.
+    pub native: bool,
+    /// pi-native: how many events the replay buffer keeps (`None`: all of them).
+    pub replay_window: Option<usize>,
+    /// pi-native: what the server did, by kind (the coverage the test reports).
+    pub stats: std::collections::BTreeMap<&'static str, u64>,
 }
 
 /// What the server answers to one request.
@@ -195,34 +216,152 @@ impl Server {
             .push(json!({"type": ty, "data": data}).to_string());
     }
 
+    /// Appends a pi-native event to the session's log under the next session-wide seq, in its
+    /// `{ref, seq, event}` envelope (one NDJSON line).
+    fn nemit(&mut self, session: &str, mut event: Value) {
+        let s = self.session(session);
+        let seq = s.log.len() as u64 + 1;
+        event["seq"] = json!(seq);
+        let envelope = json!({
+            "ref": {"agentTypeId": NATIVE_AGENT, "sessionId": session},
+            "seq": seq,
+            "event": event,
+        });
+        s.log.push(envelope.to_string());
+    }
+
+    /// Counts something the native server did (the coverage the test reports).
+    pub fn count(&mut self, what: &'static str) {
+        *self.stats.entry(what).or_default() += 1;
+    }
+
     fn start_assistant(&mut self, session: &str, rng: &mut Prng) {
         let id = self.id("a");
-        self.emit(
-            session,
-            "data-pi-message-start",
-            json!({"messageId": id, "role": "assistant"}),
-            true,
-        );
-        self.emit(
-            session,
-            "data-pi-text-start",
-            json!({"messageId": id, "partId": "0"}),
-            true,
-        );
+        if self.native {
+            self.nemit(
+                session,
+                json!({"type": "message-start", "messageId": id, "role": "assistant"}),
+            );
+        } else {
+            self.emit(
+                session,
+                "data-pi-message-start",
+                json!({"messageId": id, "role": "assistant"}),
+                true,
+            );
+            self.emit(
+                session,
+                "data-pi-text-start",
+                json!({"messageId": id, "partId": "0"}),
+                true,
+            );
+        }
         let turn = self.session(session).active_turn().unwrap();
         turn.assistant = Some((id, String::new()));
         turn.words_left = rng.range(1, 3);
     }
 
+    /// A user message of the running turn: a prompt's (its `clientNonce`, over the native
+    /// protocol), or a follow-up's (its nonce and seq).
+    fn user_message(
+        &mut self,
+        session: &str,
+        uid: &str,
+        text: &str,
+        nonce: Option<&str>,
+        seq: Option<u64>,
+    ) {
+        if self.native {
+            let mut start =
+                json!({"type": "message-start", "messageId": uid, "role": "user", "text": text});
+            let mut fin = json!({"id": uid, "role": "user", "status": "done",
+                "parts": [{"type": "text", "text": text}]});
+            for v in [&mut start, &mut fin] {
+                if let Some(n) = nonce {
+                    v["clientNonce"] = json!(n);
+                }
+                if let Some(q) = seq {
+                    v["clientSeq"] = json!(q);
+                }
+            }
+            self.nemit(session, start);
+            self.nemit(
+                session,
+                json!({"type": "message-end", "messageId": uid, "final": fin.clone()}),
+            );
+            self.session(session).state_msgs.push(fin);
+            return;
+        }
+        let mut start = json!({"messageId": uid, "role": "user", "text": text});
+        if let (Some(n), Some(_)) = (nonce, seq) {
+            start["clientNonce"] = json!(n);
+        }
+        self.emit(session, "data-pi-message-start", start, true);
+        self.emit(
+            session,
+            "data-pi-message-end",
+            json!({"messageId": uid, "role": "user", "text": text}),
+            true,
+        );
+    }
+
     fn commit_user(&mut self, session: &str, id: &str, text: &str, via: Via) {
-        self.session(session).canonical.push(json!({
-            "id": id, "role": "user", "parts": [{"type": "text", "text": text}]
-        }));
+        let part = match self.native {
+            // The store reads the protocol's text parts as settled ones.
+            true => json!({"type": "text", "text": text, "state": "done"}),
+            false => json!({"type": "text", "text": text}),
+        };
+        self.session(session)
+            .canonical
+            .push(json!({"id": id, "role": "user", "parts": [part]}));
         self.commits.push(Commit {
             session: session.to_string(),
             text: text.to_string(),
             via,
         });
+    }
+
+    /// The assistant message `id` is over (`status`: done, or aborted by a stop): the
+    /// canonical history has it.
+    fn end_assistant(&mut self, session: &str, id: &str, text: &str, status: &str) {
+        if self.native {
+            let parts = match text.is_empty() {
+                true => json!([]),
+                false => json!([{"type": "text", "id": format!("{id}:text:0"), "text": text}]),
+            };
+            if !text.is_empty() {
+                self.nemit(
+                    session,
+                    json!({"type": "message-part-end", "messageId": id, "partId": "0", "kind": "text", "text": text}),
+                );
+            }
+            let fin = json!({"id": id, "role": "assistant", "status": status, "parts": parts});
+            self.nemit(
+                session,
+                json!({"type": "message-end", "messageId": id, "final": fin.clone()}),
+            );
+            self.session(session).state_msgs.push(fin);
+        } else {
+            self.emit(
+                session,
+                "data-pi-text-end",
+                json!({"messageId": id, "partId": "0", "text": text}),
+                true,
+            );
+            self.emit(
+                session,
+                "data-pi-message-end",
+                json!({"messageId": id, "role": "assistant", "text": text}),
+                true,
+            );
+        }
+        let parts = match text.is_empty() {
+            true => json!([]),
+            false => json!([{"type": "text", "text": text, "state": "done"}]),
+        };
+        self.session(session)
+            .canonical
+            .push(json!({"id": id, "role": "assistant", "parts": parts}));
     }
 
     pub fn chat(&mut self, session: &str, text: &str, rng: &mut Prng) -> Result<usize, Resp> {
@@ -232,6 +371,17 @@ impl Server {
                 error_body("conflict", "turn_already_active"),
             ));
         }
+        Ok(self.start_turn(session, text, None, rng))
+    }
+
+    /// A run begins with the user message `text` (a native prompt's has its `clientNonce`).
+    fn start_turn(
+        &mut self,
+        session: &str,
+        text: &str,
+        nonce: Option<&str>,
+        rng: &mut Prng,
+    ) -> usize {
         let turn_id = self.id("turn-");
         let s = self.session(session);
         s.turns.push(Turn {
@@ -243,33 +393,27 @@ impl Server {
             words_left: 0,
         });
         let turn_index = s.turns.len() - 1;
-        self.emit(
-            session,
-            "data-turn-start",
-            json!({"turnId": turn_id}),
-            false,
-        );
-        self.emit(session, "data-pi-agent-start", json!({}), true);
+        if self.native {
+            self.nemit(session, json!({"type": "agent-start", "turnId": turn_id}));
+        } else {
+            self.emit(
+                session,
+                "data-turn-start",
+                json!({"turnId": turn_id}),
+                false,
+            );
+            self.emit(session, "data-pi-agent-start", json!({}), true);
+        }
         let uid = self.id("u");
-        self.emit(
-            session,
-            "data-pi-message-start",
-            json!({"messageId": uid, "role": "user", "text": text}),
-            true,
-        );
-        self.emit(
-            session,
-            "data-pi-message-end",
-            json!({"messageId": uid, "role": "user", "text": text}),
-            true,
-        );
+        self.user_message(session, &uid, text, nonce, None);
         self.commit_user(session, &uid, text, Via::Chat);
         self.start_assistant(session, rng);
-        Ok(turn_index)
+        turn_index
     }
 
     /// One step of a running turn. Returns whether anything was emitted.
     pub fn tick(&mut self, session: &str, rng: &mut Prng) -> bool {
+        let native = self.native;
         let Some(turn) = self.session(session).active_turn() else {
             return false;
         };
@@ -279,57 +423,53 @@ impl Server {
                 text.push_str(&word);
                 turn.words_left -= 1;
                 turn.assistant = Some((id.clone(), text));
-                self.emit(
-                    session,
-                    "data-pi-text-delta",
-                    json!({"messageId": id, "partId": "0", "delta": word}),
-                    true,
-                );
+                if native {
+                    turn.seq += 1;
+                    self.nemit(
+                        session,
+                        json!({"type": "message-delta", "messageId": id, "partId": "0", "kind": "text", "delta": word}),
+                    );
+                } else {
+                    self.emit(
+                        session,
+                        "data-pi-text-delta",
+                        json!({"messageId": id, "partId": "0", "delta": word}),
+                        true,
+                    );
+                }
             }
             Some((id, text)) => {
                 turn.assistant = None;
-                self.emit(
-                    session,
-                    "data-pi-text-end",
-                    json!({"messageId": id, "partId": "0", "text": text}),
-                    true,
-                );
-                self.emit(
-                    session,
-                    "data-pi-message-end",
-                    json!({"messageId": id, "role": "assistant", "text": text}),
-                    true,
-                );
-                self.session(session).canonical.push(json!({
-                    "id": id, "role": "assistant",
-                    "parts": [{"type": "text", "text": text, "state": "done"}]
-                }));
+                self.end_assistant(session, &id, &text, "done");
             }
             None => match self.session(session).pending.pop_front() {
                 // The agent would stop: the next follow-up, in arrival order, runs first.
                 Some((nonce, seq, text)) => {
                     self.session(session).consumed.insert(nonce.clone());
                     let uid = self.id("u");
-                    self.emit(
-                        session,
-                        "data-followup-consumed",
-                        json!({"clientNonce": nonce, "clientSeq": seq}),
-                        false,
-                    );
-                    self.emit(
-                        session,
-                        "data-pi-message-start",
-                        json!({"messageId": uid, "role": "user", "clientNonce": nonce, "text": text}),
-                        true,
-                    );
-                    self.emit(
-                        session,
-                        "data-pi-message-end",
-                        json!({"messageId": uid, "role": "user", "text": text}),
-                        true,
-                    );
+                    if native {
+                        // pi's queue without it, then its user message with its selectors.
+                        self.queue_updated(session);
+                    } else {
+                        self.emit(
+                            session,
+                            "data-followup-consumed",
+                            json!({"clientNonce": nonce, "clientSeq": seq}),
+                            false,
+                        );
+                    }
+                    self.user_message(session, &uid, &text, Some(&nonce), Some(seq));
                     self.commit_user(session, &uid, &text, Via::FollowUp(nonce));
                     self.start_assistant(session, rng);
+                }
+                None if native => {
+                    let turn = self.session(session).active_turn().unwrap();
+                    let turn_id = turn.id.clone();
+                    turn.done = true;
+                    self.nemit(
+                        session,
+                        json!({"type": "agent-end", "turnId": turn_id, "status": "ok"}),
+                    );
                 }
                 None => {
                     self.emit(session, "data-pi-agent-end", json!({}), true);
@@ -341,7 +481,6 @@ impl Server {
         }
         true
     }
-
     /// `GET …/stream?cursor=C`: the latest turn's events after C, then live.
     pub fn resume(&mut self, session: &str, cursor: &str) -> Result<usize, Resp> {
         let s = self.session(session);
@@ -451,5 +590,301 @@ impl Server {
             .collect();
         v.sort();
         v
+    }
+}
+
+// ===== the pi-native protocol (reference/pi-native-protocol.md) ==============================
+
+/// The agent type the native pages address.
+pub const NATIVE_AGENT: &str = "pi";
+
+/// `/api/v1/agents/pi/sessions/{S}/…` → S.
+pub fn native_path_session(path: &str) -> String {
+    let rest = path
+        .strip_prefix("/api/v1/agents/pi/sessions/")
+        .unwrap_or_else(|| panic!("unexpected path {path}"));
+    rest.split(['/', '?']).next().unwrap().to_string()
+}
+
+/// A gateway error answer (`{"error":{"code","message","details"?}}`).
+fn gateway_error(code: &str, message: &str, details: Option<Value>) -> Vec<u8> {
+    let mut e = json!({"code": code, "message": message});
+    if let Some(d) = details {
+        e["details"] = d;
+    }
+    json!({ "error": e }).to_string().into_bytes()
+}
+
+impl Server {
+    fn latest(&mut self, session: &str) -> u64 {
+        self.session(session).log.len() as u64
+    }
+
+    /// pi's follow-up queue as the protocol shows it: positional ids, the selectors the
+    /// server remembers.
+    fn queue_rows(&mut self, session: &str) -> Vec<Value> {
+        let s = self.session(session);
+        (s.pending.iter().enumerate())
+            .map(|(i, (nonce, seq, text))| {
+                json!({"id": format!("queue:{session}:followup:{i}:{}", text.len()),
+                       "kind": "followup", "displayText": text,
+                       "clientNonce": nonce, "clientSeq": seq})
+            })
+            .collect()
+    }
+
+    /// `queue-updated` with the whole queue.
+    fn queue_updated(&mut self, session: &str) {
+        let rows = self.queue_rows(session);
+        self.nemit(
+            session,
+            json!({"type": "queue-updated", "queue": {"followUps": rows}}),
+        );
+    }
+
+    /// A replay of a command the ledger has: the same command gets its first receipt again
+    /// (`duplicate: true`), another one under the same requestId a 409.
+    fn ledger_replay(&mut self, session: &str, key: &str, body: &Value) -> Option<(u16, Vec<u8>)> {
+        let (first, receipt) = self.session(session).ledger.get(key)?.clone();
+        if first != *body {
+            self.count("requestId reused with another payload (409 AGENT_REQUEST_CONFLICT)");
+            let msg = "requestId was already used with a different payload";
+            return Some((409, gateway_error("AGENT_REQUEST_CONFLICT", msg, None)));
+        }
+        let mut r = receipt;
+        r["duplicate"] = json!(true);
+        Some((202, r.to_string().into_bytes()))
+    }
+
+    /// `GET …/state`: the session document (protocolVersion 1) at the latest seq.
+    pub fn native_state(&mut self, session: &str) -> Vec<u8> {
+        self.count("state reads");
+        let rows = self.queue_rows(session);
+        let seq = self.latest(session);
+        let s = self.session(session);
+        let mut messages = s.state_msgs.clone();
+        let running = s.turns.last().filter(|t| !t.done);
+        if let Some((id, text)) = running.and_then(|t| t.assistant.clone()) {
+            let parts = match text.is_empty() {
+                true => json!([]),
+                false => json!([{"type": "text", "text": text}]),
+            };
+            messages.push(
+                json!({"id": id, "role": "assistant", "status": "streaming", "parts": parts}),
+            );
+        }
+        let mut state = json!({
+            "protocolVersion": 1, "sessionId": session, "seq": seq,
+            "status": if running.is_some() { "streaming" } else { "idle" },
+            "messages": messages, "queue": {"followUps": rows},
+            "followUpMode": "one-at-a-time",
+        });
+        if let Some(t) = running {
+            state["activeTurnId"] = json!(t.id);
+        }
+        json!({"ref": {"agentTypeId": NATIVE_AGENT, "sessionId": session}, "seq": seq, "state": state})
+            .to_string()
+            .into_bytes()
+    }
+
+    /// `GET …/events?cursor=N`: the position in the log to stream from (then live), or the
+    /// 409 of a cursor out of the replay window.
+    pub fn native_events(&mut self, session: &str, cursor: Option<&str>) -> Result<usize, Resp> {
+        let latest = self.latest(session);
+        let cursor = match cursor.map(str::parse::<u64>) {
+            None => latest, // no cursor: live only
+            Some(Ok(c)) => c,
+            Some(Err(_)) => {
+                let d = json!({"field": "query.cursor"});
+                let b = gateway_error("AGENT_COMMAND_INVALID_STATE", "cursor", Some(d));
+                return Err(Resp::Http(400, b));
+            }
+        };
+        let min_replay = self
+            .replay_window
+            .map_or(0, |w| latest.saturating_sub(w as u64));
+        let details = json!({"latestSeq": latest, "minReplaySeq": min_replay});
+        if cursor > latest {
+            self.count("events: 409 AGENT_SESSION_CURSOR_AHEAD");
+            let b = gateway_error("AGENT_SESSION_CURSOR_AHEAD", "cursor ahead", Some(details));
+            return Err(Resp::Http(409, b));
+        }
+        if cursor < min_replay {
+            self.count("events: 409 AGENT_SESSION_REPLAY_GAP");
+            let b = gateway_error("AGENT_SESSION_REPLAY_GAP", "replay gap", Some(details));
+            return Err(Resp::Http(409, b));
+        }
+        self.count("events connections");
+        Ok(cursor as usize)
+    }
+
+    /// `POST …/prompt`: starts a run when none is on (its events come on the stream);
+    /// idempotent by requestId; a refusal for state leaves the requestId usable.
+    pub fn native_prompt(&mut self, session: &str, body: &Value, rng: &mut Prng) -> (u16, Vec<u8>) {
+        let rid = body["requestId"].as_str().expect("requestId");
+        let nonce = body["clientNonce"]
+            .as_str()
+            .expect("clientNonce")
+            .to_string();
+        let text = body["content"].as_str().expect("content").to_string();
+        let key = format!("prompt:{rid}");
+        if let Some(r) = self.ledger_replay(session, &key, body) {
+            self.count("prompt: replay answered from the ledger");
+            return r;
+        }
+        if self.session(session).active_turn().is_some() {
+            self.count("prompt: 409 AGENT_COMMAND_INVALID_STATE (a run is on)");
+            let b = gateway_error(
+                "AGENT_COMMAND_INVALID_STATE",
+                "prompt is invalid in current state",
+                Some(json!({"status": "streaming"})),
+            );
+            return (409, b);
+        }
+        self.count("prompt: run started");
+        let cursor = self.latest(session) + 1;
+        self.start_turn(session, &text, Some(&nonce), rng);
+        let receipt = json!({"accepted": true, "cursor": cursor, "clientNonce": nonce, "disposition": "prompt"});
+        (self.session(session).ledger).insert(key, (body.clone(), receipt.clone()));
+        (202, receipt.to_string().into_bytes())
+    }
+
+    /// `POST …/followup`: appended to pi's queue whatever the session's state (no
+    /// not-ready, out-of-order or deleted answers exist); idempotent by requestId.
+    pub fn native_followup(&mut self, session: &str, body: &Value) -> (u16, Vec<u8>) {
+        let rid = body["requestId"].as_str().expect("requestId");
+        let nonce = body["clientNonce"]
+            .as_str()
+            .expect("clientNonce")
+            .to_string();
+        let seq = body["clientSeq"].as_u64().expect("clientSeq");
+        let text = body["content"].as_str().expect("content").to_string();
+        let key = format!("followup:{rid}");
+        let (status, bytes, answer) = if let Some((st, b)) = self.ledger_replay(session, &key, body)
+        {
+            (st, b, if st == 202 { "duplicate" } else { "conflict" })
+        } else {
+            let running = self.session(session).active_turn().is_some();
+            let s = self.session(session);
+            let answer = if !s.seen_nonces.insert(nonce.clone()) {
+                "ignored" // pi's adapter drops a second enqueue of a nonce
+            } else {
+                s.accepted.insert(nonce.clone(), seq);
+                s.pending.push_back((nonce.clone(), seq, text.clone()));
+                self.queue_updated(session);
+                if running {
+                    "accepted"
+                } else {
+                    "accepted-idle"
+                }
+            };
+            let cursor = self.latest(session);
+            let receipt = json!({"accepted": true, "queued": true, "cursor": cursor,
+                "clientNonce": nonce, "clientSeq": seq, "disposition": "followup"});
+            (self.session(session).ledger).insert(key, (body.clone(), receipt.clone()));
+            (202, receipt.to_string().into_bytes(), answer)
+        };
+        self.count(match answer {
+            "accepted" => "followup: queued during a run",
+            "accepted-idle" => "followup: queued while idle (stranded)",
+            "duplicate" => "followup: replay answered from the ledger",
+            "ignored" => "followup: nonce seen, enqueue ignored",
+            _ => "followup: requestId conflict",
+        });
+        self.posts.push(PostSeen {
+            session: session.to_string(),
+            text,
+            nonce,
+            seq,
+            answer: answer.to_string(),
+        });
+        (status, bytes)
+    }
+
+    /// `POST …/queue/clear`: both selectors must name the same queued item (409
+    /// `AGENT_REQUEST_CONFLICT` when it is not queued any more); one selector clears what
+    /// matches (maybe nothing); none clears the queue.
+    pub fn native_queue_clear(&mut self, session: &str, body: &Value) -> (u16, Vec<u8>) {
+        let nonce = body
+            .get("clientNonce")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let seq = body.get("clientSeq").and_then(Value::as_u64);
+        let s = self.session(session);
+        let before = s.pending.len();
+        match (&nonce, seq) {
+            (Some(n), Some(q)) => {
+                let at = s.pending.iter().position(|(pn, _, _)| pn == n);
+                match at {
+                    Some(i) if s.pending[i].1 == q => {
+                        s.pending.remove(i);
+                    }
+                    _ => {
+                        self.count("queue/clear: 409 AGENT_REQUEST_CONFLICT (not queued)");
+                        let b = gateway_error(
+                            "AGENT_REQUEST_CONFLICT",
+                            "queue selectors disagree",
+                            None,
+                        );
+                        return (409, b);
+                    }
+                }
+            }
+            (Some(n), None) => s.pending.retain(|(pn, _, _)| pn != n),
+            (None, Some(q)) => s.pending.retain(|(_, pq, _)| *pq != q),
+            (None, None) => s.pending.clear(),
+        }
+        let cleared = before - s.pending.len();
+        if s.pending.is_empty() {
+            s.seen_nonces.clear();
+        }
+        if cleared > 0 {
+            self.count("queue/clear: cleared");
+            self.queue_updated(session);
+        }
+        let cursor = self.latest(session);
+        let r = json!({"accepted": true, "cursor": cursor, "cleared": cleared});
+        (202, r.to_string().into_bytes())
+    }
+
+    /// `POST …/stop`: the whole queue is dropped first (listed in `clearedQueue`), then the
+    /// run is aborted: its assistant message ends `aborted`, maybe an `ABORTED` error, and
+    /// `agent-end {status: aborted}`.
+    pub fn native_stop(&mut self, session: &str, rng: &mut Prng) -> (u16, Vec<u8>) {
+        let cleared = self.queue_rows(session);
+        let s = self.session(session);
+        s.pending.clear();
+        s.seen_nonces.clear();
+        if !cleared.is_empty() {
+            self.count("stop: dropped queued follow-ups");
+            self.queue_updated(session);
+        }
+        let running = self.session(session).active_turn().map(|turn| {
+            turn.done = true;
+            (turn.id.clone(), turn.assistant.take())
+        });
+        if let Some((turn_id, assistant)) = running {
+            self.count("stop: aborted a run");
+            if let Some((id, text)) = assistant {
+                self.end_assistant(session, &id, &text, "aborted");
+            }
+            if rng.chance(50) {
+                let e = json!({"code": "ABORTED", "message": "Aborted"});
+                self.nemit(
+                    session,
+                    json!({"type": "error", "turnId": turn_id, "error": e}),
+                );
+            }
+            self.nemit(
+                session,
+                json!({"type": "agent-end", "turnId": turn_id, "status": "aborted"}),
+            );
+        } else {
+            self.count("stop: nothing running");
+        }
+        let cursor = self.latest(session);
+        let r =
+            json!({"accepted": true, "cursor": cursor, "stopped": true, "clearedQueue": cleared});
+        (202, r.to_string().into_bytes())
     }
 }

