@@ -123,6 +123,8 @@ impl NativeLink {
 
     /// Starts following: the state first.
     pub fn open(&mut self) {
+        // A read in flight when the session was left was aborted with it.
+        self.reading = None;
         self.stopped = false;
         self.due = Some((0, Read::State));
     }

@@ -1,7 +1,6 @@
 //! Store bugs the pi-native fault schedules (`tests/fault_schedules_native.rs`) found,
-//! reduced to hand-written scenarios on the plain harness. Each is `#[ignore]`d with the bug
-//! it shows until the store is fixed (src/ is not this test's to change); run them with
-//! `cargo test --test fault_scenarios_native -- --ignored`.
+//! reduced to hand-written scenarios on the plain harness; each pins its fix. The knob named
+//! with each (`FAULT_NATIVE_*`) turned on the faults that reached it.
 
 mod common;
 
@@ -57,7 +56,6 @@ fn follow(h: &mut Harness, session: &str, seq: u64) -> u64 {
 /// and never updates again, and `poll_timeout()` stays in the past, so a host's timer loop
 /// fires `handle_timeout` without end.
 #[test]
-#[ignore = "store bug: switching back to a session whose events stream was open reads nothing again"]
 fn switching_back_to_a_followed_session_reads_its_state_and_events_again() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
@@ -110,7 +108,6 @@ fn user_texts(h: &Harness) -> Vec<String> {
 /// comes on the events stream with the prompt's `clientNonce`, yet the store keeps its own
 /// optimistic copy beside it: the user sees the message twice.
 #[test]
-#[ignore = "store bug: a prompt stopped while submitted that the server ran shows its message twice"]
 fn a_prompt_stopped_on_its_way_that_the_server_ran_is_shown_once() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
@@ -155,7 +152,6 @@ fn a_prompt_stopped_on_its_way_that_the_server_ran_is_shown_once() {
 /// behind it are never sent: they stay `queued` under an idle session, with no error, until
 /// the user removes them.
 #[test]
-#[ignore = "store bug: items behind a taken-back follow-up that had already run stay queued forever"]
 fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
@@ -208,13 +204,24 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
     );
     assert_eq!(h.store.status(), Status::Ready);
     // "a"'s POST never answers; once it times out the store takes "a" back.
-    h.advance(30_000);
-    let clear = h.the_open(RequestKind::FollowUpDelete);
-    assert!(clear.path.ends_with("/queue/clear"));
-    h.respond(
-        clear.id,
-        Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
+    assert!(
+        h.store.queued().iter().all(|i| i.text != "a"),
+        "\"a\" ran: no bubble"
     );
+    h.advance(30_000);
+    // Nothing to take back: the state showed "a" ran. A clear sent all the same is told
+    // "not queued", which the history settles as run.
+    for clear in h
+        .open(RequestKind::FollowUpDelete)
+        .iter()
+        .map(|r| r.id)
+        .collect::<Vec<_>>()
+    {
+        h.respond(
+            clear,
+            Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
+        );
+    }
     h.run_until_idle();
     let queued: Vec<_> = h
         .store
@@ -222,10 +229,19 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
         .iter()
         .map(|i| (i.text.clone(), i.state))
         .collect();
-    let prompts: Vec<String> = (h.sent.iter())
+    // One prompt per message (its retries, the same requestId, are the same command).
+    let mut prompts: Vec<String> = Vec::new();
+    let mut ids: Vec<Value> = Vec::new();
+    for r in h
+        .sent
+        .iter()
         .filter(|r| r.kind == RequestKind::NativePrompt)
-        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
-        .collect();
+    {
+        if !ids.contains(&r.body()["requestId"]) {
+            ids.push(r.body()["requestId"].clone());
+            prompts.push(r.body()["content"].as_str().unwrap_or_default().to_string());
+        }
+    }
     assert_eq!(
         prompts,
         ["first", "b"],
@@ -241,7 +257,6 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
 /// the transcript and still waiting below it; after a stop it stays `stalled`, and retrying
 /// it sends it a second time.
 #[test]
-#[ignore = "store bug: a state read that shows a follow-up ran leaves its waiting bubble"]
 fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
@@ -307,7 +322,6 @@ fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
 /// requestId the server could replay it by). The item vanishes: never run, not queued, not in
 /// the composer.
 #[test]
-#[ignore = "store bug: a 409 to queue/clear is read as 'already started' and the item is dropped"]
 fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
@@ -350,7 +364,9 @@ fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
         again.id,
         Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
     );
-    h.run_until_idle();
+    // "Not queued" does not say whether it ran: the state does (it did not).
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 2, "idle", json!([])));
     let prompts: Vec<String> = (h.sent.iter())
         .filter(|r| r.kind == RequestKind::NativePrompt)
         .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
@@ -364,24 +380,29 @@ fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
 }
 
 /// PROMPT_NOT_RECONCILED, the network variant of STOPPED_PROMPT (seed 63 with
-/// `FAULT_NATIVE_PROMPT_FAULTS=1`). The prompt reached the server but its answer was lost (a
-/// reset, or no answer within the store's timeout): the store fails the turn and keeps its
-/// optimistic message. The user sends another message; then the first one's run comes, its
-/// user message with the first prompt's clientNonce: the message shows twice (the store
-/// matches a run's user message to its last prompt only).
+/// `FAULT_NATIVE_PROMPT_FAULTS=1`). The prompt reached the server but no answer came back
+/// through all the store's attempts (the same requestId each time): the turn fails and the
+/// optimistic message stays. The user sends another message; then the first one's run comes,
+/// its user message with the first prompt's clientNonce: the message shows once (the store
+/// matches a run's user message to the prompt it names, not only to its last one).
 #[test]
-#[ignore = "store bug: a failed prompt the server ran shows its message twice"]
 fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
     h.send("hi");
-    let prompt = h.the_open(RequestKind::NativePrompt);
-    let nonce = prompt.client_nonce().to_string();
-    h.respond(prompt.id, Reply::network("connection reset"));
+    let first = h.the_open(RequestKind::NativePrompt);
+    let nonce = first.client_nonce().to_string();
+    for _ in 0..6 {
+        let p = h.the_open(RequestKind::NativePrompt);
+        assert_eq!(p.body, first.body, "the same requestId and bytes");
+        h.respond(p.id, Reply::network("connection reset"));
+        h.advance(20_000);
+    }
     assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.count(RequestKind::NativePrompt), 6);
     // The user sends another message before the first one's run shows up.
     h.send("next");
-    assert_eq!(h.count(RequestKind::NativePrompt), 2);
+    assert_eq!(h.count(RequestKind::NativePrompt), 7);
     let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": nonce,
         "parts": [{"type": "text", "text": "hi"}]});
     h.body(
@@ -398,6 +419,11 @@ fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
     );
     let hi = user_texts(&h).iter().filter(|t| *t == "hi").count();
     assert_eq!(hi, 1, "{:#?}", h.history());
+    assert_eq!(
+        h.store.status(),
+        Status::Submitted,
+        "\"next\" waits for its own run: the first one's end is not its end"
+    );
 }
 
 /// UNSENT_DROPPED (`FAULT_NATIVE_PROMPT_FAULTS=1 FAULT_NATIVE_CONFLICTS=1`, seed 133). A prompt the server refused or never
@@ -407,15 +433,15 @@ fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
 /// follow-up the store re-sent as a new message, the user's item is lost without a trace.
 /// (The upstream client drops such messages too, but with a "stale-outbox-cleared" notice.)
 #[test]
-#[ignore = "store bug: a failed send's message vanishes at the next state read"]
 fn a_failed_send_keeps_its_message_across_a_state_read() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
     h.send("hi");
     let prompt = h.the_open(RequestKind::NativePrompt);
+    // Refused (a 503 would be sent again: the same requestId, until the retries run out).
     h.respond(
         prompt.id,
-        Reply::bytes(503, Some("text/html"), "<html>Service Unavailable</html>"),
+        Reply::error(400, "AGENT_COMMAND_INVALID_STATE", "content is too long"),
     );
     assert_eq!(h.store.status(), Status::Error);
     assert_eq!(user_texts(&h), ["hi"]);
@@ -442,7 +468,6 @@ fn a_failed_send_keeps_its_message_across_a_state_read() {
 /// while the ones still on their way stay in the server's queue and run first: the user's
 /// follow-ups run out of order (or, when the re-send is dropped, not at all).
 #[test]
-#[ignore = "store bug: the end of a run that is not its prompt's ends the turn and takes follow-ups back"]
 fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
     let mut h = native();
     let st = h.the_open(RequestKind::NativeState);
@@ -473,16 +498,17 @@ fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
         ev.id,
         Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
     );
+    assert_eq!(
+        h.store.status(),
+        Status::Submitted,
+        "t0 is not this prompt's run"
+    );
     h.submit("a");
     h.submit("b");
-    let pa = h.the_open(RequestKind::FollowUpPost);
-    let (a_nonce, a_seq) = (pa.client_nonce().to_string(), pa.client_seq());
-    h.respond(
-        pa.id,
-        Reply::json(
-            202,
-            json!({"accepted": true, "queued": true, "cursor": 7, "clientNonce": a_nonce, "clientSeq": a_seq}),
-        ),
+    assert_eq!(
+        h.count(RequestKind::FollowUpPost),
+        0,
+        "follow-ups wait for this prompt's run: in t0's they would run before it"
     );
     // The events: t0 ends, this page's run starts (its user message has the prompt's nonce).
     h.body(
@@ -496,9 +522,13 @@ fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
             ],
         ),
     );
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert_eq!(h.store.turn_id(), Some("t1"));
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(pa.body()["content"], "a");
     assert_eq!(
         h.count(RequestKind::FollowUpDelete),
         0,
-        "\"a\", queued for this page's run, is taken back when an earlier run ends"
+        "nothing is taken back: no run of this page's ended"
     );
 }

@@ -127,7 +127,7 @@ fn the_state_first_then_the_events_from_its_seq() {
     assert_eq!(w.link.gate().status(), RunStatus::Running);
     assert!(w
         .notes
-        .contains(&LinkNote::Effect(NativeEffect::RunStarted("t1".into()))));
+        .contains(&LinkNote::Effect(NativeEffect::RunStarted("t1".into(), 5))));
 }
 
 #[test]

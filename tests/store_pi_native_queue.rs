@@ -2,7 +2,7 @@
 //! `queue-updated` (and the state's queue) is authoritative: a follow-up another tab or an
 //! earlier page sent shows as waiting and can be removed with `queue/clear`; one whose answer
 //! was lost is accepted when the server's queue lists it; a removal the server answers 409
-//! (no longer queued) is never sent again; a take-back answered before the events caught up is
+//! (no longer queued) reads the state, which says whether it ran, and is never sent again; a take-back answered before the events caught up is
 //! not brought back by a late `queue-updated`.
 
 mod common;
@@ -135,17 +135,31 @@ fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
             json!({"error": {"code": "AGENT_REQUEST_CONFLICT", "message": "queue selectors disagree"}}),
         ),
     );
-    h.advance(60_000);
-    assert_eq!(h.count(RequestKind::FollowUpDelete), 1, "not asked again");
+    // "Not queued" does not say it ran: the state is read, and shows it did.
+    let st = h.the_open(RequestKind::NativeState);
     let nonce = body["clientNonce"].clone();
+    let more = json!({"id": "u2", "role": "user", "status": "done", "clientNonce": nonce,
+        "clientSeq": body["clientSeq"], "parts": [{"type": "text", "text": "more"}]});
+    let first_nonce = h.requests(RequestKind::NativePrompt)[0]
+        .body
+        .as_ref()
+        .unwrap()["clientNonce"]
+        .clone();
+    let first = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": first_nonce,
+        "parts": [{"type": "text", "text": "first"}]});
+    h.respond(
+        st.id,
+        state(2, "streaming", json!([first, more]), json!([])),
+    );
+    let ev2 = h.the_open(RequestKind::NativeEvents);
+    h.respond(ev2.id, ndjson(&[]));
     feed(
         &mut h,
-        ev,
-        &[
-            json!({"type": "message-start", "seq": 2, "messageId": "u2", "role": "user", "clientNonce": nonce, "text": "more"}),
-            json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"}),
-        ],
+        ev2.id,
+        &[json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"})],
     );
+    h.advance(60_000);
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 1, "not asked again");
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(
         h.count(RequestKind::NativePrompt),
@@ -153,6 +167,11 @@ fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
         "never re-sent as a message"
     );
     assert!(h.store.queued().is_empty());
+    let users: Vec<_> = (h.history().into_iter())
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(users, [json!("u1"), json!("u2")], "each shown once");
 }
 
 /// A reload while the server holds follow-ups of the old page: the state's queue shows them;

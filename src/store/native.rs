@@ -9,6 +9,9 @@ use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
 use crate::stream::pi_native::NativeEffect;
 
+/// How many sent prompts' optimistic messages are kept for their runs to show up.
+const MAX_PROMPTS_KEPT: usize = 32;
+
 /// A prompt on its way (with the session's creation first, if the server does not have it):
 /// sent again with the same bytes, so the same `requestId`, after a failure worth a retry.
 #[derive(Debug)]
@@ -56,6 +59,12 @@ impl ChatStore {
         if self.session.native_prompt.is_some() {
             self.post_prompt(now_ms);
         }
+    }
+
+    /// Reads the state again now: the events have not said (yet) what the store must know.
+    pub(super) fn reread_state(&mut self, now_ms: u64) {
+        self.session.link.reread();
+        self.pump_native(now_ms);
     }
 
     /// Makes the read the link asks for, if one is due.
@@ -206,8 +215,10 @@ impl ChatStore {
             match note {
                 LinkNote::Hydrated => {
                     self.session.hydrated = true;
+                    self.keep_unshown_prompts();
                     self.on_native_state(now_ms);
                     self.follow_server_queue();
+                    self.settle_unsure_take_backs(now_ms);
                 }
                 LinkNote::Retrying(why) => self.diagnostic(&why),
                 LinkNote::Refused(why) => {
@@ -238,6 +249,7 @@ impl ChatStore {
             self.session.link.gate().status() == crate::stream::pi_native::RunStatus::Running;
         match (&self.session.phase, running) {
             // Its start was among the events the gap lost, or another client's run.
+            (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
             (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
                 let stream = self.session.native_read.unwrap_or(0);
                 self.session.phase = Phase::Streaming { stream };
@@ -256,6 +268,51 @@ impl ChatStore {
         }
     }
 
+    /// The run `turn_id` is on: this client's prompt's, or one it follows.
+    fn prompt_runs(&mut self, turn_id: String) {
+        self.session.turn.turn_id = Some(turn_id);
+        if !matches!(self.session.phase, Phase::Streaming { .. }) {
+            let stream = self.session.native_read.unwrap_or(0);
+            self.session.phase = Phase::Streaming { stream };
+            self.session.error = None;
+        }
+    }
+
+    /// The server's user message `message_id` with `nonce` is in the history: the optimistic
+    /// copy of that prompt goes, unless it became that message (the reducer adopts the last
+    /// one shown; a stopped or failed prompt's run can come after another was sent).
+    fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
+        let s = &mut self.session;
+        let Some(i) = nonce.and_then(|n| s.prompts.iter().position(|(p, _)| p == n)) else {
+            return;
+        };
+        let (_, bubble) = s.prompts.remove(i);
+        if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
+            s.conversation.withdraw(&bubble.id);
+        }
+    }
+
+    /// After a state read: a prompt the state shows ran leaves the list; the optimistic
+    /// message of one it does not show is shown again, after the server's messages.
+    fn keep_unshown_prompts(&mut self) {
+        let prompts = std::mem::take(&mut self.session.prompts);
+        for (nonce, bubble) in prompts {
+            if self.committed(&nonce) {
+                continue;
+            }
+            if self
+                .session
+                .conversation
+                .history()
+                .get(&bubble.id)
+                .is_none()
+            {
+                self.session.conversation.keep_local(bubble.clone());
+            }
+            self.session.prompts.push((nonce, bubble));
+        }
+    }
+
     /// The history holds the user message of this client's last prompt (by its nonce).
     fn prompt_ran(&self) -> bool {
         let nonce = self.session.turn.client_turn_id.as_deref();
@@ -263,7 +320,7 @@ impl ChatStore {
     }
 
     /// The history holds a user message sent with this nonce.
-    fn committed(&self, nonce: &str) -> bool {
+    pub(super) fn committed(&self, nonce: &str) -> bool {
         let history = self.session.conversation.history().messages();
         history.iter().any(|m| {
             m.role == Role::User
@@ -281,8 +338,16 @@ impl ChatStore {
     /// (a `queue-updated` may still list one whose clear was answered); rows without
     /// selectors (two queued texts alike) cannot be told apart and are left to our own items.
     fn follow_server_queue(&mut self) {
+        // Items whose user message the history shows ran (a state read after a gap): gone.
+        let ran: Vec<String> = (self.session.queue.items().iter())
+            .filter(|i| i.ever_posted && self.committed(&i.client_nonce))
+            .map(|i| i.client_nonce.clone())
+            .collect();
+        let mut changed = !ran.is_empty();
+        for nonce in ran {
+            self.session.runs_on_server(&nonce);
+        }
         let rows = self.session.link.gate().queue().to_vec();
-        let mut changed = false;
         for row in rows {
             let (Some(nonce), Some(seq)) = (row.client_nonce, row.client_seq) else {
                 continue;
@@ -299,22 +364,30 @@ impl ChatStore {
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
         match e {
-            NativeEffect::RunStarted(turn_id) => {
-                self.session.turn.turn_id = Some(turn_id);
-                if !matches!(self.session.phase, Phase::Streaming { .. }) {
-                    // This client's prompt, or a run another client or a follow-up started.
-                    let stream = self.session.native_read.unwrap_or(0);
-                    self.session.phase = Phase::Streaming { stream };
-                    self.session.error = None;
+            NativeEffect::RunStarted(turn_id, seq) => match self.session.phase {
+                // A run that starts while this client's prompt is on its way is that prompt's
+                // only at or after its receipt's cursor, else when its user message carries
+                // the prompt's nonce: before, it is an earlier run (another tab's), whose end
+                // must not end this turn nor take its follow-ups back.
+                Phase::Submitted { .. } => {
+                    if self.session.prompt_cursor.is_some_and(|c| seq >= c) {
+                        self.prompt_runs(turn_id);
+                    }
                 }
-            }
+                Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
+                // A run another client or a follow-up started.
+                _ => self.prompt_runs(turn_id),
+            },
             NativeEffect::RunEnded(status) => {
-                // `Submitted`: the run's start was lost in a gap the state did not cover.
-                if !matches!(
-                    self.session.phase,
-                    Phase::Streaming { .. } | Phase::Submitted { .. }
-                ) {
-                    return; // stopped here already
+                let ours = match self.session.phase {
+                    Phase::Streaming { .. } => true,
+                    // The run's start was lost in a gap the state did not cover; another
+                    // run's end is not this prompt's.
+                    Phase::Submitted { .. } => self.prompt_ran(),
+                    _ => false, // stopped here already
+                };
+                if !ours {
+                    return;
                 }
                 let ending = match (status, self.session.link.gate().error()) {
                     (EndStatus::Error, m) | (_, m @ Some(_)) => Ending::Failed(ChatError::new(
@@ -333,6 +406,13 @@ impl ChatStore {
                 client_nonce,
                 ..
             } => {
+                self.server_shows_prompt(&message_id, client_nonce.as_deref());
+                let turn = self.session.turn.client_turn_id.as_deref();
+                let submitted = matches!(self.session.phase, Phase::Submitted { .. });
+                if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
+                    let turn_id = self.session.link.gate().turn_id().unwrap_or_default();
+                    self.prompt_runs(turn_id.to_string());
+                }
                 let stopped = self.session.stopped_prompt.as_deref();
                 if stopped.is_some() && client_nonce.as_deref() == stopped {
                     // The prompt the user stopped on its way ran after all: stopped again.
@@ -364,10 +444,19 @@ impl ChatStore {
         &mut self,
         text: String,
         files: Vec<FileAttachment>,
+        bubble: Option<String>,
         now_ms: u64,
     ) {
         let nonce = uuid_v4(self.rng.as_mut());
         let s = &mut self.session;
+        let shown = bubble.and_then(|id| s.conversation.history().get(&id).cloned());
+        if let Some(msg) = shown {
+            if s.prompts.len() >= MAX_PROMPTS_KEPT {
+                s.prompts.remove(0);
+            }
+            s.prompts.push((nonce.clone(), msg));
+        }
+        s.prompt_cursor = None;
         s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
         s.send_queue_when_idle = false;
@@ -506,6 +595,11 @@ impl ChatStore {
         if (200..300).contains(&status) {
             // Taken: `submitted` until its run starts on the events stream.
             self.session.native_prompt = None;
+            // Without a cursor, any run that starts from now on is taken for this prompt's.
+            let cursor = crate::protocol::json::from_slice(body)
+                .ok()
+                .and_then(|v| v.get("cursor")?.as_u64());
+            self.session.prompt_cursor = Some(cursor.unwrap_or(0));
             return;
         }
         let error = refusal(status, body, "prompt answer");
@@ -514,7 +608,7 @@ impl ChatStore {
         }
         if error.says("AGENT_REQUEST_OUTCOME_UNKNOWN") {
             // Whether it landed, only the state can say (reference §4); it shows there if so.
-            self.session.link.reread();
+            self.reread_state(now_ms);
         }
         self.prompt_failed(error, now_ms);
     }
@@ -528,10 +622,20 @@ impl ChatStore {
         let Some(out) = self.session.native_prompt.take() else {
             return;
         };
+        // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
+        let nonce = self.session.turn.client_turn_id.clone();
+        let s = &mut self.session;
+        if let Some(i) = s
+            .prompts
+            .iter()
+            .position(|(n, _)| Some(n) == nonce.as_ref())
+        {
+            let (_, bubble) = s.prompts.remove(i);
+            s.conversation.withdraw(&bubble.id);
+        }
         let stream = self.session.native_read.unwrap_or(0);
         self.session.phase = Phase::Streaming { stream };
-        self.session.link.reread();
-        self.pump_native(now_ms);
+        self.reread_state(now_ms);
         match self.send(&out.text, Vec::new(), now_ms).reason {
             None | Some(Refusal::Empty) => {}
             Some(_) if self.draft.is_empty() && self.draft_files.is_empty() => {

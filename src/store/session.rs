@@ -61,6 +61,14 @@ pub(super) struct Session {
     /// pi-native: the nonce of a prompt stopped before its run started (its POST may still
     /// have reached the server): if its run shows up, it is stopped.
     pub(super) stopped_prompt: Option<String>,
+    /// pi-native: the optimistic user message of each prompt sent here whose run the events
+    /// have not shown yet (by its nonce): it goes when the server's message shows, and it is
+    /// kept across a state read until then (a failed send's message stays, as it would over
+    /// the first transport).
+    pub(super) prompts: Vec<(String, UIMessage)>,
+    /// pi-native: the receipt's `cursor` of the prompt on its way: a run that starts at or
+    /// after it is that prompt's (the server admits a prompt only when no run is on).
+    pub(super) prompt_cursor: Option<u64>,
     /// pi-native: the prompt of the turn started here, until the server took it.
     pub(super) native_prompt: Option<super::native::PromptOut>,
 }
@@ -154,6 +162,8 @@ impl Session {
             native_read: None,
             native_missing: false,
             stopped_prompt: None,
+            prompts: Vec::new(),
+            prompt_cursor: None,
             native_prompt: None,
         }
     }

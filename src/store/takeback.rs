@@ -13,6 +13,9 @@ struct TakeBack {
     nonce: String,
     /// In flight; `None` while it waits for `retry_at`.
     request: Option<RequestId>,
+    /// pi-native: the server said the item is not queued, which does not say whether it ran:
+    /// the state read that follows decides ([`ChatStore::settle_unsure_take_backs`]).
+    unsure: bool,
     failures: u32,
     retry_at: Option<u64>,
 }
@@ -33,6 +36,10 @@ pub(super) enum DeleteAnswer {
     Gone,
     /// 409 `followup_already_started`: the server runs it already; it is not sent again.
     Started,
+    /// pi-native's 409 `AGENT_REQUEST_CONFLICT` to a clear with both selectors: the item is
+    /// not in the server's queue. It may have run, or never have been there (its POST lost or
+    /// overtaken, a stop, an earlier clear whose answer was lost): the session's state tells.
+    NotQueued,
     /// No answer, or a 5xx: the copy may still be there.
     Unanswered,
 }
@@ -40,13 +47,11 @@ pub(super) enum DeleteAnswer {
 impl DeleteAnswer {
     pub(super) fn of(status: Option<u16>, body: &[u8]) -> DeleteAnswer {
         match status {
-            // pi-native: both selectors named an item no longer queued (consumed, or removed
-            // already): taken as started, so it is never sent twice.
-            Some(409)
-                if ChatError::from_http(409, body).says("followup_already_started")
-                    || ChatError::from_http(409, body).says("AGENT_REQUEST_CONFLICT") =>
-            {
+            Some(409) if ChatError::from_http(409, body).says("followup_already_started") => {
                 DeleteAnswer::Started
+            }
+            Some(409) if ChatError::from_http(409, body).says("AGENT_REQUEST_CONFLICT") => {
+                DeleteAnswer::NotQueued
             }
             Some(s) if s != 0 && s < 500 => DeleteAnswer::Gone,
             _ => DeleteAnswer::Unanswered,
@@ -79,7 +84,11 @@ impl TakeBacks {
 
     /// A session parked meanwhile: what failed is sent as soon as it is current again.
     fn due_now(&mut self) {
-        for t in self.open.iter_mut().filter(|t| t.request.is_none()) {
+        for t in self
+            .open
+            .iter_mut()
+            .filter(|t| t.request.is_none() && !t.unsure)
+        {
             t.retry_at = Some(0);
         }
     }
@@ -94,6 +103,13 @@ impl TakeBacks {
         backoff: impl Fn(u32) -> u64,
     ) -> Option<String> {
         let idx = self.open.iter().position(|t| t.request == Some(id))?;
+        if answer == DeleteAnswer::NotQueued {
+            // Open until the state says whether it ran: a turn held for it waits.
+            let t = &mut self.open[idx];
+            t.request = None;
+            t.unsure = true;
+            return Some(t.nonce.clone());
+        }
         if answer != DeleteAnswer::Unanswered {
             let nonce = self.open.remove(idx).nonce;
             self.gone.push(nonce.clone());
@@ -123,6 +139,7 @@ impl ChatStore {
                     seq,
                     nonce: nonce.to_string(),
                     request: None,
+                    unsure: false,
                     failures: 0,
                     retry_at: None,
                 });
@@ -187,6 +204,7 @@ impl ChatStore {
                 continue;
             };
             parked.take_backs.due_now();
+            // An unsure one is settled by the state read that opening the session makes.
             if answer == DeleteAnswer::Started {
                 // Reopening the session reads its history, which shows (and attaches to) the run.
                 parked.runs_on_server(&nonce);
@@ -198,6 +216,13 @@ impl ChatStore {
     fn after_take_back(&mut self, nonce: &str, answer: DeleteAnswer, now_ms: u64) {
         match answer {
             DeleteAnswer::Unanswered => {}
+            DeleteAnswer::NotQueued => {
+                // Its run may be in the history already; else the state is read again.
+                match self.committed(nonce) {
+                    true => self.settle_unsure_take_backs(now_ms),
+                    false => self.reread_state(now_ms),
+                }
+            }
             // The copy can no longer run: a message waiting for that goes now.
             DeleteAnswer::Gone => self.start_held_turn(now_ms),
             DeleteAnswer::Started => {
@@ -209,7 +234,12 @@ impl ChatStore {
                 // Its run is the server's: the history shows it (and attaches if it goes on);
                 // without one, the stream route is asked.
                 if matches!(self.session.phase, Phase::Idle { .. }) {
-                    if self.opts.hydrate {
+                    if self.native() {
+                        // The state read that settled it showed no run on (else the store
+                        // follows it): what waits behind it goes on as the next messages.
+                        self.session.send_queue_when_idle = true;
+                        self.send_next_queued(now_ms);
+                    } else if self.opts.hydrate {
                         self.hydrate(now_ms);
                     } else if self.opts.attach {
                         self.probe(now_ms);
@@ -220,10 +250,32 @@ impl ChatStore {
     }
 }
 
+impl ChatStore {
+    /// After a state read (pi-native): each take-back the server answered "not queued" is
+    /// settled by the history: its user message there means it ran (as `Started`), none means
+    /// the server never had it or dropped it (as `Gone`: a turn held for it goes on).
+    pub(super) fn settle_unsure_take_backs(&mut self, now_ms: u64) {
+        let unsure: Vec<String> = (self.session.take_backs.open.iter())
+            .filter(|t| t.unsure)
+            .map(|t| t.nonce.clone())
+            .collect();
+        for nonce in unsure {
+            let tb = &mut self.session.take_backs;
+            tb.open.retain(|t| t.nonce != nonce);
+            tb.gone.push(nonce.clone());
+            let answer = match self.committed(&nonce) {
+                true => DeleteAnswer::Started,
+                false => DeleteAnswer::Gone,
+            };
+            self.after_take_back(&nonce, answer, now_ms);
+        }
+    }
+}
+
 impl Session {
     /// The server runs the follow-up `nonce` already: it leaves the queue, and a turn held to
     /// send its text again is dropped with its bubble (the server's run shows it).
-    fn runs_on_server(&mut self, nonce: &str) {
+    pub(super) fn runs_on_server(&mut self, nonce: &str) {
         self.queue.consume_by_nonce(nonce);
         if matches!(&self.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
             if let Some(bubble) = self.phase.take_held().and_then(|h| h.bubble) {

@@ -221,7 +221,7 @@ impl ChatStore {
             return self.touch();
         }
         if self.native() {
-            return self.start_native_prompt(text, files, now_ms);
+            return self.start_native_prompt(text, files, message_id, now_ms);
         }
         let client_turn_id = uuid_v4(self.rng.as_mut());
         let mut body = json!({

@@ -612,6 +612,12 @@ impl Conversation {
         self.history.truncate(len);
     }
 
+    /// Shows a message of this client's that the server's history does not have (yet), at
+    /// the end, without making it the user message a turn's start adopts.
+    pub fn keep_local(&mut self, msg: UIMessage) {
+        self.history.push(msg);
+    }
+
     /// [`PiReducer::resume_streaming`] on this history.
     pub fn resume_streaming(&mut self, id: &str, parts: &[(bool, String, usize)]) {
         self.pi.resume_streaming(&self.history, id, parts);

@@ -58,8 +58,8 @@ pub enum NativeEffect {
     },
     /// The server's queue changed (authoritative for the waiting bubbles).
     Queue,
-    /// A run began.
-    RunStarted(String),
+    /// A run began (its turn id, and the seq of its `agent-start`).
+    RunStarted(String, u64),
     /// A run ended for good (a `willRetry` end is not one).
     RunEnded(EndStatus),
     /// The turn failed with this error (`code`, `message`); `ABORTED` after a stop is not one.
@@ -200,7 +200,7 @@ impl NativeGate {
                 self.status = RunStatus::Running;
                 self.error = None;
                 self.turn_id = Some(turn_id.clone());
-                out.push(NativeEffect::RunStarted(turn_id.clone()));
+                out.push(NativeEffect::RunStarted(turn_id.clone(), ev.seq));
             }
             EventKind::AgentEnd {
                 status, will_retry, ..
