@@ -574,6 +574,38 @@ impl FollowUpQueue {
         Some(ticket)
     }
 
+    /// A stalled item back at the head of the queue: one taken out to be sent again as a new
+    /// message (its server copy taken back) whose send the user stopped before it went.
+    pub fn restore_stalled(
+        &mut self,
+        nonce: &str,
+        text: String,
+        files: Vec<FileAttachment>,
+        options: Option<Box<SendOptions>>,
+    ) {
+        let version = self.next_version();
+        self.items.insert(
+            0,
+            FollowUpItem {
+                id: format!("fu-{nonce}"),
+                client_nonce: nonce.to_string(),
+                client_seq: 0,
+                text,
+                files,
+                state: ItemState::Stalled,
+                attempts: 0,
+                error: None,
+                ever_posted: true,
+                version,
+                next_attempt_at_ms: None,
+                needs_fresh_seq: false,
+                resend: false,
+                passed: false,
+                options,
+            },
+        );
+    }
+
     /// The server's queue holds the follow-up `(nonce, seq, text)` (pi-native's
     /// `queue-updated`, SPEC §14, which is authoritative for the waiting bubbles): one of ours
     /// whose answer was lost or refused is `accepted` after all (one with a request on its way

@@ -108,12 +108,22 @@ impl ChatStore {
             return;
         }
         if let Some(held) = self.session.phase.take_held() {
+            if let Some(bubble) = &held.bubble {
+                self.session.conversation.withdraw(bubble);
+            }
+            if let Some(nonce) = held.nonce {
+                // A queued item on its way back as a new message: after a stop it waits,
+                // `stalled`, where it was (SPEC §6), not in the composer, which may hold
+                // something else.
+                let options = Some(Box::new(held.options));
+                (self.session.queue).restore_stalled(&nonce, held.text, held.files, options);
+                return self.touch();
+            }
             // Never sent: the message goes back to the composer (if it is empty) rather than
             // stay as if it had been asked.
-            let Some(bubble) = held.bubble else {
+            if held.bubble.is_none() {
                 return self.touch();
-            };
-            self.session.conversation.withdraw(&bubble);
+            }
             if self.draft.is_empty() && self.draft_files.is_empty() {
                 self.draft = held.text;
                 self.draft_files = held.files;
