@@ -7,7 +7,8 @@
 use super::*;
 use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
-use crate::stream::pi_native::NativeEffect;
+use crate::followup::ItemState;
+use crate::stream::pi_native::{NativeEffect, RunStatus};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
@@ -217,7 +218,7 @@ impl ChatStore {
                     self.session.hydrated = true;
                     self.keep_unshown_prompts();
                     self.on_native_state(now_ms);
-                    self.follow_server_queue();
+                    self.follow_server_queue(now_ms);
                     self.settle_unsure_take_backs(now_ms);
                 }
                 LinkNote::Retrying(why) => self.diagnostic(&why),
@@ -246,7 +247,7 @@ impl ChatStore {
     /// thought was on and is not any more has ended.
     fn on_native_state(&mut self, now_ms: u64) {
         let running =
-            self.session.link.gate().status() == crate::stream::pi_native::RunStatus::Running;
+            self.session.link.gate().status() == RunStatus::Running;
         match (&self.session.phase, running) {
             // Its start was among the events the gap lost, or another client's run.
             (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
@@ -337,7 +338,9 @@ impl ChatStore {
     /// or page sent them. Rows of items this page took back or removed are not shown again
     /// (a `queue-updated` may still list one whose clear was answered); rows without
     /// selectors (two queued texts alike) cannot be told apart and are left to our own items.
-    fn follow_server_queue(&mut self) {
+    /// What the server holds while no run is on was accepted after the last one's end: it is
+    /// stranded, and taken back as at a turn's end (SPEC §6).
+    fn follow_server_queue(&mut self, now_ms: u64) {
         // Items whose user message the history shows ran (a state read after a gap): gone.
         let ran: Vec<String> = (self.session.queue.items().iter())
             .filter(|i| i.ever_posted && self.committed(&i.client_nonce))
@@ -356,6 +359,15 @@ impl ChatStore {
                 continue;
             }
             changed |= self.session.queue.server_holds(&nonce, seq, &row.text);
+        }
+        let idle = matches!(self.session.phase, Phase::Idle { .. })
+            && self.session.link.gate().status() != RunStatus::Running;
+        let held = (self.session.queue.items().iter()).any(|i| i.state == ItemState::Accepted);
+        if idle && held {
+            let natural = self.session.send_queue_when_idle;
+            self.take_back_stranded(natural, now_ms);
+            self.send_next_queued(now_ms);
+            changed = true;
         }
         if changed {
             self.touch();
@@ -427,7 +439,7 @@ impl ChatStore {
                     client_nonce,
                 })
             }
-            NativeEffect::Queue => self.follow_server_queue(),
+            NativeEffect::Queue => self.follow_server_queue(now_ms),
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
                 name,
                 id: None,
