@@ -5,9 +5,9 @@
 //! transport: the link's notes are turned into the store's own moves.
 
 use super::*;
+use crate::followup::ItemState;
 use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
-use crate::followup::ItemState;
 use crate::stream::pi_native::{NativeEffect, RunStatus};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
@@ -246,8 +246,7 @@ impl ChatStore {
     /// A state was read: a run it says is on is followed (as an attach), one this client
     /// thought was on and is not any more has ended.
     fn on_native_state(&mut self, now_ms: u64) {
-        let running =
-            self.session.link.gate().status() == RunStatus::Running;
+        let running = self.session.link.gate().status() == RunStatus::Running;
         match (&self.session.phase, running) {
             // Its start was among the events the gap lost, or another client's run.
             (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
@@ -271,6 +270,8 @@ impl ChatStore {
 
     /// The run `turn_id` is on: this client's prompt's, or one it follows.
     fn prompt_runs(&mut self, turn_id: String) {
+        // The server has the prompt: an attempt still due (its answer was lost) is moot.
+        self.session.native_prompt = None;
         self.session.turn.turn_id = Some(turn_id);
         if !matches!(self.session.phase, Phase::Streaming { .. }) {
             let stream = self.session.native_read.unwrap_or(0);
@@ -550,7 +551,9 @@ impl ChatStore {
             .native_prompt
             .as_ref()
             .and_then(PromptOut::retry_at);
-        if due.is_some_and(|t| t <= now_ms) {
+        // Only while its turn waits for it (a stop, or its run showing, ended that).
+        let waiting = matches!(self.session.phase, Phase::Submitted { .. });
+        if waiting && due.is_some_and(|t| t <= now_ms) {
             self.post_prompt(now_ms);
         }
     }
