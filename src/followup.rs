@@ -110,6 +110,33 @@ pub struct FollowUpItem {
 }
 
 impl FollowUpItem {
+    /// A `queued` item never posted, under `nonce` and `seq`.
+    fn new(
+        nonce: &str,
+        seq: u64,
+        text: String,
+        files: Vec<FileAttachment>,
+        options: Option<Box<SendOptions>>,
+    ) -> Self {
+        FollowUpItem {
+            id: format!("fu-{nonce}"),
+            client_nonce: nonce.to_string(),
+            client_seq: seq,
+            text,
+            files,
+            state: ItemState::Queued,
+            attempts: 0,
+            error: None,
+            ever_posted: false,
+            version: 0,
+            next_attempt_at_ms: None,
+            needs_fresh_seq: false,
+            resend: false,
+            passed: false,
+            options,
+        }
+    }
+
     /// The server may hold it: accepted, on its way, or posted with no answer that says the
     /// server refused it (a lost answer, a 5xx, a timeout).
     pub fn may_be_on_server(&self) -> bool {
@@ -349,24 +376,9 @@ impl FollowUpQueue {
     ) -> &FollowUpItem {
         let client_nonce = uuid_v4(rng);
         let client_seq = self.next_seq(now_ms);
-        let version = self.next_version();
-        self.items.push(FollowUpItem {
-            id: format!("fu-{client_nonce}"),
-            client_nonce,
-            client_seq,
-            text,
-            files,
-            state: ItemState::Queued,
-            attempts: 0,
-            error: None,
-            ever_posted: false,
-            version,
-            next_attempt_at_ms: None,
-            needs_fresh_seq: false,
-            resend: false,
-            passed: false,
-            options,
-        });
+        let mut item = FollowUpItem::new(&client_nonce, client_seq, text, files, options);
+        item.version = self.next_version();
+        self.items.push(item);
         &self.items[self.items.len() - 1]
     }
 
@@ -583,27 +595,10 @@ impl FollowUpQueue {
         files: Vec<FileAttachment>,
         options: Option<Box<SendOptions>>,
     ) {
-        let version = self.next_version();
-        self.items.insert(
-            0,
-            FollowUpItem {
-                id: format!("fu-{nonce}"),
-                client_nonce: nonce.to_string(),
-                client_seq: 0,
-                text,
-                files,
-                state: ItemState::Stalled,
-                attempts: 0,
-                error: None,
-                ever_posted: true,
-                version,
-                next_attempt_at_ms: None,
-                needs_fresh_seq: false,
-                resend: false,
-                passed: false,
-                options,
-            },
-        );
+        let mut item = FollowUpItem::new(nonce, 0, text, files, options);
+        (item.state, item.ever_posted) = (ItemState::Stalled, true);
+        item.version = self.next_version();
+        self.items.insert(0, item);
     }
 
     /// The server's queue holds the follow-up `(nonce, seq, text)` (pi-native's
@@ -631,23 +626,9 @@ impl FollowUpQueue {
             return lost;
         }
         self.raise_seq(seq);
-        self.items.push(FollowUpItem {
-            id: format!("fu-{nonce}"),
-            client_nonce: nonce.to_string(),
-            client_seq: seq,
-            text: text.to_string(),
-            files: Vec::new(),
-            state: ItemState::Accepted,
-            attempts: 0,
-            error: None,
-            ever_posted: true,
-            version,
-            next_attempt_at_ms: None,
-            needs_fresh_seq: false,
-            resend: false,
-            passed: false,
-            options: None,
-        });
+        let mut item = FollowUpItem::new(nonce, seq, text.to_string(), Vec::new(), None);
+        (item.state, item.ever_posted, item.version) = (ItemState::Accepted, true, version);
+        self.items.push(item);
         true
     }
 

@@ -5,36 +5,15 @@
 mod common;
 
 use agent_chat_store::{RequestKind, Status};
+use common::native_store::{lines_of as lines, native, state_of};
 use common::*;
 use serde_json::{json, Value};
 
 const BASE: &str = "/api/v1/agents/pi/sessions";
 
-fn native() -> Harness {
-    let mut o = options();
-    o.pi_native = Some("pi".into());
-    Harness::new(o)
-}
-
+/// The state of `session` at `seq`, with an empty queue.
 fn state(session: &str, seq: u64, status: &str, messages: Value) -> Reply {
-    Reply::json(
-        200,
-        json!({"ref": {"agentTypeId": "pi", "sessionId": session}, "seq": seq, "state": {
-            "protocolVersion": 1, "sessionId": session, "seq": seq, "status": status,
-            "messages": messages, "queue": {"followUps": []}, "followUpMode": "one-at-a-time"}}),
-    )
-}
-
-fn lines(session: &str, events: &[Value]) -> Vec<u8> {
-    events
-        .iter()
-        .map(|e| {
-            json!({"ref": {"agentTypeId": "pi", "sessionId": session}, "seq": e["seq"], "event": e})
-                .to_string()
-                + "\n"
-        })
-        .collect::<String>()
-        .into_bytes()
+    state_of(session, seq, status, messages, json!([]))
 }
 
 /// Opens `session` on `h`: its state (at `seq`, idle) answered, its events stream open.

@@ -15,19 +15,29 @@ pub fn native() -> Harness {
 }
 
 pub fn state(seq: u64, status: &str, messages: Value, queue: Value) -> Reply {
+    state_of(SESSION, seq, status, messages, queue)
+}
+
+/// [`state`] of another session.
+pub fn state_of(session: &str, seq: u64, status: &str, messages: Value, queue: Value) -> Reply {
     Reply::json(
         200,
-        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": seq, "state": {
-            "protocolVersion": 1, "sessionId": SESSION, "seq": seq, "status": status,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": session}, "seq": seq, "state": {
+            "protocolVersion": 1, "sessionId": session, "seq": seq, "status": status,
             "messages": messages, "queue": {"followUps": queue}, "followUpMode": "one-at-a-time"}}),
     )
 }
 
 pub fn lines(events: &[Value]) -> Vec<u8> {
+    lines_of(SESSION, events)
+}
+
+/// [`lines`] of another session.
+pub fn lines_of(session: &str, events: &[Value]) -> Vec<u8> {
     events
         .iter()
         .map(|e| {
-            json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": e["seq"], "event": e})
+            json!({"ref": {"agentTypeId": "pi", "sessionId": session}, "seq": e["seq"], "event": e})
                 .to_string()
                 + "\n"
         })
