@@ -67,6 +67,20 @@ fn switching_back_to_a_followed_session_reads_its_state_and_events_again() {
     );
 }
 
+/// S followed, "first" sent and taken, its run t1 started: the store, the events stream and
+/// the prompt's nonce.
+fn first_running() -> (Harness, u64, String) {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("first");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.client_nonce().to_string();
+    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
+    let start = json!({"type": "agent-start", "seq": 1, "turnId": "t1"});
+    h.body(ev, &lines(SESSION, &[start]));
+    (h, ev, nonce)
+}
+
 /// The user messages' texts in the history, in order.
 fn user_texts(h: &Harness) -> Vec<String> {
     h.history()
@@ -132,19 +146,7 @@ fn a_prompt_stopped_on_its_way_that_the_server_ran_is_shown_once() {
 /// the user removes them.
 #[test]
 fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
-    let mut h = native();
-    let ev = follow(&mut h, SESSION, 0);
-    h.send("first");
-    let prompt = h.the_open(RequestKind::NativePrompt);
-    let first_nonce = prompt.client_nonce().to_string();
-    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
-    h.body(
-        ev,
-        &lines(
-            SESSION,
-            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-        ),
-    );
+    let (mut h, ev, first_nonce) = first_running();
     h.submit("a");
     h.submit("b");
     let pa = h.the_open(RequestKind::FollowUpPost);
@@ -237,19 +239,7 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
 /// it sends it a second time.
 #[test]
 fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
-    let mut h = native();
-    let ev = follow(&mut h, SESSION, 0);
-    h.send("first");
-    let prompt = h.the_open(RequestKind::NativePrompt);
-    let first_nonce = prompt.client_nonce().to_string();
-    h.respond(prompt.id, Reply::json(202, json!({"accepted": true})));
-    h.body(
-        ev,
-        &lines(
-            SESSION,
-            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-        ),
-    );
+    let (mut h, ev, first_nonce) = first_running();
     h.submit("a");
     let pa = h.the_open(RequestKind::FollowUpPost);
     let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
@@ -302,18 +292,7 @@ fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
 /// the composer.
 #[test]
 fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
-    let mut h = native();
-    let ev = follow(&mut h, SESSION, 0);
-    h.send("first");
-    let prompt = h.the_open(RequestKind::NativePrompt).id;
-    h.respond(prompt, Reply::json(202, json!({"accepted": true})));
-    h.body(
-        ev,
-        &lines(
-            SESSION,
-            &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
-        ),
-    );
+    let (mut h, ev, _) = first_running();
     h.submit("a");
     let pa = h.the_open(RequestKind::FollowUpPost);
     let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
