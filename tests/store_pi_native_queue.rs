@@ -172,6 +172,11 @@ fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
         .map(|m| m["id"].clone())
         .collect();
     assert_eq!(users, [json!("u1"), json!("u2")], "each shown once");
+    assert!(
+        h.errors().is_empty(),
+        "an answer the store acts on is not an error to show: {:?}",
+        h.errors()
+    );
 }
 
 /// A reload while the server holds follow-ups of the old page: the state's queue shows them;

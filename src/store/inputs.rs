@@ -143,7 +143,14 @@ impl ChatStore {
                 self.on_followup_answer(p.ticket, outcome, now_ms);
             }
             RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
-                if !ok {
+                // A take-back told the item started or is not queued is acted on (`settle`),
+                // not a failure to show.
+                let told = p.kind == RequestKind::FollowUpDelete
+                    && matches!(
+                        DeleteAnswer::of(Some(status), &p.body),
+                        DeleteAnswer::Started | DeleteAnswer::NotQueued
+                    );
+                if !ok && !told {
                     let e = ChatError::from_http(status, &p.body);
                     self.events.push_back(StoreEvent::Error { error: e });
                 } else if p.kind == RequestKind::TurnDelete {
