@@ -150,7 +150,11 @@ fn run(body: &[u8], split: Option<u64>) -> Outcome {
         if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(line) {
             if o.contains_key("state") {
                 if let Ok(doc) = parse_native_state(Value::Object(o)) {
-                    s.apply_state(doc);
+                    // Both ways, by the input: an ordinary read, or one after a range error.
+                    let (seq, rewind, before) = (doc.seq, doc.seq % 2 == 0, s.seq());
+                    let taken = s.apply_state(doc, rewind);
+                    assert_eq!(taken, rewind || seq >= before, "a stale state is ignored");
+                    assert_eq!(s.seq(), if taken { seq } else { before });
                 }
                 continue;
             }
