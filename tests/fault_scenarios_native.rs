@@ -490,3 +490,37 @@ fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
         "nothing is taken back: no run of this page's ended"
     );
 }
+
+/// TIMER_SPIN (`FAULT_NATIVE_ALL=1`, seeds 40 and 164). A prompt answered 503 waits for its
+/// retry; a state read then shows its run on (the server had taken it), and the turn streams.
+/// The retry that falls due finds no turn waiting for it: it is dropped with its timer. Kept,
+/// `poll_timeout()` stayed in the past and a host's timer loop fired without end.
+#[test]
+fn a_prompt_retry_made_moot_by_a_state_read_leaves_no_timer_behind() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.client_nonce().to_string();
+    h.respond(
+        prompt.id,
+        Reply::bytes(503, Some("text/html"), "<html>Service Unavailable</html>"),
+    );
+    assert_eq!(h.store.status(), Status::Submitted, "a retry is due");
+    // A gap: the state says the prompt's run is on.
+    let late = json!({"type": "message-delta", "seq": 5, "messageId": "a1", "partId": "0", "kind": "text", "delta": "x"});
+    h.body(ev, &lines(SESSION, &[late]));
+    let st = h.the_open(RequestKind::NativeState);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": nonce,
+        "parts": [{"type": "text", "text": "hi"}]});
+    h.respond(st.id, state(SESSION, 4, "streaming", json!([user])));
+    assert_eq!(h.store.status(), Status::Streaming);
+    h.advance(60_000);
+    let t = h.store.poll_timeout();
+    assert!(
+        t.is_none_or(|t| t > h.now),
+        "a timer due at {t:?} (now {}) that firing does not clear",
+        h.now
+    );
+    assert_eq!(h.count(RequestKind::NativePrompt), 1, "not sent again");
+}

@@ -551,9 +551,11 @@ impl ChatStore {
             .native_prompt
             .as_ref()
             .and_then(PromptOut::retry_at);
-        // Only while its turn waits for it (a stop, or its run showing, ended that).
-        let waiting = matches!(self.session.phase, Phase::Submitted { .. });
-        if waiting && due.is_some_and(|t| t <= now_ms) {
+        // Only while its turn waits for it: a stop, or its run showing (a state read can say
+        // so too), ended that, and the attempt is dropped with its timer.
+        if !matches!(self.session.phase, Phase::Submitted { .. }) {
+            self.session.native_prompt = None;
+        } else if due.is_some_and(|t| t <= now_ms) {
             self.post_prompt(now_ms);
         }
     }
