@@ -117,19 +117,14 @@ impl ChatStore {
                 // something else.
                 let options = Some(Box::new(held.options));
                 (self.session.queue).restore_stalled(&nonce, held.text, held.files, options);
-                return self.touch();
-            }
-            // Never sent: the message goes back to the composer (if it is empty) rather than
-            // stay as if it had been asked.
-            if held.bubble.is_none() {
-                return self.touch();
-            }
-            if self.draft.is_empty() && self.draft_files.is_empty() {
+            } else if held.bubble.is_some() && self.draft.is_empty() && self.draft_files.is_empty()
+            {
+                // Never sent: the message goes back to the composer (if it is empty) rather
+                // than stay as if it had been asked.
                 self.draft = held.text;
                 self.draft_files = held.files;
             }
-            self.touch();
-            return;
+            return self.touch();
         }
         if self.native() {
             return self.stop_native(now_ms);
