@@ -251,10 +251,8 @@ impl ChatStore {
             // Its start was among the events the gap lost, or another client's run.
             (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
             (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
-                let stream = self.session.native_read.unwrap_or(0);
-                self.session.phase = Phase::Streaming { stream };
                 let turn = self.session.link.gate().turn_id().map(str::to_string);
-                self.session.turn.turn_id = turn;
+                self.prompt_runs(turn);
             }
             // Ended while this client did not read its events (a gap, a switch away).
             (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
@@ -269,10 +267,10 @@ impl ChatStore {
     }
 
     /// The run `turn_id` is on: this client's prompt's, or one it follows.
-    fn prompt_runs(&mut self, turn_id: String) {
+    fn prompt_runs(&mut self, turn_id: Option<String>) {
         // The server has the prompt: an attempt still due (its answer was lost) is moot.
         self.session.native_prompt = None;
-        self.session.turn.turn_id = Some(turn_id);
+        self.session.turn.turn_id = turn_id;
         if !matches!(self.session.phase, Phase::Streaming { .. }) {
             let stream = self.session.native_read.unwrap_or(0);
             self.session.phase = Phase::Streaming { stream };
@@ -323,15 +321,20 @@ impl ChatStore {
 
     /// The history holds a user message sent with this nonce.
     pub(super) fn committed(&self, nonce: &str) -> bool {
+        !self.committed_of(&[nonce]).is_empty()
+    }
+
+    /// Of `nonces`, those the history holds a user message sent with: one pass over it.
+    fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
         let history = self.session.conversation.history().messages();
-        history.iter().any(|m| {
-            m.role == Role::User
-                && m.metadata
-                    .as_deref()
-                    .and_then(|v| v.get("clientNonce"))
-                    .and_then(Value::as_str)
-                    == Some(nonce)
-        })
+        let sent = history
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .filter_map(|m| {
+                let v = m.metadata.as_deref()?.get("clientNonce")?.as_str()?;
+                nonces.contains(&v).then(|| v.to_string())
+            });
+        sent.collect()
     }
 
     /// The server's queue (the state's, or the latest `queue-updated`) decides what waits
@@ -342,21 +345,22 @@ impl ChatStore {
     /// What the server holds while no run is on was accepted after the last one's end: it is
     /// stranded, and taken back as at a turn's end (SPEC §6).
     fn follow_server_queue(&mut self, now_ms: u64) {
-        // Items whose user message the history shows ran (a state read after a gap): gone.
-        let ran: Vec<String> = (self.session.queue.items().iter())
-            .filter(|i| i.ever_posted && self.committed(&i.client_nonce))
-            .map(|i| i.client_nonce.clone())
-            .collect();
-        let mut changed = !ran.is_empty();
-        for nonce in ran {
-            self.session.runs_on_server(&nonce);
-        }
         let rows = self.session.link.gate().queue().to_vec();
+        let posted = (self.session.queue.items().iter()).filter(|i| i.ever_posted);
+        let mut nonces: Vec<&str> = posted.map(|i| i.client_nonce.as_str()).collect();
+        nonces.extend(rows.iter().filter_map(|r| r.client_nonce.as_deref()));
+        let ran = self.committed_of(&nonces);
+        // Items whose user message the history shows ran (a state read after a gap): gone.
+        let mut changed = false;
+        for nonce in &ran {
+            changed |= (self.session.queue.items().iter()).any(|i| &i.client_nonce == nonce);
+            self.session.runs_on_server(nonce);
+        }
         for row in rows {
             let (Some(nonce), Some(seq)) = (row.client_nonce, row.client_seq) else {
                 continue;
             };
-            if self.session.take_backs.knows(&nonce) || self.committed(&nonce) {
+            if self.session.take_backs.knows(&nonce) || ran.contains(&nonce) {
                 continue;
             }
             changed |= self.session.queue.server_holds(&nonce, seq, &row.text);
@@ -384,12 +388,12 @@ impl ChatStore {
                 // must not end this turn nor take its follow-ups back.
                 Phase::Submitted { .. } => {
                     if self.session.prompt_cursor.is_some_and(|c| seq >= c) {
-                        self.prompt_runs(turn_id);
+                        self.prompt_runs(Some(turn_id));
                     }
                 }
                 Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
                 // A run another client or a follow-up started.
-                _ => self.prompt_runs(turn_id),
+                _ => self.prompt_runs(Some(turn_id)),
             },
             NativeEffect::RunEnded(status) => {
                 let ours = match self.session.phase {
@@ -423,8 +427,8 @@ impl ChatStore {
                 let turn = self.session.turn.client_turn_id.as_deref();
                 let submitted = matches!(self.session.phase, Phase::Submitted { .. });
                 if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
-                    let turn_id = self.session.link.gate().turn_id().unwrap_or_default();
-                    self.prompt_runs(turn_id.to_string());
+                    let turn_id = self.session.link.gate().turn_id().map(str::to_string);
+                    self.prompt_runs(turn_id);
                 }
                 let stopped = self.session.stopped_prompt.as_deref();
                 if stopped.is_some() && client_nonce.as_deref() == stopped {
