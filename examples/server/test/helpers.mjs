@@ -137,3 +137,16 @@ export function textsFromDeltas(chunks) {
 
 /** Text of a UIMessage's text parts. */
 export const textOf = (m) => m.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+
+/**
+ * The pi-native routes of the server `server()` returns (read when called, so a `before` may
+ * start it): `base()` the session list and create route, `at(id, route)` a session's,
+ * `state(id)` its document, `post(id, route, body)` a command.
+ */
+export function nativeRoutes(server) {
+  const base = () => `${server().base}/api/v1/agents/pi/sessions`;
+  const at = (id, route = '') => `${base()}/${encodeURIComponent(id)}${route}`;
+  const state = (id) => fetch(at(id, '/state')).then((r) => r.json());
+  const post = (id, route, body) => postJson(at(id, `/${route}`), body);
+  return { base, at, state, post };
+}

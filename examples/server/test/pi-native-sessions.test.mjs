@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { postJson, sid, sleep, startServer } from './helpers.mjs';
+import { nativeRoutes, postJson, sid, sleep, startServer } from './helpers.mjs';
 
 let s;
 before(async () => {
@@ -15,10 +15,7 @@ after(async () => {
   await s?.stop();
 });
 
-const base = () => `${s.base}/api/v1/agents/pi/sessions`;
-const at = (id, route = '') => `${base()}/${encodeURIComponent(id)}${route}`;
-const state = (id) => fetch(at(id, '/state')).then((r) => r.json());
-const post = (id, route, body) => postJson(at(id, `/${route}`), body);
+const { base, at, state, post } = nativeRoutes(() => s);
 const create = (body) => (body === undefined ? fetch(base(), { method: 'POST' }) : postJson(base(), body));
 const list = () => fetch(base()).then((r) => r.json()).then((j) => j.sessions);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { postJson, sid, sleep, startServer } from './helpers.mjs';
+import { nativeRoutes, postJson, sid, sleep, startServer } from './helpers.mjs';
 
 let s;
 before(async () => {
@@ -15,10 +15,7 @@ after(async () => {
   await s?.stop();
 });
 
-const base = () => `${s.base}/api/v1/agents/pi/sessions`;
-const at = (id, route = '') => `${base()}/${encodeURIComponent(id)}${route}`;
-const state = (id) => fetch(at(id, '/state')).then((r) => r.json());
-const post = (id, route, body) => postJson(at(id, `/${route}`), body);
+const { base, at, state, post } = nativeRoutes(() => s);
 let n = 0;
 const nonce = () => `nonce-${++n}`;
 const prompt = (id, content, extra = {}) => {
