@@ -453,3 +453,38 @@ fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
     h.respond(del.id, Reply::status(204));
     assert_eq!(h.count(RequestKind::Chat), 1, "nothing sent");
 }
+
+/// A queued item the user sends as a new message (retry after the turn ended) waits for the
+/// DELETE of the server's copy; a stop then puts it back where it was, `stalled`, rather than
+/// losing it or handing it to the composer, and a later retry sends it once.
+#[test]
+fn stopping_a_retried_item_held_for_its_take_back_leaves_it_stalled() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    h.submit("queued one");
+    let post = h.the_open(RequestKind::FollowUpPost);
+    end_turn(&mut h, chat);
+    let id = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.retry_queued(&id, now)));
+    assert!(h.store.queued().is_empty(), "on its way as a new message");
+    assert_eq!(h.store.status(), Status::Submitted);
+    let del = h.the_open(RequestKind::FollowUpDelete);
+
+    h.stop();
+    let queued: Vec<_> = (h.store.queued().iter())
+        .map(|q| (q.id.clone(), q.text.clone(), q.state))
+        .collect();
+    assert_eq!(
+        queued,
+        [(id.clone(), "queued one".into(), ItemState::Stalled)]
+    );
+    assert_ne!(h.store.messages().last().unwrap().text(), "queued one");
+    h.respond(post.id, accepted());
+    h.respond(del.id, Reply::status(204));
+    h.run_until_idle();
+    assert_eq!(h.count(RequestKind::Chat), 1, "nothing sent on its own");
+
+    assert!(h.act(|s, now| s.retry_queued(&id, now)));
+    assert_eq!(h.the_open(RequestKind::Chat).message(), "queued one");
+    assert!(h.store.queued().is_empty());
+}

@@ -6,7 +6,8 @@
 //! checked:
 //! - never panics (every snapshot message exports and serialises);
 //! - queued items are never duplicated: ids and nonces unique, and an item that left the queue
-//!   never comes back nor is POSTed again;
+//!   never comes back (but a stop returns one on its way back as a new message, `stalled`,
+//!   SPEC §6) nor is POSTed again;
 //! - at most one follow-up POST in flight per session;
 //! - status consistent: `error` ⇒ an error to show; busy ⇒ a stream request in flight, a
 //!   resume scheduled or a held turn's DELETE out; not busy ⇒ no stream request in flight for
@@ -133,6 +134,10 @@ struct Host {
     feeding: Option<RequestId>,
     aborted_while_feeding: bool,
     disposed: bool,
+    /// The input being checked is a `stop()`: an item on its way back as a new message (a
+    /// stranded take-back, or the user's retry) returns to the head of the queue `stalled`
+    /// (SPEC §6), the one way an item that left may come back.
+    stopping: bool,
     /// The store's questions for the host's auto-send predicate (tokens), answered later.
     asked: Vec<u64>,
     ctx: Ctx,
@@ -250,14 +255,24 @@ impl Host {
         assert!(pages <= 1, "{pages} page requests in flight");
         // SPEC §13: one answer POST in flight per waiting call, and every retry the same body.
         let mut answers: HashMap<String, usize> = HashMap::new();
-        for r in (self.open.iter())
-            .filter(|r| matches!(r.kind, RequestKind::ApprovalPost | RequestKind::ToolOutputPost))
-        {
+        for r in (self.open.iter()).filter(|r| {
+            matches!(
+                r.kind,
+                RequestKind::ApprovalPost | RequestKind::ToolOutputPost
+            )
+        }) {
             let v: Value = serde_json::from_str(r.body.as_deref().unwrap_or("{}")).unwrap();
-            let key = v.get("approvalId").or(v.get("toolCallId")).map(Value::to_string).unwrap_or_default();
+            let key = v
+                .get("approvalId")
+                .or(v.get("toolCallId"))
+                .map(Value::to_string)
+                .unwrap_or_default();
             *answers.entry(key).or_default() += 1;
         }
-        assert!(answers.values().all(|n| *n <= 1), "two answers in flight for one call: {answers:?}");
+        assert!(
+            answers.values().all(|n| *n <= 1),
+            "two answers in flight for one call: {answers:?}"
+        );
         // Queue: unique ids and nonces; what left never comes back.
         let mut ids = HashSet::new();
         let mut nonces = HashSet::new();
@@ -280,8 +295,13 @@ impl Host {
                 }
             }
         }
-        for id in &ids {
-            assert!(!gone.contains(id), "queued item {id} came back");
+        let queued = s.queued();
+        for (i, q) in queued.iter().enumerate() {
+            let restored = self.stopping && i == 0 && q.state == ItemState::Stalled;
+            if restored && gone.remove(&q.id) {
+                gone_nonces.remove(&q.client_nonce);
+            }
+            assert!(!gone.contains(&q.id), "queued item {} came back", q.id);
         }
         self.queue_ids.insert(session.clone(), ids);
         // Follow-up POSTs: one in flight per session (a POST for an item that left the queue
@@ -640,7 +660,9 @@ impl Host {
                     vec![FileAttachment {
                         media_type: "image/png".into(),
                         filename: Some("a.png".into()),
-                        url: "data:image/png;base64,AA==".into(), provider_reference: None, provider_metadata: None,
+                        url: "data:image/png;base64,AA==".into(),
+                        provider_reference: None,
+                        provider_metadata: None,
                     }]
                 } else {
                     Vec::new()
@@ -652,7 +674,9 @@ impl Host {
             }
             3 => {
                 trace!("stop");
-                self.act(|s, now| s.stop(now))
+                self.stopping = true;
+                self.act(|s, now| s.stop(now));
+                self.stopping = false;
             }
             4 => {
                 let to = pick(u, SESSIONS);
@@ -870,6 +894,7 @@ fuzz_target!(|data: &[u8]| {
         feeding: None,
         aborted_while_feeding: false,
         disposed: false,
+        stopping: false,
         asked: Vec::new(),
         ctx: Ctx::default(),
     };
