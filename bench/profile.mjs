@@ -27,11 +27,11 @@ const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const subscriber = !args.includes('--no-subscriber');
 
 // bench/build.sh's release wasm (the `bench` feature, for the floor and core scenarios).
-const wasmIn = join(root, 'target/bench-wasm/wasm32-unknown-unknown/release/agent_chat_store.wasm');
+const wasmIn = join(root, 'target/bench-wasm/wasm32-unknown-unknown/release/agent_chat_store_wasm.wasm');
 const prof = join(out, 'prof');
 if (!existsSync(wasmIn)) throw new Error('no release wasm: run bash bench/build.sh first');
 if (!existsSync(join(prof, 'agent_chat_store_bg.wasm')) || statSync(wasmIn).mtimeMs > statSync(join(prof, 'agent_chat_store_bg.wasm')).mtimeMs) {
-  const r = spawnSync('wasm-bindgen', ['--target', 'web', '--weak-refs', '--out-dir', prof, wasmIn], { stdio: 'inherit' });
+  const r = spawnSync('wasm-bindgen', ['--target', 'web', '--out-name', 'agent_chat_store', '--out-dir', prof, wasmIn], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('wasm-bindgen failed');
 }
 const ours = await import(pathToFileURL(join(prof, 'agent_chat_store.js')).href);

@@ -14,9 +14,8 @@ WASM_OPT=node_modules/.bin/wasm-opt
 
 FEATURES=${PKG_FEATURES:-}
 TARGET_DIR=${PKG_TARGET_DIR:-target}
-# `cargo rustc --crate-type cdylib`, not `cargo build`: with Cargo.toml's crate-type
-# ["cdylib", "rlib"] cargo drops `lto` from the profile (an rlib cannot be LTO'd), so the
-# wasm would be linked without LTO (+21 KB gzip). The rlib is for the native tests only.
+# The wasm is the binding crate crates/wasm, a cdylib only, so the release profile's LTO is kept
+# (a crate that is also an rlib is linked without it: +21 KB gzip).
 #
 # The standard library is rebuilt with the crate (-Zbuild-std, from the rust-src component
 # scripts/setup.sh installs) so that a panic is a bare trap (`-Cpanic=immediate-abort`): the
@@ -25,17 +24,19 @@ TARGET_DIR=${PKG_TARGET_DIR:-target}
 # an `unreachable` trap for JS. optimize_for_size picks std's smaller code paths (-0.5 KB).
 # These flags are unstable; RUSTC_BOOTSTRAP=1 lets this stable toolchain accept them, for this
 # build only (scripts/fuzz.sh does the same for the fuzzers). The tests' builds use the normal
-# std, so a panic in a test still says where.
+# std, so a panic in a test still says where. `wasm-pack build crates/wasm` is the same build
+# without these two flags.
 RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
-  cargo rustc --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
+  cargo build --release --target wasm32-unknown-unknown -p agent-chat-store-wasm \
   -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
   ${FEATURES:+--features "$FEATURES"} --target-dir "$TARGET_DIR"
-WASM=$TARGET_DIR/wasm32-unknown-unknown/release/agent_chat_store.wasm
+WASM=$TARGET_DIR/wasm32-unknown-unknown/release/agent_chat_store_wasm.wasm
 
 OUT=${PKG_OUT:-pkg}
 rm -rf "$OUT"
-wasm-bindgen --target web --weak-refs --out-dir "$OUT/web" "$WASM"
-# Features the wasm-bindgen output uses; -Oz for size (the bundle budget is 40 KB gzip).
+wasm-bindgen --target web --out-name agent_chat_store --out-dir "$OUT/web" "$WASM"
+# Features the wasm-bindgen output uses; -Oz for size. The same flags are crates/wasm's
+# [package.metadata.wasm-pack] (keep the two alike).
 "$WASM_OPT" -Oz --strip-producers --strip-target-features \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \

@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_BINDGEN_VERSION=0.2.130
+WASM_PACK_VERSION=0.15.1
 
 if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
   rustup target add wasm32-unknown-unknown
@@ -21,6 +22,12 @@ if [ "${1:-}" = "--core" ]; then exit 0; fi
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
   # No --locked: the CLI's lockfile pins a crate version the registry here lacks.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# `wasm-pack build crates/wasm` (the card's build; tests/packaging/wasm-pack.test.mjs). From
+# crates.io; it finds wasm-bindgen and wasm-opt on PATH, so it downloads nothing.
+if ! wasm-pack --version 2>/dev/null | grep -q " $WASM_PACK_VERSION"; then
+  cargo install --locked wasm-pack --version "$WASM_PACK_VERSION"
 fi
 
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then

@@ -1,6 +1,6 @@
 //! The benchmark's scenario driver, one copy for both benches: the native one
 //! (`benches/native.rs`, `cargo bench --bench native --features _internal_bench`) and the wasm
-//! exports of `src/wasm/bench.rs` (`benchFloor`, `BenchCore`; the `bench` feature,
+//! exports of `crates/wasm/src/bench.rs` (`benchFloor`, `BenchCore`; the `bench` feature,
 //! `bench/build.sh`), so the two time the same loop and give the wasm/native ratio of the core
 //! itself. Not part of the library's API: only built with the `_internal_bench` feature (which
 //! `bench` turns on).

@@ -3,8 +3,8 @@
 //! The store talks to the server (through requests the host performs), reduces the streamed
 //! chunks into one ordered message history, decides what the composer may do, and posts
 //! queued follow-up messages in order, exactly once. The UI renders snapshots and calls
-//! actions. The contract is `SPEC.md`; this crate is its sans-IO core plus, under `src/wasm/`,
-//! the thin shell that binds it to JS.
+//! actions. The contract is `SPEC.md`; this crate is its sans-IO core; the
+//! binding crate `crates/wasm` (`agent-chat-store-wasm`) is the thin shell that binds it to JS.
 //!
 //! # The run loop
 //!
@@ -56,8 +56,7 @@
 //! while store.poll_event().is_some() {}
 //! assert_eq!(store.poll_timeout(), None);
 //! ```
-#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
-#![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 #[cfg(feature = "_internal_bench")]
@@ -76,8 +75,6 @@ mod sse;
 mod store;
 mod stream;
 mod tool_ui;
-#[cfg(target_arch = "wasm32")]
-mod wasm;
 
 // The store and what crosses its boundary.
 // The composer's busy-send policy (SPEC §5), as pure functions the store calls.
@@ -139,5 +136,11 @@ pub use stream::partial_json::{ParseState, PartialJson, MAX_DEPTH as PARTIAL_JSO
 pub use stream::pi::{PiEffect, PiReducer};
 pub use stream::ui_message::{UiEffect, UiMessageReducer, Violation};
 pub use stream::History;
-#[cfg(target_arch = "wasm32")]
-pub use wasm::JsChatStore;
+
+// What the wasm shell (crates/wasm, the npm package's `JsChatStore`) needs beyond the API above:
+// the JSON helpers every value crossing to JS goes through, and a message as JS is shown it.
+// Not part of the library's API.
+#[doc(hidden)]
+pub use protocol::json as shell_json;
+#[doc(hidden)]
+pub use tool_ui::export_message as shell_export_message;

@@ -113,7 +113,7 @@ fn title_of(s: &str) -> Option<String> {
 }
 
 /// The title of a session the server gave none: the first non-empty line of its first user
-/// message, at most [`DERIVED_TITLE_CHARS`] characters.
+/// message, at most `DERIVED_TITLE_CHARS` characters.
 pub fn derived_title(first_user_text: &str) -> Option<String> {
     let line = first_user_text
         .lines()

@@ -1,4 +1,4 @@
-//! The package's TypeScript declarations (`src/wasm/types.d.ts`) mirror the Rust types' serde
+//! The package's TypeScript declarations (`crates/wasm/src/types.d.ts`) mirror the Rust types' serde
 //! shapes. This test serialises every exported Rust type and checks that each key it writes
 //! is declared in the interface of that name, so a field renamed or added in Rust cannot
 //! silently leave the `.d.ts` behind.
@@ -10,7 +10,7 @@ use agent_chat_store::{FollowUpQueue, RetryPolicy};
 use agent_chat_store::{SubmitKind, SubmitResult};
 use serde_json::{json, Value};
 
-const TS: &str = include_str!("../src/wasm/types.d.ts");
+const TS: &str = include_str!("../crates/wasm/src/types.d.ts");
 
 /// The body of `interface NAME … { … }` (up to its closing brace at line start).
 fn interface(name: &str) -> &'static str {

@@ -117,7 +117,6 @@ pub fn push_char(buf: &mut String, c: char) {
 
 /// A string from JS (or anything else that holds real characters only), as Rust holds it:
 /// characters of the marker range as the markers of their surrogates ([`push_char`]).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub fn mark_private(s: &str) -> std::borrow::Cow<'_, str> {
     if !has_marker(s) {
         return std::borrow::Cow::Borrowed(s);
@@ -130,7 +129,6 @@ pub fn mark_private(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// [`mark_private`] in place.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub fn mark_private_in(s: &mut String) {
     if let std::borrow::Cow::Owned(o) = mark_private(s) {
         *s = o;

@@ -1,4 +1,4 @@
-// A small scripted server for the browser tests of the wasm shell (tests/web.rs). It speaks
+// A small scripted server for the browser tests of the wasm shell (crates/wasm/src/web_tests.rs). It speaks
 // the routes of SPEC §2 with behaviour chosen by the session id, records every request, and
 // answers with CORS so the test page (another origin) may call it. 127.0.0.1 only.
 //

@@ -3,8 +3,8 @@
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-use crate::protocol::Capabilities;
-use crate::store::{AutoSend, StoreOptions};
+use agent_chat_store::Capabilities;
+use agent_chat_store::{AutoSend, StoreOptions};
 
 use super::{js, usage_error};
 
@@ -44,7 +44,7 @@ fn string(obj: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
     }
     v.as_string()
         .map(|mut s| {
-            crate::protocol::json::mark_private_in(&mut s);
+            agent_chat_store::shell_json::mark_private_in(&mut s);
             Some(s)
         })
         .ok_or_else(|| super::arg_error(key, &format!("option {key} must be a string")))

@@ -1,20 +1,20 @@
 //! Exports used only by the benchmark (`bench/run.mjs`), not part of the documented API, and
 //! only in a build with the `bench` feature (`bench/build.sh`).
 //!
-//! - `benchFloor(bytes)`: the floor of issue 6 (h), `crate::bench_scenarios::floor`: split the
+//! - `benchFloor(bytes)`: the floor of issue 6 (h), `agent_chat_store::bench_scenarios::floor`: split the
 //!   events with the crate's own SSE decoder, parse each chunk with serde_json into a `Value`,
 //!   and append the `text-delta` deltas to one string. Returns the string's length (so the
 //!   work cannot be optimised away).
 //! - `BenchCore`: the core `ChatStore` driven directly from Rust inside the same wasm module,
-//!   without the JS shell (no fetch, no promises, no snapshots): `crate::bench_scenarios::Core`,
+//!   without the JS shell (no fetch, no promises, no snapshots): `agent_chat_store::bench_scenarios::Core`,
 //!   the same loop `benches/native.rs` runs, so the two give the wasm/native ratio of the core
 //!   itself.
 
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::bench_scenarios::{self, Core};
-use crate::protocol::Capabilities;
+use agent_chat_store::bench_scenarios::{self, Core};
+use agent_chat_store::Capabilities;
 
 /// The network chunk size the bench splits bodies into (a typical TCP read).
 const DEFAULT_CHUNK: usize = 16 * 1024;
@@ -69,5 +69,5 @@ pub fn bench_exported_messages(store: &super::JsChatStore) -> String {
     let list: Vec<Value> = (0..core.messages().len())
         .map(|i| core.export_message(i))
         .collect();
-    crate::protocol::json::to_string(&list)
+    agent_chat_store::shell_json::to_string(&list)
 }

@@ -12,6 +12,8 @@ mod js;
 mod options;
 mod snapshot;
 mod types;
+#[cfg(all(test, target_arch = "wasm32"))]
+mod web_tests;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -21,10 +23,10 @@ use js_sys::{Function, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::protocol::json::opt_string;
-use crate::protocol::{ChatError, ErrorKind, FileAttachment, SendOptions, UIMessage};
-use crate::random::RandomSource;
-use crate::store::{self, Output, RequestId, StoreEvent, SubmitResult};
+use agent_chat_store::shell_json::opt_string;
+use agent_chat_store::RandomSource;
+use agent_chat_store::{ChatError, ErrorKind, FileAttachment, SendOptions, UIMessage};
+use agent_chat_store::{Output, RequestId, StoreEvent, SubmitResult};
 
 use options::HostOptions;
 use snapshot::SnapshotCache;
@@ -51,7 +53,7 @@ fn now() -> u64 {
 
 /// A core error as a JS `Error` with a stable `code`.
 pub(crate) fn js_error(e: &ChatError) -> JsValue {
-    js::make_error(&crate::protocol::json::to_string(e))
+    js::make_error(&agent_chat_store::shell_json::to_string(e))
 }
 
 fn usage_error(message: &str) -> JsValue {
@@ -71,7 +73,7 @@ fn string_arg(v: &JsValue, name: &str) -> Result<String, JsValue> {
     v.as_string()
         .map(|mut s| {
             // Held as every other text is (`protocol::json::MARKERS`).
-            crate::protocol::json::mark_private_in(&mut s);
+            agent_chat_store::shell_json::mark_private_in(&mut s);
             s
         })
         .ok_or_else(|| arg_error(name, &format!("{name} must be a string")))
@@ -178,7 +180,7 @@ fn header_pairs(v: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
 fn json_value(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     match json_text(v, what)? {
         None => Ok(Value::Null),
-        Some(t) => crate::protocol::json::from_slice(t.as_bytes())
+        Some(t) => agent_chat_store::shell_json::from_slice(t.as_bytes())
             .map_err(|e| usage_error(&format!("{what} is not usable JSON: {e}"))),
     }
 }
@@ -187,7 +189,7 @@ fn json_value(v: &JsValue, what: &str) -> Result<Value, JsValue> {
 /// for their life; the core is borrowed only inside one Rust call, never across an await or
 /// a call into JS.
 pub(crate) struct Shell {
-    core: RefCell<store::ChatStore>,
+    core: RefCell<agent_chat_store::ChatStore>,
     host: HostOptions,
     controllers: RefCell<HashMap<RequestId, js::AbortController>>,
     listeners: RefCell<Vec<(u32, Function)>>,
@@ -201,7 +203,7 @@ pub(crate) struct Shell {
     /// A notification held back by `throttleMs`, cleared by `dispose`.
     notify_timer: RefCell<Option<JsValue>>,
     /// The status listeners were last told of: a turn's start and end are told at once.
-    notified_status: Cell<Option<crate::Status>>,
+    notified_status: Cell<Option<agent_chat_store::Status>>,
     /// With `throttleMs`: the snapshot listeners were last told of, which `getSnapshot` gives
     /// (a render in between shows no newer messages, as `useChat`'s throttle).
     published: RefCell<Option<JsValue>>,
@@ -216,7 +218,7 @@ impl Shell {
     /// Runs `f` on the core, then drains its outputs. The borrow ends before any JS runs.
     pub(crate) fn with_core<R>(
         self: &Rc<Self>,
-        f: impl FnOnce(&mut store::ChatStore, u64) -> R,
+        f: impl FnOnce(&mut agent_chat_store::ChatStore, u64) -> R,
     ) -> R {
         let r = {
             let mut core = self.core.borrow_mut();
@@ -295,7 +297,7 @@ impl Shell {
             StoreEvent::Data { .. } => {
                 if let Some(f) = &self.host.on_data {
                     // The chunk as the host would have seen it on the wire.
-                    let v = js::parse(&crate::protocol::json::to_string(&ev));
+                    let v = js::parse(&agent_chat_store::shell_json::to_string(&ev));
                     js::call_safely(f, &v);
                 }
             }
@@ -321,7 +323,7 @@ impl Shell {
             }
             StoreEvent::ToolCall { ref call } => {
                 if let Some(f) = &self.host.on_tool_call {
-                    let call = js::parse(&crate::protocol::json::to_string(call));
+                    let call = js::parse(&agent_chat_store::shell_json::to_string(call));
                     js::call_safely(f, &js::object_of("toolCall", &call));
                 }
             }
@@ -329,19 +331,19 @@ impl Shell {
                 if let Some(f) = &self.host.on_finish {
                     let messages = js_sys::Reflect::get(&self.fresh_snapshot(), &"messages".into())
                         .unwrap_or(JsValue::UNDEFINED);
-                    let event = js::parse(&crate::protocol::json::to_string(&ev));
+                    let event = js::parse(&agent_chat_store::shell_json::to_string(&ev));
                     js::call_safely(
                         f,
                         &js::finish_event(&event, &messages, message_id.as_deref()),
                     );
                 }
                 if let Some(f) = &self.host.on_event {
-                    js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
+                    js::call_safely(f, &js::parse(&agent_chat_store::shell_json::to_string(&ev)));
                 }
             }
             StoreEvent::Diagnostic { .. } => {
                 if let Some(f) = &self.host.on_event {
-                    js::call_safely(f, &js::parse(&crate::protocol::json::to_string(&ev)));
+                    js::call_safely(f, &js::parse(&agent_chat_store::shell_json::to_string(&ev)));
                 }
             }
         }
@@ -423,7 +425,7 @@ impl Shell {
         // A turn's start and end are told at once, throttle or not (its last messages with
         // its end, as the `ai` package's throttle); what streams in between, the first words
         // included, at most once per `throttleMs`.
-        use crate::Status::{Streaming, Submitted};
+        use agent_chat_store::Status::{Streaming, Submitted};
         let urgent = match (self.notified_status.get(), status) {
             (None, _) | (Some(Submitted), Streaming) => false,
             (Some(told), now) => told != now,
@@ -531,7 +533,7 @@ impl JsChatStore {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsChatStore, JsValue> {
         let (store_opts, host) = options::read(&options)?;
-        let core = store::ChatStore::new(store_opts, Box::new(CryptoRandom), now());
+        let core = agent_chat_store::ChatStore::new(store_opts, Box::new(CryptoRandom), now());
         let shell = Rc::new(Shell {
             core: RefCell::new(core),
             host,
@@ -902,5 +904,5 @@ fn archived_arg(options: &JsValue) -> Result<bool, JsValue> {
 }
 
 fn submit_result(r: SubmitResult) -> JsValue {
-    js::parse_frozen(&crate::protocol::json::to_string(&r))
+    js::parse_frozen(&agent_chat_store::shell_json::to_string(&r))
 }

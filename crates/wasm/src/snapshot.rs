@@ -24,12 +24,12 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::composer::{ComposerState, Status};
-use crate::protocol::json::{has_marker, to_string};
-use crate::protocol::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
-use crate::session_list::SessionItem;
-use crate::store::{ChatStore, PendingCall};
-use crate::tool_ui::ToolCatalogEntry;
+use agent_chat_store::shell_json::{has_marker, to_string};
+use agent_chat_store::SessionItem;
+use agent_chat_store::ToolCatalogEntry;
+use agent_chat_store::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
+use agent_chat_store::{ChatStore, PendingCall};
+use agent_chat_store::{ComposerState, Status};
 
 use super::{js, js_error};
 
@@ -97,7 +97,7 @@ pub(crate) struct SnapshotCache {
     error: Option<ChatError>,
     error_js: JsValue,
     /// The session's losses as last exported, and their frozen array.
-    losses: (Vec<crate::Loss>, JsValue),
+    losses: (Vec<agent_chat_store::Loss>, JsValue),
     /// The head's parts as last exported: each keeps its object while it is the same (the
     /// catalog can be large).
     session: (String, JsValue),

@@ -1,9 +1,7 @@
 //! Browser tests of the wasm shell in headless Chromium (wasm-bindgen-test), against the
 //! scripted server `tests/server/test-server.mjs` that the test command starts on 127.0.0.1.
 //! Real fetches, real streamed bodies, real AbortControllers.
-#![cfg(target_arch = "wasm32")]
-
-use agent_chat_store::JsChatStore;
+use crate::JsChatStore;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

@@ -7,7 +7,7 @@ use js_sys::{Function, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::store::{Request, RequestId, RequestKind, ResponseHead};
+use agent_chat_store::{Request, RequestId, RequestKind, ResponseHead};
 
 use super::{js, Shell};
 
@@ -84,7 +84,10 @@ async fn outgoing(shell: &Shell, req: &Request) -> Result<Outgoing, JsValue> {
     let headers = headers(shell, req.body.is_some()).await?;
     let options = req.options.as_deref();
     if let Some(o) = options.filter(|o| !o.headers.is_empty()) {
-        add_headers(&headers, &crate::protocol::json::to_string(&o.headers));
+        add_headers(
+            &headers,
+            &agent_chat_store::shell_json::to_string(&o.headers),
+        );
     }
     let out = Outgoing {
         url: join_url(&shell.host.base_url, &req.path),
@@ -110,10 +113,10 @@ async fn outgoing(shell: &Shell, req: &Request) -> Result<Outgoing, JsValue> {
     }
     let messages = js_sys::Reflect::get(&shell.fresh_snapshot(), &"messages".into())?;
     let metadata = options.and_then(|o| o.metadata.as_ref());
-    let metadata = metadata.map(crate::protocol::json::to_string);
+    let metadata = metadata.map(agent_chat_store::shell_json::to_string);
     let body = options.map_or_else(
         || "{}".into(),
-        |o| crate::protocol::json::to_string(&o.body),
+        |o| agent_chat_store::shell_json::to_string(&o.body),
     );
     let prepared = JsFuture::from(prepare_chat(hook, &plain, &messages, metadata, &body)?).await?;
     let get = |k: &str| js_sys::Reflect::get(&prepared, &k.into()).unwrap_or(JsValue::UNDEFINED);

@@ -4,10 +4,9 @@ use js_sys::{Array, Uint8Array};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::protocol::json::to_string;
-use crate::protocol::UIMessage;
-use crate::replay::{self, ChunkInput};
-use crate::sse;
+use agent_chat_store::shell_json::to_string;
+use agent_chat_store::ChunkInput;
+use agent_chat_store::UIMessage;
 
 use super::{js, json_value, usage_error};
 
@@ -36,7 +35,7 @@ pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsV
         _ => None,
     };
     let reset = opts.get("resetOnMessageIdChange").and_then(Value::as_bool);
-    let r = replay::replay_ui_message_stream(
+    let r = agent_chat_store::replay_ui_message_stream(
         list.into_iter().map(ChunkInput::Value),
         message_id,
         last_message,
@@ -56,12 +55,12 @@ pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsV
 #[wasm_bindgen(js_name = replayPiStream, skip_typescript)]
 pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
     let list = chunk_list(&chunks)?;
-    let r = replay::replay_pi_stream(list.into_iter().map(ChunkInput::Value));
+    let r = agent_chat_store::replay_pi_stream(list.into_iter().map(ChunkInput::Value));
     // As the store exports them: tool parts carry their resolved `ui` (no catalog here).
     let messages: Vec<Value> = r
         .messages
         .iter()
-        .map(|m| crate::tool_ui::export_message(m, &r.tool_ui, &[]))
+        .map(|m| agent_chat_store::shell_export_message(m, &r.tool_ui, &[]))
         .collect();
     let out = json!({ "messages": messages, "diagnostics": r.diagnostics });
     Ok(js::parse(&to_string(&out)))
@@ -84,7 +83,7 @@ pub fn replay_pi_native_events(frames: JsValue, options: JsValue) -> Result<JsVa
         Value::String(line) => ChunkInput::Text(line),
         other => ChunkInput::Value(other.clone()),
     });
-    let r = replay::replay_pi_native_events(inputs, state)
+    let r = agent_chat_store::replay_pi_native_events(inputs, state)
         .map_err(|e| super::arg_error("state", &format!("state: {e}")))?;
     let queued: Vec<Value> = (r.queued.iter())
         .map(|q| {
@@ -114,8 +113,8 @@ pub fn replay_pi_native_events(frames: JsValue, options: JsValue) -> Result<JsVa
 /// An incremental SSE decoder: `push(bytes)` gives the data of every event completed so far.
 #[wasm_bindgen(skip_typescript)]
 pub struct SseDecoder {
-    inner: sse::SseDecoder,
-    batch: sse::SseBatch,
+    inner: agent_chat_store::SseDecoder,
+    batch: agent_chat_store::SseBatch,
     skipped: u32,
 }
 
@@ -125,13 +124,13 @@ impl SseDecoder {
     pub fn new(max_event_bytes: JsValue) -> SseDecoder {
         let inner = match max_event_bytes.as_f64() {
             Some(n) if n.is_finite() && n > 0.0 => {
-                sse::SseDecoder::with_max_event_bytes(n as usize)
+                agent_chat_store::SseDecoder::with_max_event_bytes(n as usize)
             }
-            _ => sse::SseDecoder::new(),
+            _ => agent_chat_store::SseDecoder::new(),
         };
         SseDecoder {
             inner,
-            batch: sse::SseBatch::default(),
+            batch: agent_chat_store::SseBatch::default(),
             skipped: 0,
         }
     }
