@@ -15,10 +15,10 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 
 import * as g from './gen.mjs';
 import * as L from './lib.mjs';
+import { loadEsbuild, measureSizes } from './size.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'target/bench');
@@ -329,69 +329,13 @@ if (want('memory')) {
 
 // ----- size -----------------------------------------------------------------------------------
 
-let esbuild;
-try {
-  esbuild = await import('esbuild');
-} catch {
-  esbuild = null;
-}
-const gz = (buf) => gzipSync(buf, { level: 9 }).length;
+const esbuild = await loadEsbuild();
 if (want('size')) {
   say('size: esbuild bundles, minified, React external; gzip -9');
-  if (!esbuild) {
-    results.size = { error: 'esbuild is not installed (npm ci at the repo root)' };
-  } else if (!existsSync(join(sizePkg, 'agent_chat_store_wasm.js'))) {
-    results.size = { error: `${sizePkg} is missing: build the shipped package (bash scripts/build-pkg.sh)` };
-  } else {
-    const common = {
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-      define: { 'process.env.NODE_ENV': '"production"' },
-      external: ['react', 'react-dom', 'react/jsx-runtime', '*.wasm'],
-    };
-    const oursJs = await esbuild.build({
-      ...common,
-      stdin: {
-        contents: "export { useChatStore, useCreateChatStore } from 'agent-chat-store/react';\n",
-        resolveDir: root,
-        loader: 'js',
-      },
-      alias: { 'agent-chat-store': sizePkg },
-    });
-    const aiJs = await esbuild.build({
-      ...common,
-      stdin: { contents: "export { useChat } from '@ai-sdk/react';\n", resolveDir: root, loader: 'js' },
-    });
-    // The root entry carries the module bytes in its JS (deflated, base64): the bundle of
-    // `/react` is everything a page loads. The web entry (glue + a separate .wasm) beside it.
-    const webJs = await esbuild.build({
-      ...common,
-      stdin: { contents: "export { default, ChatStore } from 'agent-chat-store/web/agent_chat_store.js';\n", resolveDir: root, loader: 'js' },
-      alias: { 'agent-chat-store': sizePkg },
-    });
-    const js = oursJs.outputFiles[0].contents;
-    const wasmBytes = readFileSync(join(sizePkg, 'web/agent_chat_store_bg.wasm'));
-    const inlined = readFileSync(join(sizePkg, 'agent_chat_store_wasm.js'));
-    const aiBytes = aiJs.outputFiles[0].contents;
-    results.size = {
-      oursWasmRaw: wasmBytes.length,
-      oursWasmGzip: gz(wasmBytes),
-      oursInlinedWasmGzip: gz(inlined),
-      oursJsRaw: js.length,
-      oursJsGzip: gz(js) - gz(inlined),
-      oursTotalGzip: gz(js),
-      oursWebTotalGzip: gz(webJs.outputFiles[0].contents) + gz(wasmBytes),
-      aiSdkUseChatRaw: aiBytes.length,
-      aiSdkUseChatGzip: gz(aiBytes),
-    };
-    writeFileSync(join(out, 'size-ours.js'), js);
-    writeFileSync(join(out, 'size-aisdk-usechat.js'), aiBytes);
-    say(`  ${JSON.stringify(results.size)}`);
-  }
+  const outputs = {};
+  results.size = await measureSizes({ root, pkg: sizePkg, esbuild, outputs });
+  for (const [name, bytes] of Object.entries(outputs)) writeFileSync(join(out, name), bytes);
+  say(`  ${JSON.stringify(results.size)}`);
 }
 
 // ----- Chromium -------------------------------------------------------------------------------

@@ -33,8 +33,9 @@ cargo test
 step "fuzzing: every cargo-fuzz target for 60 s (long runs: bash scripts/fuzz.sh 600)"
 bash scripts/fuzz.sh 60
 
-step "the npm package (release wasm, wasm-opt, template)"
+step "the npm package (release wasm, wasm-opt, template), and its size against the budget"
 bash scripts/build-pkg.sh
+node bench/size-check.mjs
 
 step "Node: the installed package (release build) and the .d.ts"
 node --test tests/js/
