@@ -593,6 +593,14 @@ if (results.size && !results.size.error) {
     `AI SDK \`useChat\` ${(s.aiSdkUseChatGzip / 1000).toFixed(1)} KB (${(s.aiSdkUseChatRaw / 1000).toFixed(0)} KB raw).`);
   md();
 }
+if (results.size && existsSync(join(root, 'bench/size-steps.md'))) {
+  // Kept by hand in bench/size-steps.md (a step's figure is taken when it lands), shown here so
+  // the results carry them.
+  md('**Size, step by step** (from `bench/size-steps.md`):');
+  md();
+  md(readFileSync(join(root, 'bench/size-steps.md'), 'utf8').trimEnd());
+  md();
+}
 if (results.memory && !results.memory.error) {
   const m = results.memory;
   const mb = (b) => (b / 1e6).toFixed(1);

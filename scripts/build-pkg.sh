@@ -35,9 +35,12 @@ WASM=$TARGET_DIR/wasm32-unknown-unknown/release/agent_chat_store_wasm.wasm
 OUT=${PKG_OUT:-pkg}
 rm -rf "$OUT"
 wasm-bindgen --target web --out-name agent_chat_store --out-dir "$OUT/web" "$WASM"
-# Features the wasm-bindgen output uses; -Oz for size. The same flags are crates/wasm's
-# [package.metadata.wasm-pack] (keep the two alike).
-"$WASM_OPT" -Oz --strip-producers --strip-target-features \
+# Features the wasm-bindgen output uses; optimised for size. The same flags are crates/wasm's
+# [package.metadata.wasm-pack] (keep the two alike). -Os --converge with --low-memory-unused
+# is 1.4 KB gzip smaller than -Oz (bench/results.md, "Size, step by step"); the low 1 KB of
+# memory is the bottom of Rust's 1 MB stack, reached only by an overflow that would already
+# corrupt memory on wasm32.
+"$WASM_OPT" --low-memory-unused -Os --converge --strip-producers --strip-target-features \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$OUT/web/agent_chat_store_bg.wasm" -o "$OUT/web/agent_chat_store_bg.wasm"

@@ -64,6 +64,7 @@
 pub mod bench_scenarios;
 mod composer;
 mod followup;
+mod hash;
 mod native_link;
 mod ndjson;
 mod protocol;

@@ -9,7 +9,9 @@
 //! 3. the session's tool catalog entry for the tool's name (its `ui`).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::hash::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

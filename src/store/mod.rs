@@ -52,7 +52,9 @@ pub use answers::PendingCall;
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use losses::{Loss, LossCode};
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::hash::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -287,11 +289,11 @@ impl ChatStore {
             opts,
             rng,
             session,
-            parked: HashMap::new(),
+            parked: HashMap::default(),
             sessions,
             generation: 1,
             next_request: 1,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             requests: VecDeque::new(),
             aborts: VecDeque::new(),
             events: VecDeque::new(),

@@ -632,7 +632,7 @@ impl Conversation {
     pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, busy: bool) {
         if busy {
             let local = self.history.messages();
-            let by_id: std::collections::HashMap<&str, usize> = local
+            let by_id: crate::hash::HashMap<&str, usize> = local
                 .iter()
                 .enumerate()
                 .map(|(i, m)| (m.id.as_str(), i))

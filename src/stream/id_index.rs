@@ -1,18 +1,27 @@
 //! Positions of messages by id, without a second copy of every id: a history of 100,000
 //! hydrated messages spent a tenth of its memory on the index's own copies of the ids.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
+
+use crate::hash::{FxBuildHasher, HashMap};
 
 use crate::protocol::UIMessage;
 
 /// Keyed by the id's hash; the position is checked against the message's own id, and the
 /// (vanishingly rare) id whose hash another id already holds is kept by name beside it.
-#[derive(Debug, Default, Clone)]
-pub struct IdIndex<S = RandomState> {
+#[derive(Default, Clone)]
+pub struct IdIndex<S = FxBuildHasher> {
     by_hash: HashMap<u64, usize>,
     collided: HashMap<String, usize>,
     hasher: S,
+}
+
+impl<S> std::fmt::Debug for IdIndex<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (f.debug_struct("IdIndex").field("by_hash", &self.by_hash))
+            .field("collided", &self.collided)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<S: BuildHasher> IdIndex<S> {

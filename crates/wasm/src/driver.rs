@@ -128,6 +128,30 @@ async fn outgoing(shell: &Shell, req: &Request) -> Result<Outgoing, JsValue> {
     })
 }
 
+/// The AbortController of each request in flight: a handful at most, so a list (a hash map
+/// would link std's SipHash for nothing else).
+#[derive(Default)]
+pub(super) struct Controllers(Vec<(RequestId, js::AbortController)>);
+
+impl Controllers {
+    fn insert(&mut self, id: RequestId, c: js::AbortController) {
+        self.0.push((id, c));
+    }
+
+    fn contains(&self, id: RequestId) -> bool {
+        self.0.iter().any(|(i, _)| *i == id)
+    }
+
+    pub(super) fn remove(&mut self, id: RequestId) -> Option<js::AbortController> {
+        let at = self.0.iter().position(|(i, _)| *i == id)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
+    pub(super) fn take_all(&mut self) -> Vec<(RequestId, js::AbortController)> {
+        std::mem::take(&mut self.0)
+    }
+}
+
 pub(super) fn spawn(shell: Rc<Shell>, req: Request) {
     let controller = js::AbortController::new();
     shell
@@ -139,15 +163,15 @@ pub(super) fn spawn(shell: Rc<Shell>, req: Request) {
 
 /// The request is still wanted (not aborted by the core, the store not disposed).
 fn wanted(shell: &Shell, id: RequestId) -> bool {
-    shell.controllers.borrow().contains_key(&id)
+    shell.controllers.borrow().contains(id)
 }
 
 fn failed(shell: &Rc<Shell>, id: RequestId, e: &JsValue) {
     if !wanted(shell, id) || js::is_abort(e) {
-        shell.controllers.borrow_mut().remove(&id);
+        shell.controllers.borrow_mut().remove(id);
         return;
     }
-    shell.controllers.borrow_mut().remove(&id);
+    shell.controllers.borrow_mut().remove(id);
     let message = js::error_message(e);
     shell.with_core(|c, now| c.handle_request_failed(id, &message, now));
 }
@@ -231,7 +255,7 @@ async fn run(shell: Rc<Shell>, req: Request, controller: js::AbortController) {
             feed(&shell, id, &Uint8Array::new(&buf));
         }
         if wanted(&shell, id) {
-            shell.controllers.borrow_mut().remove(&id);
+            shell.controllers.borrow_mut().remove(id);
             shell.with_core(|c, now| c.handle_response_end(id, now));
         }
         Ok(())

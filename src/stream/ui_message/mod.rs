@@ -12,7 +12,7 @@
 //! The caller decides what a violation means (the store fails the turn; the replay helper
 //! reports it).
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use serde_json::Value;
 
