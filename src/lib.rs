@@ -69,6 +69,7 @@ mod native_link;
 mod ndjson;
 mod protocol;
 mod random;
+#[cfg(feature = "replay")]
 mod replay;
 mod scan;
 mod session_list;
@@ -111,10 +112,10 @@ pub use protocol::{
 // The pieces the store is made of, for hosts with their own transport, tests and fuzzing:
 // the SSE decoder, the reducers and the history they write, the replay helpers.
 pub use random::{RandomSource, SeededRandom};
-pub use replay::{
-    replay_pi_native_events, replay_pi_stream, replay_ui_message_stream, sse_data, ChunkInput,
-    PiNativeReplay, PiReplay, UiReplay,
-};
+#[cfg(all(feature = "replay", feature = "pi"))]
+pub use replay::{replay_pi_native_events, replay_pi_stream, PiNativeReplay, PiReplay};
+#[cfg(feature = "replay")]
+pub use replay::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
 // The pi-native transport of SPEC §14: its line splitter, its wire shapes, its session.
 pub use native_link::{
     backoff_ms, commands as native_commands, Ask, LinkNote, NativeLink, Read, MAX_LINE_BYTES,

@@ -1,16 +1,22 @@
 //! The pure helpers for JS (SPEC §9): replays without a store, and the SSE decoder.
 
 use js_sys::{Array, Uint8Array};
+#[cfg(feature = "replay")]
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "replay")]
 use crate::protocol::json::to_string;
+#[cfg(feature = "replay")]
 use crate::protocol::UIMessage;
+#[cfg(feature = "replay")]
 use crate::replay::{self, ChunkInput};
 use crate::sse;
 
+#[cfg(feature = "replay")]
 use super::{js, json_value, usage_error};
 
+#[cfg(feature = "replay")]
 fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
     match json_value(chunks, "chunks")? {
         Value::Array(list) => Ok(list),
@@ -18,6 +24,7 @@ fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
     }
 }
 
+#[cfg(feature = "replay")]
 /// `replayUiMessageStream(chunks, {messageId?, lastMessage?, resetOnMessageIdChange?})
 /// → {message, finishReason?, error?}`
 #[wasm_bindgen(js_name = replayUiMessageStream, skip_typescript)]
@@ -52,6 +59,7 @@ pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsV
     Ok(js::parse(&to_string(&out)))
 }
 
+#[cfg(all(feature = "replay", feature = "pi"))]
 /// `replayPiStream(chunks) → {messages}`
 #[wasm_bindgen(js_name = replayPiStream, skip_typescript)]
 pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
@@ -67,6 +75,7 @@ pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
     Ok(js::parse(&to_string(&out)))
 }
 
+#[cfg(all(feature = "replay", feature = "pi"))]
 /// `replayPiNativeEvents(frames, {state?}) → {messages, queued, status, seq, error?,
 /// diagnostics}`: pi-native frames (SPEC §14: event objects, bare or in their `{ref, seq,
 /// event}` envelope, or NDJSON lines as strings), after a `/state` answer when given.
