@@ -6,6 +6,8 @@
 # PKG_OUT=dir builds elsewhere (benchmarks and parallel work keep pkg/ untouched);
 # PKG_FEATURES=a,b builds with those cargo features, PKG_TARGET_DIR=dir in that cargo target
 # dir (default target/): bench/build.sh is PKG_FEATURES=bench PKG_TARGET_DIR=target/bench-wasm.
+# PKG_NO_DEFAULT_FEATURES=1 leaves the default features out (then PKG_FEATURES says what goes
+# in): PKG_NO_DEFAULT_FEATURES=1 alone is the AI-SDK-mode wasm, without `pi` and `replay`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,7 @@ WASM_OPT=node_modules/.bin/wasm-opt
 [ -x "$WASM_OPT" ] || { echo "wasm-opt missing: run npm ci first" >&2; exit 1; }
 
 FEATURES=${PKG_FEATURES:-}
+NO_DEFAULT=${PKG_NO_DEFAULT_FEATURES:+--no-default-features}
 TARGET_DIR=${PKG_TARGET_DIR:-target}
 # The wasm is the binding crate crates/wasm, a cdylib only, so the release profile's LTO is kept
 # (a crate that is also an rlib is linked without it: +21 KB gzip).
@@ -29,7 +32,7 @@ TARGET_DIR=${PKG_TARGET_DIR:-target}
 RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
   cargo build --release --target wasm32-unknown-unknown -p agent-chat-store-wasm \
   -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size \
-  ${FEATURES:+--features "$FEATURES"} --target-dir "$TARGET_DIR"
+  $NO_DEFAULT ${FEATURES:+--features "$FEATURES"} --target-dir "$TARGET_DIR"
 WASM=$TARGET_DIR/wasm32-unknown-unknown/release/agent_chat_store_wasm.wasm
 
 OUT=${PKG_OUT:-pkg}
@@ -78,5 +81,5 @@ node -e '
   p.version = process.argv[1];
   fs.writeFileSync(process.argv[2] + "/package.json", JSON.stringify(p, null, 2) + "\n");
 ' "$VERSION" "$OUT"
-echo "$OUT/ built${FEATURES:+ (features: $FEATURES)}: $(gzip -9 -c "$OUT/web/agent_chat_store_bg.wasm" | wc -c) bytes gzip wasm," \
+echo "$OUT/ built${NO_DEFAULT:+ (no default features)}${FEATURES:+ (features: $FEATURES)}: $(gzip -9 -c "$OUT/web/agent_chat_store_bg.wasm" | wc -c) bytes gzip wasm," \
   "$(gzip -9 -c "$OUT/agent_chat_store_wasm.js" | wc -c) bytes gzip as JS"

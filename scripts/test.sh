@@ -22,13 +22,18 @@ cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --features _internal_bench -- -D warnings  # the bench driver too
 cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --features bench -- -D warnings
+# The AI SDK build (no `pi`, no `replay`) and the one in between.
+cargo clippy --all-targets --no-default-features -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features -- -D warnings
+cargo clippy --all-targets --no-default-features --features replay -- -D warnings
 # The core stays sans-IO: only the binding crate (crates/wasm) may know JS.
 if grep -rlE '\b(wasm_bindgen|js_sys|web_sys)\b' src --include='*.rs'; then
   echo "JS bindings in the core (src/); they belong in crates/wasm/" >&2; exit 1
 fi
 
-step "native tests (virtual time, fixtures)"
+step "native tests (virtual time, fixtures), the full build's and the AI SDK build's"
 cargo test
+cargo test --no-default-features
 
 step "fuzzing: every cargo-fuzz target for 60 s (long runs: bash scripts/fuzz.sh 600)"
 bash scripts/fuzz.sh 60

@@ -38,6 +38,10 @@ pub enum Refusal {
     Busy,
     /// Busy, follow-ups are possible, but they cannot carry files.
     FilesWhileBusy,
+    /// The server keeps the history as a pi projection (`aiSdkOwnsHistory: false`) and this
+    /// build has no pi reducer (built without the `pi` feature): nothing it sent could be
+    /// shown as the server keeps it.
+    PiUnsupported,
 }
 
 /// The hint shown while a busy send is refused.
@@ -46,6 +50,9 @@ pub const BUSY_HINT: &str = "Wait for the current response to finish.";
 pub const FILES_WHILE_BUSY_HINT: &str = "Files can be sent when the current response has finished.";
 /// The text of a refused send of nothing.
 pub const EMPTY_HINT: &str = "Nothing to send.";
+/// The hint shown when this build cannot speak to the server at all.
+pub const PI_UNSUPPORTED_HINT: &str =
+    "This server needs the full build of agent-chat-store (it keeps a pi history).";
 
 impl Refusal {
     /// The words for a refused send, the same wherever a UI shows one.
@@ -54,6 +61,7 @@ impl Refusal {
             Refusal::Empty => EMPTY_HINT,
             Refusal::Busy => BUSY_HINT,
             Refusal::FilesWhileBusy => FILES_WHILE_BUSY_HINT,
+            Refusal::PiUnsupported => PI_UNSUPPORTED_HINT,
         }
     }
 }
@@ -131,6 +139,10 @@ pub fn decide(
     text: &str,
     files: usize,
 ) -> Result<SendRoute, Refusal> {
+    // Before anything else: a composer shows why it will never send, with or without a draft.
+    if !cfg!(feature = "pi") && !caps.ai_sdk_owns_history {
+        return Err(Refusal::PiUnsupported);
+    }
     if text.trim().is_empty() && files == 0 {
         return Err(Refusal::Empty);
     }
@@ -150,6 +162,7 @@ pub fn decide(
 mod tests {
     use super::*;
 
+    #[cfg(feature = "pi")]
     const PI: Capabilities = Capabilities {
         native_follow_up: true,
         ai_sdk_owns_history: false,
@@ -182,6 +195,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "pi")]
     fn busy_with_native_follow_up_queues_text_but_not_files() {
         assert_eq!(
             decide(Status::Streaming, &PI, "more", 0),
@@ -206,6 +220,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "pi")]
     fn a_composer_with_its_own_draft_gets_the_text_policy() {
         let d = Capabilities::default();
         // Idle: text goes, as a turn; the store's own empty draft does not matter.
@@ -227,5 +242,21 @@ mod tests {
         assert_eq!(Refusal::Empty.hint(), EMPTY_HINT);
         assert_eq!(Refusal::Busy.hint(), BUSY_HINT);
         assert_eq!(Refusal::FilesWhileBusy.hint(), FILES_WHILE_BUSY_HINT);
+        assert_eq!(Refusal::PiUnsupported.hint(), PI_UNSUPPORTED_HINT);
+    }
+
+    #[test]
+    #[cfg(not(feature = "pi"))]
+    fn without_pi_a_server_that_owns_history_gets_nothing_sent() {
+        let caps = Capabilities {
+            ai_sdk_owns_history: false,
+            ..Capabilities::default()
+        };
+        for st in [Status::Ready, Status::Streaming] {
+            let s = composer_state(st, &caps, "", 0);
+            assert_eq!(s.reason, Some(Refusal::PiUnsupported));
+            assert_eq!(s.hint, Some(PI_UNSUPPORTED_HINT));
+            assert!(!s.can_send_text);
+        }
     }
 }

@@ -65,10 +65,13 @@ pub mod bench_scenarios;
 mod composer;
 mod followup;
 mod hash;
+#[cfg(feature = "pi")]
 mod native_link;
+#[cfg(feature = "pi")]
 mod ndjson;
 mod protocol;
 mod random;
+#[cfg(feature = "replay")]
 mod replay;
 mod scan;
 mod session_list;
@@ -81,7 +84,7 @@ mod tool_ui;
 // The composer's busy-send policy (SPEC §5), as pure functions the store calls.
 pub use composer::{
     composer_state, decide, ComposerState, Refusal, SendRoute, Status, BUSY_HINT, EMPTY_HINT,
-    FILES_WHILE_BUSY_HINT,
+    FILES_WHILE_BUSY_HINT, PI_UNSUPPORTED_HINT,
 };
 pub use followup::{FollowUpItem, ItemState, RetryPolicy};
 // The exactly-once FIFO poster of SPEC §6, as a sans-IO machine of its own.
@@ -109,20 +112,24 @@ pub use protocol::{
 // The pieces the store is made of, for hosts with their own transport, tests and fuzzing:
 // the SSE decoder, the reducers and the history they write, the replay helpers.
 pub use random::{RandomSource, SeededRandom};
-pub use replay::{
-    replay_pi_native_events, replay_pi_stream, replay_ui_message_stream, sse_data, ChunkInput,
-    PiNativeReplay, PiReplay, UiReplay,
-};
+#[cfg(all(feature = "replay", feature = "pi"))]
+pub use replay::{replay_pi_native_events, replay_pi_stream, PiNativeReplay, PiReplay};
+#[cfg(feature = "replay")]
+pub use replay::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
 // The pi-native transport of SPEC §14: its line splitter, its wire shapes, its session.
+#[cfg(feature = "pi")]
 pub use native_link::{
     backoff_ms, commands as native_commands, Ask, LinkNote, NativeLink, Read, MAX_LINE_BYTES,
 };
+#[cfg(feature = "pi")]
 pub use ndjson::{LineError, NdjsonDecoder};
+#[cfg(feature = "pi")]
 pub use protocol::pi_native::{
     classify_events_error, message_from_native, parse_frame as parse_native_frame,
     parse_line as parse_native_line, parse_state as parse_native_state, EndStatus, EventKind,
     Frame, FrameError, NativeEvent, QueueRow, RangeError, StateDoc,
 };
+#[cfg(feature = "pi")]
 pub use stream::pi_native::{Gate, NativeEffect, NativeGate, NativeSession, RunStatus};
 // The session list of SPEC §11, as a sans-IO model of its own.
 pub use session_list::{
@@ -134,6 +141,7 @@ pub use sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_MAX_EVE
 pub use stream::conversation::{Conversation, Effect, TurnView};
 pub use stream::fast_chunk::{parse_delta, Delta};
 pub use stream::partial_json::{ParseState, PartialJson, MAX_DEPTH as PARTIAL_JSON_MAX_DEPTH};
+#[cfg(feature = "pi")]
 pub use stream::pi::{PiEffect, PiReducer};
 pub use stream::ui_message::{UiEffect, UiMessageReducer, Violation};
 pub use stream::History;

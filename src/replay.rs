@@ -3,14 +3,17 @@
 
 use serde_json::Value;
 
-use crate::composer::Status;
-use crate::protocol::chunk::{chunk_from_value, parse_chunk, strict_ui_chunk, Chunk, ChunkError};
-use crate::protocol::pi_native::{parse_frame, parse_line, parse_state, QueueRow};
+use crate::protocol::chunk::{strict_ui_chunk, Chunk, ChunkError};
 use crate::protocol::{Role, UIMessage};
-use crate::random::SeededRandom;
-use crate::stream::conversation::{Conversation, Effect, TurnView};
-use crate::stream::pi_native::{Gate, NativeEffect, NativeSession, RunStatus};
 use crate::stream::ui_message::{UiEffect, UiMessageReducer};
+#[cfg(feature = "pi")]
+use crate::{
+    composer::Status,
+    protocol::pi_native::{parse_frame, parse_line, parse_state, QueueRow},
+    random::SeededRandom,
+    stream::conversation::{Conversation, Effect, TurnView},
+    stream::pi_native::{Gate, NativeEffect, NativeSession, RunStatus},
+};
 
 /// What [`replay_ui_message_stream`] gives back.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,10 +36,11 @@ pub enum ChunkInput<'a> {
     Text(&'a str),
 }
 
+#[cfg(feature = "pi")]
 fn read(input: ChunkInput<'_>) -> Result<Chunk, ChunkError> {
     match input {
-        ChunkInput::Value(v) => chunk_from_value(v),
-        ChunkInput::Text(t) => parse_chunk(t),
+        ChunkInput::Value(v) => crate::protocol::chunk::chunk_from_value(v),
+        ChunkInput::Text(t) => crate::protocol::chunk::parse_chunk(t),
     }
 }
 
@@ -104,6 +108,7 @@ pub fn replay_ui_message_stream<'a>(
     }
 }
 
+#[cfg(feature = "pi")]
 /// What [`replay_pi_stream`] gives back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PiReplay {
@@ -115,6 +120,7 @@ pub struct PiReplay {
     pub diagnostics: Vec<String>,
 }
 
+#[cfg(feature = "pi")]
 /// Reduces a chunk list (both families, interleaved) in pi mode, through the store's own
 /// authority gate ([`Conversation`]): only `data-pi-*` chunks change history; a new
 /// `data-turn-start` restarts the seq watermark.
@@ -148,6 +154,7 @@ pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) ->
     }
 }
 
+#[cfg(feature = "pi")]
 /// What [`replay_pi_native_events`] gives back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PiNativeReplay {
@@ -165,6 +172,7 @@ pub struct PiNativeReplay {
     pub diagnostics: Vec<String>,
 }
 
+#[cfg(feature = "pi")]
 /// Reduces pi-native frames (SPEC §14), after a `/state` document when one is given, as the
 /// store does: through the seq gate (a stale event is ignored; a gap is reported and the
 /// event dropped, where the store would re-read `/state`), into the pi reducer's history.

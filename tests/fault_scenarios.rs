@@ -3,6 +3,8 @@
 //! aborted by a session switch (§6's generation guard), and a resume over a hydrated history
 //! of a turn the server refused (§8, §12).
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::ItemState;

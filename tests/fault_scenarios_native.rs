@@ -2,6 +2,8 @@
 //! reduced to hand-written scenarios on the plain harness; each pins its fix. The knob named
 //! with each (`FAULT_NATIVE_*`) turned on the faults that reached it.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{RequestKind, Status};

@@ -53,6 +53,8 @@
 //! another turn over the hydrated history, doubling its text (the pi reducer now rebuilds a
 //! canonical message the replay restarts, and skips part events of one it does not restart).
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use common::fault_check::run_schedules;

@@ -45,6 +45,8 @@
 //! Not reduced yet: with `FAULT_NATIVE_STOPS=1`, seed 148 settles with an assistant message
 //! after the user message that followed it (a stop lost on its way, the run going on).
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use common::fault_check::run_schedules;

@@ -1,6 +1,8 @@
 //! Every legacy-server trace replays to the canonical history its server answered afterwards
 //! (ids aside), with no duplicate or misplaced part.
 
+#![cfg(all(feature = "pi", feature = "replay"))]
+
 mod common;
 
 use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};

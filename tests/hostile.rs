@@ -10,15 +10,21 @@
 //! The JS-visible side of the same inputs (prototype pollution, panics reaching JS as
 //! `RuntimeError: unreachable`) is `tests/js/hostile.test.mjs`.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use std::time::{Duration, Instant};
 
+#[cfg(all(feature = "pi", feature = "replay"))]
+use agent_chat_store::replay_pi_stream;
 use agent_chat_store::ItemState;
 use agent_chat_store::SseDecoder;
 use agent_chat_store::Status;
 use agent_chat_store::{parse_chunk, strict_ui_chunk, ChunkError};
-use agent_chat_store::{replay_pi_stream, replay_ui_message_stream, ChunkInput};
+#[cfg(feature = "replay")]
+use agent_chat_store::{replay_ui_message_stream, ChunkInput};
 use agent_chat_store::{Capabilities, ChatError, ErrorKind, Part};
 use agent_chat_store::{ParseState, PartialJson};
 use agent_chat_store::{RequestKind, StoreEvent, StoreOptions, SubmitKind};
@@ -141,6 +147,7 @@ fn diagnostics(h: &Harness) -> Vec<&str> {
 
 // ===== invalid UTF-8 =======================================================================
 
+#[cfg(feature = "pi")]
 #[test]
 fn invalid_utf8_in_the_stream_becomes_replacement_characters_and_the_turn_goes_on() {
     small_stack(|| {
@@ -303,6 +310,7 @@ fn nested(n: usize) -> String {
     "[".repeat(n) + &"]".repeat(n)
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn deeply_nested_json_in_a_chunk_is_an_error_not_a_stack_overflow() {
     small_stack(|| {
@@ -317,18 +325,24 @@ fn deeply_nested_json_in_a_chunk_is_an_error_not_a_stack_overflow() {
         );
         assert!(matches!(parse_chunk(&pi_chunk), Err(ChunkError::Json(_))));
         // The pure helpers.
-        let r = replay_ui_message_stream(
-            [
-                ChunkInput::Text(r#"{"type":"start"}"#),
-                ChunkInput::Text(&in_chunk),
-            ],
-            None,
-            None,
-            false,
-        );
-        assert!(r.error.is_some());
-        let r = replay_pi_stream([ChunkInput::Text(&open_only), ChunkInput::Text(&pi_chunk)]);
-        assert_eq!(r.diagnostics.len(), 2);
+        #[cfg(feature = "replay")]
+        {
+            let r = replay_ui_message_stream(
+                [
+                    ChunkInput::Text(r#"{"type":"start"}"#),
+                    ChunkInput::Text(&in_chunk),
+                ],
+                None,
+                None,
+                false,
+            );
+            assert!(r.error.is_some());
+        }
+        #[cfg(all(feature = "pi", feature = "replay"))]
+        {
+            let r = replay_pi_stream([ChunkInput::Text(&open_only), ChunkInput::Text(&pi_chunk)]);
+            assert_eq!(r.diagnostics.len(), 2);
+        }
         // A value as deep as serde_json reads (128) through the strict reader's key scan.
         let v: Value =
             serde_json::from_str(&format!(r#"{{"type":"data-x","data":{}}}"#, nested(120)))
@@ -357,6 +371,7 @@ fn deeply_nested_json_in_a_chunk_is_an_error_not_a_stack_overflow() {
     });
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn deeply_nested_tool_input_deltas_fail_the_parse_not_the_stack() {
     small_stack(|| {
@@ -509,6 +524,7 @@ fn proto_keys_stay_plain_data_in_every_place_they_can_appear() {
     });
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn proto_keys_in_pi_chunks_stay_plain_data() {
     small_stack(|| {
@@ -607,6 +623,7 @@ fn a_never_ending_silent_stream_is_dropped_after_the_idle_timeout_and_resumed() 
 
 // ===== HTML instead of SSE =================================================================
 
+#[cfg(feature = "pi")]
 #[test]
 fn an_html_answer_instead_of_the_stream_is_a_protocol_error_and_the_store_stays_usable() {
     small_stack(|| {
@@ -637,6 +654,7 @@ fn an_html_answer_instead_of_the_stream_is_a_protocol_error_and_the_store_stays_
 
 // ===== 10,000 unknown chunk types ==========================================================
 
+#[cfg(feature = "pi")]
 #[test]
 fn ten_thousand_unknown_chunk_types_are_diagnostics_and_hold_nothing() {
     small_stack(|| {
@@ -816,6 +834,7 @@ fn a_non_sse_success_answer_is_a_protocol_error() {
     }
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_turn_start_chunk_while_idle_leaves_no_turn_id() {
     // Found by fuzz/fuzz_targets/store.rs ("turn id Some(..) while Ready"). `turnId` names the
@@ -828,6 +847,7 @@ fn a_turn_start_chunk_while_idle_leaves_no_turn_id() {
     assert_eq!(h.store.turn_id(), None);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn removing_a_posting_follow_up_keeps_one_post_in_flight() {
     // Found by fuzz/fuzz_targets/store.rs ("follow-up … posted after it left"). A's POST is
@@ -923,6 +943,7 @@ fn chunks_after_a_violation_in_the_same_read_are_not_applied() {
     assert_eq!(h.store.turn_id(), None);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn dispose_mid_turn_leaves_no_turn_id() {
     // Found by fuzz/fuzz_targets/store.rs ("turn id Some(..) while Ready"). The store stays
@@ -939,6 +960,7 @@ fn dispose_mid_turn_leaves_no_turn_id() {
     assert_eq!(h.store.turn_id(), None);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn actions_after_dispose_make_no_requests() {
     // Found by fuzz/fuzz_targets/store.rs ("status Submitted with nothing in flight"). `send`
@@ -1023,6 +1045,7 @@ fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
     assert_eq!(h.store.status(), Status::Ready);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn tool_ui_chunks_for_unknown_calls_change_no_message_at_a_long_history() {
     // A server naming calls no message holds, chunk after chunk: nothing is marked changed
@@ -1078,6 +1101,7 @@ fn streaming_turn(h: &mut Harness) -> agent_chat_store::RequestId {
     chat
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_host_transport_replaying_the_turn_start_applies_deltas_once() {
     // Found in review: with `turnId` kept only for a running turn, a `data-turn-start` fed
@@ -1119,6 +1143,7 @@ fn a_host_transport_replaying_the_turn_start_applies_deltas_once() {
     assert_eq!(h.store.turn_id(), None, "no turn runs");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_stream_cut_inside_its_first_field_name_after_padding_is_resumed() {
     // Found in review: the first 256 bytes of a body without events are kept to tell a page

@@ -3,6 +3,8 @@
 //! backoff; a gap, a replay gap or a cursor ahead reads the state again; an unusable state
 //! stops. And the command bodies a retry resends byte for byte.
 
+#![cfg(feature = "pi")]
+
 use agent_chat_store::{
     backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, FileAttachment, LinkNote,
     NativeEffect, NativeLink, RandomSource, Read, RunStatus,

@@ -4,6 +4,8 @@
 //! where this store means the same thing; each test names the vector's `source`, and where the
 //! store deliberately differs the test says how.
 
+#![cfg(all(feature = "pi", feature = "replay"))]
+
 mod common;
 
 use agent_chat_store::{

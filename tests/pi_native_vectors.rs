@@ -14,6 +14,8 @@
 //! - `remotePiSession.test.ts:725` checks the session's `currentModel` after a prompt that
 //!   chose a model: choosing a model is not a feature of this store.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{

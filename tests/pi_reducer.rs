@@ -5,6 +5,8 @@
 //! Chunks are written as the server sends them (`{"type":"data-pi-…","data":{…}}`) and go
 //! through `parse_chunk`, so every test also exercises the wire format.
 
+#![cfg(all(feature = "pi", feature = "replay"))]
+
 use std::path::PathBuf;
 
 use agent_chat_store::History;

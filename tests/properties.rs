@@ -8,6 +8,7 @@
 //!   under arbitrary operation sequences, and the `ChatStore` never has two follow-up POSTs
 //!   out for items it still holds.
 
+#![cfg(all(feature = "pi", feature = "replay"))]
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;

@@ -13,6 +13,8 @@
 //! and (pi traces only, where `seq` makes it safe) a replay that starts five events before the
 //! cursor. The resume's answer arrives in small network chunks.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::Capabilities;

@@ -4,6 +4,9 @@
 //! with the history's ids or others, with the history holding the turn or not, a turn that
 //! ends between the two answers, a switch during the attach, and in AI SDK mode.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::{Method, RequestKind, Status, SubmitKind};
@@ -95,6 +98,7 @@ fn reloaded(answer: Value) -> Harness {
     h
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn active_turn_in_the_history_attaches_at_once_and_duplicates_nothing() {
     // The history holds the turn's user message and the answer so far, under the stream's ids.
@@ -120,6 +124,7 @@ fn active_turn_in_the_history_attaches_at_once_and_duplicates_nothing() {
     assert!(h.errors().is_empty(), "{:?}", h.errors());
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn stop_and_follow_ups_work_on_an_attached_turn() {
     let mut h = reloaded(json!({"messages": [user("u1", "hi")], "activeTurn": {"turnId": "t1"}}));
@@ -140,6 +145,7 @@ fn stop_and_follow_ups_work_on_an_attached_turn() {
     assert_eq!(h.store.status(), Status::Ready);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn without_active_turn_the_stream_route_is_asked_once() {
     let mut h = reloaded(json!({"messages": [user("u0", "before"), assistant("a0", "done")]}));
@@ -155,6 +161,7 @@ fn without_active_turn_the_stream_route_is_asked_once() {
     assert!(h.errors().is_empty());
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn active_turn_null_means_nothing_runs() {
     let h = reloaded(json!({"messages": [user("u0", "before")], "activeTurn": null}));
@@ -162,6 +169,7 @@ fn active_turn_null_means_nothing_runs() {
     assert_eq!(h.store.status(), Status::Ready);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn the_attach_option_off_asks_nothing_until_resume_stream() {
     let mut opts = options_with(PI_CAPS);
@@ -188,6 +196,7 @@ fn the_attach_option_off_asks_nothing_until_resume_stream() {
 /// The legacy server: no `activeTurn`, and history ids that differ from the streamed ones. A
 /// reload after the follow-up was committed: the history holds the prompt, its answer and the
 /// follow-up; the replay of the whole turn builds them again, once.
+#[cfg(feature = "pi")]
 #[test]
 fn a_replay_under_other_ids_replaces_the_historys_copy_of_the_turn() {
     let canon = canonical_trace_history();
@@ -219,6 +228,7 @@ fn a_replay_under_other_ids_replaces_the_historys_copy_of_the_turn() {
 
 /// The real server's history is `[]` until the first assistant message of the running turn
 /// ends: the replay is the whole turn, added.
+#[cfg(feature = "pi")]
 #[test]
 fn a_history_without_the_turn_gets_it_from_the_replay() {
     let mut h = reloaded(json!({ "messages": [] }));
@@ -232,6 +242,7 @@ fn a_history_without_the_turn_gets_it_from_the_replay() {
 
 /// The same text as the running turn's prompt earlier in the history: only the turn's own copy
 /// (the newest) is replaced.
+#[cfg(feature = "pi")]
 #[test]
 fn a_repeated_prompt_text_keeps_the_earlier_exchange() {
     let mut h = reloaded(json!({
@@ -245,6 +256,7 @@ fn a_repeated_prompt_text_keeps_the_earlier_exchange() {
     assert_eq!(ids(&h), ["h0", "h1", "u1", "a1"]);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_turn_that_ended_between_the_two_answers_reloads_the_history() {
     let mut h = reloaded(json!({"messages": [user("u1", "hi")], "activeTurn": {"turnId": "t1"}}));
@@ -265,6 +277,7 @@ fn a_turn_that_ended_between_the_two_answers_reloads_the_history() {
     assert!(h.errors().is_empty());
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_switch_during_the_attach_attaches_again_on_the_way_back() {
     let mut h = reloaded(json!({"messages": [user("u1", "hi")], "activeTurn": {"turnId": "t1"}}));
@@ -284,6 +297,7 @@ fn a_switch_during_the_attach_attaches_again_on_the_way_back() {
     assert_eq!(h.store.status(), Status::Ready);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn sending_while_the_stream_route_is_asked_withdraws_the_question() {
     let mut h = reloaded(json!({"messages": []}));
@@ -298,6 +312,7 @@ fn sending_while_the_stream_route_is_asked_withdraws_the_question() {
 
 /// Capabilities fetched (not static): the attach waits for them, as they decide which reducer
 /// reads the turn.
+#[cfg(feature = "pi")]
 #[test]
 fn the_attach_waits_for_the_capabilities() {
     let mut opts = options();
@@ -365,6 +380,7 @@ fn refused_by_a_running_turn(h: &mut Harness, text: &str) -> agent_chat_store::R
     chat
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_409_turn_already_active_attaches_and_posts_the_message_as_a_follow_up() {
     let mut h = reloaded(json!({"messages": [], "activeTurn": null}));
@@ -397,6 +413,7 @@ fn a_409_turn_already_active_attaches_and_posts_the_message_as_a_follow_up() {
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_409_without_native_follow_ups_gives_the_draft_back() {
     let caps = agent_chat_store::Capabilities {
@@ -425,6 +442,7 @@ fn a_409_without_native_follow_ups_gives_the_draft_back() {
 /// SPEC §7/§8: after a stop the screen shows what the server kept: the words it streamed before
 /// it took the abort come with the history read once the stop is answered. The stopped turn,
 /// still winding down there, is not attached to again.
+#[cfg(feature = "pi")]
 #[test]
 fn after_a_stop_the_history_shown_is_the_one_the_server_kept() {
     let (mut h, _) = sending_hi();
@@ -454,6 +472,7 @@ fn after_a_stop_the_history_shown_is_the_one_the_server_kept() {
 /// Two tabs on one session (or a tab and its reload): the second attaches to the first one's
 /// turn; what each sends while it runs is posted as a follow-up and arrives once, shown in
 /// both, in the order the server ran them.
+#[cfg(feature = "pi")]
 #[test]
 fn two_tabs_on_one_session_both_deliver_their_messages_once() {
     let (mut a, chat) = sending_hi();
@@ -502,6 +521,7 @@ fn two_tabs_on_one_session_both_deliver_their_messages_once() {
 /// A clock an hour behind across a reload (SPEC §6): the new page's seqs fall below what the
 /// server accepted from the old one. Each refusal renumbers the item under the same nonce; it
 /// is accepted within a few posts and never fails or blocks the queue.
+#[cfg(feature = "pi")]
 #[test]
 fn a_clock_an_hour_behind_across_a_reload_is_renumbered_past() {
     let hour = 3_600_000;
@@ -549,6 +569,7 @@ fn a_clock_an_hour_behind_across_a_reload_is_renumbered_past() {
 
 /// A history read after the stop that is behind what was streamed (the server has not written
 /// the stopped answer yet) does not take the answer away.
+#[cfg(feature = "pi")]
 #[test]
 fn a_history_behind_the_stopped_answer_takes_nothing_away() {
     let (mut h, _) = sending_hi();

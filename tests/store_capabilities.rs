@@ -3,6 +3,9 @@
 //! send that goes ahead on the defaults while a busy one is blocked; and capabilities that
 //! arrive after the first send, handing that turn's history to the pi projection (§4, §8).
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::{Capabilities, Role};
@@ -134,6 +137,7 @@ fn static_capabilities_make_no_request() {
     assert_eq!(h.store.capabilities(), PI_CAPS);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn capabilities_that_arrive_mid_turn_hand_history_to_the_pi_projection() {
     // A first send goes ahead on the defaults (AI SDK owns history); the answer then says the
@@ -166,6 +170,7 @@ fn capabilities_that_arrive_mid_turn_hand_history_to_the_pi_projection() {
     assert_eq!(texts.len(), 4, "{texts:#?}");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn capabilities_that_arrive_before_the_first_byte_let_the_projection_adopt_the_user_message() {
     let mut h = Harness::new(options());
@@ -186,4 +191,37 @@ fn capabilities_that_arrive_before_the_first_byte_let_the_projection_adopt_the_u
         without_ids(&canonical_trace_history())
     );
     assert_eq!(h.count(RequestKind::MessagesPut), 0);
+}
+
+/// Without the `pi` feature (the `ai-sdk` build) a server that keeps the history as a pi
+/// projection is refused where the store learns it: one typed error, no send, no attach.
+#[test]
+#[cfg(not(feature = "pi"))]
+fn without_pi_a_server_that_owns_history_is_refused_with_a_typed_error() {
+    use agent_chat_store::{ErrorKind, PI_UNSUPPORTED_HINT};
+    let refused = |h: &mut Harness| {
+        let errors = h.errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].kind, ErrorKind::Protocol);
+        assert_eq!(errors[0].field.as_deref(), Some("aiSdkOwnsHistory"));
+        assert_eq!(h.store.error(), Some(errors[0]));
+        let composer = h.store.composer();
+        assert_eq!(composer.reason, Some(Refusal::PiUnsupported));
+        assert_eq!(composer.hint, Some(PI_UNSUPPORTED_HINT));
+        h.store.set_draft("hi");
+        assert_eq!(h.store.submit(5).reason, Some(Refusal::PiUnsupported));
+        assert!(h.requests(RequestKind::Chat).is_empty());
+    };
+    // Given statically.
+    let mut h = Harness::new(options_with(PI_CAPS));
+    refused(&mut h);
+    // Answered by the server.
+    let mut h = Harness::new(options());
+    let caps = h.the_open(RequestKind::Capabilities);
+    h.respond(
+        caps.id,
+        Reply::json(200, json!({"aiSdkOwnsHistory": false})),
+    );
+    refused(&mut h);
+    assert!(!h.store.capabilities().ai_sdk_owns_history);
 }

@@ -2,6 +2,9 @@
 //! the draft, busy with them queues one follow-up POST and clears it, and files while busy are
 //! refused where follow-ups cannot carry them.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::{Method, RequestKind, SubmitKind};
@@ -34,6 +37,7 @@ fn busy_without_native_follow_up_blocks_and_keeps_the_draft() {
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn busy_with_native_follow_up_queues_one_post_and_clears_the_draft() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -61,6 +65,7 @@ fn busy_with_native_follow_up_queues_one_post_and_clears_the_draft() {
     assert_eq!(h.store.messages().len(), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn files_while_busy_are_refused_without_follow_up_attachments() {
     let mut h = Harness::with_caps(PI_CAPS);

@@ -2,6 +2,9 @@
 //! a provider error in the stream (the queue kept), an HTML page instead of the stream, and a
 //! character split between two deltas as lone-surrogate escapes.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::ItemState;
@@ -15,6 +18,7 @@ use common::*;
 /// read whole (here in 7-byte pieces) and recognised by its message as well as its code; the
 /// store attaches to the running turn and posts the message to it (tests/store_attach.rs has
 /// the rest: the follow-up consumed, the draft given back without native follow-ups).
+#[cfg(feature = "pi")]
 #[test]
 fn turn_already_active_attaches_and_queues_the_message() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -33,6 +37,7 @@ fn turn_already_active_attaches_and_queues_the_message() {
     assert_eq!(h.count(RequestKind::StreamResume), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_malformed_chunk_is_a_protocol_error_and_the_stream_goes_on() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -65,6 +70,7 @@ fn a_malformed_chunk_is_a_protocol_error_and_the_stream_goes_on() {
     );
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_provider_error_in_the_stream_ends_the_turn_in_error_and_keeps_the_queue() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -93,6 +99,7 @@ fn a_provider_error_in_the_stream_ends_the_turn_in_error_and_keeps_the_queue() {
     );
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn an_html_page_instead_of_the_stream_is_a_protocol_error() {
     let mut h = Harness::with_caps(PI_CAPS);

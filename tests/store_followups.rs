@@ -3,6 +3,8 @@
 //! `FollowUpUnsupported`; `clientSeq` across a reload; a POST that never answers; a follow-up
 //! queued before the stream starts; removing a queued item.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::ErrorKind;

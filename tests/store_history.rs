@@ -3,6 +3,9 @@
 //! hands a session fetched as AI SDK to the pi projection (§4); hydration that lands after a
 //! send or mid-stream.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::Status;
@@ -103,6 +106,7 @@ fn a_data_url_over_the_stored_limit_is_put_without_it() {
     );
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn pi_mode_never_puts_and_sends_no_history() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -117,6 +121,7 @@ fn pi_mode_never_puts_and_sends_no_history() {
     assert_eq!(h.count(RequestKind::MessagesPut), 0);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn data_pi_mode_switches_a_session_fetched_as_ai_sdk_to_pi_authority() {
     let mut h = Harness::new(options());
@@ -142,6 +147,7 @@ fn data_pi_mode_switches_a_session_fetched_as_ai_sdk_to_pi_authority() {
     assert!(h.last(RequestKind::Chat).body().get("messages").is_none());
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn hydration_that_lands_after_a_send_keeps_the_new_message_last() {
     let mut h = hydrating(PI_CAPS);
@@ -161,6 +167,7 @@ fn hydration_that_lands_after_a_send_keeps_the_new_message_last() {
     assert_eq!(&texts[..3], ["earlier", "reply", "[A] hello"]);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn hydration_that_lands_mid_stream_loses_and_duplicates_nothing() {
     let mut h = hydrating(PI_CAPS);
@@ -185,6 +192,7 @@ fn hydration_that_lands_mid_stream_loses_and_duplicates_nothing() {
 
 /// Servers that number each role on its own give a user message and its answer one id: both
 /// are kept, the answer under `{id}:assistant`, in a history and in a stream of either kind.
+#[cfg(feature = "pi")]
 #[test]
 fn messages_sharing_an_id_across_roles_stay_separate() {
     let texts = |h: &Harness| -> Vec<(String, String)> {

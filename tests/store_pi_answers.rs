@@ -4,6 +4,8 @@
 //! answering again retries), a switch parks the answer and posts it again on return, a stop
 //! lets it go, and a reload shows the call still waiting from the history.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{ErrorKind, RequestKind, StoreEvent};

@@ -3,6 +3,8 @@
 //! comes from `data-turn-start`; `data-pi-mode` streams from its first read; `clearError` while
 //! streaming.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::ItemState;

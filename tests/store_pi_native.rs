@@ -4,6 +4,8 @@
 //! accepted follow-ups wait for the user; a gap reads the state again; the same snapshot a
 //! hook user sees over the first transport.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{ItemState, Method, RequestKind, Status, StoreEvent, SubmitKind};

@@ -5,6 +5,8 @@
 //! (no longer queued) reads the state, which says whether it ran, and is never sent again; a take-back answered before the events caught up is
 //! not brought back by a late `queue-updated`.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{ItemState, Method, RequestKind, Status};

@@ -3,6 +3,8 @@
 //! follow its seq, in its own parts (SPEC §12, §14): nothing shows twice while it streams, and
 //! its final settles it.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{RequestKind, Status};

@@ -4,6 +4,8 @@
 //! not have (made by `newSession`, or one whose state read answers 404) is created by the
 //! first send, and the store follows it under the id the server gave it.
 
+#![cfg(feature = "pi")]
+
 mod common;
 
 use agent_chat_store::{Method, RequestKind, Status, StoreEvent};

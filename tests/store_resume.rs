@@ -4,6 +4,9 @@
 //! nothing; a 204 ends the turn and loads the history; resumes are bounded; an AI SDK replay of
 //! the `start` rebuilds the message.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::ErrorKind;
@@ -13,6 +16,7 @@ use common::scenario::*;
 use common::*;
 use serde_json::json;
 
+#[cfg(feature = "pi")]
 #[test]
 fn stop_mid_stream_aborts_the_stream_and_deletes_the_turn() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -44,6 +48,7 @@ fn stop_mid_stream_aborts_the_stream_and_deletes_the_turn() {
     assert_eq!(h.store.submit(h.now).kind, SubmitKind::Sent);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_broken_stream_resumes_from_the_last_event_received() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -81,6 +86,7 @@ fn a_broken_stream_resumes_from_the_last_event_received() {
     );
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_resume_that_overlaps_what_was_received_duplicates_nothing() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -104,6 +110,7 @@ fn a_resume_that_overlaps_what_was_received_duplicates_nothing() {
     );
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_resume_answered_204_ends_the_turn_and_loads_the_history() {
     let mut h = hydrating(PI_CAPS);
@@ -128,6 +135,7 @@ fn a_resume_answered_204_ends_the_turn_and_loads_the_history() {
     assert_eq!(h.store.status(), Status::Ready);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_stream_that_cannot_be_resumed_fails_the_turn_after_bounded_tries() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -154,6 +162,7 @@ fn a_stream_that_cannot_be_resumed_fails_the_turn_after_bounded_tries() {
     assert_eq!(h.history(), partial, "what streamed stays");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn stop_before_the_server_named_the_turn_deletes_it_by_the_client_turn_id() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -193,6 +202,7 @@ fn an_ai_sdk_resume_that_replays_the_start_does_not_duplicate_the_message() {
     assert_eq!(msgs[1].text(), "whole answer", "not doubled");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_silent_stream_counts_as_dropped_after_the_idle_timeout() {
     let mut opts = options_with(PI_CAPS);

@@ -4,6 +4,9 @@
 //! undone by a refusal (with a typed error) and applied to the session they named whatever is
 //! open when the answer comes.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::{ErrorKind, Method, RequestKind, SessionItem, StoreEvent, SubmitKind};
@@ -198,6 +201,7 @@ fn a_failed_page_keeps_the_list_as_it_was_with_a_typed_error() {
     assert!(diag, "what was skipped is said");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_new_session_is_listed_at_the_top_until_the_server_lists_it() {
     let mut h = listed(&["S", "a"], None);
@@ -258,6 +262,7 @@ fn an_untouched_new_session_leaves_the_list_when_another_opens() {
     assert_eq!(session_changes(&h), [id, "S".to_string()]);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn the_list_refreshes_after_a_turn_only_once_it_was_loaded() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -378,6 +383,7 @@ fn a_delete_is_shown_at_once_and_a_refusal_puts_it_back_in_its_place() {
     assert!(h.store.sessions_error().is_none());
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn deleting_the_open_session_switches_to_a_new_one_first() {
     let mut h = listed(&["S", "a"], None);
@@ -470,6 +476,7 @@ fn archiving_moves_a_session_and_a_refusal_moves_it_back() {
     assert!(!h.act(|s, now| s.archive_session("nobody", true, now)));
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_title_given_before_the_server_knows_the_session_goes_once_it_does() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -495,6 +502,7 @@ fn a_title_given_before_the_server_knows_the_session_goes_once_it_does() {
     assert_eq!(h.count(RequestKind::SessionPatch), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_rename_the_server_does_not_know_yet_waits_without_an_error() {
     // A session with messages here (sent, the turn still on its way) but not on the list.
@@ -513,6 +521,7 @@ fn a_rename_the_server_does_not_know_yet_waits_without_an_error() {
     assert_eq!(again.body(), &json!({"title": "Named"}));
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn switching_keeps_each_sessions_parked_state_and_names_the_switch() {
     let mut h = listed(&["S", "a"], None);
@@ -548,6 +557,7 @@ fn nothing_is_asked_after_dispose() {
     assert_eq!(h.sent.len(), n);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_session_list_request_does_not_hold_up_the_chat() {
     let mut h = listed(&["S"], None);
@@ -690,6 +700,7 @@ fn a_session_opened_by_id_is_deleted_on_the_server_even_before_its_history_came(
     assert_eq!(h.count(RequestKind::SessionPatch), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn renaming_a_local_session_with_messages_shows_at_once_and_after_the_answer() {
     let mut h = listed(&["S"], None);
@@ -703,6 +714,7 @@ fn renaming_a_local_session_with_messages_shows_at_once_and_after_the_answer() {
     let _ = chat;
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_title_held_back_is_superseded_by_a_later_rename() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -727,6 +739,7 @@ fn the_open_session_stays_listed_while_its_own_delete_is_on_its_way() {
     assert!(ids(&h).contains(&"a".to_string()));
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn sessions_past_the_first_page_are_not_shown_as_new_after_a_refresh() {
     let mut h = listed(&["S", "a"], Some("c1"));

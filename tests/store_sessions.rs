@@ -2,6 +2,9 @@
 //! flight and a late answer changes nothing; switching back resumes the stream and posts the
 //! parked queue again with the same seq and nonce; `dispose()` aborts everything.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::Capabilities;
@@ -12,6 +15,7 @@ use common::scenario::*;
 use common::*;
 use serde_json::json;
 
+#[cfg(feature = "pi")]
 #[test]
 fn switching_session_mid_post_aborts_it_and_switching_back_resumes_it() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -95,6 +99,7 @@ fn dispose_aborts_everything_and_late_answers_change_nothing() {
     assert_eq!(h.sent.len(), made, "nothing more is asked for");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_session_parked_after_its_turn_ended_sends_what_was_waiting_when_it_returns() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -133,6 +138,7 @@ fn a_session_parked_after_its_turn_ended_sends_what_was_waiting_when_it_returns(
     assert_eq!(texts, ["b"]);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn switching_away_mid_event_and_back_resumes_cleanly() {
     let mut h = Harness::with_caps(PI_CAPS);

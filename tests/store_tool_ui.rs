@@ -3,6 +3,9 @@
 //! the result's details, then `data-tool-ui`, then the catalog; details kept through hydration
 //! (§8).
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::{RequestKind, StoreEvent};
@@ -79,6 +82,7 @@ fn no_catalog_is_no_tools_and_no_error() {
     }
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn tool_parts_resolve_their_ui_from_details_then_data_tool_ui_then_the_catalog() {
     let mut h = Harness::new(options_with(PI_CAPS));

@@ -2,6 +2,9 @@
 //! and its follow-ups; items the server accepted but never consumed are taken back (DELETE)
 //! and shown `stalled`; after a stop or a failed chat POST nothing is sent on its own.
 
+// Most of these tests run pi mode; what they share goes unused without it.
+#![cfg_attr(not(feature = "pi"), allow(unused))]
+
 mod common;
 
 use agent_chat_store::ItemState;
@@ -12,6 +15,7 @@ use common::scenario::*;
 use common::*;
 use serde_json::json;
 
+#[cfg(feature = "pi")]
 #[test]
 fn items_never_posted_at_turn_end_become_the_next_turn_and_its_follow_ups() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -76,6 +80,7 @@ fn items_never_posted_at_turn_end_become_the_next_turn_and_its_follow_ups() {
 /// polled its queue already) and would run after the next message, out of the user's order.
 /// The store takes it back (DELETE) and sends it as the next message, before what was queued
 /// after it.
+#[cfg(feature = "pi")]
 #[test]
 fn items_queued_right_before_the_end_follow_in_order() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -118,6 +123,7 @@ fn items_queued_right_before_the_end_follow_in_order() {
     assert_eq!(h.the_open(RequestKind::FollowUpPost).message(), "b");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -163,6 +169,7 @@ fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
 
 /// After a stop the server keeps pi's queue: what it accepted would run after the next prompt,
 /// unasked. The store takes it back and leaves it stalled for the user.
+#[cfg(feature = "pi")]
 #[test]
 fn a_stop_takes_accepted_items_back_and_keeps_them_stalled() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -189,6 +196,7 @@ fn a_stop_takes_accepted_items_back_and_keeps_them_stalled() {
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_failed_chat_post_leaves_the_queued_items_for_the_user() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -211,6 +219,7 @@ fn a_failed_chat_post_leaves_the_queued_items_for_the_user() {
     assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -240,6 +249,7 @@ fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
 /// The DELETE that takes a stranded follow-up back gets no answer (the network): the server may
 /// still hold the copy, to run it after the re-sent message as a second one. The turn waits,
 /// and the DELETE goes again after a backoff; only its answer lets the chat POST go.
+#[cfg(feature = "pi")]
 #[test]
 fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -268,6 +278,7 @@ fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
 /// server answers 409 `followup_already_started`; the store does not send the text again, it
 /// withdraws the bubble it showed for it and reads the history, which shows (and attaches to)
 /// the server's run.
+#[cfg(feature = "pi")]
 #[test]
 fn a_copy_the_server_already_started_is_not_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -301,6 +312,7 @@ fn a_copy_the_server_already_started_is_not_sent_again() {
 
 /// After a stop, a stalled item whose copy the server already started leaves the queue: a
 /// retry would run it twice.
+#[cfg(feature = "pi")]
 #[test]
 fn a_stalled_item_the_server_already_started_leaves_the_queue() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -321,6 +333,7 @@ fn a_stalled_item_the_server_already_started_leaves_the_queue() {
 /// know) is taken back at the turn's end like an accepted one: a real server keeps it and
 /// would run it after the message re-sent before it (found by tests/fault_schedules.rs with
 /// the server's queue kept across turns).
+#[cfg(feature = "pi")]
 #[test]
 fn an_item_whose_answer_was_lost_is_taken_back_at_the_turn_end() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -367,6 +380,7 @@ fn an_item_whose_answer_was_lost_is_taken_back_at_the_turn_end() {
 
 /// A message the user sends while the turn's end waits (for a follow-up POST's answer here)
 /// queues behind the waiting bubbles instead of overtaking them.
+#[cfg(feature = "pi")]
 #[test]
 fn a_send_while_queued_items_wait_to_go_queues_behind_them() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -394,6 +408,7 @@ fn a_send_while_queued_items_wait_to_go_queues_behind_them() {
 
 /// The DELETE of an item the user removed gets no answer: it goes again after a backoff, or
 /// the server would run the removed item after the next message.
+#[cfg(feature = "pi")]
 #[test]
 fn a_removed_items_delete_without_an_answer_is_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -416,6 +431,7 @@ fn a_removed_items_delete_without_an_answer_is_sent_again() {
 /// still out: the real server keeps pi's queue across a stop, so a chat POST arriving first
 /// would run the stalled copy after the new message, unasked. The message shows at once and
 /// its chat POST goes once the DELETE is answered.
+#[cfg(feature = "pi")]
 #[test]
 fn a_message_sent_right_after_a_stop_waits_for_the_take_back() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -437,6 +453,7 @@ fn a_message_sent_right_after_a_stop_waits_for_the_take_back() {
 }
 
 /// Stopping such a held message gives its text back to the composer and sends nothing.
+#[cfg(feature = "pi")]
 #[test]
 fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
     let mut h = Harness::with_caps(PI_CAPS);
@@ -457,6 +474,7 @@ fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
 /// A queued item the user sends as a new message (retry after the turn ended) waits for the
 /// DELETE of the server's copy; a stop then puts it back where it was, `stalled`, rather than
 /// losing it or handing it to the composer, and a later retry sends it once.
+#[cfg(feature = "pi")]
 #[test]
 fn stopping_a_retried_item_held_for_its_take_back_leaves_it_stalled() {
     let mut h = Harness::with_caps(PI_CAPS);

@@ -144,6 +144,7 @@ fn regenerate_and_continue_carry_their_own_options_and_automatic_sends_the_last_
     assert!(again.options.is_none(), "no headers given, none carried");
 }
 
+#[cfg(feature = "pi")]
 #[test]
 fn a_follow_up_posts_its_own_body_keys_and_headers() {
     let mut opts = options_with(PI_CAPS);

@@ -3,6 +3,8 @@
 //! here so `cargo test` catches a regression without a wasm build; and what only Rust sees
 //! (the store's reducer options, effects, the lenient and the strict chunk readers).
 
+#![cfg(feature = "replay")]
+
 use agent_chat_store::{chunk_from_value, strict_ui_chunk, Chunk, ChunkError};
 use agent_chat_store::{replay_ui_message_stream, ChunkInput, UiReplay};
 use agent_chat_store::{Part, Role, ToolState, UIMessage};

@@ -10,6 +10,7 @@ pub mod error;
 pub mod json;
 pub mod message;
 pub mod part;
+#[cfg(feature = "pi")]
 pub mod pi_native;
 pub mod request;
 pub mod schema;

@@ -134,6 +134,7 @@ impl ChatStore {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
+            #[cfg(feature = "pi")]
             if self.native() {
                 // The protocol's own body (strict: no attachments, no extra keys), the same
                 // bytes on every retry.

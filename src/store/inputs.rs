@@ -12,6 +12,7 @@ impl ChatStore {
         p.status = Some(head.status);
         p.events_before = events_seen;
         let kind = p.kind;
+        #[cfg(feature = "pi")]
         if kind.is_native() {
             return self.on_native_head(id, kind, head.status);
         }
@@ -56,6 +57,7 @@ impl ChatStore {
             p.deadline = idle.map(|t| now_ms + t);
         }
         let ok = p.status.is_some_and(|s| (200..300).contains(&s));
+        #[cfg(feature = "pi")]
         if p.kind == RequestKind::NativeEvents && ok {
             return self.on_native_events(id, bytes, now_ms);
         }
@@ -114,11 +116,19 @@ impl ChatStore {
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
+            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate) => self.on_native_end(id, k, status, &p.body, now_ms),
+            // Only the pi-native transport makes them.
+            #[cfg(not(feature = "pi"))]
+            RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate => {}
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -146,10 +156,7 @@ impl ChatStore {
                 // A take-back told the item started or is not queued is acted on (`settle`),
                 // not a failure to show.
                 let told = p.kind == RequestKind::FollowUpDelete
-                    && matches!(
-                        DeleteAnswer::of(Some(status), &p.body),
-                        DeleteAnswer::Started | DeleteAnswer::NotQueued
-                    );
+                    && DeleteAnswer::of(Some(status), &p.body).acted_on();
                 if !ok && !told {
                     let e = ChatError::from_http(status, &p.body);
                     self.events.push_back(StoreEvent::Error { error: e });
@@ -183,11 +190,19 @@ impl ChatStore {
         };
         let error = ChatError::network(message);
         match p.kind {
+            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate) => self.on_native_failed(id, k, message, now_ms),
+            // Only the pi-native transport makes them.
+            #[cfg(not(feature = "pi"))]
+            RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate => {}
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
@@ -245,7 +260,9 @@ impl ChatStore {
         }
         self.send_due_take_backs(now_ms);
         self.send_due_answers(now_ms);
+        #[cfg(feature = "pi")]
         self.pump_native(now_ms);
+        #[cfg(feature = "pi")]
         self.retry_prompt(now_ms);
         if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
             let path = self.stream_path(&self.session.cursor());

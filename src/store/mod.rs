@@ -38,6 +38,7 @@ mod followups;
 mod growth;
 mod inputs;
 mod losses;
+#[cfg(feature = "pi")]
 mod native;
 mod options;
 mod outbox;
@@ -73,7 +74,6 @@ use crate::sse::{SseBatch, SseDecoder};
 use crate::stream::conversation::{Conversation, Effect};
 use crate::stream::fast_chunk::Delta;
 use crate::stream::history::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
-use crate::stream::pi::PiEffect;
 pub use crate::stream::ui_message::ToolCall;
 use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdates};
 
@@ -266,7 +266,9 @@ impl std::fmt::Debug for ChatStore {
 impl ChatStore {
     /// Creates a store and asks for what opening its session needs (capabilities, history).
     /// Drain the outputs afterwards.
+    #[cfg_attr(not(feature = "pi"), allow(unused_mut))]
     pub fn new(mut opts: StoreOptions, rng: Box<dyn RandomSource>, now_ms: u64) -> Self {
+        #[cfg(feature = "pi")]
         if opts.pi_native.is_some() {
             // Fixed by the protocol: native follow-ups (text only), server-owned history, read
             // through `/state` (no capabilities, catalog or messages route).
@@ -538,19 +540,33 @@ impl ChatStore {
         } else {
             None
         };
-        deadlines
+        let deadlines = deadlines
             .chain(queue)
             .chain(self.session.phase.resume_at())
             .chain(self.session.take_backs.due_at())
-            .chain(self.answers_due_at())
-            .chain(self.session.link.poll_timeout())
-            .chain(
-                self.session
-                    .native_prompt
-                    .as_ref()
-                    .and_then(|p| p.retry_at()),
-            )
-            .min()
+            .chain(self.answers_due_at());
+        #[cfg(feature = "pi")]
+        let deadlines = deadlines.chain(self.session.link.poll_timeout()).chain(
+            self.session
+                .native_prompt
+                .as_ref()
+                .and_then(|p| p.retry_at()),
+        );
+        deadlines.min()
+    }
+
+    /// The agent type of a store that speaks the pi-native protocol (SPEC §14). Always `None`
+    /// without the `pi` feature, so the branches of that transport compile away.
+    fn native_agent(&self) -> Option<&str> {
+        #[cfg(feature = "pi")]
+        return self.opts.pi_native.as_deref();
+        #[cfg(not(feature = "pi"))]
+        None
+    }
+
+    /// This store speaks the pi-native protocol.
+    fn native(&self) -> bool {
+        self.native_agent().is_some()
     }
 
     // ----- user actions --------------------------------------------------------------------

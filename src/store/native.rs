@@ -8,6 +8,7 @@ use super::*;
 use crate::followup::ItemState;
 use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
+use crate::stream::pi::PiEffect;
 use crate::stream::pi_native::{NativeEffect, RunStatus};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
@@ -31,14 +32,9 @@ impl PromptOut {
 }
 
 impl ChatStore {
-    /// This store speaks the pi-native protocol.
-    pub(super) fn native(&self) -> bool {
-        self.opts.pi_native.is_some()
-    }
-
     /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of the open session.
     pub(super) fn native_base(&self) -> String {
-        let agent = self.opts.pi_native.as_deref().unwrap_or("pi");
+        let agent = self.native_agent().unwrap_or("pi");
         commands::session_path(agent, &self.session.id)
     }
 

@@ -135,6 +135,7 @@ pub struct StoreOptions {
     /// The host has a prepare hook: chat requests carry the body keys it sees.
     pub prepare_hook: bool,
     /// Speak the pi-native protocol (SPEC §14) with this agent type, instead of the routes.
+    #[cfg(feature = "pi")]
     pub pi_native: Option<String>,
 }
 
@@ -225,6 +226,7 @@ impl StoreOptions {
             persist: true,
             ai_sdk_requests: false,
             prepare_hook: false,
+            #[cfg(feature = "pi")]
             pi_native: None,
         }
     }

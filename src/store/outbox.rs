@@ -86,6 +86,7 @@ impl RequestKind {
         matches!(self, RequestKind::Chat | RequestKind::StreamResume)
     }
     /// A request of the pi-native transport, answered through `native.rs`.
+    #[cfg(feature = "pi")]
     pub(super) fn is_native(self) -> bool {
         matches!(
             self,

@@ -133,6 +133,7 @@ impl ChatStore {
                     self.tool_ui_version += 1;
                     self.touch();
                 }
+                #[cfg(feature = "pi")]
                 Effect::FollowUp(e) => self.on_followup_effect(e),
                 Effect::Diagnostic(m) => self.diagnostic(&m),
                 Effect::Lost(unknown, m) => {
@@ -158,7 +159,9 @@ impl ChatStore {
     }
 
     /// The projection's word on the queue: a committed follow-up, a consumed one.
-    pub(super) fn on_followup_effect(&mut self, e: PiEffect) {
+    #[cfg(feature = "pi")]
+    pub(super) fn on_followup_effect(&mut self, e: crate::stream::pi::PiEffect) {
+        use crate::stream::pi::PiEffect;
         let q = &mut self.session.queue;
         let consumed = match e {
             PiEffect::UserMessage {

@@ -52,24 +52,31 @@ pub(super) struct Session {
     /// Why the last answer to a waiting call did not get through, by tool call.
     pub(super) answer_errors: Vec<(String, ChatError)>,
     /// pi-native: what is read of the session and when (SPEC §14).
+    #[cfg(feature = "pi")]
     pub(super) link: crate::native_link::NativeLink,
     /// pi-native: the read in flight (the state, or the events stream).
+    #[cfg(feature = "pi")]
     pub(super) native_read: Option<RequestId>,
     /// pi-native: the server has no such session (made by `newSession`, or its state read
     /// answered 404): the first send creates one, and the session takes the server's id.
+    #[cfg(feature = "pi")]
     pub(super) native_missing: bool,
     /// pi-native: the nonce of a prompt stopped before its run started (its POST may still
     /// have reached the server): if its run shows up, it is stopped.
+    #[cfg(feature = "pi")]
     pub(super) stopped_prompt: Option<String>,
     /// pi-native: the optimistic user message of each prompt sent here whose run the events
     /// have not shown yet (by its nonce): it goes when the server's message shows, and it is
     /// kept across a state read until then (a failed send's message stays, as it would over
     /// the first transport).
+    #[cfg(feature = "pi")]
     pub(super) prompts: Vec<(String, UIMessage)>,
     /// pi-native: the receipt's `cursor` of the prompt on its way: a run that starts at or
     /// after it is that prompt's (the server admits a prompt only when no run is on).
+    #[cfg(feature = "pi")]
     pub(super) prompt_cursor: Option<u64>,
     /// pi-native: the prompt of the turn started here, until the server took it.
+    #[cfg(feature = "pi")]
     pub(super) native_prompt: Option<super::native::PromptOut>,
 }
 
@@ -158,12 +165,19 @@ impl Session {
             fresh: false,
             answers: Vec::new(),
             answer_errors: Vec::new(),
+            #[cfg(feature = "pi")]
             link: crate::native_link::NativeLink::new(),
+            #[cfg(feature = "pi")]
             native_read: None,
+            #[cfg(feature = "pi")]
             native_missing: false,
+            #[cfg(feature = "pi")]
             stopped_prompt: None,
+            #[cfg(feature = "pi")]
             prompts: Vec::new(),
+            #[cfg(feature = "pi")]
             prompt_cursor: None,
+            #[cfg(feature = "pi")]
             native_prompt: None,
         }
     }
@@ -224,8 +238,13 @@ impl ChatStore {
 
     /// Asks for what a session that just became current needs.
     pub(super) fn open_session(&mut self, now_ms: u64) {
+        #[cfg(feature = "pi")]
         if self.native() {
             return self.open_native(now_ms);
+        }
+        #[cfg(not(feature = "pi"))]
+        if self.opts.capabilities.is_some() {
+            self.refuse_server_history(now_ms);
         }
         if self.opts.capabilities.is_none() {
             self.session.caps_loaded = false;
@@ -327,8 +346,38 @@ impl ChatStore {
         // A first send that went ahead on the defaults is the projection's now.
         s.conversation
             .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
+        #[cfg(not(feature = "pi"))]
+        self.refuse_server_history(now_ms);
         self.touch();
         self.maybe_attach(now_ms);
+    }
+
+    /// A build without the `pi` feature cannot follow a server that keeps the history as a
+    /// pi projection (`aiSdkOwnsHistory: false`, SPEC §4): refused where the store learns it
+    /// (the capabilities answer, or the static option at opening), not at construction, so
+    /// the error names what the server said. Refused as a bound passed is: a turn that went
+    /// ahead on the defaults is stopped, and the session fails with a `Protocol` error on
+    /// `aiSdkOwnsHistory`. After it the composer refuses every send
+    /// ([`Refusal::PiUnsupported`](crate::Refusal)), no turn is attached to and the history
+    /// is never `PUT`.
+    #[cfg(not(feature = "pi"))]
+    fn refuse_server_history(&mut self, now_ms: u64) {
+        if self.session.caps.ai_sdk_owns_history {
+            return;
+        }
+        if self.status().is_busy() {
+            self.stop(now_ms);
+        }
+        let mut error = ChatError::protocol(
+            "the server keeps the history as a pi projection (aiSdkOwnsHistory: false), and \
+             this build of agent-chat-store has no pi reducer: use the full build",
+        );
+        error.field = Some("aiSdkOwnsHistory".into());
+        let s = &mut self.session;
+        s.phase = Phase::Idle { failed: true };
+        s.error = Some(error.clone());
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
     }
 
     pub(super) fn on_history(
@@ -409,6 +458,10 @@ impl ChatStore {
     pub(super) fn maybe_attach(&mut self, now_ms: u64) {
         let s = &self.session;
         if self.disposed || !s.caps_loaded || !matches!(s.phase, Phase::Idle { .. }) {
+            return;
+        }
+        // Nothing to follow it with (`refuse_server_history`).
+        if !cfg!(feature = "pi") && !s.caps.ai_sdk_owns_history {
             return;
         }
         match self.session.running_hint.take() {

@@ -4,6 +4,7 @@
 //! switch still applies to the session it named.
 
 use super::*;
+#[cfg(feature = "pi")]
 use crate::native_link::commands;
 use crate::session_list::{
     derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem,
@@ -114,9 +115,10 @@ impl ChatStore {
 
     fn request_page(&mut self, ask: PageAsk, now_ms: u64) {
         let archived = ask.archived;
-        let mut path = match &self.opts.pi_native {
+        let mut path = match self.native_agent() {
+            #[cfg(feature = "pi")]
             Some(agent) => commands::sessions_path(agent),
-            None => self.opts.routes.sessions.clone(),
+            _ => self.opts.routes.sessions.clone(),
         };
         path.push('?');
         if let Some(c) = &ask.cursor {
@@ -148,9 +150,10 @@ impl ChatStore {
     }
 
     fn session_path(&self, id: &str) -> String {
-        match &self.opts.pi_native {
+        match self.native_agent() {
+            #[cfg(feature = "pi")]
             Some(agent) => commands::session_path(agent, id),
-            None => replace_all(&self.opts.routes.session, "{sessionId}", &encode(id)),
+            _ => replace_all(&self.opts.routes.session, "{sessionId}", &encode(id)),
         }
     }
 
@@ -178,6 +181,7 @@ impl ChatStore {
 
     /// The request that asks the server for `change` of session `id`, shown at once.
     fn send_change(&mut self, id: &str, change: Change, now_ms: u64) {
+        #[cfg(feature = "pi")]
         if self.native() {
             return self.send_native_change(id, change, now_ms);
         }
@@ -202,6 +206,7 @@ impl ChatStore {
 
     /// pi-native's own routes (reference §3.10, §3.11): `POST …/rename {requestId, title}`,
     /// `DELETE …?requestId=R`. Each change is one command with its own `requestId`.
+    #[cfg(feature = "pi")]
     fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
         let request_id = uuid_v4(self.rng.as_mut());
         let base = self.session_path(id);

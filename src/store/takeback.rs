@@ -39,6 +39,7 @@ pub(super) enum DeleteAnswer {
     /// pi-native's 409 `AGENT_REQUEST_CONFLICT` to a clear with both selectors: the item is
     /// not in the server's queue. It may have run, or never have been there (its POST lost or
     /// overtaken, a stop, an earlier clear whose answer was lost): the session's state tells.
+    #[cfg(feature = "pi")]
     NotQueued,
     /// No answer, or a 5xx: the copy may still be there.
     Unanswered,
@@ -50,6 +51,7 @@ impl DeleteAnswer {
             Some(409) if ChatError::from_http(409, body).says("followup_already_started") => {
                 DeleteAnswer::Started
             }
+            #[cfg(feature = "pi")]
             Some(409) if ChatError::from_http(409, body).says("AGENT_REQUEST_CONFLICT") => {
                 DeleteAnswer::NotQueued
             }
@@ -57,16 +59,28 @@ impl DeleteAnswer {
             _ => DeleteAnswer::Unanswered,
         }
     }
+
+    /// An answer the store acts on (`settle`), not a failure to show.
+    pub(super) fn acted_on(self) -> bool {
+        match self {
+            DeleteAnswer::Started => true,
+            #[cfg(feature = "pi")]
+            DeleteAnswer::NotQueued => true,
+            _ => false,
+        }
+    }
 }
 
 impl TakeBacks {
     /// The server holds no copy of this one any more: taking it back needs no request.
+    #[cfg(feature = "pi")]
     pub(super) fn taken_already(&mut self, nonce: &str) {
         self.gone.push(nonce.to_string());
     }
 
     /// This page took `nonce` back or is taking it back: the server's copy is not a
     /// waiting bubble any more.
+    #[cfg(feature = "pi")]
     pub(super) fn knows(&self, nonce: &str) -> bool {
         self.gone.iter().any(|n| n == nonce) || self.open.iter().any(|t| t.nonce == nonce)
     }
@@ -103,6 +117,7 @@ impl TakeBacks {
         backoff: impl Fn(u32) -> u64,
     ) -> Option<String> {
         let idx = self.open.iter().position(|t| t.request == Some(id))?;
+        #[cfg(feature = "pi")]
         if answer == DeleteAnswer::NotQueued {
             // Open until the state says whether it ran: a turn held for it waits.
             let t = &mut self.open[idx];
@@ -153,6 +168,7 @@ impl ChatStore {
     }
 
     fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
+        #[cfg(feature = "pi")]
         if self.native() {
             let path = format!("{}/queue/clear", self.native_base());
             let body = crate::native_link::commands::clear_one(nonce, seq);
@@ -216,6 +232,7 @@ impl ChatStore {
     fn after_take_back(&mut self, nonce: &str, answer: DeleteAnswer, now_ms: u64) {
         match answer {
             DeleteAnswer::Unanswered => {}
+            #[cfg(feature = "pi")]
             DeleteAnswer::NotQueued => {
                 // Its run may be in the history already; else the state is read again.
                 match self.committed(nonce) {
@@ -250,6 +267,7 @@ impl ChatStore {
     }
 }
 
+#[cfg(feature = "pi")]
 impl ChatStore {
     /// After a state read (pi-native): each take-back the server answered "not queued" is
     /// settled by the history: its user message there means it ran (as `Started`), none means

@@ -126,6 +126,7 @@ impl ChatStore {
             }
             return self.touch();
         }
+        #[cfg(feature = "pi")]
         if self.native() {
             return self.stop_native(now_ms);
         }
@@ -225,6 +226,7 @@ impl ChatStore {
             }));
             return self.touch();
         }
+        #[cfg(feature = "pi")]
         if self.native() {
             return self.start_native_prompt(text, files, message_id, now_ms);
         }
@@ -523,7 +525,10 @@ impl ChatStore {
     /// In AI SDK mode the client owns history: store it after every completed turn.
     pub(super) fn after_ai_sdk_turn(&mut self, now_ms: u64) {
         let s = &self.session;
-        if !self.opts.persist || s.pi_owns_history() || s.conversation.history().is_empty() {
+        // The capabilities as well as the projection: without the `pi` feature nothing owns
+        // the history here, and a server that keeps its own must never get a PUT over it.
+        let server_owns = s.pi_owns_history() || !s.caps.ai_sdk_owns_history;
+        if !self.opts.persist || server_owns || s.conversation.history().is_empty() {
             return;
         }
         let max_url = self.opts.limits.max_stored_data_url_chars;

@@ -11,6 +11,7 @@ use crate::protocol::chunk::{Chunk, DataChunk, PiEvent, UiChunk};
 use crate::protocol::{Part, Role, ToolPart, ToolState, UIMessage};
 use crate::random::{uuid_v4, RandomSource};
 use crate::stream::fast_chunk::Delta;
+#[cfg(feature = "pi")]
 use crate::stream::pi::{PiEffect, PiReducer};
 use crate::stream::ui_message::{ToolCall, UiEffect, UiMessageReducer, Violation};
 use crate::stream::History;
@@ -18,6 +19,11 @@ use crate::tool_ui::{self, ToolUiUpdate};
 
 /// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
 const TOOL_UI_SEARCH: usize = 64;
+
+/// Why a build without the `pi` feature fails a turn that switches to pi mode.
+#[cfg(not(feature = "pi"))]
+const NO_PI: &str = "data-pi-mode: the server streams a pi projection, and this build of \
+    agent-chat-store has no pi reducer (use the full build)";
 
 /// What a chunk means beyond the history, for the store (the replay helpers keep what they
 /// report and drop the rest).
@@ -53,6 +59,7 @@ pub enum Effect {
     /// A `data-tool-ui` update for a tool call.
     ToolUi(String, ToolUiUpdate),
     /// A user message the server committed (with a follow-up's nonce), a consumed follow-up.
+    #[cfg(feature = "pi")]
     FollowUp(PiEffect),
     /// Something odd but survivable.
     Diagnostic(String),
@@ -141,6 +148,7 @@ struct UiTurn {
 #[derive(Debug, Default)]
 pub struct Conversation {
     history: History,
+    #[cfg(feature = "pi")]
     pi: PiReducer,
     /// `data-pi-mode` was seen: the pi projection owns history whatever was fetched.
     pi_mode: bool,
@@ -150,11 +158,13 @@ pub struct Conversation {
     /// This turn's user message-start came while the AI SDK reducer had authority, so it was
     /// not applied. A later hand-off to the pi projection must then not let the next user
     /// message-start (a follow-up's) adopt the optimistic message.
+    #[cfg_attr(not(feature = "pi"), allow(dead_code))]
     ignored_user_start: bool,
     /// The AI SDK reducer's effects, kept to reuse the allocation.
     ui_effects: Vec<UiEffect>,
     /// Attached to a turn whose whole stream is replayed (SPEC §12), and its first
     /// message-start not seen yet: it tells where the history's copy of the turn begins.
+    #[cfg_attr(not(feature = "pi"), allow(dead_code))]
     attach_whole: bool,
 }
 
@@ -172,9 +182,10 @@ impl Conversation {
         &self.history
     }
 
-    /// The pi projection has authority (pi mode, or a server that owns history).
+    /// The pi projection has authority (pi mode, or a server that owns history). Never
+    /// without the `pi` feature: the branches of the projection then compile away.
     pub fn pi_owns_history(&self) -> bool {
-        self.pi_mode || self.server_owns_history
+        cfg!(feature = "pi") && (self.pi_mode || self.server_owns_history)
     }
 
     /// `data-pi-mode` was seen.
@@ -195,6 +206,7 @@ impl Conversation {
     // ----- the stream --------------------------------------------------------------------
 
     /// The one place a chunk meets the history: the authority gate of SPEC §8.
+    #[cfg_attr(not(feature = "pi"), allow(unused_variables))]
     pub fn apply(
         &mut self,
         chunk: Chunk,
@@ -211,6 +223,7 @@ impl Conversation {
         }
         let pi_owns = self.pi_owns_history();
         match chunk {
+            #[cfg(feature = "pi")]
             Chunk::Pi(PiEvent::Mode { enabled }) => {
                 if enabled && !self.pi_mode {
                     self.pi_mode = true;
@@ -218,11 +231,18 @@ impl Conversation {
                     out.push(Effect::PiMode);
                 }
             }
+            // Without the pi reducer the turn cannot be shown as the server means it: it
+            // fails here, as a stream this build cannot read, rather than show half of it.
+            #[cfg(not(feature = "pi"))]
+            Chunk::Pi(PiEvent::Mode { enabled: true }) => {
+                out.push(Effect::Violation(NO_PI.to_string()));
+            }
             Chunk::Pi(PiEvent::TurnStart { turn_id }) => {
                 // In both modes. The turn-start of the turn already running (a resume that
                 // replays from the start of the server's buffer) is not a new turn: resetting
                 // the seq watermark would apply the replayed deltas a second time. The
                 // projection restarts for any other turn than the one it follows.
+                #[cfg(feature = "pi")]
                 if turn.running_id != Some(turn_id.as_str()) {
                     let ev = PiEvent::TurnStart {
                         turn_id: turn_id.clone(),
@@ -231,6 +251,7 @@ impl Conversation {
                 }
                 out.push(Effect::TurnStart(turn_id));
             }
+            #[cfg(feature = "pi")]
             Chunk::Pi(ev) if pi_owns => {
                 self.match_replayed_start(&ev);
                 let mut effects = Vec::new();
@@ -282,6 +303,7 @@ impl Conversation {
     ) {
         let pi_owns = self.pi_owns_history();
         match delta {
+            #[cfg(feature = "pi")]
             Delta::Pi {
                 seq,
                 kind,
@@ -500,6 +522,7 @@ impl Conversation {
     /// The pi projection took over history from the AI SDK reducer (`data-pi-mode`, or a
     /// capabilities answer that came after a send made on the defaults). A message the AI
     /// SDK reducer started in this turn is dropped: the projection rebuilds it.
+    #[cfg_attr(not(feature = "pi"), allow(unused_variables))]
     fn hand_history_to_pi(&mut self, busy: bool) {
         self.ui.pending = None;
         let started = self.ui.message_id.take();
@@ -510,6 +533,7 @@ impl Conversation {
         }
         // The optimistic user message of this turn is adopted by the projection's first
         // user message-start, unless that one went by already.
+        #[cfg(feature = "pi")]
         if busy && !self.ignored_user_start {
             let m = self.history.messages();
             let last_user = m.iter().rposition(|m| m.role == Role::User);
@@ -521,6 +545,7 @@ impl Conversation {
 
     /// A turn starts (a chat POST): nothing of the last one's reducer state carries over.
     pub fn new_turn(&mut self) {
+        #[cfg(feature = "pi")]
         self.pi.new_turn();
         self.ui = UiTurn::default();
         self.ignored_user_start = false;
@@ -552,6 +577,7 @@ impl Conversation {
     /// text on (the running turn is the newest, and a server of this family lists its user
     /// message as soon as it has one); it goes, and the replay builds the turn again in its
     /// place.
+    #[cfg(feature = "pi")]
     fn match_replayed_start(&mut self, ev: &PiEvent) {
         if !self.attach_whole {
             return;
@@ -586,6 +612,7 @@ impl Conversation {
 
     /// The turn's stream is over: what the projection still holds open is final now.
     pub fn end_of_stream(&mut self) {
+        #[cfg(feature = "pi")]
         self.pi.end_of_stream(&mut self.history);
         self.attach_whole = false;
     }
@@ -593,11 +620,11 @@ impl Conversation {
     /// The optimistic user message of a turn this client starts; in pi mode the projection's
     /// first user message-start adopts it.
     pub fn push_user_message(&mut self, msg: UIMessage) {
-        let id = msg.id.clone();
-        self.history.push(msg);
+        #[cfg(feature = "pi")]
         if self.pi_owns_history() {
-            self.pi.set_pending_user(Some(id));
+            self.pi.set_pending_user(Some(msg.id.clone()));
         }
+        self.history.push(msg);
     }
 
     /// A user message that was never sent (a held turn the user stopped) leaves the history.
@@ -619,6 +646,7 @@ impl Conversation {
     }
 
     /// [`PiReducer::resume_streaming`] on this history.
+    #[cfg(feature = "pi")]
     pub fn resume_streaming(&mut self, id: &str, parts: &[(bool, String, usize)]) {
         self.pi.resume_streaming(&self.history, id, parts);
     }
@@ -650,6 +678,7 @@ impl Conversation {
             return;
         }
         self.history.replace_all(messages);
+        #[cfg(feature = "pi")]
         self.pi.reset();
         self.ui = UiTurn::default();
     }
@@ -807,6 +836,7 @@ impl Conversation {
     }
 }
 
+#[cfg(feature = "pi")]
 impl From<PiEffect> for Effect {
     fn from(e: PiEffect) -> Self {
         match e {

@@ -8,7 +8,9 @@ pub mod fast_chunk;
 pub mod history;
 mod id_index;
 pub mod partial_json;
+#[cfg(feature = "pi")]
 pub mod pi;
+#[cfg(feature = "pi")]
 pub mod pi_native;
 pub mod ui_message;
 

@@ -28,12 +28,18 @@ use agent_chat_store::{
 };
 use serde_json::Value;
 
+#[cfg(feature = "pi")]
 pub mod fault_check;
+#[cfg(feature = "pi")]
 pub mod fault_network;
+#[cfg(feature = "pi")]
 pub mod fault_world;
+#[cfg(feature = "pi")]
 pub mod native_store;
 pub mod scenario;
+#[cfg(feature = "pi")]
 pub mod sim_server;
+#[cfg(feature = "pi")]
 pub mod vectors;
 
 /// The virtual clock's start: a plausible epoch-ms value, so `clientSeq = max(last+1, now)`

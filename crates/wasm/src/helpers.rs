@@ -1,15 +1,21 @@
 //! The pure helpers for JS (SPEC §9): replays without a store, and the SSE decoder.
 
 use js_sys::{Array, Uint8Array};
+#[cfg(feature = "replay")]
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "replay")]
 use agent_chat_store::shell_json::to_string;
+#[cfg(feature = "replay")]
 use agent_chat_store::ChunkInput;
+#[cfg(feature = "replay")]
 use agent_chat_store::UIMessage;
 
+#[cfg(feature = "replay")]
 use super::{js, json_value, usage_error};
 
+#[cfg(feature = "replay")]
 fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
     match json_value(chunks, "chunks")? {
         Value::Array(list) => Ok(list),
@@ -17,6 +23,7 @@ fn chunk_list(chunks: &JsValue) -> Result<Vec<Value>, JsValue> {
     }
 }
 
+#[cfg(feature = "replay")]
 /// `replayUiMessageStream(chunks, {messageId?, lastMessage?, resetOnMessageIdChange?})
 /// → {message, finishReason?, error?}`
 #[wasm_bindgen(js_name = replayUiMessageStream, skip_typescript)]
@@ -51,6 +58,7 @@ pub fn replay_ui_message_stream(chunks: JsValue, options: JsValue) -> Result<JsV
     Ok(js::parse(&to_string(&out)))
 }
 
+#[cfg(all(feature = "replay", feature = "pi"))]
 /// `replayPiStream(chunks) → {messages}`
 #[wasm_bindgen(js_name = replayPiStream, skip_typescript)]
 pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
@@ -66,6 +74,7 @@ pub fn replay_pi_stream(chunks: JsValue) -> Result<JsValue, JsValue> {
     Ok(js::parse(&to_string(&out)))
 }
 
+#[cfg(all(feature = "replay", feature = "pi"))]
 /// `replayPiNativeEvents(frames, {state?}) → {messages, queued, status, seq, error?,
 /// diagnostics}`: pi-native frames (SPEC §14: event objects, bare or in their `{ref, seq,
 /// event}` envelope, or NDJSON lines as strings), after a `/state` answer when given.

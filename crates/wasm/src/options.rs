@@ -165,8 +165,16 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     }
     match string(o, "protocol")?.as_deref() {
         None | Some("sse") => {}
+        #[cfg(feature = "pi")]
         Some("pi-native") => {
             opts.pi_native = Some(string(o, "agentType")?.unwrap_or_else(|| "pi".into()));
+        }
+        #[cfg(not(feature = "pi"))]
+        Some("pi-native") => {
+            return Err(super::arg_error(
+                "protocol",
+                "option protocol \"pi-native\" needs the full build of agent-chat-store",
+            ))
         }
         Some(_) => {
             return Err(super::arg_error(

@@ -121,7 +121,7 @@ export interface QueuedItem {
   everPosted: boolean;
 }
 
-export type SendRefusal = 'empty' | 'busy' | 'filesWhileBusy';
+export type SendRefusal = 'empty' | 'busy' | 'filesWhileBusy' | 'piUnsupported';
 
 export interface ComposerSnapshot {
   draft: string;
