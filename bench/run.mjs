@@ -498,6 +498,10 @@ if (results.snapshot) {
 if (results.size && !results.size.error) {
   const kb = results.size.oursTotalGzip / 1000;
   target('size ≤ 40 KB gzip (wasm + JS glue for useChatStore)', `${kb.toFixed(1)} KB`, kb <= 40, kb <= 40 ? '' : `${(kb - 40).toFixed(1)} KB over (${x(kb / 40)})`);
+  target('issue 22: the full package ≤ 80 KB gzip', `${kb.toFixed(1)} KB`, kb <= 80, kb <= 80 ? '' : `${(kb - 80).toFixed(1)} KB over (${x(kb / 80)})`);
+  const ai = results.size.oursAiSdkBuildGzip / 1000;
+  const theirs = results.size.aiSdkUseChatGzip / 1000;
+  if (ai) target(`issue 22: the AI SDK build's useChat < 56 KB gzip and under @ai-sdk/react's (${theirs.toFixed(1)} KB)`, `${ai.toFixed(1)} KB`, ai < 56 && ai < theirs, ai < 56 ? '' : `${(ai - 56).toFixed(1)} KB over (${x(ai / 56)})`);
 }
 if (fig.g?.a) {
   const s = fig.g.a.speed;
@@ -590,6 +594,7 @@ if (N.a) {
 if (results.size && !results.size.error) {
   const s = results.size;
   md(`**Size** of the shipped build (\`scripts/build-pkg.sh\`, no bench exports; esbuild ${esbuild?.version ?? ''}, minified, React external, gzip -9 by zlib): agent-chat-store ${(s.oursTotalGzip / 1000).toFixed(1)} KB, one JS bundle for \`useChatStore\` (${(s.oursJsRaw / 1000).toFixed(0)} KB raw) holding the wasm (${(s.oursWasmRaw / 1000).toFixed(0)} KB raw, ${(s.oursWasmGzip / 1000).toFixed(1)} KB gzip as a file, ${(s.oursInlinedWasmGzip / 1000).toFixed(1)} KB as the package carries it) and ~${(s.oursJsGzip / 1000).toFixed(1)} KB of JS; the \`/web\` entry, glue + separate .wasm: ${(s.oursWebTotalGzip / 1000).toFixed(1)} KB; ` +
+    (s.oursAiSdkBuildGzip ? `the AI SDK build's \`useChat\` (\`agent-chat-store/ai-sdk/react\`, its own wasm without the pi modes and the replay helpers) ${(s.oursAiSdkBuildGzip / 1000).toFixed(1)} KB (its wasm ${(s.oursAiSdkBuildWasmGzip / 1000).toFixed(1)} KB as the package carries it); ` : '') +
     `AI SDK \`useChat\` ${(s.aiSdkUseChatGzip / 1000).toFixed(1)} KB (${(s.aiSdkUseChatRaw / 1000).toFixed(0)} KB raw).`);
   md();
 }

@@ -15,6 +15,11 @@ if (size.error) {
   process.exit(1);
 }
 const rows = [['full: agent-chat-store/react (useChatStore), wasm in its JS', size.oursTotalGzip, budget.full]];
+if (size.oursAiSdkBuildGzip === null) {
+  console.error('size check: pkg/ai-sdk/ is missing (scripts/build-pkg.sh builds it)');
+  process.exit(1);
+}
+rows.push(['AI SDK build: agent-chat-store/ai-sdk/react (useChat), wasm in its JS', size.oursAiSdkBuildGzip, budget.aiSdk]);
 let over = false;
 for (const [what, bytes, max] of rows) {
   const ok = bytes <= max;

@@ -45,7 +45,12 @@ export async function measureSizes({ root, pkg, esbuild, outputs }) {
   const webJs = await bundle("export { default, ChatStore } from 'agent-chat-store/web/agent_chat_store.js';\n");
   const wasmBytes = readFileSync(join(pkg, 'web/agent_chat_store_bg.wasm'));
   const inlined = readFileSync(join(pkg, 'agent_chat_store_wasm.js'));
+  // The AI SDK build (scripts/build-pkg.sh's pkg/ai-sdk/): what a drop-in `useChat` app loads.
+  const aiSdkBuild = existsSync(join(pkg, 'ai-sdk/index.js'))
+    ? await bundle("export { useChat } from 'agent-chat-store/ai-sdk/react';\n")
+    : null;
   if (outputs) {
+    if (aiSdkBuild) outputs['size-ours-ai-sdk.js'] = aiSdkBuild;
     outputs['size-ours.js'] = js;
     outputs['size-aisdk-usechat.js'] = aiBytes;
   }
@@ -57,6 +62,8 @@ export async function measureSizes({ root, pkg, esbuild, outputs }) {
     oursJsGzip: gz(js) - gz(inlined),
     oursTotalGzip: gz(js),
     oursWebTotalGzip: gz(webJs) + gz(wasmBytes),
+    oursAiSdkBuildGzip: aiSdkBuild ? gz(aiSdkBuild) : null,
+    oursAiSdkBuildWasmGzip: aiSdkBuild ? gz(readFileSync(join(pkg, 'ai-sdk/agent_chat_store_wasm.js'))) : null,
     aiSdkUseChatRaw: aiBytes.length,
     aiSdkUseChatGzip: gz(aiBytes),
   };

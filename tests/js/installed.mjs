@@ -8,11 +8,11 @@ import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** The module `import * from 'agent-chat-store'` gives a consumer; `prefix` names its folder. */
-export async function installedPackage(prefix) {
+/** The module `import * from entry` gives a consumer; `prefix` names its folder. */
+export async function installedPackage(prefix, entry = 'agent-chat-store') {
   const dir = mkdtempSync(join(tmpdir(), `acs-${prefix}-`));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', resolve(root, 'pkg')], { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'probe.mjs'), "export * from 'agent-chat-store';\n");
+  writeFileSync(join(dir, 'probe.mjs'), `export * from '${entry}';\n`);
   return import(pathToFileURL(join(dir, 'probe.mjs')).href);
 }

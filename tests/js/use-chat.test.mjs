@@ -1,9 +1,10 @@
-// vercel/ai's `useChat` tests that apply to a plain HTTP AI SDK server, run against two
+// vercel/ai's `useChat` tests that apply to a plain HTTP AI SDK server, run against three
 // implementations of the hook:
 // - `ai-sdk`: `useChat` of `@ai-sdk/react` 4.0.177 (root devDependency), which proves the tests;
 // - `ours`:   `useChat` of `agent-chat-store/react`, from /work/main/pkg installed into a fresh
-//             consumer folder (as tests/js/sessions.test.mjs does), sharing the root's React.
-// `USE_CHAT_IMPL=ai-sdk|ours` (or `ai-sdk,ours`, the default) picks them.
+//             consumer folder (as tests/js/sessions.test.mjs does), sharing the root's React;
+// - `ours-ai-sdk`: the same from `agent-chat-store/ai-sdk/react`, the AI SDK build's own wasm.
+// `USE_CHAT_IMPL=ai-sdk,ours,ours-ai-sdk` (the default; any subset) picks them.
 //
 // Sources (vercel/ai, newest snapshot reachable here: packages/react 4.0.80 / packages/ai 7.0.77;
 // the installed packages are newer, 4.0.177 / 7.0.173, and pass every test below):
@@ -53,11 +54,14 @@ const { flushSync } = await import('react-dom');
 const ai = await import('ai');
 const { DefaultChatTransport, lastAssistantMessageIsCompleteWithToolCalls, lastAssistantMessageIsCompleteWithApprovalResponses } = ai;
 
-const IMPLS = (process.env.USE_CHAT_IMPL ?? 'ai-sdk,ours').split(',').map((s) => s.trim()).filter(Boolean);
-for (const name of IMPLS) if (name !== 'ai-sdk' && name !== 'ours') throw new Error(`USE_CHAT_IMPL: unknown implementation ${name}`);
+// `ours` is agent-chat-store/react (the full build), `ours-ai-sdk` agent-chat-store/ai-sdk/react
+// (the AI SDK build, issue 22): a useChat app must not tell them apart.
+const ENTRIES = { ours: 'agent-chat-store/react', 'ours-ai-sdk': 'agent-chat-store/ai-sdk/react' };
+const IMPLS = (process.env.USE_CHAT_IMPL ?? 'ai-sdk,ours,ours-ai-sdk').split(',').map((s) => s.trim()).filter(Boolean);
+for (const name of IMPLS) if (name !== 'ai-sdk' && !ENTRIES[name]) throw new Error(`USE_CHAT_IMPL: unknown implementation ${name}`);
 
-/** `useChat` of agent-chat-store/react, from pkg/ installed into an empty consumer folder. */
-async function loadOurs() {
+/** `useChat` of `entry`, from pkg/ installed into an empty consumer folder. */
+async function loadOurs(entry) {
   const dir = mkdtempSync(join(tmpdir(), 'acs-usechat-'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', resolve(root, 'pkg')], { cwd: dir, stdio: 'pipe' });
@@ -69,9 +73,9 @@ async function loadOurs() {
   const rootReact = realpathSync(createRequire(join(root, 'package.json')).resolve('react'));
   const pkgReact = realpathSync(createRequire(realpathSync(join(dir, 'node_modules/agent-chat-store/react.js'))).resolve('react'));
   assert.equal(pkgReact, rootReact, 'agent-chat-store/react must resolve the same React as the renderer');
-  writeFileSync(join(dir, 'probe.mjs'), "export * from 'agent-chat-store/react';\n");
+  writeFileSync(join(dir, 'probe.mjs'), `export * from '${entry}';\n`);
   const mod = await import(pathToFileURL(join(dir, 'probe.mjs')).href);
-  if (typeof mod.useChat !== 'function') throw new Error('agent-chat-store/react (pkg/react.js) exports no useChat');
+  if (typeof mod.useChat !== 'function') throw new Error(`${entry} exports no useChat`);
   return mod;
 }
 
@@ -254,7 +258,7 @@ const controlled = (controller) => ({ type: 'controlled-stream', controller });
 const AI_SDK_BODY_KEYS = ['id', 'messages', 'trigger', 'messageId'];
 
 for (const implName of IMPLS) {
-  const ours = implName === 'ours';
+  const ours = implName !== 'ai-sdk';
   describe(`useChat (${implName})`, () => {
     let impl;
     let server;
@@ -262,7 +266,7 @@ for (const implName of IMPLS) {
 
     before(async () => {
       server = await startServer();
-      impl = ours ? await loadOurs() : await import('@ai-sdk/react');
+      impl = ours ? await loadOurs(ENTRIES[implName]) : await import('@ai-sdk/react');
     });
     after(async () => {
       await server?.close();

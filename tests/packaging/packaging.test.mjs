@@ -330,7 +330,7 @@ test('Node ESM: every entry, server rendering, a turn; the .d.ts under tsc --str
   try {
     const { stdout } = await run(process.execPath, ['index.mjs'], { cwd: dir, env: { ...process.env, AGENT_SERVER: server.url } });
     const out = JSON.parse(stdout.trim().split('\n').at(-1));
-    assert.deepEqual(out.entries, { root: 'function', react: 'function', assistantUi: ['function', 'function'], toolUi: 'function' });
+    assert.deepEqual(out.entries, { root: 'function', react: 'function', assistantUi: ['function', 'function'], toolUi: 'function', aiSdk: ['function', 'function'] });
     assert.equal(out.replay, 'ok');
     assert.equal(out.web, 'ok');
     assert.match(out.ssr, /<p data-status="ready">0 messages<\/p>/);

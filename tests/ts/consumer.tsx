@@ -14,6 +14,8 @@ import {
   type UIMessagePart,
 } from 'agent-chat-store';
 import { useChat, useChatStore, useCreateChatStore, useSessions } from 'agent-chat-store/react';
+import { ChatStore as AiSdkChatStore, type ChatSnapshot as AiSdkSnapshot } from 'agent-chat-store/ai-sdk';
+import { useChat as useAiSdkChat } from 'agent-chat-store/ai-sdk/react';
 import {
   useChatStoreRuntime, convertUIMessage, usePending, usePendingApprovals, usePendingQuestions,
   createAttachmentAdapter, createToolAnswerCallbacks, waitsForUser, nestedMessages, DEFAULT_FILE_TYPES,
@@ -145,4 +147,13 @@ export function DocsChat() {
       <button onClick={() => setMessages((old) => old.slice(0, -1))}>Undo</button>
     </div>
   );
+}
+
+// The AI SDK build: the same types, its own module.
+export function AiSdkBuildChat() {
+  const { messages, sendMessage, status } = useAiSdkChat({ transport: { api: "/api/chat" } });
+  const direct = new AiSdkChatStore({ baseUrl: "/", sessionId: "s" });
+  const snap: AiSdkSnapshot = direct.getSnapshot();
+  void snap.status;
+  return <button onClick={() => void sendMessage({ text: "hi" })} disabled={status !== "ready"}>{messages.length}</button>;
 }

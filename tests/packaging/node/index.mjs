@@ -10,12 +10,15 @@ import { useChatStore } from "agent-chat-store/react";
 import { convertUIMessage, useChatStoreRuntime } from "agent-chat-store/assistant-ui";
 import { resolveToolRenderer } from "agent-chat-store/tool-ui";
 import init, { replayUiMessageStream as webReplay } from "agent-chat-store/web";
+import { ChatStore as AiSdkChatStore } from "agent-chat-store/ai-sdk";
+import { useChat as aiSdkUseChat } from "agent-chat-store/ai-sdk/react";
 
 const out = { entries: {} };
 out.entries.root = typeof ChatStore;
 out.entries.react = typeof useChatStore;
 out.entries.assistantUi = [typeof useChatStoreRuntime, typeof convertUIMessage];
 out.entries.toolUi = typeof resolveToolRenderer;
+out.entries.aiSdk = [typeof AiSdkChatStore, typeof aiSdkUseChat];
 
 const chunks = [
   { type: "start", messageId: "m" },
