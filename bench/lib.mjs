@@ -63,6 +63,8 @@ export function makeFetch({ chat, history, chunkSize = CHUNK_SIZE, onEnd }) {
       const stream = body instanceof ReadableStream ? body : streamOf(body, chunkSize, onEnd);
       return new Response(stream, { status: 200, headers: SSE_HEADERS });
     }
+    // Opening a session with a history asks whether a turn runs (SPEC §12): none does.
+    if (method === 'GET' && path.endsWith('/stream')) return new Response(null, { status: 204 });
     if (method === 'GET' && path.endsWith('/messages') && history) {
       return new Response(streamOf(history, chunkSize), { status: 200, headers: JSON_HEADERS });
     }
