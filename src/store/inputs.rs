@@ -116,19 +116,11 @@ impl ChatStore {
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
-            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate) => self.on_native_end(id, k, status, &p.body, now_ms),
-            // Only the pi-native transport makes them.
-            #[cfg(not(feature = "pi"))]
-            RequestKind::NativeState
-            | RequestKind::NativeEvents
-            | RequestKind::NativePrompt
-            | RequestKind::NativeStop
-            | RequestKind::NativeCreate => {}
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -190,19 +182,11 @@ impl ChatStore {
         };
         let error = ChatError::network(message);
         match p.kind {
-            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate) => self.on_native_failed(id, k, message, now_ms),
-            // Only the pi-native transport makes them.
-            #[cfg(not(feature = "pi"))]
-            RequestKind::NativeState
-            | RequestKind::NativeEvents
-            | RequestKind::NativePrompt
-            | RequestKind::NativeStop
-            | RequestKind::NativeCreate => {}
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
@@ -288,4 +272,12 @@ impl ChatStore {
         }
         self.pump(now_ms);
     }
+}
+
+/// Only the pi-native transport (`native.rs`, the `pi` feature) makes native requests: without
+/// it their answers cannot come.
+#[cfg(not(feature = "pi"))]
+impl ChatStore {
+    fn on_native_end(&mut self, _: RequestId, _: RequestKind, _: u16, _: &[u8], _: u64) {}
+    fn on_native_failed(&mut self, _: RequestId, _: RequestKind, _: &str, _: u64) {}
 }
