@@ -249,7 +249,13 @@ for (const readme of readmes) {
       let port = await freePort();
       const dev = await start(vite, ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], { cwd: dir, env, ready: /Local:\s+http/ });
       const opened = await open(`http://127.0.0.1:${port}/`, `${label}-dev`);
-      await checkQuickStart(opened, server, 'my-first-chat');
+      await checkQuickStart(opened, server, 'my-first-chat').catch(async (e) => {
+        // What the page showed when it went wrong, beside the server's history of the session.
+        await screenshot(opened.page, `packaging-${label}-dev-failed`);
+        const shown = await opened.page.locator('body').innerText().catch(() => '?');
+        const history = await server.history('my-first-chat').catch(() => '?');
+        throw new Error(`${e.message}\npage:\n${shown}\nserver history: ${JSON.stringify(history)}`, { cause: e });
+      });
       await finish(opened);
       assert.match(readFileSync(join(dir, 'node_modules/.vite/deps/_metadata.json'), 'utf8'), /"agent-chat-store(\/[\w-]+)?": {/, 'the pre-bundler took the package');
       await stop(dev.child);

@@ -1,8 +1,7 @@
-//! The JS this shell needs: extern types for fetch's objects (declared structurally, so a
-//! host's custom `fetch` and Node's undici work as well as the browser's), and a few helpers
-//! that are smaller and faster written in JS than driven call by call from Rust.
+//! The JS this shell needs: a few helpers that are smaller and faster written in JS than
+//! driven call by call from Rust, and the AbortController the request driver gives.
 
-use js_sys::{Array, Function, Object, Promise, Uint8Array};
+use js_sys::{Array, Function, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
@@ -116,24 +115,9 @@ export function fill_random(buf) {
   if (c && typeof c.getRandomValues === 'function') { c.getRandomValues(buf); return; }
   for (let i = 0; i < buf.length; i++) buf[i] = (Math.random() * 256) | 0;
 }
-export function global_fetch() {
-  return typeof globalThis.fetch === 'function' ? globalThis.fetch.bind(globalThis) : undefined;
-}
-export function header_value(response, name) {
-  try {
-    const h = response && response.headers;
-    if (!h) return undefined;
-    const v = typeof h.get === 'function' ? h.get(name) : h[name];
-    return v == null ? undefined : String(v);
-  } catch (_) {
-    return undefined; // a broken answer's headers: its status and body decide
-  }
-}
-export function make_init(method, headers, body, credentials, signal) {
-  const init = { method, headers, signal };
-  if (body !== undefined) init.body = body;
-  if (credentials !== undefined) init.credentials = credentials;
-  return init;
+// A promise's (or a thenable's, or a value's) truthiness once it settles; false if it rejects.
+export function when_settled(v, f) {
+  Promise.resolve(v).then((x) => f(!!x), () => f(false));
 }
 export function is_function(v) { return typeof v === 'function'; }
 // A Headers instance or a plain object as [name, value] pairs.
@@ -163,24 +147,6 @@ export function stored_seq(key) {
 }
 export function store_seq(key, v) {
   try { globalThis.localStorage?.setItem(key, String(v)); } catch (_) {}
-}
-// The status of what `fetch` gave, which must look like a Response.
-export function response_status(r) {
-  if (r === null || typeof r !== 'object' || typeof r.status !== 'number') {
-    throw new TypeError('fetch did not give a Response');
-  }
-  return r.status;
-}
-// What a fetch task was failed with may be anything (a Proxy whose traps throw): these run
-// inside wasm-bindgen's task queue, where a throw would stop every store's tasks.
-export function is_abort(e) {
-  try { return !!e && (e.name === 'AbortError' || e.code === 20); } catch (_) { return false; }
-}
-export function error_message(e) {
-  try {
-    if (e && typeof e.message === 'string') return e.message;
-    return String(e);
-  } catch (_) { return 'unknown error'; }
 }
 "#)]
 extern "C" {
@@ -232,63 +198,18 @@ extern "C" {
     pub fn clear_timeout(handle: &JsValue);
     pub fn now_ms() -> f64;
     pub fn fill_random(buf: &Uint8Array);
-    pub fn global_fetch() -> JsValue;
-    pub fn header_value(response: &JsValue, name: &str) -> Option<String>;
-    pub fn make_init(
-        method: &str,
-        headers: &JsValue,
-        body: Option<String>,
-        credentials: Option<String>,
-        signal: &JsValue,
-    ) -> Object;
+    pub fn when_settled(v: &JsValue, f: &Function);
     pub fn is_function(v: &JsValue) -> bool;
     #[wasm_bindgen(catch)]
     pub fn header_entries(h: &JsValue) -> Result<JsValue, JsValue>;
     pub fn object_of(key: &str, value: &JsValue) -> JsValue;
     pub fn finish_event(ev: &JsValue, messages: &JsValue, id: Option<&str>) -> JsValue;
-    #[wasm_bindgen(catch)]
-    pub fn response_status(r: &JsValue) -> Result<u16, JsValue>;
-    pub fn is_abort(e: &JsValue) -> bool;
-    pub fn error_message(e: &JsValue) -> String;
 }
 
 #[wasm_bindgen]
 extern "C" {
     /// `AbortController`: one per request, aborted when the core says so.
-    #[derive(Clone)]
     pub type AbortController;
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> AbortController;
     #[wasm_bindgen(method)]
     pub fn abort(this: &AbortController);
-    #[wasm_bindgen(method, getter)]
-    pub fn signal(this: &AbortController) -> JsValue;
-
-    // A host's `fetch` may give anything, and its body's methods may throw: every call into
-    // the answer is `catch`, so a broken one fails the request instead of escaping.
-
-    /// A fetch `Response`, structurally.
-    pub type Response;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn body(this: &Response) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, js_name = arrayBuffer, catch)]
-    pub fn array_buffer(this: &Response) -> Result<Promise, JsValue>;
-
-    /// `response.body`, a `ReadableStream` of `Uint8Array`s.
-    pub type ReadableStream;
-    #[wasm_bindgen(method, js_name = getReader, catch)]
-    pub fn get_reader(this: &ReadableStream) -> Result<Reader, JsValue>;
-
-    /// Its default reader: `read()` resolves `{done, value}` as each network chunk arrives.
-    pub type Reader;
-    #[wasm_bindgen(method, catch)]
-    pub fn read(this: &Reader) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    pub fn cancel(this: &Reader) -> Result<Promise, JsValue>;
-
-    pub type ReadResult;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn done(this: &ReadResult) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn value(this: &ReadResult) -> Result<JsValue, JsValue>;
 }

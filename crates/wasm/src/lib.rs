@@ -1,6 +1,6 @@
 //! The wasm shell: the only code that knows JS. It binds the sans-IO core to the browser (or
-//! Node): it performs the requests the core asks for with `fetch`, streams response bodies
-//! into the core chunk by chunk as they arrive, arms one timer for `poll_timeout`, exports
+//! Node): it has the requests the core asks for performed with `fetch` (driver.rs), streams
+//! response bodies into the core chunk by chunk as they arrive, arms one timer for `poll_timeout`, exports
 //! identity-stable frozen snapshots, and delivers notifications after every Rust call has
 //! returned (so a listener that reads the snapshot never re-enters a borrowed store).
 #![deny(unsafe_code)]
@@ -258,7 +258,7 @@ impl Shell {
                             c.abort();
                         }
                     }
-                    Output::Request(req) => driver::spawn(self.clone(), req),
+                    Output::Request(req) => driver::spawn(self, req),
                     Output::Event(ev) => self.deliver(ev),
                     // Asked once the drain is over, about its result.
                     Output::AskAutoSend { token } => ask = Some(token),
@@ -380,13 +380,12 @@ impl Shell {
             return;
         }
         let shell = Rc::downgrade(self);
-        wasm_bindgen_futures::spawn_local(async move {
-            let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&answer));
-            let yes = settled.await.is_ok_and(|v| v.is_truthy());
+        let answered = Closure::once_into_js(move |yes: bool| {
             if let Some(shell) = shell.upgrade() {
                 shell.with_core(|c, now| c.handle_auto_send(token, yes, now));
             }
         });
+        js::when_settled(&answer, answered.unchecked_ref());
     }
 
     fn arm_timer(self: &Rc<Self>) {

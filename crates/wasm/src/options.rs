@@ -10,12 +10,10 @@ use super::{js, usage_error};
 
 /// What the shell itself needs from the options (the core gets the rest).
 pub(crate) struct HostOptions {
-    pub base_url: String,
-    /// An object of headers, or a function returning one (or a promise of one), called per
-    /// request: credentials and tokens only ever pass through here.
-    pub headers: JsValue,
-    pub credentials: Option<String>,
-    pub fetch: Option<Function>,
+    /// What the JS request driver (driver.rs) reads per request: `baseUrl`, `headers` (an
+    /// object, or a function returning one or a promise of one: credentials and tokens only
+    /// ever pass through JS), `credentials`, `fetch` and `prepareSendMessagesRequest`.
+    pub fetch_host: JsValue,
     pub throttle_ms: f64,
     pub on_data: Option<Function>,
     pub on_error: Option<Function>,
@@ -30,9 +28,6 @@ pub(crate) struct HostOptions {
     pub on_finish: Option<Function>,
     /// `onToolCall({toolCall})`: a tool call for the client to run.
     pub on_tool_call: Option<Function>,
-    /// `prepareSendMessagesRequest(options)`: may replace a chat POST's `api`, `body`,
-    /// `headers` and `credentials` (the `ai` package's `HttpChatTransport` hook).
-    pub prepare_send_messages_request: Option<Function>,
 }
 
 use super::prop as get;
@@ -215,11 +210,18 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
             "option headers must be an object or a function",
         ));
     }
+    // `prepareSendMessagesRequest(options)`: may replace a chat POST's `api`, `body`,
+    // `headers` and `credentials` (the `ai` package's `HttpChatTransport` hook).
+    let prepare = function(o, "prepareSendMessagesRequest")?;
+    opts.prepare_hook = prepare.is_some();
     let host = HostOptions {
-        base_url: string(o, "baseUrl")?.unwrap_or_default(),
-        headers,
-        credentials: string(o, "credentials")?,
-        fetch: function(o, "fetch")?,
+        fetch_host: super::driver::fetch_host(
+            &string(o, "baseUrl")?.unwrap_or_default(),
+            &headers,
+            string(o, "credentials")?,
+            function(o, "fetch")?,
+            prepare,
+        ),
         throttle_ms: number(o, "throttleMs")?.unwrap_or(0.0),
         on_data: function(o, "onData")?,
         on_error: function(o, "onError")?,
@@ -229,8 +231,6 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
         persist_seq: get(o, "persistSeq").as_bool() != Some(false),
         on_finish: function(o, "onFinish")?,
         on_tool_call: function(o, "onToolCall")?,
-        prepare_send_messages_request: function(o, "prepareSendMessagesRequest")?,
     };
-    opts.prepare_hook = host.prepare_send_messages_request.is_some();
     Ok((opts, host))
 }
