@@ -10,3 +10,7 @@ import wasm, { size } from "./agent_chat_store_wasm.js";
 initSync({ module: inflateRaw(fromBase64(wasm), size) });
 
 export * from "./agent_chat_store_bg.js";
+// The replay helpers are a module of their own, compiled on their first call: a page that
+// uses none of them loads none of their code (package.json's `sideEffects` lets a bundler
+// leave it out).
+export { replayUiMessageStream, replayPiStream, replayPiNativeEvents } from "./replay/index.js";

@@ -7,7 +7,9 @@
 # PKG_FEATURES=a,b builds with those cargo features, PKG_TARGET_DIR=dir in that cargo target
 # dir (default target/): bench/build.sh is PKG_FEATURES=bench PKG_TARGET_DIR=target/bench-wasm.
 # PKG_NO_DEFAULT_FEATURES=1 leaves the default features out (then PKG_FEATURES says what goes
-# in): PKG_NO_DEFAULT_FEATURES=1 alone is the AI-SDK-mode wasm, without `pi` and `replay`.
+# in): PKG_NO_DEFAULT_FEATURES=1 PKG_FEATURES=store is the AI-SDK-mode wasm, without `pi` and
+# `replay`. Such a build is one module (its root entry exports what it has); the standard one
+# is three (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,11 +83,33 @@ module() {
     "$(gzip -9 -c "$dir/agent_chat_store_wasm.js" | wc -c) bytes gzip as JS"
 }
 
-# The full build (or what PKG_FEATURES / PKG_NO_DEFAULT_FEATURES ask for).
-module "$OUT" $NO_DEFAULT ${FEATURES:+--features "$FEATURES"}
+# The entries that re-export the replay module name it on this line (pkg-template).
+REPLAY_LINE='/from "\.\.\?\/replay\/index\.js"/d'
+STANDARD=
+[ -z "$FEATURES$NO_DEFAULT" ] && STANDARD=1
+
+if [ -n "$STANDARD" ]; then
+  # The root entry's module: the store with the pi modes. The replay helpers are a module of
+  # their own (replay/), which the root entry re-exports: package.json's `sideEffects` lets a
+  # bundler leave it out of a page that imports none of them (6.6 KB gzip, bench/results.md).
+  module "$OUT" --no-default-features --features store,pi
+  module "$OUT/replay" --no-default-features --features pi,replay
+  # Only its snippets are used of its web output (the bytes are in its JS); its entry is
+  # pkg-template/replay/index.js.
+  rm -f "$OUT/replay/web/agent_chat_store_bg.wasm" "$OUT/replay/web/agent_chat_store_bg.wasm.d.ts" \
+    "$OUT/replay/web/agent_chat_store.js" "$OUT/replay/web/agent_chat_store.d.ts" \
+    "$OUT/replay/web/package.json" "$OUT/replay/web/.gitignore"
+else
+  module "$OUT" $NO_DEFAULT ${FEATURES:+--features "$FEATURES"}
+fi
 
 cp -r pkg-template/. "$OUT/"
 rm -f "$OUT/.gitignore" "$OUT/web/.gitignore" "$OUT/web/package.json"
+if [ -z "$STANDARD" ]; then
+  # One module: the entries export what it has, and there is no replay module.
+  sed -i -e "$REPLAY_LINE" "$OUT/agent_chat_store.js" "$OUT/web/index.js"
+  rm -rf "$OUT/replay"
+fi
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 node -e '
   const fs = require("fs");
@@ -98,20 +122,21 @@ node -e '
 # AI SDK mode only. Its entries are the root ones with their imports pointed at its own module:
 # generated here, so there is one source of the hooks. Left out of builds asking for other
 # features (the bench's) and with PKG_AI_SDK=0.
-if [ -z "$FEATURES$NO_DEFAULT" ] && [ "${PKG_AI_SDK:-1}" != 0 ]; then
+if [ -n "$STANDARD" ] && [ "${PKG_AI_SDK:-1}" != 0 ]; then
   AI="$OUT/ai-sdk"
-  module "$AI" --no-default-features
+  module "$AI" --no-default-features --features store
   # Only the snippets and the types of its web output are used (the bytes are in its JS).
   rm -f "$AI/web/agent_chat_store_bg.wasm" "$AI/web/agent_chat_store_bg.wasm.d.ts" \
     "$AI/web/agent_chat_store.js" "$AI/web/package.json" "$AI/web/.gitignore"
-  sed -e 's#"\./inflate\.js"#"../inflate.js"#' pkg-template/agent_chat_store.js > "$AI/index.js"
+  sed -e 's#"\./inflate\.js"#"../inflate.js"#' -e "$REPLAY_LINE" pkg-template/agent_chat_store.js \
+    > "$AI/index.js"
   cp pkg-template/agent_chat_store.d.ts "$AI/index.d.ts"
   for f in react.js react.d.ts; do
     sed -e 's#"\./agent_chat_store\.js"#"./index.js"#' -e 's#"\./tool-ui\.js"#"../tool-ui.js"#' \
       "pkg-template/$f" > "$AI/$f"
   done
   cp pkg-template/use-chat.js "$AI/use-chat.js"
-  if grep -qE "from \"\./(agent_chat_store|tool-ui|inflate)\.js\"" "$AI"/*.js "$AI"/*.d.ts; then
+  if grep -qE "from \"\./(agent_chat_store|tool-ui|inflate)\.js\"|/replay/" "$AI"/*.js "$AI"/*.d.ts; then
     echo "build-pkg: an ai-sdk entry still imports a root module; update the seds above" >&2; exit 1
   fi
 fi

@@ -24,7 +24,8 @@ cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --all-targ
 cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --features bench -- -D warnings
 # The AI SDK build (no `pi`, no `replay`) and the one in between.
 cargo clippy --all-targets --no-default-features -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features --features store -- -D warnings  # the AI SDK build
+cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features --features pi,replay -- -D warnings  # the replay module
 cargo clippy --all-targets --no-default-features --features replay -- -D warnings
 # The core stays sans-IO: only the binding crate (crates/wasm) may know JS.
 if grep -rlE '\b(wasm_bindgen|js_sys|web_sys)\b' src --include='*.rs'; then

@@ -1,6 +1,7 @@
 // The card's build: `wasm-pack build crates/wasm --target web` on this checkout (wasm-pack from
 // scripts/setup.sh, wasm-opt from the npm `binaryen` package through PATH, as the README says)
-// gives a working module: the same exports as the package's wasm, and a real turn through
+// gives a working module: the exports of the package's two modules (the store's and the replay
+// helpers', which the package builds apart), and a real turn through
 // `fetch` against an AI SDK route handler on 127.0.0.1. Its size beside the package's is printed:
 // it lacks only build-pkg.sh's unstable std rebuild (README, "Building the wasm yourself").
 import { test, before, after } from 'node:test';
@@ -34,21 +35,29 @@ after(() => rmSync(out, { recursive: true, force: true }));
 
 // The API's exports by name; the closure shims by count (their names carry hashes and are
 // mangled differently with a rebuilt std).
-const exportsOf = (file) => {
-  const names = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(file))).map((e) => e.name);
+const exportsOf = (bytes) => {
+  const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
   const closure = (n) => n.includes('convert__closures');
-  return { api: names.filter((n) => !closure(n)).sort(), closures: names.filter(closure).length };
+  return { api: names.filter((n) => !closure(n)), closures: names.filter(closure).length };
 };
 
-test('wasm-pack gives the package wasm\'s exports, optimised by the same wasm-opt passes', () => {
+test('wasm-pack gives the package wasm\'s exports, optimised by the same wasm-opt passes', async () => {
   const ours = join(root, 'pkg/web/agent_chat_store_bg.wasm');
   assert.ok(existsSync(ours), 'run scripts/build-pkg.sh first');
+  const { fromBase64, inflateRaw } = await import(pathToFileURL(join(root, 'pkg/inflate.js')).href);
+  const replay = await import(pathToFileURL(join(root, 'pkg/replay/agent_chat_store_wasm.js')).href);
+  const store = exportsOf(readFileSync(ours));
+  const helpers = exportsOf(inflateRaw(fromBase64(replay.default), replay.size));
   const packed = join(out, 'agent_chat_store_bg.wasm');
-  assert.deepEqual(exportsOf(packed), exportsOf(ours));
+  const all = exportsOf(readFileSync(packed));
+  // One module with everything: the store's exports and the replay module's (the runtime's
+  // and `SseDecoder`'s are in both).
+  assert.deepEqual(all.api.sort(), [...new Set([...store.api, ...helpers.api])].sort());
+  assert.equal(all.closures, store.closures);
   const gz = (f) => gzipSync(readFileSync(f), { level: 9 }).length;
   // wasm-opt ran: an unoptimised release module is over twice the size.
   assert.ok(readFileSync(packed).length < 1.3 * readFileSync(ours).length, 'wasm-opt did not run');
-  console.log(`wasm-pack: ${gz(packed)} bytes gzip; scripts/build-pkg.sh: ${gz(ours)} bytes gzip`);
+  console.log(`wasm-pack, one module: ${gz(packed)} bytes gzip; scripts/build-pkg.sh, the store's module: ${gz(ours)} bytes gzip`);
 });
 
 test('the wasm-pack module runs a turn against an AI SDK route handler', async () => {

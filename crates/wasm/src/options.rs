@@ -30,7 +30,7 @@ pub(crate) struct HostOptions {
     pub on_tool_call: Option<Function>,
 }
 
-use super::prop as get;
+use crate::store::prop as get;
 
 fn string(obj: &JsValue, key: &str) -> Result<Option<String>, JsValue> {
     let v = get(obj, key);
@@ -181,7 +181,7 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(b) = get(o, "aiSdkRequests").as_bool() {
         opts.ai_sdk_requests = b;
     }
-    opts.body = super::body_arg(&get(o, "body"), "body")?;
+    opts.body = crate::store::body_arg(&get(o, "body"), "body")?;
     // `sendAutomaticallyWhen`: the `ai` package's two built-in predicates by name, or the
     // host's own function.
     let auto = get(o, "sendAutomaticallyWhen");
