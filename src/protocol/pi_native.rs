@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 type Object = serde_json::Map<String, Value>;
 
 use super::chunk::PartKind;
-use super::json::take_str;
+use super::json::{take_str, to_string};
 use super::{Role, UIMessage};
 
 /// One line of the event stream.
@@ -574,7 +574,13 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
     };
     match s.get("protocolVersion").and_then(Value::as_u64) {
         Some(1) => {}
-        other => return Err(format!("unsupported protocolVersion {other:?}")),
+        _ => {
+            // As JSON text: `{:?}` would link Debug formatting into the wasm.
+            let v = s
+                .get("protocolVersion")
+                .map_or("(missing)".into(), to_string);
+            return Err(format!("unsupported protocolVersion {v}"));
+        }
     }
     let seq = opt_u64(&s, "seq")
         .or(outer_seq)
