@@ -7,7 +7,7 @@
 //! (bench/results.md, "Size, step by step"), for IO that decides nothing. What each step
 //! means stays the core's.
 
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
@@ -200,7 +200,7 @@ pub(super) fn spawn(shell: &Rc<Shell>, req: Request) {
         .map(|o| to_string(&o.headers));
     let metadata = options.and_then(|o| o.metadata.as_ref()).map(to_string);
     let sink = RequestSink {
-        shell: Rc::downgrade(shell),
+        shell: shell.clone(),
         id: req.id,
     };
     let controller = start_request(
@@ -217,20 +217,20 @@ pub(super) fn spawn(shell: &Rc<Shell>, req: Request) {
 }
 
 /// What the JS driver tells of one request; every step after the core aborted it (or the
-/// store was disposed) is dropped.
+/// store was disposed) is dropped. It holds the store until the driver frees it, when the
+/// request settled: a store nobody references still takes in the answer it asked for.
 #[wasm_bindgen(skip_typescript)]
 pub struct RequestSink {
-    shell: Weak<Shell>,
+    shell: Rc<Shell>,
     id: RequestId,
 }
 
 impl RequestSink {
     /// The store, while the request is still wanted (not aborted by the core, the store not
-    /// disposed).
-    fn shell(&self) -> Option<Rc<Shell>> {
-        let shell = self.shell.upgrade()?;
-        let wanted = shell.controllers.borrow().contains(self.id);
-        wanted.then_some(shell)
+    /// disposed: `dispose` takes every controller).
+    fn shell(&self) -> Option<&Rc<Shell>> {
+        let wanted = self.shell.controllers.borrow().contains(self.id);
+        wanted.then_some(&self.shell)
     }
 }
 
@@ -242,10 +242,7 @@ impl RequestSink {
 
     /// The snapshot's messages, for the host's prepare hook.
     pub fn messages(&self) -> JsValue {
-        let Some(shell) = self.shell.upgrade() else {
-            return JsValue::UNDEFINED;
-        };
-        js_sys::Reflect::get(&shell.fresh_snapshot(), &"messages".into())
+        js_sys::Reflect::get(&self.shell.fresh_snapshot(), &"messages".into())
             .unwrap_or(JsValue::UNDEFINED)
     }
 
