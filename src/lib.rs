@@ -103,7 +103,7 @@ pub use protocol::chunk::{
     chunk_from_value, parse_chunk, strict_ui_chunk, Chunk, ChunkError, DataChunk, PartKind,
     PiEvent, ToolChunk, UiChunk,
 };
-pub use protocol::json::{from_slice as parse_json, MARKERS as LONE_SURROGATE_MARKERS};
+pub use protocol::json::{from_slice as parse_json, JsonError, MARKERS as LONE_SURROGATE_MARKERS};
 pub use protocol::{
     Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, SendOptions, TextState,
     ToolPart, ToolState, UIMessage,

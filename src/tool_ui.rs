@@ -53,7 +53,7 @@ pub struct ToolCatalogEntry {
 
 /// Reads a catalog answer; entries without a string `name` are skipped (reported by count).
 pub fn parse_catalog(body: &[u8]) -> Option<(Vec<ToolCatalogEntry>, usize)> {
-    let value: Value = serde_json::from_slice(body).ok()?;
+    let value: Value = crate::protocol::json::from_slice(body).ok()?;
     let list = value.get("tools")?.as_array()?;
     let mut tools = Vec::with_capacity(list.len());
     let mut skipped = 0;

@@ -35,7 +35,7 @@ impl Capabilities {
     /// keeps its default (a server that answers `"nativeFollowUp": "yes"` gets no follow-ups).
     /// `None` when the body is not a JSON object at all.
     pub fn from_json(body: &[u8]) -> Option<Capabilities> {
-        let value: Value = serde_json::from_slice(body).ok()?;
+        let value: Value = super::json::from_slice(body).ok()?;
         let obj = value.as_object()?;
         let d = Capabilities::default();
         let flag = |k: &str, dflt: bool| obj.get(k).and_then(Value::as_bool).unwrap_or(dflt);

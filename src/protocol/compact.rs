@@ -43,10 +43,8 @@ impl Json {
     pub fn value(&self) -> Cow<'_, Value> {
         match self {
             Json::Tree(v) => Cow::Borrowed(&**v),
-            // `from_slice`, the reader every other parse uses: `from_str` would add a second
-            // copy of the parser to the wasm.
             Json::Text(text) => {
-                Cow::Owned(serde_json::from_slice(text.as_bytes()).unwrap_or_default())
+                Cow::Owned(super::json::from_written(text.as_bytes()).unwrap_or_default())
             }
         }
     }

@@ -158,7 +158,7 @@ impl ChatError {
 }
 
 fn parse_error_body(body: &[u8]) -> (Option<String>, Option<String>, Option<String>) {
-    let Ok(Value::Object(mut obj)) = serde_json::from_slice::<Value>(body) else {
+    let Ok(Value::Object(mut obj)) = super::json::from_slice(body) else {
         return (None, None, None);
     };
     // `{"error":{...}}` is the contract; a bare `{"code","message"}` is tolerated.

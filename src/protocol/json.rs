@@ -6,6 +6,11 @@
 
 use serde_json::{Map, Value};
 
+mod read;
+
+pub use read::JsonError;
+pub(crate) use read::{overflows, Digits, Exponent};
+
 /// A JSON object, as serde_json holds it.
 pub type Object = Map<String, Value>;
 
@@ -159,87 +164,16 @@ fn push_marked(out: &mut String, s: &str) {
     }
 }
 
-/// `bytes` with every lone surrogate escape replaced by its marker, and every character of the
-/// marker range (as UTF-8 or as an escaped surrogate pair) by the markers of its surrogates,
-/// or `None` when there is neither. A backslash only escapes inside a string, and escapes are
-/// read from the left, so `\\ud800` (an escaped backslash, then `ud800`) is left alone.
-fn mark_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
-    let hex4 = |at: usize| -> Option<u32> {
-        (bytes.get(at..at + 4)?.iter())
-            .try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
-    };
-    let escape_at = |at: usize| -> Option<u32> {
-        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
-            .then(|| hex4(at + 2))
-            .flatten()
-    };
-    let mut out: Option<Vec<u8>> = None;
-    let (mut i, mut copied) = (0, 0);
-    let put = |out: &mut Option<Vec<u8>>, from: usize, to: usize, units: &[u32]| {
-        let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 8));
-        o.extend_from_slice(&bytes[from..to]);
-        for &u in units {
-            o.extend_from_slice(marker(u).encode_utf8(&mut [0; 4]).as_bytes());
-        }
-    };
-    while i < bytes.len() {
-        match bytes[i] {
-            // A character of the marker range in UTF-8: F4 8F A0..BF xx.
-            0xF4 if bytes.get(i + 1) == Some(&0x8F)
-                && bytes.get(i + 2).is_some_and(|b| (0xA0..0xC0).contains(b))
-                && bytes.get(i + 3).is_some() =>
-            {
-                let v = ((u32::from(bytes[i + 2]) & 0x3F) << 6) | (u32::from(bytes[i + 3]) & 0x3F);
-                // The low 12 bits of U+10F000 + v: its surrogates are 0xDBFC + (v >> 10), then
-                // 0xDC00 + (v & 0x3FF).
-                put(
-                    &mut out,
-                    copied,
-                    i,
-                    &[0xDBFC + (v >> 10), 0xDC00 + (v & 0x3FF)],
-                );
-                i += 4;
-                copied = i;
-            }
-            b'\\' => {
-                let Some(u) = escape_at(i) else {
-                    i += 2; // another escape (or a bad one, serde_json's to report)
-                    continue;
-                };
-                let low = escape_at(i + 6).filter(|l| (0xDC00..0xE000).contains(l));
-                match low {
-                    Some(l) if (0xD800..0xDC00).contains(&u) => {
-                        if u >= 0xDBFE {
-                            put(&mut out, copied, i, &[u, l]);
-                            copied = i + 12;
-                        }
-                        i += 12;
-                    }
-                    _ if (0xD800..0xE000).contains(&u) => {
-                        put(&mut out, copied, i, &[u]);
-                        i += 6;
-                        copied = i;
-                    }
-                    _ => i += 6,
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    let mut o = out?;
-    o.extend_from_slice(&bytes[copied..]);
-    Some(o)
-}
-
 /// Parses JSON as `JSON.parse` would take it, with lone surrogates and characters of the marker
 /// range held as markers ([`MARKERS`]).
-pub fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    match mark_surrogates(bytes) {
-        // A refusal is reported as of the text as it came (its offsets, not the marked one's).
-        Some(marked) => serde_json::from_slice(&marked)
-            .map_err(|e| serde_json::from_slice::<Value>(bytes).err().unwrap_or(e)),
-        None => serde_json::from_slice(bytes),
-    }
+pub fn from_slice(bytes: &[u8]) -> Result<Value, JsonError> {
+    read::read(bytes, read::Marks::Mark)
+}
+
+/// Parses JSON this crate wrote from a `Value` ([`to_string`] without the marker escapes:
+/// serde_json's own text), whose markers are markers already.
+pub(crate) fn from_written(bytes: &[u8]) -> Result<Value, JsonError> {
+    read::read(bytes, read::Marks::Keep)
 }
 
 /// Appends `s` as a JSON string literal, byte for byte as serde_json writes it (`\"`, `\\`,
@@ -290,7 +224,7 @@ mod tests {
     use super::*;
 
     /// Lone surrogate escapes become markers, and only they: a pair, an escaped backslash
-    /// before `ud800`, other escapes and invalid JSON are left to serde_json.
+    /// before `ud800` and other escapes are read as serde_json reads them.
     #[test]
     fn lone_surrogates_are_read_as_markers() {
         let read = |t: &str| from_slice(t.as_bytes()).ok();
@@ -314,13 +248,11 @@ mod tests {
                 serde_json::json!({ marker(0xDC00).to_string(): [format!("\n{}", marker(0xD83D))] })
             )
         );
-        // Not the surrogates' fault: serde_json's own error, unchanged.
+        // Not the surrogates' fault: refused where the text goes wrong.
         let bad = r#"["\ud83d", oops]"#;
         assert_eq!(
             from_slice(bad.as_bytes()).unwrap_err().to_string(),
-            serde_json::from_slice::<Value>(bad.as_bytes())
-                .unwrap_err()
-                .to_string()
+            "expected a value at byte 11"
         );
         assert!(read(r#""\ud83""#).is_none());
     }

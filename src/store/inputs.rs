@@ -126,7 +126,7 @@ impl ChatStore {
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
             RequestKind::FollowUpPost => {
                 let outcome = if ok {
-                    match serde_json::from_slice::<Value>(&p.body) {
+                    match crate::protocol::json::from_slice(&p.body) {
                         Ok(v)
                             if v.get("deleted").and_then(Value::as_bool) == Some(true)
                                 && v.get("queued").and_then(Value::as_bool) != Some(true) =>

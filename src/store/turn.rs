@@ -359,7 +359,7 @@ impl ChatStore {
     /// (SPEC §12), and the message is posted to it as a follow-up where the policy allows
     /// one, else it goes back to the composer (reason `busy`).
     fn on_turn_already_active(&mut self, error: ChatError, body: &[u8], now_ms: u64) {
-        let turn_id = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+        let turn_id = crate::protocol::json::from_slice(body).ok().and_then(|v| {
             let id = v.get("error")?.get("turnId")?.as_str()?;
             Some(id.to_string())
         });

@@ -357,7 +357,7 @@ enum Key {
 /// nor a JSON tree of the whole history is ever held, only the messages, the bytes of the one
 /// being received, and whatever else the answer holds besides the list.
 ///
-/// The answer means exactly what `serde_json::from_slice::<Value>` of the whole body would: the
+/// The answer means exactly what [`crate::parse_json`] of the whole body would: the
 /// bytes outside the list's elements are kept (the *skeleton*, each element replaced by `0`)
 /// and parsed at the end, so a document that is not valid JSON is refused whatever it holds,
 /// and a duplicate `messages` key means its last value.
@@ -424,7 +424,7 @@ impl HistoryParser {
         if self.failed || self.in_list {
             return Err(HistoryBodyError::NotJson);
         }
-        match serde_json::from_slice::<Value>(&self.skeleton) {
+        match crate::protocol::json::from_slice(&self.skeleton) {
             Ok(Value::Object(o)) => match o.get("messages") {
                 Some(Value::Array(_)) => {
                     // Oldest first: the ring from `oldest` on, then what wrapped around (in
@@ -478,7 +478,7 @@ impl HistoryParser {
                 b':' if self.depth == 1 => {
                     self.key = match self.key {
                         Key::String(s, e) => Key::Colon(
-                            serde_json::from_slice::<Value>(&self.skeleton[s..e])
+                            crate::protocol::json::from_slice(&self.skeleton[s..e])
                                 .is_ok_and(|k| k == "messages"),
                         ),
                         _ => Key::None,
@@ -727,7 +727,7 @@ mod parser_tests {
     /// What the store did before the answer was read as it arrives: the whole body parsed into
     /// one `Value`, then converted.
     fn oracle(body: &[u8], max: usize) -> Outcome {
-        let list = match serde_json::from_slice::<Value>(body) {
+        let list = match crate::protocol::json::from_slice(body) {
             Ok(Value::Object(mut o)) => match o.remove("messages") {
                 Some(Value::Array(list)) => list,
                 _ => return Err(HistoryBodyError::NoMessagesList),

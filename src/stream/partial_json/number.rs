@@ -2,6 +2,7 @@
 //! number streamed digit by digit costs O(1) per digit.
 
 use super::*;
+use crate::protocol::json::{overflows, Digits, Exponent};
 
 /// JSON's whitespace.
 pub(super) const WS: [char; 4] = [' ', '\t', '\n', '\r'];
@@ -47,11 +48,6 @@ pub(super) struct Num {
     pub(super) e: i32,
     /// The token ends with a digit (a complete number).
     pub(super) digit: bool,
-}
-
-/// serde_json's `overflow!(a * 10 + b, max)`.
-pub(super) fn overflows(a: u64, b: u64, max: u64) -> bool {
-    a >= max / 10 && (a > max / 10 || b > max % 10)
 }
 
 impl Num {
@@ -120,35 +116,25 @@ impl Num {
     }
 
     /// What `serde_json::from_str` gives for the token so far (null where it fails: an f64
-    /// overflow, JS's Infinity), computed by serde_json itself from a token of at most ~35
-    /// chars that its parser reads to the same significand and exponent: the integer
-    /// `significand`, then the final exponent (or, when the token's exponent part overflowed
-    /// an i32, an exponent part that overflows too).
+    /// overflow, JS's Infinity), from the significand and exponents it reads it to, by the
+    /// crate's JSON reader's arithmetic, which is serde_json's (`protocol::json::Digits`).
     pub(super) fn value(&self) -> Value {
-        use std::fmt::Write;
-        let mut t = String::with_capacity(40);
-        if !self.positive {
-            t.push('-');
-        }
-        let _ = write!(t, "{}", self.significand);
-        match self.at {
-            NumAt::Sign | NumAt::Int => {}
-            NumAt::LongInt | NumAt::Frac | NumAt::FracOver | NumAt::ExpSign => {
-                let _ = write!(t, "e{}", self.exponent);
-            }
-            NumAt::Exp => {
-                let e = if self.exp_positive {
-                    self.exponent.saturating_add(self.e)
-                } else {
-                    self.exponent.saturating_sub(self.e)
-                };
-                let _ = write!(t, "e{e}");
-            }
-            NumAt::ExpOver => {
-                t.push_str(if self.exp_positive { "e" } else { "e-" });
-                t.push_str("9999999999");
-            }
-        }
-        serde_json::from_slice(t.as_bytes()).unwrap_or_default()
+        let n = Digits {
+            positive: self.positive,
+            significand: self.significand,
+            exponent: self.exponent,
+        };
+        let e = match self.at {
+            NumAt::Sign | NumAt::Int => return n.integer(),
+            NumAt::LongInt | NumAt::Frac | NumAt::FracOver | NumAt::ExpSign => Exponent::None,
+            NumAt::Exp => Exponent::Of {
+                positive: self.exp_positive,
+                exp: self.e,
+            },
+            NumAt::ExpOver => Exponent::Over {
+                positive: self.exp_positive,
+            },
+        };
+        n.float(e).unwrap_or_default()
     }
 }
