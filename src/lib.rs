@@ -152,4 +152,6 @@ pub use stream::History;
 #[doc(hidden)]
 pub use protocol::json as shell_json;
 #[doc(hidden)]
+pub use scan::starts_with as shell_starts_with;
+#[doc(hidden)]
 pub use tool_ui::export_message as shell_export_message;

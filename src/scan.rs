@@ -1,7 +1,8 @@
-//! Byte scans eight bytes at a time (SWAR: one `u64` holds eight bytes), for the two scans every
-//! byte of a long stream goes through: the SSE decoder's search for a line end and the delta
-//! fast path's search for the end of a JSON string. A byte-by-byte loop costs several
-//! instructions per byte in wasm (no SIMD is assumed); these cost about one per byte.
+//! Byte scans eight bytes at a time (SWAR: one `u64` holds eight bytes), for the scans every
+//! byte of a long stream goes through: the SSE decoder's search for a line end, the delta
+//! fast path's search for the end of a JSON string and its prefixes, the snapshot's check that
+//! a text only grew. A byte-by-byte loop costs several instructions per byte in wasm (no SIMD is
+//! assumed, and its `memcmp` goes byte by byte); these cost about one per byte.
 //!
 //! `eq` and `below` flag matching bytes by their high bit. A borrow can flag a byte above a
 //! real match, never one below it, so the lowest flag is always the first match.
@@ -50,6 +51,35 @@ pub fn string_special(bytes: &[u8]) -> Option<usize> {
     )
 }
 
+/// The first byte a JSON string cannot hold as it is, or the first byte of a character of
+/// plane 16 (0xF4), which may be of the marker range (`protocol::json::MARKERS`).
+pub fn string_special_or_plane16(bytes: &[u8]) -> Option<usize> {
+    first(
+        bytes,
+        |w| eq(w, b'"') | eq(w, b'\\') | below(w, 0x20) | eq(w, 0xF4),
+        |b| b == b'"' || b == b'\\' || b < 0x20 || b == 0xF4,
+    )
+}
+
+/// Whether `bytes` starts with `prefix`, compared eight bytes at a time.
+pub fn starts_with(bytes: &[u8], prefix: &[u8]) -> bool {
+    let Some(head) = bytes.get(..prefix.len()) else {
+        return false;
+    };
+    let ((a, ra), (b, rb)) = (head.as_chunks::<8>(), prefix.as_chunks::<8>());
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| u64::from_ne_bytes(*x) == u64::from_ne_bytes(*y))
+        && ra.iter().zip(rb).all(|(x, y)| x == y)
+}
+
+/// `s` without `prefix`, when it starts with it ([`starts_with`]).
+pub fn strip_prefix<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    starts_with(s.as_bytes(), prefix.as_bytes())
+        .then(|| s.get(prefix.len()..))
+        .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,8 +97,10 @@ mod tests {
             0x1F + 0x20,
             b'"' + 1,
             b'\\' - 1,
+            0xF3,
+            0xF5,
         ];
-        let special = [b'\n', b'\r', b'"', b'\\', 0x00, 0x1F, 0x01];
+        let special = [b'\n', b'\r', b'"', b'\\', 0x00, 0x1F, 0x01, 0xF4];
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         for len in 0..40 {
             for _ in 0..200 {
@@ -91,6 +123,21 @@ mod tests {
                     slow(&|b| b == b'"' || b == b'\\' || b < 0x20),
                     "{bytes:?}"
                 );
+                assert_eq!(
+                    string_special_or_plane16(&bytes),
+                    slow(&|b| b == b'"' || b == b'\\' || b < 0x20 || b == 0xF4),
+                    "{bytes:?}"
+                );
+                // Every prefix of it, and each with its last byte changed.
+                for n in 0..=bytes.len() {
+                    assert!(starts_with(&bytes, &bytes[..n]));
+                    if let Some(last) = n.checked_sub(1) {
+                        let mut other = bytes[..n].to_vec();
+                        other[last] ^= 1;
+                        assert!(!starts_with(&bytes, &other));
+                    }
+                }
+                assert!(len == 0 || !starts_with(&bytes[..len / 2], &bytes));
             }
         }
     }

@@ -16,6 +16,9 @@
 use std::borrow::Cow;
 
 use crate::protocol::chunk::{Chunk, PartKind, PiEvent, ToolChunk, UiChunk};
+// The prefixes are compared eight bytes at a time: `str::strip_prefix` is a byte-by-byte
+// `memcmp` in wasm, three per delta.
+use crate::scan::strip_prefix as strip;
 
 /// A delta read in place: its strings borrow the event's data unless they hold escapes. The
 /// store applies it without building the [`Chunk`] (no allocation per delta);
@@ -100,26 +103,26 @@ impl Delta<'_> {
 
 /// The delta in its canonical shape, or `None` (then use `parse_chunk`).
 pub fn parse_delta(data: &str) -> Option<Delta<'_>> {
-    let rest = data.strip_prefix(r#"{"type":""#)?;
-    if let Some(rest) = rest.strip_prefix(r#"text-delta","id":"#) {
+    let rest = strip(data, r#"{"type":""#)?;
+    if let Some(rest) = strip(rest, r#"text-delta","id":"#) {
         return part_delta(PartKind::Text, rest);
     }
-    if let Some(rest) = rest.strip_prefix(r#"data-pi-text-delta","data":{"seq":"#) {
+    if let Some(rest) = strip(rest, r#"data-pi-text-delta","data":{"seq":"#) {
         return pi_delta(PartKind::Text, rest);
     }
-    if let Some(rest) = rest.strip_prefix(r#"tool-input-delta","toolCallId":"#) {
+    if let Some(rest) = strip(rest, r#"tool-input-delta","toolCallId":"#) {
         let (tool_call_id, rest) = string(rest)?;
-        let (delta, rest) = string(rest.strip_prefix(r#","inputTextDelta":"#)?)?;
+        let (delta, rest) = string(strip(rest, r#","inputTextDelta":"#)?)?;
         end(rest, "}")?;
         return Some(Delta::ToolInput {
             tool_call_id,
             delta,
         });
     }
-    if let Some(rest) = rest.strip_prefix(r#"reasoning-delta","id":"#) {
+    if let Some(rest) = strip(rest, r#"reasoning-delta","id":"#) {
         return part_delta(PartKind::Reasoning, rest);
     }
-    if let Some(rest) = rest.strip_prefix(r#"data-pi-reasoning-delta","data":{"seq":"#) {
+    if let Some(rest) = strip(rest, r#"data-pi-reasoning-delta","data":{"seq":"#) {
         return pi_delta(PartKind::Reasoning, rest);
     }
     None
@@ -127,16 +130,16 @@ pub fn parse_delta(data: &str) -> Option<Delta<'_>> {
 
 fn part_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     let (id, rest) = string(rest)?;
-    let (delta, rest) = string(rest.strip_prefix(r#","delta":"#)?)?;
+    let (delta, rest) = string(strip(rest, r#","delta":"#)?)?;
     end(rest, "}")?;
     Some(Delta::Part { kind, id, delta })
 }
 
 fn pi_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     let (seq, rest) = integer(rest)?;
-    let (message_id, rest) = string(rest.strip_prefix(r#","messageId":"#)?)?;
-    let (part_id, rest) = string(rest.strip_prefix(r#","partId":"#)?)?;
-    let (delta, rest) = string(rest.strip_prefix(r#","delta":"#)?)?;
+    let (message_id, rest) = string(strip(rest, r#","messageId":"#)?)?;
+    let (part_id, rest) = string(strip(rest, r#","partId":"#)?)?;
+    let (delta, rest) = string(strip(rest, r#","delta":"#)?)?;
     end(rest, "}}")?;
     Some(Delta::Pi {
         seq,
@@ -149,7 +152,7 @@ fn pi_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
 
 /// The closing braces, then only the whitespace JSON allows after a value.
 fn end(rest: &str, closing: &str) -> Option<()> {
-    let tail = rest.strip_prefix(closing)?;
+    let tail = strip(rest, closing)?;
     tail.bytes()
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
         .then_some(())
@@ -166,7 +169,7 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let mut escaped = false;
     let mut i = 1;
     loop {
-        i += crate::scan::string_special(bytes.get(i..)?)?;
+        i += crate::scan::string_special_or_plane16(bytes.get(i..)?)?;
         match bytes[i] {
             b'"' => {
                 let (lit, rest) = s.split_at(i + 1);
@@ -176,13 +179,7 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
                         _ => return None,
                     }
                 } else {
-                    let text = &lit[1..lit.len() - 1];
-                    // A character of plane 16 may be one of the marker range, which the
-                    // reader holds as two markers (`protocol::json::MARKERS`).
-                    if text.as_bytes().contains(&0xF4) {
-                        return None;
-                    }
-                    Cow::Borrowed(text)
+                    Cow::Borrowed(&lit[1..lit.len() - 1])
                 };
                 return Some((value, rest));
             }
@@ -190,7 +187,9 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
                 escaped = true;
                 i += 2;
             }
-            _ => return None, // a control character
+            // A control character, or a character of plane 16, which may be one of the marker
+            // range: the general path holds those as two markers (`protocol::json::MARKERS`).
+            _ => return None,
         }
     }
 }

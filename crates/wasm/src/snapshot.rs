@@ -25,6 +25,7 @@ use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 
 use agent_chat_store::shell_json::{has_marker, to_string};
+use agent_chat_store::shell_starts_with;
 use agent_chat_store::SessionItem;
 use agent_chat_store::ToolCatalogEntry;
 use agent_chat_store::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
@@ -229,19 +230,6 @@ fn split_part(part: &Part) -> (Value, Option<(&'static str, Cow<'_, str>)>) {
     }
 }
 
-/// `text.starts_with(prefix)`, sixteen bytes at a time: the wasm `memcmp` goes byte by byte,
-/// and this runs over the whole streamed text at every snapshot.
-fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
-    let Some(text) = text.get(..prefix.len()) else {
-        return false;
-    };
-    let ((a, ra), (b, rb)) = (text.as_chunks::<16>(), prefix.as_chunks::<16>());
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| u128::from_ne_bytes(*x) == u128::from_ne_bytes(*y))
-        && ra == rb
-}
-
 /// Exports one part from its JSON without its long string (`head`), that string with its key
 /// (`long`), and a tool part's `input` as it is to be exported (with whether it is the one
 /// `prev` shows), reusing `prev` (what was exported at its position last time) where it still
@@ -277,7 +265,7 @@ fn export_part(
                     // (`is_char_boundary` also says the text is not shorter: never a slice
                     // that could panic, whatever `grew` claims.)
                     && (grew && s.is_char_boundary(old_s.len())
-                        || starts_with(s.as_bytes(), old_s.as_bytes())) =>
+                        || shell_starts_with(s.as_bytes(), old_s.as_bytes())) =>
             {
                 if s.len() == old_s.len() && same {
                     return (entry(head, Some((key, old_s)), old_js), true);
