@@ -282,6 +282,37 @@ test('a timeout past setTimeout\'s 32-bit range is clamped: it neither fires at 
   store.dispose();
 });
 
+test('a store freed without dispose() while a resume waits on its timer: nothing fires into it', async () => {
+  // The answer breaks after its first chunks: the store resumes after a backoff, on its timer,
+  // with no request in flight, so nothing else holds the store when the page lets go of it.
+  const fetch = async (url) => {
+    if (!String(url).endsWith('/chat')) throw new TypeError('offline');
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(enc.encode('data: {"type":"start","messageId":"m"}\n\ndata: {"type":"text-start","id":"t"}\n\n'));
+        c.error(new TypeError('cut'));
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  };
+  const real = globalThis.setTimeout;
+  const armed = [];
+  globalThis.setTimeout = (f, ms, ...rest) => { armed.push(ms); return real(f, ms, ...rest); };
+  const store = new pkg.ChatStore({ sessionId: 's1', capabilities: CAPS, fetch, persistSeq: false });
+  try {
+    store.send('hello');
+    await sleep(20);
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  assert.equal(store.getSnapshot().status, 'streaming', 'the turn waits to resume');
+  const backoff = Math.max(...armed.filter((ms) => ms < 10_000));
+  assert.ok(backoff > 20, `a resume is due later: ${armed}`);
+  store.free();
+  await sleep(backoff + 100);
+  // afterEach: nothing escaped (a dropped closure throws "closure invoked … after being dropped").
+});
+
 test('the waiting bubbles follow the session: another session shows its own queue, and back', async () => {
   let ctl;
   const fetch = async (url, init) => {

@@ -462,12 +462,27 @@ impl Shell {
         for (_, c) in self.controllers.borrow_mut().take_all() {
             c.abort();
         }
+        self.clear_timers();
+    }
+
+    fn clear_timers(&self) {
         if let Some((_, handle)) = self.timer.borrow_mut().take() {
             js::clear_timeout(&handle);
         }
         if let Some(handle) = self.notify_timer.borrow_mut().take() {
             js::clear_timeout(&handle);
         }
+    }
+}
+
+/// A store freed without `dispose()` (its JS object collected, or `free()` called) may still
+/// have a timer armed, say a resume's backoff: its callback is `timer_fn`, dropped with the
+/// shell, and a dropped closure called from JS throws ("closure invoked … after being
+/// dropped") out of a `setTimeout`, uncaught. The notification's callback holds the shell
+/// weakly and lives until called.
+impl Drop for Shell {
+    fn drop(&mut self) {
+        self.clear_timers();
     }
 }
 
