@@ -55,7 +55,7 @@ pub use losses::{Loss, LossCode};
 
 use std::collections::VecDeque;
 
-use crate::hash::HashMap;
+use crate::hash::VecMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -217,14 +217,14 @@ pub struct ChatStore {
     opts: StoreOptions,
     rng: Box<dyn RandomSource>,
     session: Session,
-    parked: HashMap<String, Session>,
+    parked: VecMap<String, Session>,
     /// The session list (SPEC §11).
     sessions: SessionList,
     /// Bumped by a session switch, a dispose or a reset: answers of older generations are
     /// ignored, whatever they say.
     generation: u64,
     next_request: RequestId,
-    pending: HashMap<RequestId, Pending>,
+    pending: VecMap<RequestId, Pending>,
     requests: VecDeque<Request>,
     aborts: VecDeque<RequestId>,
     events: VecDeque<StoreEvent>,
@@ -291,11 +291,11 @@ impl ChatStore {
             opts,
             rng,
             session,
-            parked: HashMap::default(),
+            parked: VecMap::default(),
             sessions,
             generation: 1,
             next_request: 1,
-            pending: HashMap::default(),
+            pending: VecMap::default(),
             requests: VecDeque::new(),
             aborts: VecDeque::new(),
             events: VecDeque::new(),

@@ -52,8 +52,9 @@ pub enum PiEffect {
 
 #[derive(Debug, Default, Clone)]
 struct MessageState {
-    /// Text and reasoning parts by (kind, partId) → position in `parts`.
-    parts: HashMap<(bool, String), usize>,
+    /// Text (`[0]`) and reasoning (`[1]`) parts by partId → position in `parts` (two maps of
+    /// the one type the other maps have, not a third type of map in the wasm).
+    parts: [HashMap<String, usize>; 2],
     /// Tool parts by toolCallId → position in `parts`.
     tools: HashMap<String, usize>,
     /// Streamed tool input text by toolCallId, until the call's end gives the input.
@@ -69,7 +70,11 @@ struct MessageState {
 impl MessageState {
     /// Part positions after `removed` moved down by one.
     fn shift_after(&mut self, removed: usize) {
-        for i in self.parts.values_mut().chain(self.tools.values_mut()) {
+        let [text, reasoning] = &mut self.parts;
+        for i in (text.values_mut())
+            .chain(reasoning.values_mut())
+            .chain(self.tools.values_mut())
+        {
             if *i > removed {
                 *i -= 1;
             }
@@ -259,7 +264,7 @@ impl PiReducer {
         let len = h.messages()[i].parts.len();
         let mut st = MessageState::default();
         for (reasoning, part_id, p) in parts.iter().filter(|(_, _, p)| *p < len) {
-            st.parts.insert((*reasoning, part_id.clone()), *p);
+            st.parts[usize::from(*reasoning)].insert(part_id.clone(), *p);
         }
         st.part_events = true;
         self.state.insert(id.to_string(), st);
@@ -798,7 +803,7 @@ impl PiReducer {
                 self.aliases.insert(fin.id.clone(), id.clone());
             }
             let st = self.state.entry(id.clone()).or_default();
-            st.parts.clear();
+            st.parts = Default::default();
             st.tools.clear();
             st.tool_text.clear();
             st.legacy.clear();
@@ -876,8 +881,8 @@ impl PiReducer {
             h.at_mut(i).parts.remove(legacy);
             st.shift_after(legacy);
         }
-        let key = (kind_key(kind), part_id);
-        if let Some(&p) = st.parts.get(&key) {
+        let parts = &mut st.parts[usize::from(kind_key(kind))];
+        if let Some(&p) = parts.get(&part_id) {
             return p;
         }
         let msg = h.at_mut(i);
@@ -887,7 +892,7 @@ impl PiReducer {
             Some(TextState::Streaming),
         ));
         let p = msg.parts.len() - 1;
-        st.parts.insert(key, p);
+        parts.insert(part_id, p);
         p
     }
 
