@@ -167,6 +167,24 @@ fn hydration_that_lands_after_a_send_keeps_the_new_message_last() {
     assert_eq!(&texts[..3], ["earlier", "reply", "[A] hello"]);
 }
 
+/// The history's answer predates a turn that already ended (here with an HTML page for an
+/// answer): the message the user sent is kept, not replaced by the server's older list.
+#[test]
+fn hydration_that_lands_after_a_turn_ended_keeps_its_message() {
+    let mut h = hydrating(AI_SDK_CAPS);
+    let hydrate = h.the_open(RequestKind::MessagesGet).id;
+    h.send("hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(
+        chat,
+        Reply::bytes(200, Some("text/html"), "<!doctype html><p>Sign in</p>"),
+    );
+    assert_eq!(h.store.status(), Status::Error);
+    h.respond(hydrate, Reply::json(200, json!({"messages": []})));
+    let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["hello"]);
+}
+
 #[cfg(feature = "pi")]
 #[test]
 fn hydration_that_lands_mid_stream_loses_and_duplicates_nothing() {

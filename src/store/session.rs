@@ -388,7 +388,7 @@ impl ChatStore {
         now_ms: u64,
     ) {
         let after_stop = std::mem::take(&mut self.session.after_stop);
-        self.session.hydrated = true;
+        let first = !std::mem::replace(&mut self.session.hydrated, true);
         self.touch();
         if status == 404 {
             return; // a session the server has no history for yet
@@ -427,9 +427,11 @@ impl ChatStore {
             // more than it lists, and stays.
             return self.diagnostic("history after the stop is behind what was streamed; kept");
         }
-        // A turn started before the history came: the conversation merges.
-        let busy = !matches!(self.session.phase, Phase::Idle { .. });
-        self.session.conversation.hydrate(messages, busy);
+        // A turn started before the history came, running or already ended (a first history
+        // that finds messages found this client's own): the conversation merges.
+        let merge = !matches!(self.session.phase, Phase::Idle { .. })
+            || (first && !self.session.conversation.history().is_empty());
+        self.session.conversation.hydrate(messages, merge);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
         if self.opts.attach && !after_stop {
