@@ -11,9 +11,9 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
 pub use rustc_hash::FxBuildHasher;
 
 /// A map kept as a list, for the maps that hold a handful of entries at a time (the requests
-/// in flight, the parked sessions; not the calls of a message, which can be many): a linear search
-/// over a few entries costs less than a hash, and each `HashMap` of another entry type was
-/// some 2 KB of its own code in the wasm. Same methods as `HashMap`, in insertion order.
+/// in flight, the parked sessions; not the calls of a message, which can be many): a linear
+/// search over a few entries costs less than a hash, and each `HashMap` of another entry type
+/// was some 2 KB of its own code in the wasm. Same methods as `HashMap`, in insertion order.
 #[derive(Debug, Clone)]
 pub struct VecMap<K, V>(Vec<(K, V)>);
 

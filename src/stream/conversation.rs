@@ -651,14 +651,15 @@ impl Conversation {
         self.pi.resume_streaming(&self.history, id, parts);
     }
 
-    /// The canonical history came (hydration). While a turn runs (`busy`) canonical comes
-    /// first, then what this client added that the server does not list yet; a message both
-    /// have keeps the local copy, the one being streamed into, and the reducers keep their
+    /// The canonical history came (hydration). When a turn of this client's started before it
+    /// came (`merge`: the turn runs, or ended before a first history) canonical comes first,
+    /// then what this client added that the server does not list yet; a message both have
+    /// keeps the local copy, the one being streamed into, and the reducers keep their
     /// bookkeeping (the optimistic user message to adopt, the open messages, part positions),
     /// all keyed by message id and still true of those copies: resetting it mid-turn would
     /// split the streaming text part in two and duplicate the user's message.
-    pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, busy: bool) {
-        if busy {
+    pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
+        if merge {
             let local = self.history.messages();
             let by_id: crate::hash::HashMap<&str, usize> = local
                 .iter()

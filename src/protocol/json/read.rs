@@ -1,4 +1,6 @@
-//! A JSON text read into a serde_json [`Value`]: the one JSON reader of the crate.
+//! A whole JSON text read into a serde_json [`Value`]: every parse of a complete text goes
+//! through it (the streamed tool input's partial JSON and the history's element splitter are
+//! the crate's other two readers, and call this one or its number arithmetic).
 //!
 //! It accepts exactly what `serde_json::from_slice::<Value>` accepts and gives the same value
 //! (the same numbers, bit for bit, by the same arithmetic: serde_json without
