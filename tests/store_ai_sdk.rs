@@ -278,3 +278,56 @@ fn a_violation_as_first_write_leaves_no_empty_answer() {
         );
     }
 }
+
+/// AI SDK mode passes over the pi projection a server of this family streams beside the
+/// standard chunks, in the full build and in the AI SDK build (without `pi`) alike. The AI SDK
+/// build does not read the projection's events beyond the few this mode uses (the mode, a user
+/// message's start, the turn id, the deltas), so a malformed one of the others is a loss only
+/// where it is read.
+#[test]
+fn the_pi_projection_beside_the_standard_chunks_is_passed_over() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    h.send("hello");
+    let chat = h.the_open(RequestKind::Chat);
+    let standard = sse_events(&ai_answer("a1", "the answer"));
+    let projection = [
+        json!({"type": "data-turn-start", "data": {"turnId": "t1"}}),
+        pi_chunk(
+            "message-start",
+            1,
+            json!({"messageId": "p1", "role": "assistant"}),
+        ),
+        pi_chunk("text-start", 2, json!({"messageId": "p1", "partId": "0"})),
+        pi_chunk(
+            "text-delta",
+            3,
+            json!({"messageId": "p1", "partId": "0", "delta": "pi"}),
+        ),
+        // A tool result without its call id: malformed.
+        pi_chunk("tool-result", 4, json!({"messageId": "p1", "output": []})),
+        pi_chunk(
+            "message-end",
+            5,
+            json!({"messageId": "p1", "role": "assistant"}),
+        ),
+    ];
+    let mut body = Vec::new();
+    for (i, event) in standard.iter().enumerate() {
+        body.extend_from_slice(event);
+        if let Some(p) = projection.get(i) {
+            body.extend_from_slice(&sse(std::slice::from_ref(p)));
+        }
+    }
+    h.respond(chat.id, Reply::sse(body));
+    assert_eq!(h.store.status(), Status::Ready);
+    assert_eq!(h.store.turn_id(), None);
+    let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["hello", "the answer"]);
+    let losses: Vec<&str> = h.store.losses().iter().map(|l| &*l.message).collect();
+    if cfg!(feature = "pi") {
+        assert_eq!(losses.len(), 1, "{losses:?}");
+        assert!(losses[0].contains("toolCallId"), "{losses:?}");
+    } else {
+        assert!(losses.is_empty(), "{losses:?}");
+    }
+}

@@ -723,11 +723,17 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
     } else {
         PartKind::Text
     };
+    // Without the pi reducer (the AI SDK build) only what AI SDK mode uses is read: the mode,
+    // a user message's start, the turn's id, and the deltas (the fast path reads them and
+    // gives what this gives). The others are passed over in that mode (SPEC §8), so that
+    // build reads them as `Other`: the same in the store, and not their readers' bytes.
     Ok(match name {
         "pi-mode" => PiEvent::Mode {
             enabled: get_bool(d, "enabled").unwrap_or(true),
         },
+        #[cfg(feature = "pi")]
         "pi-agent-start" => PiEvent::AgentStart { seq },
+        #[cfg(feature = "pi")]
         "pi-agent-end" => PiEvent::AgentEnd { seq },
         "pi-message-start" => PiEvent::MessageStart {
             seq,
@@ -736,6 +742,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             client_nonce: take_str(d, "clientNonce"),
             text: take_str(d, "text"),
         },
+        #[cfg(feature = "pi")]
         "pi-message-end" => PiEvent::MessageEnd {
             seq,
             message_id: mid(d)?,
@@ -745,6 +752,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             // the whole end event: the deltas already built the message.
             final_message: take(d, "final").and_then(|v| UIMessage::from_json(v).ok()),
         },
+        #[cfg(feature = "pi")]
         "pi-text-start" | "pi-reasoning-start" => PiEvent::PartStart {
             seq,
             kind,
@@ -758,6 +766,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             part_id: req_str(d, &t, "partId")?,
             delta: req_str(d, &t, "delta")?,
         },
+        #[cfg(feature = "pi")]
         "pi-text-end" | "pi-reasoning-end" => PiEvent::PartEnd {
             seq,
             kind,
@@ -765,18 +774,21 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             part_id: req_str(d, &t, "partId")?,
             text: take_str(d, "text"),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-call-start" => PiEvent::ToolCallStart {
             seq,
             message_id: mid(d)?,
             tool_call_id: req_str(d, &t, "toolCallId")?,
             tool_name: take_str(d, "toolName"),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-call-delta" => PiEvent::ToolCallDelta {
             seq,
             message_id: mid(d)?,
             tool_call_id: req_str(d, &t, "toolCallId")?,
             delta: take(d, "delta").unwrap_or(Value::Null),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-call-end" => PiEvent::ToolCallEnd {
             seq,
             message_id: mid(d)?,
@@ -784,6 +796,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             tool_name: take_str(d, "toolName"),
             input: take(d, "input"),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-result" => PiEvent::ToolResult {
             seq,
             message_id: mid(d)?,
@@ -793,6 +806,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             is_error: get_bool(d, "isError").unwrap_or(false),
             details: take(d, "details"),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-approval-request" => PiEvent::ToolApprovalRequest {
             seq,
             message_id: mid(d)?,
@@ -800,6 +814,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             approval_id: req_str(d, &t, "approvalId")?,
             reason: take_str(d, "reason"),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-approval-response" => PiEvent::ToolApprovalResponse {
             seq,
             message_id: mid(d)?,
@@ -808,6 +823,7 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
             approved: get_bool(d, "approved").ok_or_else(|| missing(&t, "approved"))?,
             reason: take_str(d, "reason"),
         },
+        #[cfg(feature = "pi")]
         "pi-tool-input-request" => PiEvent::ToolInputRequest {
             seq,
             message_id: mid(d)?,
@@ -822,11 +838,13 @@ fn pi_event(name: &str, mut d: Object) -> Result<PiEvent, ChunkError> {
                 _ => None,
             }),
         },
+        #[cfg(feature = "pi")]
         "pi-message-delta" => PiEvent::LegacyMessageDelta {
             seq,
             message_id: mid(d)?,
             delta: req_str(d, &t, "delta")?,
         },
+        #[cfg(feature = "pi")]
         "followup-consumed" => PiEvent::FollowUpConsumed {
             client_nonce: take_str(d, "clientNonce"),
             client_seq: get_u64(d, "clientSeq"),
