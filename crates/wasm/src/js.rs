@@ -34,7 +34,8 @@ export function frozen_copy(arr, len) {
 // as those surrogates here (a pair split over two deltas is one character again once joined).
 const MARKED = /[\u{10F800}-\u{10FFFF}]/gu;
 export function string_part(head, key, prev, suffix, input, marked) {
-  const p = JSON.parse(head);
+  // No head: the part is `prev` but for its grown string (a copy, not a parse, per delta).
+  const p = head ? JSON.parse(head) : { ...prev };
   if (marked) suffix = suffix.replace(MARKED, (c) => String.fromCharCode(c.codePointAt(0) - 0x10f800 + 0xd800));
   if (key) p[key] = prev === undefined ? suffix : prev[key] + suffix;
   if (input !== undefined) p.input = input;
@@ -51,8 +52,9 @@ export function share_value(prev, from, json, keep, set) {
   for (let i = 0; i < set.length; i += 2) v[set[i]] = set[i + 1];
   return freeze(v);
 }
-export function message(head, parts) {
-  const m = JSON.parse(head);
+// No head: the message is `prev` but for its parts.
+export function message(head, parts, prev) {
+  const m = head ? JSON.parse(head) : { ...prev };
   m.parts = Object.freeze(parts);
   return freeze(m);
 }
@@ -172,7 +174,7 @@ extern "C" {
     ) -> JsValue;
     pub fn share_value(prev: &JsValue, from: u32, json: &str, keep: &Array, set: &Array)
         -> JsValue;
-    pub fn message(head: &str, parts: &Array) -> JsValue;
+    pub fn message(head: &str, parts: &Array, prev: &JsValue) -> JsValue;
     pub fn make_error(text: &str) -> JsValue;
     #[allow(clippy::too_many_arguments)]
     pub fn snapshot(

@@ -273,8 +273,13 @@ fn export_part(
                 // Only grew: the previous JS string plus the new suffix.
                 let suffix = &s[old_s.len()..];
                 let marked = has_marker(suffix);
-                let js =
-                    js::string_part(&to_string(&head), key, &old_js, suffix, &input_js, marked);
+                // The same head: JS copies the previous part's fields.
+                let head_text = if same {
+                    String::new()
+                } else {
+                    to_string(&head)
+                };
+                let js = js::string_part(&head_text, key, &old_js, suffix, &input_js, marked);
                 old_s.push_str(suffix);
                 return (entry(head, Some((key, old_s)), js), false);
             }
@@ -674,10 +679,11 @@ impl SnapshotCache {
             entries.push(entry);
         }
         let head = message_head(msg);
-        let js = if same && head == old_head && !old_js.is_undefined() {
-            old_js
-        } else {
-            js::message(&head, &parts)
+        let js = match (head == old_head && !old_js.is_undefined(), same) {
+            (true, true) => old_js,
+            // Only parts changed: JS copies the previous message's other fields.
+            (true, false) => js::message("", &parts, &old_js),
+            (false, _) => js::message(&head, &parts, &JsValue::UNDEFINED),
         };
         if self.part_caches.len() >= PART_CACHES {
             self.part_caches.remove(0);
