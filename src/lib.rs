@@ -56,6 +56,9 @@
 //! while store.poll_event().is_some() {}
 //! assert_eq!(store.poll_timeout(), None);
 //! ```
+// The package build (scripts/build-pkg.sh, nightly features through RUSTC_BOOTSTRAP) compiles
+// the per-event path for speed inside the size-optimised crate: `--cfg optimize_hot_path`.
+#![cfg_attr(optimize_hot_path, feature(optimize_attribute))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -34,6 +34,7 @@ fn first(bytes: &[u8], mask: impl Fn(u64) -> u64, byte: impl Fn(u8) -> bool) -> 
 }
 
 /// The first `\n` or `\r`.
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 pub fn line_end(bytes: &[u8]) -> Option<usize> {
     first(
         bytes,
@@ -43,6 +44,7 @@ pub fn line_end(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The first byte a JSON string cannot hold as it is: `"`, `\` or a control character.
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 pub fn string_special(bytes: &[u8]) -> Option<usize> {
     first(
         bytes,
@@ -53,6 +55,7 @@ pub fn string_special(bytes: &[u8]) -> Option<usize> {
 
 /// The first byte a JSON string cannot hold as it is, or the first byte of a character of
 /// plane 16 (0xF4), which may be of the marker range (`protocol::json::MARKERS`).
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 pub fn string_special_or_plane16(bytes: &[u8]) -> Option<usize> {
     first(
         bytes,
@@ -62,6 +65,7 @@ pub fn string_special_or_plane16(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Whether `bytes` starts with `prefix`, compared eight bytes at a time.
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 pub fn starts_with(bytes: &[u8], prefix: &[u8]) -> bool {
     let Some(head) = bytes.get(..prefix.len()) else {
         return false;
@@ -74,6 +78,7 @@ pub fn starts_with(bytes: &[u8], prefix: &[u8]) -> bool {
 }
 
 /// `s` without `prefix`, when it starts with it ([`starts_with`]).
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 pub fn strip_prefix<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     starts_with(s.as_bytes(), prefix.as_bytes())
         .then(|| s.get(prefix.len()..))

@@ -275,6 +275,7 @@ impl SseDecoder {
         self.dispatched
     }
 
+    #[cfg_attr(optimize_hot_path, optimize(speed))]
     fn feed(&mut self, mut rest: &[u8], out: &mut dyn SseSink) {
         if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
@@ -377,6 +378,7 @@ impl SseDecoder {
     }
 
     /// WHATWG "process the line" on a complete line without its line end.
+    #[cfg_attr(optimize_hot_path, optimize(speed))]
     fn process_line(&mut self, line: &[u8], out: &mut dyn SseSink) {
         if line.is_empty() {
             self.dispatch(out);

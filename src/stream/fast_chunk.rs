@@ -102,6 +102,7 @@ impl Delta<'_> {
 }
 
 /// The delta in its canonical shape, or `None` (then use `parse_chunk`).
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 pub fn parse_delta(data: &str) -> Option<Delta<'_>> {
     let rest = strip(data, r#"{"type":""#)?;
     if let Some(rest) = strip(rest, r#"text-delta","id":"#) {
@@ -128,6 +129,7 @@ pub fn parse_delta(data: &str) -> Option<Delta<'_>> {
     None
 }
 
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 fn part_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     let (id, rest) = string(rest)?;
     let (delta, rest) = string(strip(rest, r#","delta":"#)?)?;
@@ -135,6 +137,7 @@ fn part_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     Some(Delta::Part { kind, id, delta })
 }
 
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 fn pi_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
     let (seq, rest) = integer(rest)?;
     let (message_id, rest) = string(strip(rest, r#","messageId":"#)?)?;
@@ -151,6 +154,7 @@ fn pi_delta(kind: PartKind, rest: &str) -> Option<Delta<'_>> {
 }
 
 /// The closing braces, then only the whitespace JSON allows after a value.
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 fn end(rest: &str, closing: &str) -> Option<()> {
     let tail = strip(rest, closing)?;
     tail.bytes()
@@ -161,6 +165,7 @@ fn end(rest: &str, closing: &str) -> Option<()> {
 /// A JSON string literal at the start of `s`: its value (borrowed when it holds no escape) and
 /// the rest. Escapes are decoded by the crate's JSON reader (as on the general path); a control
 /// character or a bad escape gives `None`.
+#[cfg_attr(optimize_hot_path, optimize(speed))]
 fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let bytes = s.as_bytes();
     if bytes.first() != Some(&b'"') {

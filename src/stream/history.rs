@@ -88,6 +88,7 @@ impl History {
     }
 
     /// The position of the message with this `id`.
+    #[cfg_attr(optimize_hot_path, optimize(speed))]
     pub fn position(&self, id: &str) -> Option<usize> {
         // The message asked for is nearly always the last one (the streamed message, once per
         // chunk): one comparison rather than hashing the id.

@@ -648,6 +648,7 @@ impl UiMessageReducer {
         }
     }
 
+    #[cfg_attr(optimize_hot_path, optimize(speed))]
     fn part_delta(
         &mut self,
         msg: &mut UIMessage,
