@@ -30,10 +30,11 @@ TARGET_DIR=${PKG_TARGET_DIR:-target}
 # `--cfg optimize_hot_path` marks the per-event path (the SSE line loop, the byte scans, the
 # delta fast path, a message's lookup and its text append) `#[optimize(speed)]` in the
 # size-optimised crate: the wasm core 7–12 % faster on bench (a), 18 % on (e), for 0.1 KB gzip
-# (more functions marked: 0.9 KB for no more; opt-level "s" for all of it: 29 %, +35 KB). These flags are unstable; RUSTC_BOOTSTRAP=1 lets this stable toolchain
-# accept them, for this build only (scripts/fuzz.sh does the same for the fuzzers). The tests'
-# builds use the normal std, so a panic in a test still says where. `wasm-pack build
-# crates/wasm` is the same build without these three flags.
+# (more functions marked: 0.9 KB for no more; opt-level "s" for all of it: 29 %, +35 KB).
+# These flags are unstable; RUSTC_BOOTSTRAP=1 lets this stable toolchain accept them, for this
+# build only (scripts/fuzz.sh does the same for the fuzzers). The tests' builds use the normal
+# std, so a panic in a test still says where. `wasm-pack build crates/wasm` is the same build
+# without these three flags.
 OUT=${PKG_OUT:-pkg}
 rm -rf "$OUT"
 
