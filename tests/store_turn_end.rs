@@ -273,6 +273,27 @@ fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
     assert_eq!(h.the_open(RequestKind::Chat).message(), "late one");
 }
 
+/// A store disposed while a take-back waits to be sent again sends nothing more, and its
+/// clock asks for no wake-up for it (found by the store fuzz target: the DELETE went out
+/// after `dispose()`).
+#[cfg(feature = "pi")]
+#[test]
+fn a_disposed_store_does_not_send_a_take_back_again() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    let chat = streaming_turn(&mut h, "first");
+    accepted_follow_up(&mut h, "late one");
+    end_turn(&mut h, chat);
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(del.id, Reply::network("connection reset"));
+    assert!(h.store.poll_timeout().is_some(), "the retry is due later");
+    h.act(|s, _| s.dispose());
+    assert_eq!(h.store.poll_timeout(), None);
+    h.advance(600_000);
+    h.act(|s, now| s.handle_timeout(now));
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 1);
+    assert_eq!(h.count(RequestKind::Chat), 1);
+}
+
 /// The race SPEC §6 names: the server already started the copy a DELETE was to take back
 /// (another tab's message came first, and pi ran the stranded copy after it). The reference
 /// server answers 409 `followup_already_started`; the store does not send the text again, it

@@ -535,6 +535,11 @@ impl ChatStore {
     /// When to call [`ChatStore::handle_timeout`] next (absolute, in the host's ms clock).
     pub fn poll_timeout(&self) -> Option<u64> {
         let deadlines = self.pending.values().filter_map(|p| p.deadline);
+        if self.disposed {
+            // Nothing is sent after `dispose()` (a retry's due time would wake a driver again
+            // and again): only the requests still out can time out.
+            return deadlines.min();
+        }
         let queue = if self.may_post_followups() {
             self.session.queue.poll_timeout()
         } else {
