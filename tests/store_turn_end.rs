@@ -246,6 +246,18 @@ fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
 
+/// A turn ends with an accepted follow-up pi may still hold; the DELETE taking it back gets
+/// no answer (a network error), so it waits to go again. Returns that first DELETE.
+#[cfg(feature = "pi")]
+fn take_back_without_an_answer(h: &mut Harness) -> Sent {
+    let chat = streaming_turn(h, "first");
+    accepted_follow_up(h, "late one");
+    end_turn(h, chat);
+    let del = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(del.id, Reply::network("connection reset"));
+    del
+}
+
 /// The DELETE that takes a stranded follow-up back gets no answer (the network): the server may
 /// still hold the copy, to run it after the re-sent message as a second one. The turn waits,
 /// and the DELETE goes again after a backoff; only its answer lets the chat POST go.
@@ -253,11 +265,7 @@ fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
 #[test]
 fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
     let mut h = Harness::with_caps(PI_CAPS);
-    let chat = streaming_turn(&mut h, "first");
-    accepted_follow_up(&mut h, "late one");
-    end_turn(&mut h, chat);
-    let del = h.the_open(RequestKind::FollowUpDelete);
-    h.respond(del.id, Reply::network("connection reset"));
+    let del = take_back_without_an_answer(&mut h);
     assert_eq!(
         h.count(RequestKind::Chat),
         1,
@@ -280,11 +288,7 @@ fn a_take_back_delete_without_an_answer_is_sent_again_before_the_message() {
 #[test]
 fn a_disposed_store_does_not_send_a_take_back_again() {
     let mut h = Harness::with_caps(PI_CAPS);
-    let chat = streaming_turn(&mut h, "first");
-    accepted_follow_up(&mut h, "late one");
-    end_turn(&mut h, chat);
-    let del = h.the_open(RequestKind::FollowUpDelete);
-    h.respond(del.id, Reply::network("connection reset"));
+    take_back_without_an_answer(&mut h);
     assert!(h.store.poll_timeout().is_some(), "the retry is due later");
     h.act(|s, _| s.dispose());
     assert_eq!(h.store.poll_timeout(), None);

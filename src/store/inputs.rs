@@ -242,6 +242,11 @@ impl ChatStore {
             self.handle_request_failed(id, "timed out", now_ms);
             self.pending.remove(&id);
         }
+        // After `dispose()` only the requests still out time out (the deadlines
+        // `poll_timeout` gives then): no retry, resume or queued post is sent.
+        if self.disposed {
+            return;
+        }
         self.send_due_take_backs(now_ms);
         self.send_due_answers(now_ms);
         #[cfg(feature = "pi")]

@@ -197,9 +197,6 @@ impl ChatStore {
     /// Sends again what got no answer and is due (`now_ms` of a session just made current:
     /// everything that failed while it was parked).
     pub(super) fn send_due_take_backs(&mut self, now_ms: u64) {
-        if self.disposed {
-            return;
-        }
         let due: Vec<(u64, String)> = (self.session.take_backs.open.iter())
             .filter(|t| t.request.is_none() && t.retry_at.is_some_and(|at| at <= now_ms))
             .map(|t| (t.seq, t.nonce.clone()))
