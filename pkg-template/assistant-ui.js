@@ -914,7 +914,7 @@ const queueItemCache = new WeakMap();
 
 // A snapshot queued item `{id, text, files, state, ...}` as an assistant-ui queue item. The ids
 // are the store's, so a custom queue item UI can look the item up in `snapshot.queued` for its
-// `state` (`failed` / `stalled`) and call `store.retryQueued(id)`.
+// `state`, `canRetry` and `canRemove`, and call `store.retryQueued(id)`.
 function toQueueItem(item) {
   let converted = queueItemCache.get(item);
   if (!converted) {

@@ -49,6 +49,10 @@ pub enum ItemState {
     /// The server accepted it but the turn ended without consuming it. Visible, so the user can
     /// send it as a new message or remove it.
     Stalled,
+    /// The store cannot tell whether the server ran it or dropped it (pi-native: a take-back
+    /// answered "not queued" that the history does not settle). It is never sent again on its
+    /// own, which could run it twice: the user retries it (a new message) or removes it.
+    Unsure,
 }
 
 impl ItemState {
@@ -56,14 +60,21 @@ impl ItemState {
     fn is_settled(self) -> bool {
         matches!(
             self,
-            ItemState::Accepted | ItemState::Stalled | ItemState::Consumed
+            ItemState::Accepted | ItemState::Stalled | ItemState::Consumed | ItemState::Unsure
         )
+    }
+
+    /// It waits for the user (retry or remove), not for the server: nothing goes out for it
+    /// on its own, and it does not hold back the items behind it.
+    pub fn waits_for_user(self) -> bool {
+        matches!(self, ItemState::Stalled | ItemState::Unsure)
     }
 }
 
-/// One queued follow-up: the waiting bubble the UI shows after all messages.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One queued follow-up: the waiting bubble the UI shows after all messages. Serialized for
+/// the JS snapshot with what the user may do with it ([`FollowUpItem::can_retry`],
+/// [`FollowUpItem::can_remove`]), so a UI restates no rule.
+#[derive(Debug, Clone, PartialEq)]
 pub struct FollowUpItem {
     /// The local id, stable for the item's whole life (`"fu-" + clientNonce`).
     pub id: String,
@@ -85,31 +96,96 @@ pub struct FollowUpItem {
     /// A request for it left for the server at least once, so the server may have it: removing
     /// it needs a DELETE, and a nonce-less consumption signal may refer to it.
     pub ever_posted: bool,
+    /// A row of the server's queue that another client posted (another tab, this page before
+    /// a reload): shown as a waiting bubble, never posted, taken back, retried or removed here
+    /// (pi-native, SPEC §14.1).
+    pub read_only: bool,
+    /// The user removed it and the server may still run it: the bubble stays until the server's
+    /// queue no longer holds it (pi-native, whose only dependable removal may be a clear of the
+    /// whole queue).
+    pub removing: bool,
+    /// The server's queue, as last reported, holds it (pi-native): at a turn's end it is
+    /// stranded there and must be taken back; an accepted item it does not hold was dropped.
+    pub held: bool,
+    /// How many user messages with its text the history held before this item's own (set
+    /// by the store when it is queued, one more for each earlier item of the same text
+    /// consumed): where the server names no follow-up (pi-native's `/state`), a history with
+    /// more of them than that shows this one ran.
+    pub texts_before: usize,
     /// Bumped on every change of the item; unique within its queue.
-    #[serde(skip)]
     pub version: u64,
     /// When the pending retry may start; `None` means at once.
-    #[serde(skip)]
     next_attempt_at_ms: Option<u64>,
     /// It failed with `followup_out_of_order`: its seq can never be accepted, so the next
     /// [`FollowUpQueue::retry`] gives it a fresh one.
-    #[serde(skip)]
     needs_fresh_seq: bool,
     /// `stalled` at a turn's natural end and taken back from the server: it is sent again as
     /// a new message, in its place (SPEC §6), and nothing behind it is posted before it.
-    #[serde(skip)]
     resend: bool,
     /// The server ran an item queued after this one while it held this one: sending it now
     /// would put it after that one, so a turn's end leaves it `stalled` for the user.
-    #[serde(skip)]
     passed: bool,
     /// What its send added (body keys, headers, metadata), for its POST and the turn it may
     /// become.
-    #[serde(skip)]
     pub options: Option<Box<SendOptions>>,
 }
 
+impl Serialize for FollowUpItem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Item<'a> {
+            id: &'a str,
+            client_nonce: &'a str,
+            client_seq: u64,
+            text: &'a str,
+            files: &'a [FileAttachment],
+            state: ItemState,
+            attempts: u32,
+            error: &'a Option<ChatError>,
+            ever_posted: bool,
+            read_only: bool,
+            removing: bool,
+            can_retry: bool,
+            can_remove: bool,
+        }
+        Item {
+            id: &self.id,
+            client_nonce: &self.client_nonce,
+            client_seq: self.client_seq,
+            text: &self.text,
+            files: &self.files,
+            state: self.state,
+            attempts: self.attempts,
+            error: &self.error,
+            ever_posted: self.ever_posted,
+            read_only: self.read_only,
+            removing: self.removing,
+            can_retry: self.can_retry(),
+            can_remove: self.can_remove(),
+        }
+        .serialize(s)
+    }
+}
+
 impl FollowUpItem {
+    /// Retry applies: a `failed` one is posted again, a `stalled` or `unsure` one is sent as
+    /// a new message once no turn runs. Never for another client's row or a removal on its
+    /// way.
+    pub fn can_retry(&self) -> bool {
+        !self.read_only
+            && !self.removing
+            && matches!(
+                self.state,
+                ItemState::Failed | ItemState::Stalled | ItemState::Unsure
+            )
+    }
+
+    /// Remove applies: any item of this store's, not already being removed.
+    pub fn can_remove(&self) -> bool {
+        !self.read_only && !self.removing
+    }
+
     /// A `queued` item never posted, under `nonce` and `seq`.
     fn new(
         nonce: &str,
@@ -128,6 +204,10 @@ impl FollowUpItem {
             attempts: 0,
             error: None,
             ever_posted: false,
+            read_only: false,
+            removing: false,
+            held: false,
+            texts_before: 0,
             version: 0,
             next_attempt_at_ms: None,
             needs_fresh_seq: false,
@@ -145,7 +225,7 @@ impl FollowUpItem {
             ItemState::Queued | ItemState::Failed => {
                 self.ever_posted && self.error.as_ref().is_none_or(ChatError::is_retryable)
             }
-            ItemState::Consumed => false,
+            ItemState::Consumed | ItemState::Unsure => false,
         }
     }
 }
@@ -248,6 +328,19 @@ pub enum QueueEffect {
     },
 }
 
+/// One row of the server's own follow-up queue (pi-native's `queue.followUps[i]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerRow<'a> {
+    /// The row's id: positional on the server, not an identity.
+    pub id: &'a str,
+    /// Its display text.
+    pub text: &'a str,
+    /// `clientNonce`, where the server attached it.
+    pub nonce: Option<&'a str>,
+    /// `clientSeq`, where the server attached it.
+    pub seq: Option<u64>,
+}
+
 #[derive(Debug, Clone)]
 struct InFlight {
     ticket: u64,
@@ -268,6 +361,16 @@ struct InFlight {
 pub struct FollowUpQueue {
     policy: RetryPolicy,
     items: Vec<FollowUpItem>,
+    /// The server's queue rows this queue did not post (pi-native): read-only bubbles.
+    mirrors: Vec<FollowUpItem>,
+    /// The server's queue in its order, as item ids (of `items` or `mirrors`): the order the
+    /// bubbles show in. Empty where the server says nothing of its queue.
+    server_order: Vec<String>,
+    /// Texts of other clients' rows seen (the last 256).
+    foreign_texts: Vec<String>,
+    /// Nonces of items taken out of the queue (removed, re-sent as messages; the last 256):
+    /// a row of the server's that still names one is a stale report, not another client's.
+    retired: VecDeque<String>,
     in_flight: Option<InFlight>,
     /// The last ticket handed out; tickets start at 1 and never repeat.
     last_ticket: u64,
@@ -292,6 +395,10 @@ impl FollowUpQueue {
         FollowUpQueue {
             policy,
             items: Vec::new(),
+            mirrors: Vec::new(),
+            server_order: Vec::new(),
+            foreign_texts: Vec::new(),
+            retired: VecDeque::new(),
             in_flight: None,
             last_ticket: 0,
             last_seq: 0,
@@ -313,9 +420,189 @@ impl FollowUpQueue {
         &self.items
     }
 
+    /// The waiting bubbles in the order they run: the server's queue in its order (this
+    /// queue's items it holds, and the read-only rows of others), then this queue's other
+    /// items in theirs.
+    pub fn view(&self) -> Vec<&FollowUpItem> {
+        if self.server_order.is_empty() {
+            return self.items.iter().collect();
+        }
+        let by_id = |id: &String| {
+            (self.items.iter())
+                .chain(self.mirrors.iter())
+                .find(|i| &i.id == id)
+        };
+        let mut out: Vec<&FollowUpItem> = self.server_order.iter().filter_map(by_id).collect();
+        let shown = |i: &FollowUpItem| self.server_order.contains(&i.id);
+        out.extend(self.items.iter().filter(|i| !shown(i)));
+        out
+    }
+
     /// The visible item with this [`FollowUpItem::id`].
     pub fn get(&self, item_id: &str) -> Option<&FollowUpItem> {
         self.items.iter().find(|i| i.id == item_id)
+    }
+
+    /// The server's queue is `rows`, in order (pi-native's `queue-updated` or a state read,
+    /// SPEC §14.1). Each row is matched to one of this queue's items: by `clientNonce`, else
+    /// by `clientSeq`, else (the server often drops both) by text, to the oldest posted item
+    /// with that text not matched yet, as the server itself attaches selectors. A matched item
+    /// whose POST answer was lost is `accepted` after all; every item learns whether the
+    /// server holds it ([`FollowUpItem::held`]). Rows of no item here are another client's:
+    /// read-only bubbles. A row naming a nonce this queue saw consumed is a stale selector,
+    /// matched by its text. True when anything shown changed.
+    pub fn follow_server(&mut self, rows: &[ServerRow<'_>]) -> bool {
+        let matched = self.match_rows(rows);
+        let mut taken = vec![false; self.items.len()];
+        for idx in matched.iter().flatten() {
+            taken[*idx] = true;
+        }
+        let mut changed = false;
+        let in_flight = self.in_flight.as_ref().map(|f| f.item_id.clone());
+        for (idx, held) in taken.iter().enumerate() {
+            let version = self.version + 1;
+            let item = &mut self.items[idx];
+            item.held = *held;
+            // Held by the server, so not lost, refused or in doubt: accepted (one with its
+            // request on the way waits for that answer).
+            let lost = matches!(
+                item.state,
+                ItemState::Queued | ItemState::Failed | ItemState::Unsure
+            ) && item.ever_posted
+                && in_flight.as_deref() != Some(item.id.as_str());
+            if *held && lost {
+                item.state = ItemState::Accepted;
+                item.error = None;
+                item.next_attempt_at_ms = None;
+                item.version = version;
+                self.version = version;
+                changed = true;
+            }
+        }
+        let mut mirrors = Vec::new();
+        let mut order = Vec::with_capacity(rows.len());
+        for (r, row) in rows.iter().enumerate() {
+            if let Some(idx) = matched[r] {
+                order.push(self.items[idx].id.clone());
+                continue;
+            }
+            // Naming an item of this queue that ran or was taken out: a stale report.
+            if row
+                .nonce
+                .is_some_and(|n| self.is_consumed(n) || self.retired.iter().any(|r| r == n))
+            {
+                continue;
+            }
+            let id = match row.nonce {
+                Some(n) => format!("fu-{n}"),
+                None => format!("server-{}", row.id),
+            };
+            let kept = (self.mirrors.iter()).find(|m| m.id == id && m.text == row.text);
+            let mirror = match kept {
+                Some(m) => m.clone(),
+                None => {
+                    changed = true;
+                    let nonce = row.nonce.unwrap_or_default();
+                    let seq = row.seq.unwrap_or_default();
+                    let mut m =
+                        FollowUpItem::new(nonce, seq, row.text.to_string(), Vec::new(), None);
+                    (m.id, m.state, m.ever_posted, m.read_only) =
+                        (id.clone(), ItemState::Accepted, true, true);
+                    m.version = self.next_version();
+                    if !self.foreign_texts.iter().any(|t| t == row.text) {
+                        if self.foreign_texts.len() == REMEMBERED_NONCES {
+                            self.foreign_texts.remove(0);
+                        }
+                        self.foreign_texts.push(row.text.to_string());
+                    }
+                    m
+                }
+            };
+            order.push(id);
+            mirrors.push(mirror);
+        }
+        changed |= mirrors.len() != self.mirrors.len() || order != self.server_order;
+        if changed {
+            self.version += 1;
+        }
+        (self.mirrors, self.server_order) = (mirrors, order);
+        changed
+    }
+
+    /// Which item of this queue each row is (see [`follow_server`](Self::follow_server)).
+    fn match_rows(&self, rows: &[ServerRow<'_>]) -> Vec<Option<usize>> {
+        let mut matched: Vec<Option<usize>> = vec![None; rows.len()];
+        let mut taken = vec![false; self.items.len()];
+        let own = |i: &FollowUpItem| i.may_be_on_server() || i.state == ItemState::Unsure;
+        let known = |n: &str| self.is_consumed(n) || self.retired.iter().any(|r| r == n);
+        for (r, row) in rows.iter().enumerate() {
+            let nonce = row.nonce.filter(|n| !known(n));
+            let found = match (nonce, row.seq) {
+                (Some(n), _) => self.items.iter().position(|i| i.client_nonce == n),
+                (None, Some(seq)) if row.nonce.is_none() => {
+                    (self.items.iter()).position(|i| i.ever_posted && i.client_seq == seq)
+                }
+                _ => None,
+            };
+            if let Some(idx) = found.filter(|&i| !taken[i]) {
+                (matched[r], taken[idx]) = (Some(idx), true);
+            }
+        }
+        for (r, row) in rows.iter().enumerate() {
+            let foreign = row.nonce.is_some_and(|n| !known(n));
+            if matched[r].is_some() || foreign {
+                continue;
+            }
+            let idx = (self.items.iter().enumerate())
+                .position(|(i, item)| !taken[i] && own(item) && item.text == row.text);
+            if let Some(idx) = idx {
+                (matched[r], taken[idx]) = (Some(idx), true);
+            }
+        }
+        matched
+    }
+
+    /// The nonces of this queue's items among `rows` (a server queue that is gone now).
+    pub fn matching(&self, rows: &[ServerRow<'_>]) -> Vec<String> {
+        let matched = self.match_rows(rows);
+        let nonce = |idx: &usize| self.items[*idx].client_nonce.clone();
+        matched.iter().flatten().map(nonce).collect()
+    }
+
+    /// The server's queue holds rows of another client.
+    pub fn has_mirrors(&self) -> bool {
+        !self.mirrors.is_empty()
+    }
+
+    /// Another client's rows have had this text (its message, in the history, may look like
+    /// one of ours).
+    pub fn foreign_text(&self, text: &str) -> bool {
+        self.foreign_texts.iter().any(|t| t == text)
+    }
+
+    /// The server keeps `nonce` and runs it in its place: `accepted`, whatever the store had
+    /// made of it (stalled to be sent again, removing).
+    pub fn keep_accepted(&mut self, nonce: &str) {
+        let version = self.next_version();
+        if let Some(item) = self.items.iter_mut().find(|i| i.client_nonce == nonce) {
+            (item.state, item.resend, item.removing) = (ItemState::Accepted, false, false);
+            item.version = version;
+        }
+    }
+
+    /// The server runs nothing of another client's any more (a session switch, a run that
+    /// ended with a dropped queue): its rows go. True when anything shown changed.
+    pub fn forget_server(&mut self) -> bool {
+        let changed = !self.mirrors.is_empty() || !self.server_order.is_empty();
+        self.mirrors.clear();
+        self.server_order.clear();
+        for item in &mut self.items {
+            item.held = false;
+        }
+        if changed {
+            self.version += 1;
+        }
+        changed
     }
 
     /// No visible items.
@@ -380,6 +667,13 @@ impl FollowUpQueue {
         item.version = self.next_version();
         self.items.push(item);
         &self.items[self.items.len() - 1]
+    }
+
+    /// Sets [`FollowUpItem::texts_before`] of `item_id`.
+    pub fn set_texts_before(&mut self, item_id: &str, n: usize) {
+        if let Some(item) = self.items.iter_mut().find(|i| i.id == item_id) {
+            item.texts_before = n;
+        }
     }
 
     /// The user removes an item. Outer `None`: no such item. `Some(Some((clientSeq,
@@ -663,6 +957,84 @@ impl FollowUpQueue {
         Some(self.consume_at(idx))
     }
 
+    /// A user message with this text and no selectors (pi-native's server drops them on the
+    /// follow-ups it runs, SPEC §14.1): the oldest item with that text the server may hold,
+    /// FIFO, as the server matches texts itself. Items never posted, and another client's
+    /// rows, never match.
+    pub fn consume_oldest_posted_with_text(&mut self, text: &str) -> Option<FollowUpItem> {
+        let idx = self.items.iter().position(|i| {
+            i.text == text && (i.may_be_on_server() || i.state == ItemState::Unsure)
+        })?;
+        Some(self.consume_at(idx))
+    }
+
+    /// The server's queue lost the follow-ups `nonces` to a clear of the whole queue that
+    /// was not meant for them (pi-native's server removes only all at once): each is queued
+    /// again, in its place, to be posted again with its nonce under a fresh `clientSeq` (a
+    /// fresh request id: the old one's receipt would be replayed and nothing queued).
+    pub fn requeue_cleared(&mut self, nonces: &[String], now_ms: u64) {
+        let mut first = None;
+        for idx in 0..self.items.len() {
+            if !nonces.contains(&self.items[idx].client_nonce) {
+                continue;
+            }
+            first.get_or_insert(idx);
+            let version = self.next_version();
+            let item = &mut self.items[idx];
+            (item.state, item.ever_posted, item.held) = (ItemState::Queued, false, false);
+            (item.attempts, item.error, item.resend) = (0, None, false);
+            item.next_attempt_at_ms = None;
+            item.version = version;
+        }
+        if let Some(idx) = first {
+            self.fresh_seqs_from(idx, now_ms);
+        }
+    }
+
+    /// The item `nonce` is in doubt: the server may have run it or dropped it
+    /// ([`ItemState::Unsure`]). Nothing goes out for it until the user decides.
+    pub fn mark_unsure(&mut self, nonce: &str) -> bool {
+        let version = self.next_version();
+        let Some(item) = (self.items.iter_mut()).find(|i| i.client_nonce == nonce) else {
+            return false;
+        };
+        (item.state, item.resend, item.held) = (ItemState::Unsure, false, false);
+        item.next_attempt_at_ms = None;
+        item.version = version;
+        true
+    }
+
+    /// The user removed `item_id`, which the server may still run: its bubble stays, marked,
+    /// until the server's queue no longer holds it. False for another client's row.
+    pub fn mark_removing(&mut self, item_id: &str, removing: bool) -> bool {
+        let version = self.next_version();
+        let Some(item) = self.items.iter_mut().find(|i| i.id == item_id) else {
+            return false;
+        };
+        if item.removing != removing {
+            item.removing = removing;
+            item.version = version;
+        }
+        // Removed: not sent again as a message either.
+        item.resend &= !removing;
+        true
+    }
+
+    /// The item `nonce`, taken out (a removal the server confirmed).
+    pub fn take_by_nonce(&mut self, nonce: &str) -> Option<FollowUpItem> {
+        let idx = self.items.iter().position(|i| i.client_nonce == nonce)?;
+        Some(self.detach(idx))
+    }
+
+    /// Sets an item's error (shown with its bubble) without changing its state.
+    pub fn note_error(&mut self, item_id: &str, error: Option<ChatError>) {
+        let version = self.next_version();
+        if let Some(item) = self.items.iter_mut().find(|i| i.id == item_id) {
+            item.error = error;
+            item.version = version;
+        }
+    }
+
     /// The turn ended without consuming what the server may hold: items it accepted, and
     /// items whose POST left but got no answer (a retry pending, or failed after the last
     /// try; one the server refused stays `failed`). Those become
@@ -709,10 +1081,8 @@ impl FollowUpQueue {
     /// the `stalled` items that wait for the user) is to be sent again, still queued, or on its
     /// way. A `failed` head waits for the user.
     pub fn has_next(&self) -> bool {
-        let mut live = self
-            .items
-            .iter()
-            .filter(|i| i.state != ItemState::Stalled || i.resend);
+        let mut live =
+            (self.items.iter()).filter(|i| (!i.state.waits_for_user() || i.resend) && !i.removing);
         live.next().is_some_and(|i| i.state != ItemState::Failed)
     }
 
@@ -723,7 +1093,8 @@ impl FollowUpQueue {
     }
 
     fn first_resend(&self) -> Option<usize> {
-        let idx = (self.items.iter()).position(|i| i.state != ItemState::Stalled || i.resend)?;
+        let idx = (self.items.iter())
+            .position(|i| (!i.state.waits_for_user() || i.resend) && !i.removing)?;
         self.items[idx].resend.then_some(idx)
     }
 
@@ -740,7 +1111,7 @@ impl FollowUpQueue {
         let idx = self
             .items
             .iter()
-            .position(|i| i.state != ItemState::Stalled)?;
+            .position(|i| !i.state.waits_for_user() && !i.removing)?;
         let item = &self.items[idx];
         if item.state != ItemState::Queued || item.ever_posted {
             return None;
@@ -752,9 +1123,10 @@ impl FollowUpQueue {
 
     /// The first item the server does not have yet: the only one that may be posted.
     fn head(&self) -> Option<usize> {
+        // One the user removed is not posted again (its take-back decides what it was).
         self.items
             .iter()
-            .position(|i| !i.state.is_settled() || i.resend)
+            .position(|i| (!i.state.is_settled() || i.resend) && !i.removing)
     }
 
     fn index_of(&self, item_id: &str) -> Option<usize> {
@@ -820,6 +1192,10 @@ impl FollowUpQueue {
     /// on the wire at a time, whatever became of its item; found by the store fuzz target).
     fn detach(&mut self, idx: usize) -> FollowUpItem {
         let mut item = self.items.remove(idx);
+        if self.retired.len() == REMEMBERED_NONCES {
+            self.retired.pop_front();
+        }
+        self.retired.push_back(item.client_nonce.clone());
         item.version = self.next_version();
         item.next_attempt_at_ms = None;
         item
@@ -830,6 +1206,11 @@ impl FollowUpQueue {
             if earlier.state == ItemState::Accepted {
                 earlier.passed = true;
             }
+        }
+        // Its message is one more of its text before the later items of that text.
+        let text = self.items[idx].text.clone();
+        for later in self.items[idx + 1..].iter_mut().filter(|i| i.text == text) {
+            later.texts_before += 1;
         }
         let mut item = self.detach(idx);
         item.state = ItemState::Consumed;
@@ -1521,17 +1902,25 @@ mod tests {
             keys,
             [
                 "attempts",
+                "canRemove",
+                "canRetry",
                 "clientNonce",
                 "clientSeq",
                 "error",
                 "everPosted",
                 "files",
                 "id",
+                "readOnly",
+                "removing",
                 "state",
                 "text"
             ]
         );
         assert_eq!(json["state"], "failed");
+        assert_eq!(
+            (json["readOnly"].as_bool(), json["removing"].as_bool()),
+            (Some(false), Some(false))
+        );
         assert_eq!(json["clientSeq"], T0);
         assert_eq!(json["everPosted"], true);
         assert_eq!(json["files"][0]["mediaType"], "image/png");
@@ -1543,6 +1932,7 @@ mod tests {
             (ItemState::Consumed, "consumed"),
             (ItemState::Failed, "failed"),
             (ItemState::Stalled, "stalled"),
+            (ItemState::Unsure, "unsure"),
         ] {
             assert_eq!(serde_json::to_value(s).unwrap(), name);
         }

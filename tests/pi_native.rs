@@ -300,7 +300,8 @@ fn a_turn_reads_as_the_first_transport_shows_it() {
     assert!(out.contains(&NativeEffect::UserMessage {
         message_id: "u1".into(),
         client_nonce: Some("n1".into()),
-        client_seq: None
+        client_seq: None,
+        text: Some("hi".into()),
     }));
     assert!(out.contains(&NativeEffect::RunEnded(EndStatus::Ok)));
     assert!(out
@@ -444,7 +445,8 @@ fn the_queue_is_the_servers_and_a_consumed_follow_up_is_told() {
     assert!(out.contains(&NativeEffect::UserMessage {
         message_id: "u2".into(),
         client_nonce: Some("f1".into()),
-        client_seq: Some(1)
+        client_seq: Some(1),
+        text: Some("same".into()),
     }));
     assert_eq!(s.messages()[0].text(), "same");
 }

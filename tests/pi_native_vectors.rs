@@ -374,25 +374,25 @@ fn cursor_ahead_reads_the_state_again_and_takes_its_lower_seq_remote_pi_session_
     play(&v, |h, _, x| {
         assert!(h.store.hydrated());
         // `status: idle`: the run the first state said was on is over here too. The state
-        // still lists a follow-up (`nonce-q`) that no run will take: this store takes it back
-        // to send it as the next message (SPEC §6), where upstream leaves it waiting, so its
-        // status is `submitted` (that send held until the take-back is answered), not `ready`.
+        // still lists a follow-up (`nonce-q`) that no run will take. This store did not post
+        // it (SPEC §14.1: another client's, or this page's before a reload): it is shown,
+        // read-only, and left to the server, as upstream leaves it waiting.
         assert_eq!(x["status"], "idle");
-        assert_eq!(h.store.status(), Status::Submitted);
-        let take_back = h.last(RequestKind::FollowUpDelete);
+        assert_eq!(h.store.status(), Status::Ready);
         assert_eq!(
-            take_back.body(),
-            &json!({"clientNonce": "nonce-q", "clientSeq": 1})
+            h.count(RequestKind::FollowUpDelete),
+            0,
+            "not this store's to take back"
         );
-        // `committedMessages`: the state's, replacing the first state's; after them, the
-        // store's pending send of that follow-up (upstream's outbox, not committed).
+        let q = h.store.queued();
+        assert_eq!(
+            (q.len(), q[0].client_nonce.as_str(), q[0].read_only),
+            (1, "nonce-q", true)
+        );
+        // `committedMessages`: the state's, replacing the first state's.
         let m = h.history();
         let want = &x["committedMessages"];
-        assert_eq!(m.len(), want.as_array().unwrap().len() + 1, "{m:#?}");
-        assert_eq!(
-            (m[1]["role"].as_str(), m[1]["parts"][0]["text"].as_str()),
-            (Some("user"), Some("queued"))
-        );
+        assert_eq!(m.len(), want.as_array().unwrap().len(), "{m:#?}");
         assert_eq!(m[0]["id"], want[0]["$partial"]["id"]);
         assert_eq!(
             m[0]["parts"][0]["text"],

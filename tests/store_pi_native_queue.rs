@@ -9,7 +9,7 @@
 
 mod common;
 
-use agent_chat_store::{ItemState, Method, RequestKind, Status};
+use agent_chat_store::{ItemState, RequestKind, Status};
 use common::native_store::*;
 use common::*;
 use serde_json::{json, Value};
@@ -23,8 +23,11 @@ fn queue_updated(seq: u64, rows: Vec<Value>) -> Value {
     json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}})
 }
 
+/// SPEC §14.1 (ownership): another tab's follow-up is shown where the server's queue has it,
+/// read-only. This store never takes it back, re-sends or retries it, and a removal of it is
+/// refused, whatever happens to the run.
 #[test]
-fn a_follow_up_another_tab_queued_waits_here_too_and_can_be_removed() {
+fn a_follow_up_another_tab_queued_waits_here_too_read_only() {
     let (mut h, ev) = following(0);
     run_started(&mut h, ev, "first");
     feed(
@@ -38,38 +41,54 @@ fn a_follow_up_another_tab_queued_waits_here_too_and_can_be_removed() {
     let q = h.store.queued();
     assert_eq!(q.len(), 1, "{q:#?}");
     assert_eq!(
-        (q[0].text.as_str(), q[0].state),
-        ("from the other tab", ItemState::Accepted)
+        (q[0].text.as_str(), q[0].state, q[0].read_only),
+        ("from the other tab", ItemState::Accepted, true)
     );
     let id = q[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&id, now)));
-    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert!(
+        !h.act(|s, now| s.remove_queued(&id, now)),
+        "not ours to remove"
+    );
+    assert!(
+        !h.act(|s, now| s.retry_queued(&id, now)),
+        "not ours to retry"
+    );
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
+    assert_eq!(h.count(RequestKind::NativeClear), 0);
+    // The run ends with it still queued (the other tab's to take back): nothing here.
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"})],
+    );
+    h.advance(60_000);
+    assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(
-        (clear.method, clear.path.as_str()),
-        (Method::Post, "/api/v1/agents/pi/sessions/S/queue/clear")
+        h.count(RequestKind::FollowUpDelete),
+        0,
+        "never taken back here"
+    );
+    assert_eq!(h.count(RequestKind::NativeClear), 0);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        1,
+        "never sent again here"
     );
     assert_eq!(
-        clear.body.clone().unwrap(),
-        json!({"clientNonce": "other", "clientSeq": 7})
+        h.store.queued().len(),
+        1,
+        "still shown while the server holds it"
     );
-    assert!(h.store.queued().is_empty(), "gone at once");
-    h.respond(
-        clear.id,
-        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 1})),
-    );
-    // The events stream had not caught up: the queue still listed it, then without it.
+    // Its run consumes it (no selectors): the row goes, nothing of ours is touched.
     feed(
         &mut h,
         ev,
         &[
-            queue_updated(3, vec![row("other", 7, "from the other tab")]),
             queue_updated(4, vec![]),
+            json!({"type": "message-start", "seq": 5, "messageId": "u9", "role": "user", "text": "from the other tab"}),
         ],
     );
-    assert!(h.store.queued().is_empty(), "{:#?}", h.store.queued());
-    // A new send waits for nothing: no turn is held for that clear any more.
-    h.send("next");
-    assert_eq!(h.count(RequestKind::FollowUpPost), 1);
+    assert!(h.store.queued().is_empty());
 }
 
 #[test]
@@ -181,11 +200,12 @@ fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
     );
 }
 
-/// A reload while the server holds follow-ups of the old page: the state's queue shows them;
-/// at the run's natural end they are taken back and sent, in their order, as the next
-/// messages (SPEC §6).
+/// A reload while the server holds follow-ups of the old page: the state's queue shows them,
+/// read-only, in the server's order. They are the server's now (this page did not post
+/// them): at the run's end nothing takes them back or sends them again, so each runs once,
+/// when the server runs its queue (SPEC §14.1).
 #[test]
-fn after_a_reload_the_states_queue_is_shown_and_sent_in_order_when_the_run_ends() {
+fn after_a_reload_the_states_queue_is_shown_read_only_and_left_to_the_server() {
     let mut h = native();
     let st = h.the_open(RequestKind::NativeState);
     h.respond(
@@ -197,8 +217,10 @@ fn after_a_reload_the_states_queue_is_shown_and_sent_in_order_when_the_run_ends(
             json!([row("n1", 10, "one"), row("n2", 11, "two")]),
         ),
     );
-    let texts: Vec<_> = h.store.queued().iter().map(|i| i.text.clone()).collect();
-    assert_eq!(texts, ["one", "two"]);
+    let shown: Vec<_> = (h.store.queued().iter())
+        .map(|i| (i.text.clone(), i.read_only))
+        .collect();
+    assert_eq!(shown, [("one".into(), true), ("two".into(), true)]);
     assert_eq!(h.store.status(), Status::Streaming, "the run is followed");
     let ev = h.the_open(RequestKind::NativeEvents);
     h.respond(ev.id, ndjson(&[]));
@@ -207,26 +229,13 @@ fn after_a_reload_the_states_queue_is_shown_and_sent_in_order_when_the_run_ends(
         ev.id,
         &[json!({"type": "agent-end", "seq": 6, "turnId": "t0", "status": "ok"})],
     );
-    let clears: Vec<Value> = h
-        .requests(RequestKind::FollowUpDelete)
-        .iter()
-        .map(|r| r.body.clone().unwrap())
-        .collect();
+    h.advance(60_000);
+    assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
+    assert_eq!(h.count(RequestKind::NativeClear), 0);
     assert_eq!(
-        clears,
-        [
-            json!({"clientNonce": "n1", "clientSeq": 10}),
-            json!({"clientNonce": "n2", "clientSeq": 11})
-        ]
+        h.count(RequestKind::NativePrompt),
+        0,
+        "nothing sent for them"
     );
-    for c in h
-        .open(RequestKind::FollowUpDelete)
-        .iter()
-        .map(|r| r.id)
-        .collect::<Vec<_>>()
-    {
-        h.respond(c, Reply::json(202, json!({"accepted": true, "cleared": 1})));
-    }
-    let prompt = h.the_open(RequestKind::NativePrompt);
-    assert_eq!(prompt.body.as_ref().unwrap()["content"], "one");
+    assert_eq!(h.store.queued().len(), 2);
 }

@@ -54,7 +54,7 @@ fn switching_session_mid_post_aborts_it_and_switching_back_resumes_it() {
     // The late answer of the first POST still changes nothing now that S is current again.
     let before = h.store.queued()[0].clone();
     h.respond(p.id, Reply::error(409, "FOLLOWUP_UNSUPPORTED", "late"));
-    assert_eq!(h.store.queued()[0], before);
+    assert_eq!(*h.store.queued()[0], before);
     assert!(h.store.capabilities().native_follow_up);
     h.respond(again.id, accepted());
     assert_eq!(h.store.queued()[0].state, ItemState::Accepted);

@@ -14,6 +14,10 @@ impl ChatStore {
             .queue
             .get(item_id)
             .is_some_and(|i| i.state == crate::followup::ItemState::Posting);
+        #[cfg(feature = "pi")]
+        if self.native() {
+            return self.remove_native(item_id, now_ms);
+        }
         match self.session.queue.remove(item_id) {
             None => false,
             Some(server_keys) => {
@@ -46,8 +50,7 @@ impl ChatStore {
             return false;
         };
         let state = item.state;
-        use crate::followup::ItemState;
-        let as_new_message = state == ItemState::Stalled || !self.status().is_busy();
+        let as_new_message = state.waits_for_user() || !self.status().is_busy();
         if !as_new_message {
             let ok = self.session.queue.retry(item_id, now_ms);
             self.touch();
@@ -105,6 +108,10 @@ impl ChatStore {
                 }
             }
             None => {}
+        }
+        #[cfg(feature = "pi")]
+        if self.native() {
+            self.after_native_post(now_ms);
         }
         if !self.session.phase.running() {
             // Accepted after the turn ended: the server will not run it in that turn, but may

@@ -120,7 +120,8 @@ impl ChatStore {
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
-            | RequestKind::NativeCreate) => self.on_native_end(id, k, status, &p.body, now_ms),
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear) => self.on_native_end(id, k, status, &p.body, now_ms),
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -186,7 +187,8 @@ impl ChatStore {
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
-            | RequestKind::NativeCreate) => self.on_native_failed(id, k, message, now_ms),
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear) => self.on_native_failed(id, k, message, now_ms),
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {

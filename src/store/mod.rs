@@ -425,8 +425,8 @@ impl ChatStore {
     }
 
     /// The waiting bubbles, shown after all messages.
-    pub fn queued(&self) -> &[FollowUpItem] {
-        self.session.queue.items()
+    pub fn queued(&self) -> Vec<&FollowUpItem> {
+        self.session.queue.view()
     }
 
     /// The composer's draft text (`composer.draft`).
@@ -655,9 +655,20 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) {
+        // pi-native's server may name no follow-up it runs: what its history held of the
+        // text before is what tells whether this one ran (`native/queue.rs`).
+        #[cfg(feature = "pi")]
+        let texts_before = self.native().then(|| self.texts_in_history(text));
         let q = &mut self.session.queue;
         let options = (!options.is_empty()).then(|| Box::new(options));
-        q.enqueue_with(text.to_string(), files, options, now_ms, self.rng.as_mut());
+        let item = q.enqueue_with(text.to_string(), files, options, now_ms, self.rng.as_mut());
+        #[cfg(feature = "pi")]
+        if let Some(n) = texts_before {
+            let id = item.id.clone();
+            q.set_texts_before(&id, n);
+        }
+        #[cfg(not(feature = "pi"))]
+        let _ = item;
         self.touch();
         self.pump(now_ms);
     }

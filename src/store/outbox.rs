@@ -78,6 +78,9 @@ pub enum RequestKind {
     /// pi-native `POST /api/v1/agents/{agentType}/sessions`: makes the session a first send
     /// goes to, when the server does not have it.
     NativeCreate,
+    /// pi-native `POST …/queue/clear` of the whole queue: takes follow-ups back from a server
+    /// that removes none by their selectors.
+    NativeClear,
 }
 
 impl RequestKind {
@@ -95,6 +98,7 @@ impl RequestKind {
                 | RequestKind::NativePrompt
                 | RequestKind::NativeStop
                 | RequestKind::NativeCreate
+                | RequestKind::NativeClear
         )
     }
     /// Requests that must not outlive their session: aborted on a switch or dispose. The
@@ -285,7 +289,7 @@ impl ChatStore {
     pub(super) fn settle(&mut self, id: RequestId, now_ms: u64) -> Option<Pending> {
         let p = self.pending.remove(&id)?;
         if p.kind == RequestKind::FollowUpDelete && !self.disposed {
-            let answer = DeleteAnswer::of(p.status, &p.body);
+            let answer = self.delete_answer(id, &p);
             self.on_delete_answered(id, answer, now_ms);
         }
         let current = p.generation == self.generation && p.session == self.session.id;

@@ -78,6 +78,12 @@ pub(super) struct Session {
     /// pi-native: the prompt of the turn started here, until the server took it.
     #[cfg(feature = "pi")]
     pub(super) native_prompt: Option<super::native::PromptOut>,
+    /// pi-native: whether the server removes a follow-up named by its selectors.
+    #[cfg(feature = "pi")]
+    pub(super) selective_clear: super::native::SelectiveClear,
+    /// pi-native: the clear of the whole queue on its way or waiting for its events.
+    #[cfg(feature = "pi")]
+    pub(super) native_clear: Option<super::native::ClearAll>,
 }
 
 /// What a chat POST asked ([`TurnState::sent`]).
@@ -179,6 +185,10 @@ impl Session {
             prompt_cursor: None,
             #[cfg(feature = "pi")]
             native_prompt: None,
+            #[cfg(feature = "pi")]
+            selective_clear: Default::default(),
+            #[cfg(feature = "pi")]
+            native_clear: None,
         }
     }
 

@@ -4,6 +4,7 @@
 //! after whatever the user sends next (the real server keeps pi's queue), so a lost DELETE
 //! is sent again after a backoff for as long as the session lives.
 
+use super::outbox::Pending;
 use super::*;
 
 /// A DELETE that has not been answered yet, or waits to be sent again.
@@ -41,6 +42,10 @@ pub(super) enum DeleteAnswer {
     /// overtaken, a stop, an earlier clear whose answer was lost): the session's state tells.
     #[cfg(feature = "pi")]
     NotQueued,
+    /// pi-native: the server kept the item although it was named by its selectors: it is
+    /// taken back with a clear of the whole queue (`native/queue.rs`).
+    #[cfg(feature = "pi")]
+    ClearAll,
     /// No answer, or a 5xx: the copy may still be there.
     Unanswered,
 }
@@ -65,7 +70,7 @@ impl DeleteAnswer {
         match self {
             DeleteAnswer::Started => true,
             #[cfg(feature = "pi")]
-            DeleteAnswer::NotQueued => true,
+            DeleteAnswer::NotQueued | DeleteAnswer::ClearAll => true,
             _ => false,
         }
     }
@@ -85,6 +90,12 @@ impl TakeBacks {
         self.gone.iter().any(|n| n == nonce) || self.open.iter().any(|t| t.nonce == nonce)
     }
 
+    /// The server confirmed it holds no copy of `nonce` any more.
+    #[cfg(feature = "pi")]
+    pub(super) fn is_gone(&self, nonce: &str) -> bool {
+        self.gone.iter().any(|n| n == nonce)
+    }
+
     /// Whether a copy may still be on the server: a new turn waits.
     pub(super) fn any_open(&self) -> bool {
         !self.open.is_empty()
@@ -92,8 +103,18 @@ impl TakeBacks {
 
     /// When a DELETE that got no answer is due again.
     pub(super) fn due_at(&self) -> Option<u64> {
-        let waiting = self.open.iter().filter(|t| t.request.is_none());
+        let waiting = self
+            .open
+            .iter()
+            .filter(|t| t.request.is_none() && !t.unsure);
         waiting.filter_map(|t| t.retry_at).min()
+    }
+
+    /// Take-backs that wait for a request (none out for them), and are due at `now_ms`.
+    fn due(&self, now_ms: u64) -> impl Iterator<Item = &TakeBack> {
+        (self.open.iter()).filter(move |t| {
+            t.request.is_none() && !t.unsure && t.retry_at.is_none_or(|at| at <= now_ms)
+        })
     }
 
     /// A session parked meanwhile: what failed is sent as soon as it is current again.
@@ -107,8 +128,74 @@ impl TakeBacks {
         }
     }
 
-    /// The answer to `id`, if it is one of these: the nonce it took back and what it says.
-    /// An unanswered one waits `backoff(failures)` and goes again.
+    /// The request `id` is out for `nonce`.
+    pub(super) fn sent(&mut self, nonce: &str, id: RequestId) {
+        if let Some(t) = self.open.iter_mut().find(|t| t.nonce == nonce) {
+            t.request = Some(id);
+            t.retry_at = None;
+        }
+    }
+
+    /// pi-native: take-backs that wait for a request, due or not.
+    #[cfg(feature = "pi")]
+    pub(super) fn any_waiting(&self) -> bool {
+        (self.open.iter()).any(|t| t.request.is_none() && !t.unsure)
+    }
+
+    /// pi-native: one request (a clear of the whole queue) is out for every take-back that
+    /// waits.
+    #[cfg(feature = "pi")]
+    pub(super) fn sent_all(&mut self, id: RequestId) {
+        for t in self
+            .open
+            .iter_mut()
+            .filter(|t| t.request.is_none() && !t.unsure)
+        {
+            t.request = Some(id);
+            t.retry_at = None;
+        }
+    }
+
+    /// pi-native: the request `id` failed: those it was out for go again at `retry_at`.
+    #[cfg(feature = "pi")]
+    pub(super) fn unsent(&mut self, id: RequestId, retry_at: u64) {
+        for t in self.open.iter_mut().filter(|t| t.request == Some(id)) {
+            t.request = None;
+            t.failures += 1;
+            t.retry_at = Some(retry_at);
+        }
+    }
+
+    /// pi-native: the nonces the request `id` is out for.
+    #[cfg(feature = "pi")]
+    pub(super) fn served_by(&self, id: RequestId) -> Vec<String> {
+        let served = self.open.iter().filter(|t| t.request == Some(id));
+        served.map(|t| t.nonce.clone()).collect()
+    }
+
+    /// pi-native: the take-backs waiting for a request, which cannot be sent: dropped (the
+    /// server keeps those items), their nonces returned.
+    #[cfg(feature = "pi")]
+    pub(super) fn drain_waiting(&mut self) -> Vec<String> {
+        let (waiting, rest): (Vec<TakeBack>, Vec<TakeBack>) = std::mem::take(&mut self.open)
+            .into_iter()
+            .partition(|t| t.request.is_none() && !t.unsure);
+        self.open = rest;
+        waiting.into_iter().map(|t| t.nonce).collect()
+    }
+
+    /// The server ran `nonce`: a take-back of it is moot.
+    #[cfg(feature = "pi")]
+    pub(super) fn ran(&mut self, nonce: &str) {
+        let before = self.open.len();
+        self.open.retain(|t| t.nonce != nonce);
+        if self.open.len() != before {
+            self.gone.push(nonce.to_string());
+        }
+    }
+
+    /// The request `id`'s answer, if it is one of these: the nonce it took back. See
+    /// [`resolve`](Self::resolve).
     fn answered(
         &mut self,
         id: RequestId,
@@ -116,25 +203,46 @@ impl TakeBacks {
         now_ms: u64,
         backoff: impl Fn(u32) -> u64,
     ) -> Option<String> {
-        let idx = self.open.iter().position(|t| t.request == Some(id))?;
-        #[cfg(feature = "pi")]
-        if answer == DeleteAnswer::NotQueued {
-            // Open until the state says whether it ran: a turn held for it waits.
-            let t = &mut self.open[idx];
-            t.request = None;
-            t.unsure = true;
-            return Some(t.nonce.clone());
-        }
-        if answer != DeleteAnswer::Unanswered {
-            let nonce = self.open.remove(idx).nonce;
-            self.gone.push(nonce.clone());
-            return Some(nonce);
-        }
+        let nonce = self
+            .open
+            .iter()
+            .find(|t| t.request == Some(id))?
+            .nonce
+            .clone();
+        self.resolve(&nonce, answer, now_ms, backoff);
+        Some(nonce)
+    }
+
+    /// What the server said of the take-back of `nonce`: gone or started ends it; not
+    /// queued leaves it open until the state says whether it ran; a clear of the whole queue
+    /// is due for it at once; no answer sends it again after `backoff(failures)`.
+    pub(super) fn resolve(
+        &mut self,
+        nonce: &str,
+        answer: DeleteAnswer,
+        now_ms: u64,
+        backoff: impl Fn(u32) -> u64,
+    ) {
+        let Some(idx) = self.open.iter().position(|t| t.nonce == nonce) else {
+            return;
+        };
         let t = &mut self.open[idx];
         t.request = None;
-        t.failures += 1;
-        t.retry_at = Some(now_ms + backoff(t.failures));
-        Some(t.nonce.clone())
+        match answer {
+            DeleteAnswer::Gone | DeleteAnswer::Started => {
+                let nonce = self.open.remove(idx).nonce;
+                self.gone.push(nonce);
+            }
+            // Open until the state says whether it ran: a turn held for it waits.
+            #[cfg(feature = "pi")]
+            DeleteAnswer::NotQueued => t.unsure = true,
+            #[cfg(feature = "pi")]
+            DeleteAnswer::ClearAll => t.retry_at = None,
+            DeleteAnswer::Unanswered => {
+                t.failures += 1;
+                t.retry_at = Some(now_ms + backoff(t.failures));
+            }
+        }
     }
 }
 
@@ -146,59 +254,54 @@ impl ChatStore {
             return;
         }
         let open = &mut self.session.take_backs.open;
-        let idx = match open.iter().position(|t| t.nonce == nonce) {
+        match open.iter().position(|t| t.nonce == nonce) {
             Some(i) if open[i].request.is_some() => return, // on its way already
-            Some(i) => i,
-            None => {
-                open.push(TakeBack {
-                    seq,
-                    nonce: nonce.to_string(),
-                    request: None,
-                    unsure: false,
-                    failures: 0,
-                    retry_at: None,
-                });
-                open.len() - 1
-            }
-        };
-        let id = self.delete_followup(seq, nonce, now_ms);
-        let t = &mut self.session.take_backs.open[idx];
-        t.request = Some(id);
-        t.retry_at = None;
-    }
-
-    fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) -> RequestId {
+            Some(_) => {}
+            None => open.push(TakeBack {
+                seq,
+                nonce: nonce.to_string(),
+                request: None,
+                unsure: false,
+                failures: 0,
+                retry_at: None,
+            }),
+        }
         #[cfg(feature = "pi")]
         if self.native() {
-            let path = format!("{}/queue/clear", self.native_base());
-            let body = crate::native_link::commands::clear_one(nonce, seq);
-            return self.request(
-                RequestKind::FollowUpDelete,
-                Method::Post,
-                path,
-                Some(to_string(&body)),
-                now_ms,
-            );
+            return self.take_back_native(seq, nonce, now_ms);
         }
         let path = format!(
             "{}?clientNonce={}&clientSeq={seq}",
             self.route(|r| &r.followup),
             encode(nonce)
         );
-        self.request(
+        let id = self.request(
             RequestKind::FollowUpDelete,
             Method::Delete,
             path,
             None,
             now_ms,
-        )
+        );
+        self.session.take_backs.sent(nonce, id);
+    }
+
+    /// What the answer to the follow-up DELETE `id` says (over pi-native, a `queue/clear`
+    /// by selectors, whose `cleared` count says more).
+    pub(super) fn delete_answer(&mut self, id: RequestId, p: &Pending) -> DeleteAnswer {
+        #[cfg(feature = "pi")]
+        if self.native() && p.session == self.session.id {
+            let tb = &self.session.take_backs;
+            let nonce = (tb.open.iter().find(|t| t.request == Some(id))).map(|t| t.nonce.clone());
+            return self.native_delete_answer(nonce.as_deref(), p.status, &p.body);
+        }
+        let _ = id;
+        DeleteAnswer::of(p.status, &p.body)
     }
 
     /// Sends again what got no answer and is due (`now_ms` of a session just made current:
     /// everything that failed while it was parked).
     pub(super) fn send_due_take_backs(&mut self, now_ms: u64) {
-        let due: Vec<(u64, String)> = (self.session.take_backs.open.iter())
-            .filter(|t| t.request.is_none() && t.retry_at.is_some_and(|at| at <= now_ms))
+        let due: Vec<(u64, String)> = (self.session.take_backs.due(now_ms))
             .map(|t| (t.seq, t.nonce.clone()))
             .collect();
         for (seq, nonce) in due {
@@ -229,19 +332,34 @@ impl ChatStore {
         }
     }
 
-    fn after_take_back(&mut self, nonce: &str, answer: DeleteAnswer, now_ms: u64) {
+    pub(super) fn after_take_back(&mut self, nonce: &str, answer: DeleteAnswer, now_ms: u64) {
         match answer {
             DeleteAnswer::Unanswered => {}
             #[cfg(feature = "pi")]
+            DeleteAnswer::ClearAll => self.clear_all(now_ms),
+            #[cfg(feature = "pi")]
             DeleteAnswer::NotQueued => {
                 // Its run may be in the history already; else the state is read again.
-                match self.committed(nonce) {
-                    true => self.settle_unsure_take_backs(now_ms),
-                    false => self.reread_state(now_ms),
+                match self.ran_per_history(&[nonce.to_string()]).is_empty() {
+                    false => self.settle_unsure_take_backs(now_ms),
+                    true => self.reread_state(now_ms),
                 }
             }
-            // The copy can no longer run: a message waiting for that goes now.
-            DeleteAnswer::Gone => self.start_held_turn(now_ms),
+            DeleteAnswer::Gone => {
+                // A removal the server confirmed: the bubble kept until then goes.
+                if self
+                    .session
+                    .queue
+                    .items()
+                    .iter()
+                    .any(|i| i.client_nonce == nonce && i.removing)
+                {
+                    self.session.queue.take_by_nonce(nonce);
+                    self.touch();
+                }
+                // The copy can no longer run: a message waiting for that goes now.
+                self.start_held_turn(now_ms)
+            }
             DeleteAnswer::Started => {
                 self.diagnostic("a follow-up taken back had already started on the server");
                 self.session.runs_on_server(nonce);
@@ -270,18 +388,44 @@ impl ChatStore {
 #[cfg(feature = "pi")]
 impl ChatStore {
     /// After a state read (pi-native): each take-back the server answered "not queued" is
-    /// settled by the history: its user message there means it ran (as `Started`), none means
-    /// the server never had it or dropped it (as `Gone`: a turn held for it goes on).
+    /// settled by the history and the state's queue: its message in the history means it
+    /// ran (as `Started`); still in the queue, it is taken back again; neither, the server
+    /// dropped it or never had it (as `Gone`: a turn held for it goes on). Where another
+    /// client's message may be the one the history shows, the store cannot tell: the item is
+    /// `unsure`, for the user, and nothing is sent for it.
     pub(super) fn settle_unsure_take_backs(&mut self, now_ms: u64) {
-        let unsure: Vec<String> = (self.session.take_backs.open.iter())
+        let unsure: Vec<(u64, String)> = (self.session.take_backs.open.iter())
             .filter(|t| t.unsure)
-            .map(|t| t.nonce.clone())
+            .map(|t| (t.seq, t.nonce.clone()))
             .collect();
-        for nonce in unsure {
+        let nonces: Vec<String> = unsure.iter().map(|(_, n)| n.clone()).collect();
+        let ran = self.ran_per_history(&nonces);
+        for (seq, nonce) in unsure {
+            let item = self
+                .session
+                .queue
+                .items()
+                .iter()
+                .find(|i| i.client_nonce == nonce);
+            let held = item.is_some_and(|i| i.held);
+            let doubt = item.is_some_and(|i| self.session.queue.foreign_text(&i.text));
             let tb = &mut self.session.take_backs;
+            if held {
+                if let Some(t) = tb.open.iter_mut().find(|t| t.nonce == nonce) {
+                    (t.unsure, t.retry_at) = (false, None);
+                }
+                self.take_back(seq, &nonce, now_ms);
+                continue;
+            }
             tb.open.retain(|t| t.nonce != nonce);
             tb.gone.push(nonce.clone());
-            let answer = match self.committed(&nonce) {
+            if ran.contains(&nonce) && doubt {
+                self.session.queue.mark_unsure(&nonce);
+                self.touch();
+                self.start_held_turn(now_ms);
+                continue;
+            }
+            let answer = match ran.contains(&nonce) {
                 true => DeleteAnswer::Started,
                 false => DeleteAnswer::Gone,
             };

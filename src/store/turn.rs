@@ -506,7 +506,7 @@ impl ChatStore {
             // A head that was posted but failed, with its retry still pending: the turn it
             // was meant for is over, so it is sent as a new message as well. Left alone it
             // would wait for a turn that never comes, and block everything behind it.
-            None => match q.items().iter().find(|i| i.state != ItemState::Stalled) {
+            None => match q.items().iter().find(|i| !i.state.waits_for_user()) {
                 Some(head) if head.state == ItemState::Queued => {
                     let id = head.id.clone();
                     match q.take(&id) {

@@ -55,6 +55,9 @@ pub enum NativeEffect {
         client_nonce: Option<String>,
         /// `clientSeq`, when the server matched it.
         client_seq: Option<u64>,
+        /// The message's text (`message-start`'s display text): where the server matched
+        /// no selectors, the follow-up it ran is known by it (SPEC §14.1).
+        text: Option<String>,
     },
     /// The server's queue changed (authoritative for the waiting bubbles).
     Queue,
@@ -244,6 +247,7 @@ impl NativeGate {
                     message_id: message_id.clone(),
                     client_nonce: client_nonce.clone(),
                     client_seq: *client_seq,
+                    text: None,
                 });
                 return;
             }
@@ -252,11 +256,13 @@ impl NativeGate {
                 role: Role::User,
                 client_nonce,
                 client_seq,
+                text,
                 ..
             } => out.push(NativeEffect::UserMessage {
                 message_id: message_id.clone(),
                 client_nonce: client_nonce.clone(),
                 client_seq: *client_seq,
+                text: text.clone(),
             }),
             EventKind::Other { name, data } => {
                 out.push(NativeEffect::Data(name.clone(), data.clone()));

@@ -410,7 +410,8 @@ impl World {
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
-            | RequestKind::NativeCreate => Resp::Http(404, Vec::new()),
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear => Resp::Http(404, Vec::new()),
         };
         self.note(format!(
             "server gets page {page} req #{id} {kind:?} (arrival {arrivals}) → {}",
@@ -684,7 +685,7 @@ impl World {
                         .native_followup(&session, &body.expect("a body")),
                 )
             }
-            RequestKind::FollowUpDelete => {
+            RequestKind::FollowUpDelete | RequestKind::NativeClear => {
                 assert!(path.ends_with("/queue/clear"), "{path}");
                 let session = native_path_session(path);
                 http(

@@ -288,7 +288,7 @@ impl World {
                 self.turn_texts.insert(text);
             }
             SubmitKind::Queued => {
-                let item = self.page.store.queued().last().unwrap().clone();
+                let item = (*self.page.store.queued().last().unwrap()).clone();
                 assert_eq!(item.text, text);
                 let session = self.page.store.session_id().to_string();
                 let k = self
@@ -312,7 +312,10 @@ impl World {
     }
 
     pub fn user_remove(&mut self) {
-        let q = self.page.store.queued();
+        // Another client's rows (an earlier page's, over pi-native) are read-only here.
+        let q: Vec<_> = (self.page.store.queued().into_iter())
+            .filter(|i| !i.read_only)
+            .collect();
         if q.is_empty() {
             return;
         }
@@ -346,7 +349,7 @@ impl World {
             .queued()
             .iter()
             .find(|i| i.state == ItemState::Failed)
-            .cloned()
+            .map(|i| (*i).clone())
         else {
             return;
         };

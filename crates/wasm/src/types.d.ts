@@ -106,7 +106,13 @@ export interface UIMessage {
   parts: UIMessagePart[];
 }
 
-export type QueuedState = 'queued' | 'posting' | 'accepted' | 'failed' | 'stalled';
+/**
+ * Where a waiting bubble is: `queued` (not posted yet), `posting`, `accepted` (the server has
+ * it), `failed` (retry or remove), `stalled` (the server will not run it: retry sends it as a
+ * new message), `unsure` (the store cannot tell whether the server ran it: never sent again on
+ * its own; retry or remove).
+ */
+export type QueuedState = 'queued' | 'posting' | 'accepted' | 'failed' | 'stalled' | 'unsure';
 
 /** A waiting bubble: a follow-up queued while the agent works. */
 export interface QueuedItem {
@@ -119,6 +125,21 @@ export interface QueuedItem {
   attempts: number;
   error: { kind: ChatErrorCode; message: string; status?: number; serverCode?: string; field?: string } | null;
   everPosted: boolean;
+  /**
+   * A row of the server's queue that another client posted (another tab, this page before a
+   * reload; pi-native): shown where the server runs it, never retried or removed here.
+   */
+  readOnly: boolean;
+  /**
+   * The user removed it and the server may still run it: it stays until the server's queue no
+   * longer holds it (pi-native). If it cannot be taken back, `removing` turns false again and
+   * `error` says why.
+   */
+  removing: boolean;
+  /** Retry applies (`retryQueued`): the store's rule, so a UI restates none. */
+  canRetry: boolean;
+  /** Remove applies (`removeQueued`). */
+  canRemove: boolean;
 }
 
 export type SendRefusal = 'empty' | 'busy' | 'filesWhileBusy' | 'piUnsupported';

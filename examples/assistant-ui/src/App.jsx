@@ -217,6 +217,7 @@ const QUEUED_LABEL = {
   accepted: "Queued on server",
   failed: "Failed",
   stalled: "Not delivered",
+  unsure: "Not known whether it ran",
 };
 
 // One assistant-ui queue item; its delivery state and retry come from the store (same ids).
@@ -224,7 +225,6 @@ function QueuedBubble({ id }) {
   const { store, snapshot } = useChat();
   const item = snapshot?.queued.find((q) => q.id === id);
   const state = item?.state ?? "queued";
-  const canRetry = state === "failed" || state === "stalled";
   return (
     <div className={"message user queued " + state} data-testid="queued" data-state={state} data-id={id}>
       <div className="role">You · <span className="queued-state">{QUEUED_LABEL[state] ?? state}</span></div>
@@ -234,12 +234,16 @@ function QueuedBubble({ id }) {
           <div className="queued-error" data-testid="queued-error">{item.error.kind}: {item.error.message}</div>
         )}
         <div className="queued-actions">
-          {canRetry && (
+          {item?.readOnly && <span className="muted">from another tab</span>}
+          {item?.removing && <span className="muted">removing…</span>}
+          {item?.canRetry && (
             <button type="button" className="link" data-testid="queued-retry" onClick={() => store.retryQueued(id)}>
               Retry
             </button>
           )}
-          <QueueItemPrimitive.Remove className="link" data-testid="queued-remove">Remove</QueueItemPrimitive.Remove>
+          {item?.canRemove && (
+            <QueueItemPrimitive.Remove className="link" data-testid="queued-remove">Remove</QueueItemPrimitive.Remove>
+          )}
         </div>
       </div>
     </div>

@@ -127,10 +127,10 @@ const QUEUED_LABEL = {
   accepted: "Waiting… (queued on the server)",
   failed: "Failed",
   stalled: "Not delivered",
+  unsure: "Not known whether it ran",
 };
 
 function QueuedBubble({ item, store }) {
-  const canRetry = item.state === "failed" || item.state === "stalled";
   return (
     <div className={"message user queued " + item.state} data-testid="queued" data-state={item.state} data-id={item.id}>
       <div className="role">You · <span className="queued-state">{QUEUED_LABEL[item.state] ?? item.state}</span></div>
@@ -146,14 +146,18 @@ function QueuedBubble({ item, store }) {
         )}
         <div className="queued-actions">
           {item.attempts > 1 && <span className="muted">attempt {item.attempts}</span>}
-          {canRetry && (
+          {item.readOnly && <span className="muted">from another tab</span>}
+          {item.removing && <span className="muted">removing…</span>}
+          {item.canRetry && (
             <button type="button" className="link" data-testid="queued-retry" onClick={() => store.retryQueued(item.id)}>
               Retry
             </button>
           )}
-          <button type="button" className="link" data-testid="queued-remove" onClick={() => store.removeQueued(item.id)}>
-            Remove
-          </button>
+          {item.canRemove && (
+            <button type="button" className="link" data-testid="queued-remove" onClick={() => store.removeQueued(item.id)}>
+              Remove
+            </button>
+          )}
         </div>
       </div>
     </div>

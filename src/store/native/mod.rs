@@ -4,11 +4,14 @@
 //! history, the queue's bubbles, the phase and the finish event are the same as over the first
 //! transport: the link's notes are turned into the store's own moves.
 
+mod queue;
+
+use queue::ServerView;
+pub(super) use queue::{ClearAll, SelectiveClear};
+
 use super::*;
-use crate::followup::ItemState;
 use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
-use crate::stream::pi::PiEffect;
 use crate::stream::pi_native::{NativeEffect, RunStatus};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
@@ -171,6 +174,7 @@ impl ChatStore {
             }
             RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
             RequestKind::NativeCreate => self.on_create_answer(id, status, body, now_ms),
+            RequestKind::NativeClear => self.on_clear_all_answer(id, Some((status, body)), now_ms),
             _ => {
                 // The stop's answer: the events say how the run ended.
                 if !(200..300).contains(&status) {
@@ -200,6 +204,7 @@ impl ChatStore {
                     self.prompt_failed(ChatError::network(message), now_ms);
                 }
             }
+            RequestKind::NativeClear => self.on_clear_all_answer(id, None, now_ms),
             _ => self.events.push_back(StoreEvent::Error {
                 error: ChatError::network(message),
             }),
@@ -214,7 +219,7 @@ impl ChatStore {
                     self.session.hydrated = true;
                     self.keep_unshown_prompts();
                     self.on_native_state(now_ms);
-                    self.follow_server_queue(now_ms);
+                    self.follow_server_queue(ServerView::State, now_ms);
                     self.settle_unsure_take_backs(now_ms);
                 }
                 LinkNote::Retrying(why) => self.diagnostic(&why),
@@ -333,48 +338,6 @@ impl ChatStore {
         sent.collect()
     }
 
-    /// The server's queue (the state's, or the latest `queue-updated`) decides what waits
-    /// (SPEC §14): its rows with selectors are this session's waiting bubbles, whichever tab
-    /// or page sent them. Rows of items this page took back or removed are not shown again
-    /// (a `queue-updated` may still list one whose clear was answered); rows without
-    /// selectors (two queued texts alike) cannot be told apart and are left to our own items.
-    /// What the server holds while no run is on was accepted after the last one's end: it is
-    /// stranded, and taken back as at a turn's end (SPEC §6).
-    fn follow_server_queue(&mut self, now_ms: u64) {
-        let rows = self.session.link.gate().queue().to_vec();
-        let posted = (self.session.queue.items().iter()).filter(|i| i.ever_posted);
-        let mut nonces: Vec<&str> = posted.map(|i| i.client_nonce.as_str()).collect();
-        nonces.extend(rows.iter().filter_map(|r| r.client_nonce.as_deref()));
-        let ran = self.committed_of(&nonces);
-        // Items whose user message the history shows ran (a state read after a gap): gone.
-        let mut changed = false;
-        for nonce in &ran {
-            changed |= (self.session.queue.items().iter()).any(|i| &i.client_nonce == nonce);
-            self.session.runs_on_server(nonce);
-        }
-        for row in rows {
-            let (Some(nonce), Some(seq)) = (row.client_nonce, row.client_seq) else {
-                continue;
-            };
-            if self.session.take_backs.knows(&nonce) || ran.contains(&nonce) {
-                continue;
-            }
-            changed |= self.session.queue.server_holds(&nonce, seq, &row.text);
-        }
-        let idle = matches!(self.session.phase, Phase::Idle { .. })
-            && self.session.link.gate().status() != RunStatus::Running;
-        let held = (self.session.queue.items().iter()).any(|i| i.state == ItemState::Accepted);
-        if idle && held {
-            let natural = self.session.send_queue_when_idle;
-            self.take_back_stranded(natural, now_ms);
-            self.send_next_queued(now_ms);
-            changed = true;
-        }
-        if changed {
-            self.touch();
-        }
-    }
-
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
         match e {
             NativeEffect::RunStarted(turn_id, seq) => match self.session.phase {
@@ -417,7 +380,8 @@ impl ChatStore {
             NativeEffect::UserMessage {
                 message_id,
                 client_nonce,
-                ..
+                client_seq,
+                text,
             } => {
                 self.server_shows_prompt(&message_id, client_nonce.as_deref());
                 let turn = self.session.turn.client_turn_id.as_deref();
@@ -435,12 +399,9 @@ impl ChatStore {
                         self.end_turn(Ending::Stopped, now_ms);
                     }
                 }
-                self.on_followup_effect(PiEffect::UserMessage {
-                    message_id,
-                    client_nonce,
-                })
+                self.on_native_user_message(client_nonce.as_deref(), client_seq, text.as_deref())
             }
-            NativeEffect::Queue => self.follow_server_queue(now_ms),
+            NativeEffect::Queue => self.follow_server_queue(ServerView::Event, now_ms),
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
                 name,
                 id: None,

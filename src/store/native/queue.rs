@@ -1,0 +1,500 @@
+//! Follow-ups over the pi-native transport (SPEC §14.1): which rows of the server's queue are
+//! this store's, which follow-up a user message of the server is, and taking follow-ups back
+//! from a server whose removal by selectors may do nothing.
+//!
+//! The rules, and why:
+//! - **Identity without selectors.** The server often names no `clientNonce` / `clientSeq` on
+//!   the user message of a follow-up it runs, nor on `/state`: such a message is the oldest
+//!   follow-up of this store with its text that the server may hold (FIFO, as the server
+//!   attaches selectors by text itself). Where the history is all there is (a state read
+//!   after a gap), counting the messages of that text against what was there before the item
+//!   was queued ([`FollowUpItem::texts_before`]) says whether it ran.
+//! - **Ownership.** The store posts, takes back, re-sends and retries only what it posted: the
+//!   server's rows it cannot match are another client's, shown read-only.
+//! - **Take-backs.** A clear by selectors is tried first; a server that answers it with
+//!   `cleared: 0` while its queue shows the item does not remove by selectors, and from then
+//!   on the store clears the whole queue ([`ClearAll`]) and posts again, in order and under
+//!   their nonces, the items of its own that the clear took along. That is safe only while
+//!   every row of the server's queue is this store's and no follow-up POST is out; otherwise
+//!   the item stays where it is, and the snapshot says why.
+//! - **Exactly once beats at least once.** An item the store cannot place (the server's
+//!   answer and its history leave it open whether it ran) is `unsure`, never sent again on
+//!   its own.
+
+use super::*;
+use crate::followup::{ItemState, ServerRow};
+use crate::protocol::pi_native::QueueRow;
+
+/// Whether the server removes a follow-up named by its selectors (the real server at
+/// 31361f15 answers `cleared: 0` and keeps it; only a clear of the whole queue works).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(in crate::store) enum SelectiveClear {
+    /// Not seen yet: selectors are tried.
+    #[default]
+    Unknown,
+    /// It removed one: selectors are used.
+    Works,
+    /// It answered `cleared: 0` for an item its queue showed: the whole queue is cleared.
+    Noop,
+}
+
+/// A clear of the server's whole queue, sent to take back this store's follow-ups
+/// ([`TakeBacks`] entries point at its request). Which rows it cleared is read from the
+/// events, not guessed: the receipt's `cursor` says where the clear happened, and the
+/// server's queue as the events showed it just before is what it removed.
+#[derive(Debug)]
+pub(in crate::store) struct ClearAll {
+    /// The request id, kept across retries: the server answers a repeat with the first
+    /// receipt, so a lost answer is asked for again without clearing twice.
+    pub(in crate::store) request_id: String,
+    /// The request in flight, if any.
+    pub(in crate::store) request: Option<RequestId>,
+    /// The last request sent: the take-backs it serves point at it.
+    sent_as: RequestId,
+    /// The receipt's `(cursor, cleared)`.
+    receipt: Option<(u64, u64)>,
+    /// The server's queue since before the clear went, by the seq the events showed it at.
+    log: Vec<(u64, Vec<QueueRow>)>,
+    /// Failed attempts, for the backoff.
+    failures: u32,
+    /// The next attempt, after a failure.
+    pub(in crate::store) retry_at: Option<u64>,
+}
+
+/// Where the server's queue was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::store) enum ServerView {
+    /// A `queue-updated` event.
+    Event,
+    /// A state read (after a gap, a reconnect, the opening): the history may hold messages
+    /// whose events this store never saw.
+    State,
+}
+
+/// Why a take-back cannot go: said on the item's bubble.
+const SHARED_QUEUE: &str =
+    "the server's queue also holds another client's follow-ups, and this server removes only the whole queue";
+
+impl ChatStore {
+    /// The server's queue (the state's, or the latest `queue-updated`) decides what waits
+    /// (SPEC §14): each row is one of this store's items or another client's read-only row.
+    /// What the server holds while no run is on was accepted after the last one's end: it is
+    /// stranded, and taken back as at a turn's end (SPEC §6).
+    pub(in crate::store) fn follow_server_queue(&mut self, read: ServerView, now_ms: u64) {
+        let seq = self.session.link.gate().seq();
+        let rows = self.session.link.gate().queue().to_vec();
+        if let Some(clear) = self.session.native_clear.as_mut() {
+            clear.log.push((seq, rows.clone()));
+        }
+        let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
+        let mut changed = self.session.queue.follow_server(&server_rows);
+        changed |= self.consume_what_ran(read);
+        let idle = matches!(self.session.phase, Phase::Idle { .. })
+            && self.session.link.gate().status() != RunStatus::Running;
+        let held = (self.session.queue.items().iter())
+            .any(|i| i.held && i.state == ItemState::Accepted && !i.removing);
+        if idle && held {
+            let natural = self.session.send_queue_when_idle;
+            self.take_back_stranded(natural, now_ms);
+            self.send_next_queued(now_ms);
+            changed = true;
+        }
+        if changed {
+            self.touch();
+        }
+        self.decide_clear_all(now_ms);
+    }
+
+    /// Items the server may hold that its history shows ran (a state read after a gap that
+    /// lost their messages' events): consumed. By nonce always; by the count of their text
+    /// after a state read, the only time the events did not say it themselves.
+    fn consume_what_ran(&mut self, read: ServerView) -> bool {
+        let candidates: Vec<String> = (self.session.queue.items().iter())
+            .filter(|i| i.may_be_on_server() && !i.held)
+            .map(|i| i.client_nonce.clone())
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        let ran = match read {
+            ServerView::State => self.ran_per_history(&candidates),
+            ServerView::Event => {
+                let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
+                self.committed_of(&refs)
+            }
+        };
+        for nonce in &ran {
+            self.session.runs_on_server(nonce);
+            self.session.take_backs.ran(nonce);
+        }
+        !ran.is_empty()
+    }
+
+    /// A user message the server committed: the prompt it is, or the follow-up it ran (by
+    /// its nonce, its seq, or its text where the server named neither).
+    pub(in crate::store) fn on_native_user_message(
+        &mut self,
+        nonce: Option<&str>,
+        seq: Option<u64>,
+        text: Option<&str>,
+    ) {
+        let q = &mut self.session.queue;
+        let consumed = match (nonce, seq) {
+            (Some(n), _) => q.consume_by_nonce(n),
+            (None, Some(s)) => q.consume_by_seq(s),
+            // This client's own prompt carries its nonce; a message without one is a
+            // follow-up (this store's, or another client's: then none of ours has its text
+            // on the server, or the server ran theirs first, FIFO).
+            (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
+        };
+        if let Some(item) = consumed {
+            // A take-back of it is moot: it ran.
+            self.session.take_backs.ran(&item.client_nonce);
+            self.touch();
+        }
+    }
+
+    /// Of the follow-ups `nonces` the server may have held, those its history shows ran:
+    /// by nonce where the messages carry one, else by counting the messages of each text
+    /// against what the history held before the item was queued (FIFO among items of one
+    /// text).
+    pub(in crate::store) fn ran_per_history(&self, nonces: &[String]) -> Vec<String> {
+        let refs: Vec<&str> = nonces.iter().map(String::as_str).collect();
+        let by_nonce = self.committed_of(&refs);
+        let mut ran = by_nonce.clone();
+        let history = self.session.conversation.history().messages();
+        let users: Vec<String> = (history.iter())
+            .filter(|m| m.role == Role::User)
+            .map(UIMessage::text)
+            .collect();
+        let items = self.session.queue.items();
+        for nonce in nonces.iter().filter(|n| !by_nonce.contains(n)) {
+            let Some(item) = items.iter().find(|i| &i.client_nonce == nonce) else {
+                continue;
+            };
+            // Items of the same text ahead of it run before it.
+            let ahead = (items.iter())
+                .take_while(|i| i.client_nonce != item.client_nonce)
+                .filter(|i| i.text == item.text && !i.read_only)
+                .count();
+            let count = users.iter().filter(|t| **t == item.text).count();
+            if count > item.texts_before + ahead {
+                ran.push(nonce.clone());
+            }
+        }
+        ran
+    }
+
+    /// The user message count the item queued now with `text` starts from.
+    pub(in crate::store) fn texts_in_history(&self, text: &str) -> usize {
+        let history = self.session.conversation.history().messages();
+        (history.iter())
+            .filter(|m| m.role == Role::User && m.text() == text)
+            .count()
+    }
+
+    /// The user removes a waiting bubble. One the server may hold stays, marked, until the
+    /// server confirms it gone (a take-back, which a follow-up POST still out waits for);
+    /// one it cannot hold goes at once; another client's row is not this store's to remove.
+    pub(in crate::store) fn remove_native(&mut self, item_id: &str, now_ms: u64) -> bool {
+        let Some(item) = self.session.queue.get(item_id) else {
+            return false;
+        };
+        let (seq, nonce, state) = (item.client_seq, item.client_nonce.clone(), item.state);
+        // Taken back already (a stranded item waiting to be sent again): the server has it
+        // no more.
+        let on_server = item.may_be_on_server() && !self.session.take_backs.is_gone(&nonce);
+        if !on_server || item.removing {
+            if item.removing {
+                return true; // on its way
+            }
+            self.session.queue.remove(item_id);
+            self.touch();
+            self.pump(now_ms);
+            self.send_next_queued(now_ms);
+            return true;
+        }
+        self.session.queue.mark_removing(item_id, true);
+        self.session.queue.note_error(item_id, None);
+        if state != ItemState::Posting {
+            self.take_back(seq, &nonce, now_ms);
+        }
+        self.touch();
+        true
+    }
+
+    /// A follow-up POST answered: an item removed while it was out is taken back now that
+    /// the server has it, and a clear of the whole queue that waited for the answer goes.
+    pub(in crate::store) fn after_native_post(&mut self, now_ms: u64) {
+        let removing: Vec<(u64, String)> = (self.session.queue.items().iter())
+            .filter(|i| i.removing && i.state == ItemState::Accepted)
+            .filter(|i| !self.session.take_backs.knows(&i.client_nonce))
+            .map(|i| (i.client_seq, i.client_nonce.clone()))
+            .collect();
+        for (seq, nonce) in removing {
+            self.take_back(seq, &nonce, now_ms);
+        }
+        // A removal the server refused (or one it never had) is done: nothing runs.
+        let refused: Vec<String> = (self.session.queue.items().iter())
+            .filter(|i| i.removing && !i.may_be_on_server())
+            .map(|i| i.id.clone())
+            .collect();
+        for id in refused {
+            self.session.queue.remove(&id);
+        }
+        if self.session.selective_clear == SelectiveClear::Noop {
+            self.clear_all(now_ms);
+        }
+    }
+
+    /// Takes a follow-up back from the server: by its selectors while the server may remove
+    /// by them, else by a clear of the whole queue (several take-backs share one).
+    pub(in crate::store) fn take_back_native(&mut self, seq: u64, nonce: &str, now_ms: u64) {
+        if self.session.selective_clear != SelectiveClear::Noop {
+            let path = format!("{}/queue/clear", self.native_base());
+            let body = commands::clear_one(nonce, seq);
+            let id = self.request(
+                RequestKind::FollowUpDelete,
+                Method::Post,
+                path,
+                Some(to_string(&body)),
+                now_ms,
+            );
+            return self.session.take_backs.sent(nonce, id);
+        }
+        self.clear_all(now_ms);
+    }
+
+    /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
+    /// follow-up POST of this store is out (its item could land after the clear, or be
+    /// taken along unseen), and every row of the server's queue is this store's (another
+    /// client's would be lost). A POST out makes it wait for that answer; another client's
+    /// rows make the take-backs fail: the items stay, and say why.
+    pub(in crate::store) fn clear_all(&mut self, now_ms: u64) {
+        if !self.session.take_backs.any_waiting() {
+            return;
+        }
+        if let Some(clear) = &self.session.native_clear {
+            let due = clear.request.is_none()
+                && clear.receipt.is_none()
+                && clear.retry_at.is_none_or(|at| at <= now_ms);
+            if !due {
+                // Its answer (or its retry) covers these too; one waiting for its events is
+                // decided first, and a new clear follows for what it did not serve.
+                return;
+            }
+        }
+        if self.session.queue.in_flight().is_some() {
+            return; // the follow-up POST's answer calls again
+        }
+        if self.session.queue.has_mirrors() {
+            return self.take_backs_refused(SHARED_QUEUE);
+        }
+        let seq = self.session.link.gate().seq();
+        let rows = self.session.link.gate().queue().to_vec();
+        let request_id = match &self.session.native_clear {
+            Some(c) => c.request_id.clone(),
+            None => format!("clear:{}", uuid_v4(self.rng.as_mut())),
+        };
+        let path = format!("{}/queue/clear", self.native_base());
+        let body = to_string(&json!({ "requestId": request_id }));
+        let id = self.request(
+            RequestKind::NativeClear,
+            Method::Post,
+            path,
+            Some(body),
+            now_ms,
+        );
+        let clear = self.session.native_clear.get_or_insert_with(|| ClearAll {
+            request_id,
+            request: None,
+            sent_as: id,
+            receipt: None,
+            log: vec![(seq, rows)],
+            failures: 0,
+            retry_at: None,
+        });
+        (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
+        self.session.take_backs.sent_all(id);
+    }
+
+    /// Every take-back waiting: it cannot go (`why`). The server keeps those items and runs
+    /// them when it runs its queue: they are shown as waiting there, with the reason.
+    fn take_backs_refused(&mut self, why: &str) {
+        let nonces = self.session.take_backs.drain_waiting();
+        for nonce in nonces {
+            self.kept_on_server(&nonce);
+            let id = format!("fu-{nonce}");
+            let error = ChatError::new(ErrorKind::Validation, why);
+            self.session.queue.note_error(&id, Some(error));
+        }
+        self.touch();
+    }
+
+    /// The server keeps the follow-up `nonce` and will run it: its bubble waits as
+    /// `accepted` (a removal or a re-send of it is off), and a turn held to send its text
+    /// again is dropped.
+    fn kept_on_server(&mut self, nonce: &str) {
+        self.session.queue.keep_accepted(nonce);
+        let s = &mut self.session;
+        if matches!(&s.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
+            if let Some(bubble) = s.phase.take_held().and_then(|h| h.bubble) {
+                s.conversation.withdraw(&bubble);
+            }
+        }
+    }
+
+    /// The answer to a selective clear (a [`RequestKind::FollowUpDelete`] over this
+    /// protocol): 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item the server's
+    /// queue shows means this server does not remove by selectors (the whole queue is
+    /// cleared instead); otherwise as [`DeleteAnswer::of`].
+    pub(in crate::store) fn native_delete_answer(
+        &mut self,
+        nonce: Option<&str>,
+        status: Option<u16>,
+        body: &[u8],
+    ) -> DeleteAnswer {
+        let ok = status.is_some_and(|s| (200..300).contains(&s));
+        if !ok {
+            return DeleteAnswer::of(status, body);
+        }
+        let cleared = crate::protocol::json::from_slice(body)
+            .ok()
+            .and_then(|v| v.get("cleared")?.as_u64());
+        match cleared {
+            Some(0) => {
+                let held = nonce.is_some_and(|n| {
+                    (self.session.queue.items().iter()).any(|i| i.client_nonce == n && i.held)
+                });
+                if held {
+                    self.session.selective_clear = SelectiveClear::Noop;
+                    DeleteAnswer::ClearAll
+                } else {
+                    DeleteAnswer::NotQueued
+                }
+            }
+            _ => {
+                if cleared.is_some() {
+                    self.session.selective_clear = SelectiveClear::Works;
+                }
+                DeleteAnswer::Gone
+            }
+        }
+    }
+
+    /// The clear of the whole queue answered (or failed: `None`).
+    pub(in crate::store) fn on_clear_all_answer(
+        &mut self,
+        id: RequestId,
+        answer: Option<(u16, &[u8])>,
+        now_ms: u64,
+    ) {
+        let Some(clear) = self.session.native_clear.as_mut() else {
+            return;
+        };
+        if clear.request != Some(id) {
+            return;
+        }
+        clear.request = None;
+        let receipt = answer
+            .filter(|(status, _)| (200..300).contains(status))
+            .and_then(|(_, body)| crate::protocol::json::from_slice(body).ok())
+            .and_then(|v| Some((v.get("cursor")?.as_u64()?, v.get("cleared")?.as_u64()?)));
+        match receipt {
+            Some(r) => clear.receipt = Some(r),
+            None => {
+                // Asked again under the same request id: a clear that happened answers its
+                // first receipt, one that did not happens then.
+                clear.failures += 1;
+                let jitter = self.rng.unit();
+                let delay = self.opts.retry.backoff_ms(clear.failures, jitter);
+                clear.retry_at = Some(now_ms + delay);
+                self.session.take_backs.unsent(id, now_ms + delay);
+                if let Some((status, body)) = answer {
+                    let error = refusal(status, body, "queue clear answer");
+                    self.diagnostic(&format!("the queue clear failed: {}", error.message));
+                }
+                return;
+            }
+        }
+        self.decide_clear_all(now_ms);
+    }
+
+    /// Once the receipt is in and the events reached its cursor: the rows the clear removed
+    /// are the server's queue just before it emptied. Of the take-backs it served, those
+    /// rows are gone (a removal is done, a stranded item is sent again), the others were
+    /// not in the queue any more (they ran, or the history decides). This store's items the
+    /// clear took along without being asked are posted again, in their order.
+    fn decide_clear_all(&mut self, now_ms: u64) {
+        let seq = self.session.link.gate().seq();
+        let Some(clear) = self.session.native_clear.as_ref() else {
+            return;
+        };
+        let Some((cursor, cleared)) = clear.receipt else {
+            return;
+        };
+        if seq < cursor {
+            return; // the events up to the clear are still on their way
+        }
+        let clear = self.session.native_clear.take().expect("checked above");
+        let removed = rows_cleared(&clear.log, cursor, cleared);
+        let served = self.session.take_backs.served_by(clear.sent_as);
+        let Some(removed) = removed else {
+            // The events do not show the clear (rows missing, a restart): the state decides.
+            for nonce in &served {
+                (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
+            }
+            self.diagnostic("the queue clear's effect is not in the events: the state is read");
+            return self.reread_state(now_ms);
+        };
+        let rows: Vec<ServerRow<'_>> = removed.iter().map(server_row).collect();
+        let taken: Vec<String> = self.session.queue.matching(&rows);
+        let mut requeue = Vec::new();
+        for nonce in &taken {
+            if served.contains(nonce) {
+                continue;
+            }
+            requeue.push(nonce.clone());
+        }
+        for nonce in served {
+            let answer = match taken.contains(&nonce) {
+                true => DeleteAnswer::Gone,
+                false => DeleteAnswer::NotQueued,
+            };
+            (self.session.take_backs).resolve(&nonce, answer, now_ms, |_| 0);
+            self.after_take_back(&nonce, answer, now_ms);
+        }
+        // What waits for a clear of its own (a removal made while this one was decided).
+        self.clear_all(now_ms);
+        if !requeue.is_empty() {
+            self.session.queue.requeue_cleared(&requeue, now_ms);
+            self.touch();
+            self.pump(now_ms);
+            self.send_next_queued(now_ms);
+        }
+    }
+}
+
+/// The rows a clear of the whole queue removed: the queue as the events showed it just
+/// before it last emptied at or before the receipt's `cursor`. `None` when the events
+/// show no such change of `cleared` rows.
+fn rows_cleared(log: &[(u64, Vec<QueueRow>)], cursor: u64, cleared: u64) -> Option<Vec<QueueRow>> {
+    if cleared == 0 {
+        return Some(Vec::new());
+    }
+    let upto: Vec<&(u64, Vec<QueueRow>)> = log.iter().filter(|(s, _)| *s <= cursor).collect();
+    let emptied = (1..upto.len())
+        .rev()
+        .find(|&i| upto[i].1.is_empty() && !upto[i - 1].1.is_empty())?;
+    let rows = &upto[emptied - 1].1;
+    (rows.len() as u64 == cleared).then(|| rows.clone())
+}
+
+fn server_row(row: &QueueRow) -> ServerRow<'_> {
+    ServerRow {
+        id: &row.id,
+        text: &row.text,
+        nonce: row.client_nonce.as_deref(),
+        seq: row.client_seq,
+    }
+}
