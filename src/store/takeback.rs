@@ -12,6 +12,8 @@ use super::*;
 struct TakeBack {
     seq: u64,
     nonce: String,
+    /// Its text: a server that names no selectors shows the row by it.
+    text: String,
     /// In flight; `None` while it waits for `retry_at`.
     request: Option<RequestId>,
     /// pi-native: the server said the item is not queued, which does not say whether it ran:
@@ -166,11 +168,13 @@ impl TakeBacks {
         }
     }
 
-    /// pi-native: the nonces the request `id` is out for.
+    /// pi-native: the `(nonce, seq, text)` of the take-backs the request `id` is out for.
     #[cfg(feature = "pi")]
-    pub(super) fn served_by(&self, id: RequestId) -> Vec<String> {
+    pub(super) fn served_by(&self, id: RequestId) -> Vec<(String, u64, String)> {
         let served = self.open.iter().filter(|t| t.request == Some(id));
-        served.map(|t| t.nonce.clone()).collect()
+        served
+            .map(|t| (t.nonce.clone(), t.seq, t.text.clone()))
+            .collect()
     }
 
     /// pi-native: the take-backs waiting for a request, which cannot be sent: dropped (the
@@ -253,6 +257,15 @@ impl ChatStore {
         if self.session.take_backs.gone.iter().any(|n| n == nonce) {
             return;
         }
+        let text_of = |s: &Session, nonce: &str| {
+            let item = s.queue.items().iter().find(|i| i.client_nonce == nonce);
+            let held = match &s.phase {
+                Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.clone()),
+                _ => None,
+            };
+            item.map(|i| i.text.clone()).or(held).unwrap_or_default()
+        };
+        let text = text_of(&self.session, nonce);
         let open = &mut self.session.take_backs.open;
         match open.iter().position(|t| t.nonce == nonce) {
             Some(i) if open[i].request.is_some() => return, // on its way already
@@ -260,6 +273,7 @@ impl ChatStore {
             None => open.push(TakeBack {
                 seq,
                 nonce: nonce.to_string(),
+                text,
                 request: None,
                 unsure: false,
                 failures: 0,

@@ -218,8 +218,10 @@ impl ChatStore {
                 LinkNote::Hydrated => {
                     self.session.hydrated = true;
                     self.keep_unshown_prompts();
-                    self.on_native_state(now_ms);
+                    // What the state shows ran is consumed before a run it says is over ends
+                    // here (whose end takes back what the server still holds).
                     self.follow_server_queue(ServerView::State, now_ms);
+                    self.on_native_state(now_ms);
                     self.settle_unsure_take_backs(now_ms);
                 }
                 LinkNote::Retrying(why) => self.diagnostic(&why),

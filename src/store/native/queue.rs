@@ -139,13 +139,20 @@ impl ChatStore {
         text: Option<&str>,
     ) {
         let q = &mut self.session.queue;
+        // Selectors the server attached by text may name an item that ran already (of two
+        // alike, the second's message can carry the first's): those say nothing.
+        let nonce = nonce.filter(|n| !q.is_consumed(n));
         let consumed = match (nonce, seq) {
             (Some(n), _) => q.consume_by_nonce(n),
             (None, Some(s)) => q.consume_by_seq(s),
-            // This client's own prompt carries its nonce; a message without one is a
-            // follow-up (this store's, or another client's: then none of ours has its text
-            // on the server, or the server ran theirs first, FIFO).
+            _ => None,
+        };
+        // This client's own prompt carries its nonce; a message without one is a follow-up
+        // (this store's, or another client's: then none of ours has its text on the server,
+        // or the server ran theirs first, FIFO).
+        let consumed = match (consumed, nonce) {
             (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
+            (c, _) => c,
         };
         if let Some(item) = consumed {
             // A take-back of it is moot: it ran.
@@ -363,10 +370,7 @@ impl ChatStore {
             .and_then(|v| v.get("cleared")?.as_u64());
         match cleared {
             Some(0) => {
-                let held = nonce.is_some_and(|n| {
-                    (self.session.queue.items().iter()).any(|i| i.client_nonce == n && i.held)
-                });
-                if held {
+                if nonce.is_some_and(|n| self.server_holds(n)) {
                     self.session.selective_clear = SelectiveClear::Noop;
                     DeleteAnswer::ClearAll
                 } else {
@@ -380,6 +384,36 @@ impl ChatStore {
                 DeleteAnswer::Gone
             }
         }
+    }
+
+    /// The server's queue, as last reported, holds the follow-up `nonce` of this store's: a
+    /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
+    /// queue already, on its way back as a new message (the held turn has its text).
+    fn server_holds(&self, nonce: &str) -> bool {
+        let rows = self.session.link.gate().queue();
+        if rows
+            .iter()
+            .any(|r| r.client_nonce.as_deref() == Some(nonce))
+        {
+            return true;
+        }
+        let item = self
+            .session
+            .queue
+            .items()
+            .iter()
+            .find(|i| i.client_nonce == nonce);
+        if let Some(item) = item {
+            return item.held;
+        }
+        let held_text = match &self.session.phase {
+            Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.as_str()),
+            _ => None,
+        };
+        held_text.is_some_and(|t| {
+            rows.iter()
+                .any(|r| r.client_nonce.is_none() && r.client_seq.is_none() && r.text == t)
+        })
     }
 
     /// The clear of the whole queue answered (or failed: `None`).
@@ -441,28 +475,38 @@ impl ChatStore {
         let served = self.session.take_backs.served_by(clear.sent_as);
         let Some(removed) = removed else {
             // The events do not show the clear (rows missing, a restart): the state decides.
-            for nonce in &served {
+            for (nonce, _, _) in &served {
                 (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
             }
             self.diagnostic("the queue clear's effect is not in the events: the state is read");
             return self.reread_state(now_ms);
         };
-        let rows: Vec<ServerRow<'_>> = removed.iter().map(server_row).collect();
-        let taken: Vec<String> = self.session.queue.matching(&rows);
-        let mut requeue = Vec::new();
-        for nonce in &taken {
-            if served.contains(nonce) {
-                continue;
+        // Who the cleared rows were: the take-backs it served (their items may be out of the
+        // queue already, on their way back as messages), then this store's other items.
+        let mut candidates = served.clone();
+        for i in self.session.queue.items() {
+            if i.may_be_on_server() && !served.iter().any(|(n, _, _)| *n == i.client_nonce) {
+                candidates.push((i.client_nonce.clone(), i.client_seq, i.text.clone()));
             }
-            requeue.push(nonce.clone());
         }
-        for nonce in served {
+        let taken = match_rows(&removed, &candidates);
+        let requeue: Vec<String> = (taken.iter())
+            .filter(|n| !served.iter().any(|(s, _, _)| s == *n))
+            .cloned()
+            .collect();
+        for (nonce, _, _) in served {
             let answer = match taken.contains(&nonce) {
                 true => DeleteAnswer::Gone,
                 false => DeleteAnswer::NotQueued,
             };
             (self.session.take_backs).resolve(&nonce, answer, now_ms, |_| 0);
             self.after_take_back(&nonce, answer, now_ms);
+        }
+        if !requeue.is_empty() {
+            self.session.queue.requeue_cleared(&requeue, now_ms);
+            self.touch();
+            self.pump(now_ms);
+            self.send_next_queued(now_ms);
         }
         // What waits for a clear of its own (a removal made while this one was decided).
         self.clear_all(now_ms);
@@ -488,6 +532,32 @@ fn rows_cleared(log: &[(u64, Vec<QueueRow>)], cursor: u64, cleared: u64) -> Opti
         .find(|&i| upto[i].1.is_empty() && !upto[i - 1].1.is_empty())?;
     let rows = &upto[emptied - 1].1;
     (rows.len() as u64 == cleared).then(|| rows.clone())
+}
+
+/// The nonces among `candidates` (`(nonce, seq, text)`, oldest first) that `rows` name: by
+/// nonce, else by seq, else by text, FIFO, as the server attaches selectors.
+fn match_rows(rows: &[QueueRow], candidates: &[(String, u64, String)]) -> Vec<String> {
+    let mut taken = vec![false; candidates.len()];
+    let mut rest = Vec::new();
+    for row in rows {
+        let by_selector = candidates.iter().position(|(n, s, _)| {
+            row.client_nonce.as_deref() == Some(n.as_str())
+                || (row.client_nonce.is_none() && row.client_seq == Some(*s))
+        });
+        match by_selector {
+            Some(i) if !taken[i] => taken[i] = true,
+            _ => rest.push(row),
+        }
+    }
+    for row in rest {
+        let by_text =
+            (candidates.iter().enumerate()).position(|(i, (_, _, t))| !taken[i] && *t == row.text);
+        if let Some(i) = by_text {
+            taken[i] = true;
+        }
+    }
+    let names = candidates.iter().zip(taken).filter(|(_, t)| *t);
+    names.map(|((n, _, _), _)| n.clone()).collect()
 }
 
 fn server_row(row: &QueueRow) -> ServerRow<'_> {
