@@ -562,13 +562,6 @@ impl FollowUpQueue {
         matched
     }
 
-    /// The nonces of this queue's items among `rows` (a server queue that is gone now).
-    pub fn matching(&self, rows: &[ServerRow<'_>]) -> Vec<String> {
-        let matched = self.match_rows(rows);
-        let nonce = |idx: &usize| self.items[*idx].client_nonce.clone();
-        matched.iter().flatten().map(nonce).collect()
-    }
-
     /// The server's queue holds rows of another client.
     pub fn has_mirrors(&self) -> bool {
         !self.mirrors.is_empty()
@@ -608,6 +601,11 @@ impl FollowUpQueue {
     /// No visible items.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    /// The id of the item whose request is in flight, if any.
+    pub fn in_flight_item(&self) -> Option<&str> {
+        self.in_flight.as_ref().map(|f| f.item_id.as_str())
     }
 
     /// The ticket of the request in flight, if any.

@@ -448,8 +448,15 @@ fn a_follow_up_stranded_at_a_runs_end_is_cleared_and_sent_as_the_next_message() 
     feed(&mut h, ev, &[queue_updated(7, vec![])]);
     let prompt = h.the_open(RequestKind::NativePrompt);
     assert_eq!(prompt.body()["content"], "late");
-    h.respond(prompt.id, Reply::json(202, json!({"accepted": true, "cursor": 8})));
-    feed(&mut h, ev, &[json!({"type": "agent-start", "seq": 8, "turnId": "t2"})]);
+    h.respond(
+        prompt.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 8})),
+    );
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "agent-start", "seq": 8, "turnId": "t2"})],
+    );
     h.advance(60_000);
     assert_eq!(h.count(RequestKind::NativePrompt), 2, "once");
 }

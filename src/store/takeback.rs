@@ -13,6 +13,7 @@ struct TakeBack {
     seq: u64,
     nonce: String,
     /// Its text: a server that names no selectors shows the row by it.
+    #[cfg_attr(not(feature = "pi"), allow(dead_code))]
     text: String,
     /// In flight; `None` while it waits for `retry_at`.
     request: Option<RequestId>,
@@ -82,14 +83,27 @@ impl TakeBacks {
     /// The server holds no copy of this one any more: taking it back needs no request.
     #[cfg(feature = "pi")]
     pub(super) fn taken_already(&mut self, nonce: &str) {
+        self.open.retain(|t| t.nonce != nonce);
         self.gone.push(nonce.to_string());
     }
 
-    /// This page took `nonce` back or is taking it back: the server's copy is not a
-    /// waiting bubble any more.
+    /// pi-native: the take-backs waiting for a request wait for an event now (a follow-up
+    /// POST's answer, the clear before theirs decided), not for a time.
     #[cfg(feature = "pi")]
-    pub(super) fn knows(&self, nonce: &str) -> bool {
-        self.gone.iter().any(|n| n == nonce) || self.open.iter().any(|t| t.nonce == nonce)
+    pub(super) fn wait_for_event(&mut self) {
+        for t in self
+            .open
+            .iter_mut()
+            .filter(|t| t.request.is_none() && !t.unsure)
+        {
+            t.retry_at = None;
+        }
+    }
+
+    /// A take-back of `nonce` is open (on its way, or waiting to go).
+    #[cfg(feature = "pi")]
+    pub(super) fn is_open(&self, nonce: &str) -> bool {
+        self.open.iter().any(|t| t.nonce == nonce)
     }
 
     /// The server confirmed it holds no copy of `nonce` any more.

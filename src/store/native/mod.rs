@@ -223,6 +223,9 @@ impl ChatStore {
                     self.follow_server_queue(ServerView::State, now_ms);
                     self.on_native_state(now_ms);
                     self.settle_unsure_take_backs(now_ms);
+                    // Back at a session whose run ended on its own while it was parked (or
+                    // whose end was in the gap): what waits goes out as the next messages.
+                    self.send_next_queued(now_ms);
                 }
                 LinkNote::Retrying(why) => self.diagnostic(&why),
                 LinkNote::Refused(why) => {
@@ -650,6 +653,10 @@ impl ChatStore {
         // and is not there to take back; it waits for the user (`stalled`).
         for (_, nonce) in self.session.queue.strand(false) {
             self.session.take_backs.taken_already(&nonce);
+            // A removal on its way is done: the server drops it.
+            if (self.session.queue.items().iter()).any(|i| i.client_nonce == nonce && i.removing) {
+                self.session.queue.take_by_nonce(&nonce);
+            }
         }
         let path = format!("{}/stop", self.native_base());
         self.request(

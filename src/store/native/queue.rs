@@ -89,6 +89,7 @@ impl ChatStore {
         let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
         let mut changed = self.session.queue.follow_server(&server_rows);
         changed |= self.consume_what_ran(read);
+        self.send_removals(now_ms);
         let idle = matches!(self.session.phase, Phase::Idle { .. })
             && self.session.link.gate().status() != RunStatus::Running;
         let held = (self.session.queue.items().iter())
@@ -208,13 +209,14 @@ impl ChatStore {
             return false;
         };
         let (seq, nonce, state) = (item.client_seq, item.client_nonce.clone(), item.state);
-        // Taken back already (a stranded item waiting to be sent again): the server has it
-        // no more.
+        let on_its_way = state == ItemState::Posting || self.session.take_backs.is_open(&nonce);
+        if item.removing && on_its_way {
+            return true;
+        }
+        // Taken back already (a stranded item waiting to be sent again, one a stop dropped):
+        // the server has it no more.
         let on_server = item.may_be_on_server() && !self.session.take_backs.is_gone(&nonce);
-        if !on_server || item.removing {
-            if item.removing {
-                return true; // on its way
-            }
+        if !on_server {
             self.session.queue.remove(item_id);
             self.touch();
             self.pump(now_ms);
@@ -233,24 +235,29 @@ impl ChatStore {
     /// A follow-up POST answered: an item removed while it was out is taken back now that
     /// the server has it, and a clear of the whole queue that waited for the answer goes.
     pub(in crate::store) fn after_native_post(&mut self, now_ms: u64) {
-        let removing: Vec<(u64, String)> = (self.session.queue.items().iter())
-            .filter(|i| i.removing && i.state == ItemState::Accepted)
-            .filter(|i| !self.session.take_backs.knows(&i.client_nonce))
-            .map(|i| (i.client_seq, i.client_nonce.clone()))
-            .collect();
-        for (seq, nonce) in removing {
-            self.take_back(seq, &nonce, now_ms);
-        }
-        // A removal the server refused (or one it never had) is done: nothing runs.
-        let refused: Vec<String> = (self.session.queue.items().iter())
-            .filter(|i| i.removing && !i.may_be_on_server())
-            .map(|i| i.id.clone())
-            .collect();
-        for id in refused {
-            self.session.queue.remove(&id);
-        }
+        self.send_removals(now_ms);
         if self.session.selective_clear == SelectiveClear::Noop {
             self.clear_all(now_ms);
+        }
+    }
+
+    /// Removals that wait for nothing any more (their POST answered, or aborted with a
+    /// session switch): taken back, or, where the server cannot hold them, done.
+    fn send_removals(&mut self, now_ms: u64) {
+        let in_flight = self.session.queue.in_flight_item().map(str::to_string);
+        let waiting: Vec<(u64, String, bool)> = (self.session.queue.items().iter())
+            .filter(|i| i.removing && in_flight.as_deref() != Some(i.id.as_str()))
+            .filter(|i| !self.session.take_backs.is_open(&i.client_nonce))
+            .map(|i| (i.client_seq, i.client_nonce.clone(), i.may_be_on_server()))
+            .collect();
+        for (seq, nonce, on_server) in waiting {
+            if on_server && !self.session.take_backs.is_gone(&nonce) {
+                self.take_back(seq, &nonce, now_ms);
+            } else {
+                // Refused, never sent, or taken back already: nothing runs.
+                self.session.queue.take_by_nonce(&nonce);
+                self.touch();
+            }
         }
     }
 
@@ -282,17 +289,18 @@ impl ChatStore {
             return;
         }
         if let Some(clear) = &self.session.native_clear {
-            let due = clear.request.is_none()
-                && clear.receipt.is_none()
-                && clear.retry_at.is_none_or(|at| at <= now_ms);
-            if !due {
-                // Its answer (or its retry) covers these too; one waiting for its events is
-                // decided first, and a new clear follows for what it did not serve.
-                return;
+            if clear.retry_at.is_some_and(|at| at > now_ms) {
+                return; // its backoff's timer sends it again, for these too
+            }
+            if clear.request.is_some() || clear.receipt.is_some() {
+                // Its answer covers these too; one waiting for its events is decided first,
+                // and a new clear follows for what it did not serve.
+                return self.session.take_backs.wait_for_event();
             }
         }
         if self.session.queue.in_flight().is_some() {
-            return; // the follow-up POST's answer calls again
+            // The follow-up POST's answer calls again.
+            return self.session.take_backs.wait_for_event();
         }
         if self.session.queue.has_mirrors() {
             return self.take_backs_refused(SHARED_QUEUE);
