@@ -32,7 +32,8 @@ impl Status {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Refusal {
-    /// Nothing to send: no text (after trimming) and no files.
+    /// Nothing to send: no text (after trimming) and no files, or files alone where the
+    /// server needs text ([`Capabilities::text_required`]).
     Empty,
     /// Busy, and the runtime cannot take a follow-up.
     Busy,
@@ -143,7 +144,7 @@ pub fn decide(
     if !cfg!(feature = "pi") && !caps.ai_sdk_owns_history {
         return Err(Refusal::PiUnsupported);
     }
-    if text.trim().is_empty() && files == 0 {
+    if text.trim().is_empty() && (files == 0 || caps.text_required) {
         return Err(Refusal::Empty);
     }
     if !status.is_busy() {
@@ -167,6 +168,7 @@ mod tests {
         native_follow_up: true,
         ai_sdk_owns_history: false,
         follow_up_attachments: false,
+        text_required: false,
     };
 
     #[test]
@@ -217,6 +219,20 @@ mod tests {
         assert!(s.can_send);
         assert_eq!(s.hint, None);
         assert!(s.follow_up);
+    }
+
+    #[test]
+    fn files_alone_are_empty_where_the_server_needs_text() {
+        let caps = Capabilities {
+            text_required: true,
+            ..Capabilities::default()
+        };
+        // pi-native's prompt requires its `content` (SPEC §14.1, §5): blank text with a file
+        // is refused before it goes, as `empty`, the draft kept.
+        assert_eq!(decide(Status::Ready, &caps, "  ", 1), Err(Refusal::Empty));
+        assert_eq!(decide(Status::Ready, &caps, "look", 1), Ok(SendRoute::Turn));
+        let d = Capabilities::default();
+        assert_eq!(decide(Status::Ready, &d, "", 1), Ok(SendRoute::Turn));
     }
 
     #[test]

@@ -386,25 +386,35 @@ fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
     );
 }
 
-/// UNSENT_DROPPED (`FAULT_NATIVE_PROMPT_FAULTS=1 FAULT_NATIVE_CONFLICTS=1`, seed 133). A prompt the server refused or never
-/// got (503, connection refused) leaves its message in the transcript with the error; the
-/// next `/state` read (any gap, a replay-window 409) replaces the history with the server's
-/// and the message is gone, with nothing left to retry. When the message was a queued
-/// follow-up the store re-sent as a new message, the user's item is lost without a trace.
-/// (The upstream client drops such messages too, but with a "stale-outbox-cleared" notice.)
+/// UNSENT_DROPPED (`FAULT_NATIVE_PROMPT_FAULTS=1 FAULT_NATIVE_CONFLICTS=1`, seed 133). A prompt
+/// the server refused must not vanish without a trace when the next `/state` read (any gap, a
+/// replay-window 409) replaces the history with the server's. A refusal gives the message back
+/// to an empty composer (SPEC §5, §14.1: no message of a refused prompt in the transcript);
+/// where the composer holds something else, the message stays, with the error, across the
+/// state read.
 #[test]
-fn a_failed_send_keeps_its_message_across_a_state_read() {
+fn a_refused_prompt_goes_back_to_the_composer_or_keeps_its_message() {
     let mut h = native();
     let ev = follow(&mut h, SESSION, 0);
     h.send("hi");
     let prompt = h.the_open(RequestKind::NativePrompt);
-    // Refused (a 503 would be sent again: the same requestId, until the retries run out).
+    h.respond(
+        prompt.id,
+        Reply::error(423, "SESSION_LOCKED", "the session is locked"),
+    );
+    assert_eq!(h.store.status(), Status::Error);
+    assert!(user_texts(&h).is_empty(), "no message of a refused prompt");
+    assert_eq!(h.store.draft(), "hi", "the draft is back");
+    // The composer holds something new when the next one is refused: its message stays.
+    h.act(|s, _| s.set_draft("hi"));
+    h.send("second");
+    let prompt = h.the_open(RequestKind::NativePrompt);
     h.respond(
         prompt.id,
         Reply::error(400, "AGENT_COMMAND_INVALID_STATE", "content is too long"),
     );
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(user_texts(&h), ["hi"]);
+    assert_eq!(user_texts(&h), ["second"]);
     // Another client's run: its events skip a seq, so the state is read again.
     h.body(
         ev,
@@ -415,7 +425,7 @@ fn a_failed_send_keeps_its_message_across_a_state_read() {
     );
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, state(SESSION, 2, "idle", json!([])));
-    assert_eq!(user_texts(&h), ["hi"], "the failed message is gone");
+    assert_eq!(user_texts(&h), ["second"], "the failed message is gone");
 }
 
 /// OTHER_RUN_END (seeds 1281 and 2316 of a 5000-seed run with the default knobs; order or

@@ -18,6 +18,9 @@ pub struct Capabilities {
     /// A follow-up may carry attachments. Not in the reference servers' answer; defaults to
     /// `false`, which makes a busy send with files refuse with `filesWhileBusy`.
     pub follow_up_attachments: bool,
+    /// A message needs text: files alone are refused as `empty` (pi-native's prompt requires
+    /// its `content`). Not in the reference servers' answer; defaults to `false`.
+    pub text_required: bool,
 }
 
 impl Default for Capabilities {
@@ -26,6 +29,7 @@ impl Default for Capabilities {
             native_follow_up: false,
             ai_sdk_owns_history: true,
             follow_up_attachments: false,
+            text_required: false,
         }
     }
 }
@@ -43,6 +47,7 @@ impl Capabilities {
             native_follow_up: flag("nativeFollowUp", d.native_follow_up),
             ai_sdk_owns_history: flag("aiSdkOwnsHistory", d.ai_sdk_owns_history),
             follow_up_attachments: flag("followUpAttachments", d.follow_up_attachments),
+            text_required: flag("textRequired", d.text_required),
         })
     }
 }

@@ -271,11 +271,13 @@ impl ChatStore {
         #[cfg(feature = "pi")]
         if opts.pi_native.is_some() {
             // Fixed by the protocol: native follow-ups (text only), server-owned history, read
-            // through `/state` (no capabilities, catalog or messages route).
+            // through `/state` (no capabilities, catalog or messages route), and a prompt's
+            // `content` is required (files ride along with text, never alone).
             opts.capabilities = Some(Capabilities {
                 native_follow_up: true,
                 ai_sdk_owns_history: false,
                 follow_up_attachments: false,
+                text_required: true,
             });
             opts.hydrate = false;
             opts.attach = false;

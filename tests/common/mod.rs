@@ -53,6 +53,7 @@ pub const PI_CAPS: Capabilities = Capabilities {
     native_follow_up: true,
     ai_sdk_owns_history: false,
     follow_up_attachments: false,
+    text_required: false,
 };
 
 /// A plain AI SDK server: no follow-ups, the client owns history.
@@ -60,6 +61,7 @@ pub const AI_SDK_CAPS: Capabilities = Capabilities {
     native_follow_up: false,
     ai_sdk_owns_history: true,
     follow_up_attachments: false,
+    text_required: false,
 };
 
 /// Options for session [`SESSION`] with fetched capabilities and no hydration request (tests

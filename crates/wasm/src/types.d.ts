@@ -22,6 +22,8 @@ export interface Capabilities {
   nativeFollowUp: boolean;
   aiSdkOwnsHistory: boolean;
   followUpAttachments: boolean;
+  /** A message needs text: files alone are refused as `empty` (pi-native). */
+  textRequired: boolean;
 }
 
 export interface FileAttachment {

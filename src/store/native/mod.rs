@@ -379,8 +379,21 @@ impl ChatStore {
                 };
                 self.end_turn(ending, now_ms);
             }
+            // Shown at once, as the run's end (upstream's client settles the turn on it): a
+            // later `agent-end` of that run ends nothing more here. A run whose prompt failed
+            // before it started (a user message, then this) ends here too.
             NativeEffect::Error(code, message) => {
                 self.diagnostic(&format!("the run failed: {code}: {message}"));
+                let ours = match self.session.phase {
+                    Phase::Streaming { .. } | Phase::Resuming { .. } => true,
+                    Phase::Submitted { .. } => self.prompt_ran(),
+                    _ => false,
+                };
+                if ours {
+                    let mut error = ChatError::new(ErrorKind::Server, message);
+                    error.server_code = Some(code);
+                    self.end_turn(Ending::Failed(error), now_ms);
+                }
             }
             NativeEffect::UserMessage {
                 message_id,
@@ -506,7 +519,28 @@ impl ChatStore {
                 return;
             }
         }
-        self.session.native_prompt = None;
+        let out = self.session.native_prompt.take();
+        // The server answered no (a 4xx it would answer again): nothing of the message is
+        // there, so nothing of it stays here, and the composer gets it back (SPEC §5, §14.1).
+        // Without an answer it may have landed: its message stays, with the error.
+        // Where the composer holds something else, the message stays, with the error: nothing
+        // typed is lost.
+        let refused =
+            !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
+        let composer_free = self.draft.is_empty() && self.draft_files.is_empty();
+        if let (true, true, Some(out)) = (refused, composer_free, out) {
+            let nonce = self.session.turn.client_turn_id.clone();
+            let s = &mut self.session;
+            if let Some(i) = s
+                .prompts
+                .iter()
+                .position(|(n, _)| Some(n) == nonce.as_ref())
+            {
+                let (_, bubble) = s.prompts.remove(i);
+                s.conversation.withdraw(&bubble.id);
+            }
+            (self.draft, self.draft_files) = (out.text, out.files);
+        }
         self.end_turn(Ending::Failed(error), now_ms);
     }
 
