@@ -258,10 +258,13 @@ export const ROUTES = {
   chatStream: /^POST agent\/chat$/,
 };
 
-/** Counts of `requests` per route, for a failure message. */
+/** Counts of `requests` per route and answer status (where known), for a failure message. */
 export function byRoute(requests) {
   const counts = {};
-  for (const r of requests) counts[r.route] = (counts[r.route] ?? 0) + 1;
+  for (const r of requests) {
+    const key = r.status === undefined ? r.route : `${r.route} ${r.status}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
   return counts;
 }
 
