@@ -30,10 +30,14 @@ export function ensureUpstream() {
 
 // Servers still running when this process ends (a crash, a test runner's timeout) are killed
 // by their PID: start.sh detaches them, so nothing else would.
-const running = new Set();
+const running = new Map(); // pid → its state folder
 process.on('exit', () => {
-  for (const pid of running) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const [pid, state] of running) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    try { rmSync(state, { recursive: true, force: true }); } catch { /* still being written */ }
+  }
 });
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
 
 function gone(pid) {
   try { process.kill(pid, 0); } catch { return true; }
@@ -56,7 +60,7 @@ export async function startUpstream(kind, { tps = 40 } = {}) {
     throw new Error(`start.sh ${kind} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   }
   const pid = Number(fields.pid);
-  running.add(pid);
+  running.set(pid, state);
   const server = kind === 'pi-native' ? piNative(fields.url, fields.agentType) : legacy(fields.url);
   server.pid = pid;
   server.log = join(state, 'server.log');
