@@ -4,7 +4,7 @@
 // whose every request goes through a recording fetch that can cut a streamed body, and a proxy
 // that serves the built React example and passes `/api/*` on to a server (the real servers send
 // no CORS headers, so the page must come from the same origin).
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -52,18 +52,18 @@ function gone(pid) {
 export async function startUpstream(kind, { tps = 40 } = {}) {
   ensureUpstream();
   const state = mkdtempSync(join(tmpdir(), `acs-upstream-${kind}-`));
-  const r = spawnSync('bash', [join(upstreamDir, 'start.sh'), kind, '--tps', String(tps), '--state', state], { encoding: 'utf8', timeout: 180_000 });
+  const r = await new Promise((res) => execFile('bash', [join(upstreamDir, 'start.sh'), kind, '--tps', String(tps), '--state', state], { timeout: 180_000 },
+    (error, stdout, stderr) => res({ error, stdout, stderr })));
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   const fields = Object.fromEntries(line.split(' ').map((kv) => kv.split('=')));
-  if (r.status !== 0 || !fields.url || !fields.pid) {
+  if (r.error || !fields.url || !fields.pid) {
     rmSync(state, { recursive: true, force: true });
-    throw new Error(`start.sh ${kind} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    throw new Error(`start.sh ${kind} failed (${r.error?.message}):\n${r.stdout}\n${r.stderr}`);
   }
   const pid = Number(fields.pid);
   running.set(pid, state);
   const server = kind === 'pi-native' ? piNative(fields.url, fields.agentType) : legacy(fields.url);
   server.pid = pid;
-  server.log = join(state, 'server.log');
   server.stop = async () => {
     try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
     const end = Date.now() + 10_000;
@@ -99,7 +99,6 @@ function piNative(url, agentType) {
     agentType,
     createSession: async () => (await json('POST', sessions, { requestId: crypto.randomUUID() })).sessionId,
     storeOptions: (sessionId) => ({ protocol: 'pi-native', agentType, baseUrl: url, sessionId }),
-    state,
     history: async (id) => view((await state(id)).messages),
     idle: async (id) => {
       const s = await state(id);
