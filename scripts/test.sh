@@ -4,7 +4,8 @@
 #   the .d.ts checked by tsc --strict · wasm-bindgen-test in headless Chromium against a
 #   scripted local server · the reference server's tests · the packed tarball installed into
 #   fresh Vite, webpack, Next.js and Node apps (the README quick starts among them) · the
-#   example apps end to end in headless Chromium against the reference server (a real pi agent).
+#   example apps end to end in headless Chromium against the reference server (a real pi agent) ·
+#   the package and the React example against the real upstream servers (../shared/upstream/).
 # Installs what is missing first (scripts/setup.sh); reruns on a prepared machine skip that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,5 +76,9 @@ step "end to end: the example apps against the reference server in headless Chro
 bash scripts/build-examples.sh
 node --test --test-concurrency=1 examples/e2e/
 echo "(screenshots of each scenario: target/e2e/)"
+
+step "live: the shipped package against the real upstream servers"
+bash ../shared/upstream/setup.sh # (skips what is present; needs only npm)
+node --test --test-concurrency=1 tests/live/
 
 step "all tests passed"

@@ -5,14 +5,24 @@
 //                                    back into the URL so a reload reopens the same session)
 //   ?pageSize=N                      sessions per page of the session list (default: the
 //                                    store's own), e.g. to see "Load more" with a few sessions
-//   ?protocol=pi-native              speak the server's pi-native protocol (SPEC §14; agent type
-//                                    `pi`) instead of its SSE routes
+//   ?protocol=pi-native              speak the server's pi-native protocol (SPEC §14) instead of
+//                                    its SSE routes
+//   ?agentType=ID                    the pi-native agent type (default: the store's, `pi`, which
+//                                    the reference server serves; the real upstream server's is
+//                                    `default`)
+//   ?capabilities=native             fixed capabilities, no capabilities request:
+//                                    `{nativeFollowUp: true, aiSdkOwnsHistory: false}`, for a
+//                                    server without the capabilities route (the real legacy
+//                                    upstream server, which behaves so)
 
 function randomId() {
   // crypto.getRandomValues works in insecure contexts too (crypto.randomUUID does not).
   const bytes = crypto.getRandomValues(new Uint8Array(6));
   return "chat-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+// `?capabilities=native`; without it the store asks the server's capabilities route.
+const NATIVE_CAPABILITIES = { nativeFollowUp: true, aiSdkOwnsHistory: false };
 
 export function readConfig() {
   const params = new URLSearchParams(window.location.search);
@@ -29,6 +39,8 @@ export function readConfig() {
     sessionId,
     sessionPageSize: pageSize > 0 ? pageSize : undefined,
     protocol: params.get("protocol") === "pi-native" ? "pi-native" : undefined,
+    agentType: params.get("agentType") || undefined,
+    capabilities: params.get("capabilities") === "native" ? NATIVE_CAPABILITIES : undefined,
   };
 }
 

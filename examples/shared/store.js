@@ -19,6 +19,8 @@ export function useExampleStore(config) {
     onSessionChange,
     sessionPageSize: config.sessionPageSize,
     protocol: config.protocol,
+    agentType: config.agentType,
+    capabilities: config.capabilities,
     sendAutomaticallyWhen,
   });
   useEffect(() => {
