@@ -38,6 +38,15 @@ const HELP = `Usage: node server.mjs [options]
                          its first prompt and answers /state, /events of an unknown one empty;
                          strict, as the real server, only POST …/sessions creates, and every
                          session route of an unknown or deleted session is 404
+  pi-native, as the real server (31361f15) behaves where it differs from its protocol:
+  --native-selectors-dropped   selectors only as its reconciler recovers them by text: a
+                         consumed follow-up's user message-start, user finals, /state's user
+                         messages and a stop's clearedQueue mostly have none
+  --native-selective-clear-noop  queue/clear with a selector removes nothing (cleared: 0)
+  --native-nonce-requeue a follow-up with a clientNonce seen before (new requestId) is queued again
+  --native-state-lags-streaming  a busy /state lacks the assistant message streaming now
+  --native-state-ids     /state message ids are pi entry ids (positional while busy), no turnId
+  --upstream-quirks      all five above
   -h, --help`;
 
 function fail(message) {
@@ -76,6 +85,12 @@ try {
       'cut-events-after': { type: 'string' },
       'skip-seq': { type: 'string' },
       'native-sessions': { type: 'string' },
+      'native-selectors-dropped': { type: 'boolean' },
+      'native-selective-clear-noop': { type: 'boolean' },
+      'native-nonce-requeue': { type: 'boolean' },
+      'native-state-lags-streaming': { type: 'boolean' },
+      'native-state-ids': { type: 'boolean' },
+      'upstream-quirks': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -138,6 +153,13 @@ const app = createApp({
   cutEventsAfter: args['cut-events-after'] === undefined ? null : int('cut-events-after', args['cut-events-after'], null),
   skipSeq: int('skip-seq', args['skip-seq'], 0),
   nativeSessions,
+  // (undefined: off, unless --upstream-quirks)
+  nativeSelectorsDropped: args['native-selectors-dropped'],
+  nativeSelectiveClearNoop: args['native-selective-clear-noop'],
+  nativeNonceRequeue: args['native-nonce-requeue'],
+  nativeStateLagsStreaming: args['native-state-lags-streaming'],
+  nativeStateIds: args['native-state-ids'],
+  upstreamQuirks: args['upstream-quirks'] ?? false,
 });
 
 const port = int('port', args.port ?? env.PORT, 8787);

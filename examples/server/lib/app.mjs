@@ -9,7 +9,7 @@ import path from 'node:path';
 import { safeValidateUIMessages } from 'ai';
 import { aiSdkCatalog, AiSdkSession } from './ai-sdk-runtime.mjs';
 import { docsChatRoute, serveWebHandler } from './docs-chat.mjs';
-import { createPiNative, NATIVE_PREFIX, NATIVE_ROUTES, NativeError, nativeRouteOf } from './pi-native.mjs';
+import { createPiNative, NATIVE_PREFIX, NATIVE_ROUTES, NativeError, nativeRouteOf, UPSTREAM_QUIRKS } from './pi-native.mjs';
 import { err, piCatalog, PiSession } from './pi-runtime.mjs';
 import { cleanTitle, CursorError, SessionStore } from './session-store.mjs';
 import { pipeTurn } from './turn.mjs';
@@ -27,6 +27,7 @@ export const PROTOCOLS = ['sse', 'pi-native'];
  * (only `POST …/sessions` creates; every session route of an unknown session is 404).
  */
 export const NATIVE_SESSIONS = ['lenient', 'strict'];
+export { UPSTREAM_QUIRKS };
 export const ROUTES = [
   ...NATIVE_ROUTES,
   'capabilities',
@@ -87,6 +88,16 @@ export const ROUTES = [
  * @property {number|null} cutDocsChatAfter destroy the socket of the next `POST /api/chat`
  *   answer after N chunks (SSE events), once
  * @property {'lenient'|'strict'} nativeSessions see NATIVE_SESSIONS
+ * @property {boolean} nativeSelectorsDropped pi-native, as the real server: selectors of user
+ *   messages and queue rows only as its reconciler recovers them by text (mostly none)
+ * @property {boolean} nativeSelectiveClearNoop pi-native, as the real server: `queue/clear`
+ *   with a selector removes nothing (`cleared: 0`)
+ * @property {boolean} nativeNonceRequeue pi-native, as the real server: a follow-up whose
+ *   clientNonce was seen (new requestId) is queued again
+ * @property {boolean} nativeStateLagsStreaming pi-native, as the real server: a busy `/state`
+ *   lacks the assistant message streaming now
+ * @property {boolean} nativeStateIds pi-native, as the real server: `/state` message ids are pi
+ *   entry ids (positional while busy), not the streamed ids, and carry no turnId
  */
 
 export const DEFAULTS = {
@@ -118,6 +129,12 @@ export const DEFAULTS = {
   cutEventsAfter: null,
   skipSeq: 0,
   nativeSessions: 'lenient',
+  // the real server's pi-native facts (UPSTREAM_QUIRKS; `upstreamQuirks` sets them all)
+  nativeSelectorsDropped: false,
+  nativeSelectiveClearNoop: false,
+  nativeNonceRequeue: false,
+  nativeStateLagsStreaming: false,
+  nativeStateIds: false,
 };
 
 const MAX_BODY = 16 * 1024 * 1024;
@@ -136,7 +153,10 @@ const validation = (message, field) => new HttpError(400, 'validation_error', me
 
 /** @param {Partial<Options>} options */
 export function createApp(options = {}) {
-  const initial = { ...DEFAULTS, ...options, notFound: [...(options.notFound ?? DEFAULTS.notFound)] };
+  const { upstreamQuirks, ...given } = options;
+  const initial = { ...DEFAULTS, ...given, notFound: [...(options.notFound ?? DEFAULTS.notFound)] };
+  // `upstreamQuirks: true` turns on every UPSTREAM_QUIRKS switch not given on its own
+  for (const k of UPSTREAM_QUIRKS) initial[k] = given[k] ?? (upstreamQuirks === true || DEFAULTS[k]);
   /** Live settings (the control route changes them). */
   const state = structuredClone(initial);
   state.cutStreamsLeft = state.cutStreamAfter === null ? 0 : state.cutStreams;
@@ -208,7 +228,8 @@ export function createApp(options = {}) {
 
   function controlState() {
     const { cutStreamsLeft, ...rest } = state;
-    return { ...rest, cutStreamsLeft, sessions: [...sessions.values()].map((s) => ({ id: s.id, runtime: s.runtime, turnActive: !!s.activeTurn })) };
+    const upstreamQuirks = UPSTREAM_QUIRKS.every((k) => state[k]);
+    return { ...rest, upstreamQuirks, cutStreamsLeft, sessions: [...sessions.values()].map((s) => ({ id: s.id, runtime: s.runtime, turnActive: !!s.activeTurn })) };
   }
 
   function applyControl(body) {
@@ -253,7 +274,13 @@ export function createApp(options = {}) {
       for (const r of list) if (!ROUTES.includes(r)) throw validation(`unknown route ${r}; one of ${ROUTES.join(', ')}`, 'notFound');
       state.notFound = list;
     }
-    for (const k of ['strandFollowUps', 'legacyHistory', 'untitledSessions']) {
+    // `upstreamQuirks` first: a body may set all, then take one back (`{upstreamQuirks: true,
+    // nativeStateIds: false}`).
+    if (body.upstreamQuirks !== undefined) {
+      if (typeof body.upstreamQuirks !== 'boolean') throw validation('upstreamQuirks must be a boolean', 'upstreamQuirks');
+      for (const k of UPSTREAM_QUIRKS) state[k] = body.upstreamQuirks;
+    }
+    for (const k of ['strandFollowUps', 'legacyHistory', 'untitledSessions', ...UPSTREAM_QUIRKS]) {
       if (body[k] === undefined) continue;
       if (typeof body[k] !== 'boolean') throw validation(`${k} must be a boolean`, k);
       state[k] = body[k];

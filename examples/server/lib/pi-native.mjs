@@ -20,11 +20,30 @@
 //   a provider failure is `error {INTERNAL_ERROR}` then `agent-end {status: error}`;
 // - the request ledger is in memory, records successful commands only (a refused command can be
 //   retried with the same requestId), and is emptied by `POST /__control/reset`;
-// - `stopped` in the stop receipt is always true, as the harness service answers (§14.7).
+// - `stopped` in the stop receipt is always true, as the harness service answers (§14.7);
+// - a follow-up whose `clientNonce` was seen is not queued again (the request still answers a
+//   normal receipt), as pi's adapter (§3.13), until a clear-all or a stop forgets every nonce
+//   seen; unlike that adapter, a nonce whose item a selective clear removed may come again.
+//
+// The real server (31361f15, probed live) differs from its written protocol in ways a client
+// meets; each difference is a switch here (off by default, `upstreamQuirks` turns all on; the
+// settings object is app.mjs's live one, so a switch acts from the next event or request):
+// - `nativeSelectorsDropped`: its pi messages and queue carry no selectors; they are recovered
+//   by text (pi-native-reconciler.mjs, a port of its reconciler), which loses most of them;
+// - `nativeSelectiveClearNoop`: `queue/clear` with a selector removes nothing (`cleared: 0`;
+//   the 409 check of two selectors still runs on the rows `/state` shows);
+// - `nativeNonceRequeue`: no nonce dedupe at all (its pi adapter, nonce memory included, is
+//   made anew for every request), only the requestId ledger;
+// - `nativeStateLagsStreaming`: a busy `/state` lacks the assistant message streaming now;
+// - `nativeStateIds`: `/state` ids are pi entry ids (idle) or positional (busy), not the
+//   streamed ids, and its messages carry no turnId.
+// The reconciler runs on every session whatever the switch says (it only remembers), so
+// turning the switch on mid-session gives what the real server would give at that point.
 import { createHash, randomUUID } from 'node:crypto';
 import { EventChannel, pipeEvents } from './ndjson-events.mjs';
 import { CHECK, invalid, NativeError, strictBody, strictQuery } from './pi-native-body.mjs';
 import { assistantStatus, boringMessage } from './pi-native-messages.mjs';
+import { MetadataReconciler } from './pi-native-reconciler.mjs';
 import { assistantParts, PiSession } from './pi-runtime.mjs';
 import { cleanTitle, CursorError } from './session-store.mjs';
 
@@ -33,6 +52,8 @@ export { NativeError } from './pi-native-body.mjs';
 export const AGENT_TYPE = 'pi';
 export const NATIVE_ROUTES = ['pi-agents', 'pi-sessions', 'pi-create', 'pi-state', 'pi-events', 'pi-prompt', 'pi-followup', 'pi-interrupt', 'pi-stop', 'pi-queue-clear', 'pi-rename', 'pi-delete'];
 export const NATIVE_PREFIX = '/api/v1/agents';
+/** The switches `upstreamQuirks` (`--upstream-quirks`) turns on together (see the header). */
+export const UPSTREAM_QUIRKS = ['nativeSelectorsDropped', 'nativeSelectiveClearNoop', 'nativeNonceRequeue', 'nativeStateLagsStreaming', 'nativeStateIds'];
 
 const PROMPT = {
   requestId: [CHECK.requestId, true],
@@ -93,7 +114,7 @@ export function nativeRouteOf(method, pathname) {
  *   app.mjs's session lookup (in memory, else from the store, else created)
  * @param {import('./session-store.mjs').SessionStore} deps.store
  * @param {object} deps.settings the live settings: heartbeatMs, replayWindow, cutEventsAfter, skipSeq,
- *   nativeSessions
+ *   nativeSessions, and the UPSTREAM_QUIRKS switches
  * @param {(id: string) => Promise<boolean>} deps.removeSession stops, forgets, removes the file
  */
 export function createPiNative({ session, store, settings, removeSession }) {
@@ -126,6 +147,8 @@ export function createPiNative({ session, store, settings, removeSession }) {
         lastTurnId: undefined,
         error: undefined,
         attached: new WeakSet(),
+        rec: new MetadataReconciler(),
+        seenNonces: new Set(),
       };
       natives.set(sid, n);
     }
@@ -147,7 +170,7 @@ export function createPiNative({ session, store, settings, removeSession }) {
     const d = chunk.data ?? {};
     switch (chunk.type) {
       case 'queue-changed':
-        publish({ type: 'queue-updated', queue: { followUps: queueRows(n, s) } });
+        publish({ type: 'queue-updated', queue: { followUps: publishedRows(n, s) } });
         break;
       case 'data-followup-consumed': {
         // The loop took a follow-up: its selectors go on its user message (§9), and the queue
@@ -157,7 +180,7 @@ export function createPiNative({ session, store, settings, removeSession }) {
         if (d.clientSeq !== undefined) m.clientSeq = d.clientSeq;
         const display = d.clientNonce !== undefined ? n.displayByNonce.get(d.clientNonce) : undefined;
         if (display !== undefined) m.displayText = display;
-        publish({ type: 'queue-updated', queue: { followUps: queueRows(n, s) } });
+        publish({ type: 'queue-updated', queue: { followUps: publishedRows(n, s) } });
         break;
       }
       case 'data-pi-agent-start': {
@@ -185,13 +208,11 @@ export function createPiNative({ session, store, settings, removeSession }) {
         const m = metaOf(n, d.messageId);
         if (n.run) m.turnId = n.run.turnId;
         if (d.role === 'user') {
-          publish({
-            type: 'message-start',
-            messageId: d.messageId,
-            role: 'user',
-            ...selectors(m),
-            text: m.displayText ?? d.text,
-          });
+          const exact = { type: 'message-start', messageId: d.messageId, role: 'user', ...selectors(m), text: m.displayText ?? d.text };
+          // What the real server maps from pi (pi's text, no selectors), then recovers.
+          const recovered = n.rec.enrichEvent({ type: 'message-start', messageId: d.messageId, role: 'user', text: d.text });
+          n.rec.consumeEvent(recovered);
+          publish(settings.nativeSelectorsDropped ? recovered : exact);
         } else {
           publish({ type: 'message-start', messageId: d.messageId, role: d.role });
         }
@@ -219,7 +240,16 @@ export function createPiNative({ session, store, settings, removeSession }) {
         const last = s.agent.state.messages.at(-1); // pi pushed the message before its listeners ran
         const createdAt = last && s.ids.get(last) === d.messageId ? last.timestamp : undefined;
         const status = d.role === 'assistant' ? assistantStatus(d.stopReason) : 'done';
-        publish({ type: 'message-end', messageId: d.messageId, final: boringMessage(d.final, { status, createdAt, meta: n.meta.get(d.messageId) }) });
+        const meta = n.meta.get(d.messageId);
+        const exact = { type: 'message-end', messageId: d.messageId, final: boringMessage(d.final, { status, createdAt, meta }) };
+        if (d.role !== 'user') {
+          publish(exact);
+          break;
+        }
+        const raw = boringMessage(d.final, { status, createdAt, meta: turnOnly(meta) });
+        const recovered = n.rec.enrichEvent({ type: 'message-end', messageId: d.messageId, final: raw });
+        n.rec.consumeEvent(recovered);
+        publish(settings.nativeSelectorsDropped ? recovered : exact);
         break;
       }
       default:
@@ -240,11 +270,26 @@ export function createPiNative({ session, store, settings, removeSession }) {
   function queueRows(n, s) {
     if (!s) return [];
     return s.heldByAgent().map((e, i) => ({
-      id: `queue:${n.sid}:followup:${i}:${createHash('sha256').update(e.text).digest('hex').slice(0, 12)}`,
+      id: queueRowId(n.sid, i, e.text),
       kind: 'followup',
       displayText: (e.nonce !== undefined ? n.displayByNonce.get(e.nonce) : undefined) ?? e.text,
       ...selectors({ clientNonce: e.nonce, clientSeq: e.seq }),
     }));
+  }
+
+  /** The rows as the real server reads pi's queue: pi's texts, no selectors. */
+  function rawRows(n, s) {
+    if (!s) return [];
+    return s.heldByAgent().map((e, i) => ({ id: queueRowId(n.sid, i, e.text), kind: 'followup', displayText: e.text }));
+  }
+
+  /**
+   * The rows a `queue-updated` or `/state` shows. The reconciler sees every such reading, as
+   * the real one does (each re-syncs its memory), whether or not its rows are the ones shown.
+   */
+  function publishedRows(n, s) {
+    const recovered = n.rec.enrichQueue(rawRows(n, s));
+    return settings.nativeSelectorsDropped ? recovered : queueRows(n, s);
   }
 
   // ----- reads --------------------------------------------------------------------------------
@@ -281,22 +326,37 @@ export function createPiNative({ session, store, settings, removeSession }) {
     const s = piSession(sid);
     const n = native(sid);
     const status = statusOf(n, s);
-    const messages = [];
+    let messages = [];
     if (s) {
+      const dropped = settings.nativeSelectorsDropped;
+      const all = s.agent.state.messages;
+      // pi's entries, as the real server's pi session lists them (its system prompt is none)
+      const entries = all.filter((m) => m.role !== 'system');
+      const busy = !!s.activeTurn;
+      const message = (ui, m, status) => {
+        const meta = n.meta.get(ui.id);
+        if (!settings.nativeStateIds) return boringMessage(ui, { status, createdAt: m?.timestamp, meta: dropped ? turnOnly(meta) : meta });
+        // The real /state describes pi's entries: their ids, and no run (it knows no turns).
+        const index = m && entries.includes(m) ? entries.indexOf(m) : entries.length;
+        const id = busy ? `pi:${sid}:message:${index}:${ui.role}:${m?.timestamp ? new Date(m.timestamp).toISOString() : 'no-ts'}` : entryId(sid, ui.id);
+        const { turnId: _t, ...rest } = (dropped ? turnOnly(meta) : meta) ?? {};
+        return { ...boringMessage({ ...ui, id }, { status, createdAt: m?.timestamp, meta: rest }), ...(busy ? {} : { piEntryId: id }) };
+      };
       // uiMessages() yields one message per user/assistant message of the transcript, in order.
-      const raw = s.agent.state.messages.filter((m) => m.role === 'user' || m.role === 'assistant');
+      const raw = all.filter((m) => m.role === 'user' || m.role === 'assistant');
       s.uiMessages().forEach((ui, i) => {
         const m = raw[i];
-        const st = ui.role === 'assistant' ? assistantStatus(m?.stopReason) : 'done';
-        messages.push(boringMessage(ui, { status: st, createdAt: m?.timestamp, meta: n.meta.get(ui.id) }));
+        messages.push(message(ui, m, ui.role === 'assistant' ? assistantStatus(m?.stopReason) : 'done'));
       });
-      // The assistant message streaming now: its start and deltas are behind `seq` already.
+      // The assistant message streaming now: its start and deltas are behind `seq` already. (The
+      // real server builds a busy /state from pi's messages, which do not hold it yet.)
       const live = s.agent.state.streamingMessage;
-      if (s.activeTurn && live?.role === 'assistant' && s.currentAssistantId) {
-        const ui = { id: s.currentAssistantId, role: 'assistant', parts: assistantParts(live) };
-        messages.push(boringMessage(ui, { status: 'streaming', createdAt: live.timestamp, meta: n.meta.get(ui.id) }));
+      if (busy && live?.role === 'assistant' && s.currentAssistantId && !settings.nativeStateLagsStreaming) {
+        messages.push(message({ id: s.currentAssistantId, role: 'assistant', parts: assistantParts(live) }, live, 'streaming'));
       }
+      if (dropped) messages = n.rec.enrichMessages(messages);
     }
+    const followUps = publishedRows(n, s);
     const activeTurnId = s?.activeTurn ? (n.run?.turnId ?? n.lastTurnId) : undefined;
     const seq = n.channel.seq;
     return {
@@ -310,7 +370,7 @@ export function createPiNative({ session, store, settings, removeSession }) {
         status,
         ...(activeTurnId ? { activeTurnId } : {}),
         messages,
-        queue: { followUps: queueRows(n, s) },
+        queue: { followUps },
         followUpMode: 'one-at-a-time',
         ...(status === 'error' && n.error ? { error: n.error } : {}),
       },
@@ -354,6 +414,7 @@ export function createPiNative({ session, store, settings, removeSession }) {
     const s = session(sid, true, 'pi');
     const messageId = `user-${randomUUID()}`;
     n.meta.set(messageId, { clientNonce: body.clientNonce, ...(body.displayContent !== undefined ? { displayText: body.displayContent } : {}) });
+    n.rec.recordPrompt(body);
     const cursor = n.channel.seq + 1;
     const attachments = (body.attachments ?? []).map((a) => ({
       url: a.url,
@@ -397,11 +458,14 @@ export function createPiNative({ session, store, settings, removeSession }) {
     // Accepted in any state (§3.13): while idle it waits in pi's queue for the next prompt (§9).
     const s = session(sid, true, 'pi');
     const n = native(sid);
-    const known = s.followUps.byNonce.get(body.clientNonce);
-    // As pi's adapter: a nonce already queued or consumed is not queued twice (§3.13).
-    if (!known || known.state === 'deleted') {
+    n.rec.recordFollowUp(body);
+    // As pi's adapter: a nonce already queued or consumed is not queued twice (§3.13), until a
+    // clear-all forgets them. (`nativeNonceRequeue`: the live server queues it again.)
+    const again = n.seenNonces.has(body.clientNonce) && s.followUps.byNonce.get(body.clientNonce)?.state !== 'deleted';
+    if (!again || settings.nativeNonceRequeue) {
       if (body.displayContent !== undefined) n.displayByNonce.set(body.clientNonce, body.displayContent);
       s.enqueueFollowUp({ message: body.content, clientSeq: body.clientSeq, clientNonce: body.clientNonce });
+      n.seenNonces.add(body.clientNonce);
     }
     const receipt = { accepted: true, queued: true, cursor: n.channel.seq, clientNonce: body.clientNonce, clientSeq: body.clientSeq, disposition: 'followup' };
     remember('followup', sid, body, receipt);
@@ -414,9 +478,11 @@ export function createPiNative({ session, store, settings, removeSession }) {
     if (first) return [202, first];
     const s = existingSession(sid);
     const n = native(sid);
-    // The whole queue first (§3.15), so nothing queued runs after the abort.
-    const clearedQueue = queueRows(n, s);
+    // The whole queue first (§3.15), so nothing queued runs after the abort. The real server
+    // lists pi's texts as they are, without recovering their selectors.
+    const clearedQueue = settings.nativeSelectorsDropped ? rawRows(n, s) : queueRows(n, s);
     s.dropFollowUps(s.heldByAgent());
+    n.seenNonces.clear(); // a clear-all
     const turn = s.activeTurn;
     if (turn) {
       s.stop();
@@ -460,6 +526,22 @@ export function createPiNative({ session, store, settings, removeSession }) {
     const n = native(sid);
     const held = s.heldByAgent();
     const { clientNonce, clientSeq } = body;
+    const selective = clientNonce !== undefined || clientSeq !== undefined;
+    if (settings.nativeSelectiveClearNoop && selective) {
+      // The real gateway checks two selectors against the rows its /state shows (with
+      // `nativeSelectorsDropped`, the recovered ones: a row may have none), then its pi adapter
+      // removes nothing: it is made anew per request and does not know the queue.
+      if (clientNonce !== undefined && clientSeq !== undefined) {
+        const rows = publishedRows(n, s);
+        const byNonce = rows.find((r) => r.clientNonce === clientNonce);
+        if (!byNonce || byNonce !== rows.find((r) => r.clientSeq === clientSeq)) {
+          throw new NativeError(409, 'AGENT_REQUEST_CONFLICT', 'queue selectors disagree', { clientNonce, clientSeq });
+        }
+      }
+      const receipt = { accepted: true, cursor: n.channel.seq, cleared: 0 };
+      remember('queue-clear', sid, body, receipt);
+      return [202, receipt];
+    }
     const byNonce = clientNonce !== undefined ? held.find((e) => e.nonce === clientNonce) : undefined;
     const bySeq = clientSeq !== undefined ? held.find((e) => e.seq === clientSeq) : undefined;
     // §3.16: both selectors must name the same queued item (gone counts as disagreeing).
@@ -470,6 +552,8 @@ export function createPiNative({ session, store, settings, removeSession }) {
     if (clientNonce !== undefined) targets = byNonce ? [byNonce] : [];
     else if (clientSeq !== undefined) targets = bySeq ? [bySeq] : [];
     const cleared = s.dropFollowUps(targets).length;
+    // pi's adapter forgets the nonces it saw when a clear empties the queue (§3.13).
+    if (!selective || (cleared > 0 && s.heldByAgent().length === 0)) n.seenNonces.clear();
     const receipt = { accepted: true, cursor: n.channel.seq, cleared };
     remember('queue-clear', sid, body, receipt);
     return [202, receipt];
@@ -644,6 +728,21 @@ function kindOf(chunkType) {
   return chunkType.includes('reasoning') ? 'reasoning' : 'text';
 }
 
+/** A message's meta without what the real server's pi messages lack (selectors, display text). */
+function turnOnly(meta) {
+  return meta?.turnId !== undefined ? { turnId: meta.turnId } : undefined;
+}
+
+/** §5's positional queue row id: the same message gets a new id when one ahead of it leaves. */
+function queueRowId(sid, index, text) {
+  return `queue:${sid}:followup:${index}:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+}
+
+/** `nativeStateIds`: an id of the form of pi's entry ids (8 hex digits), fixed per message. */
+function entryId(sid, messageId) {
+  return createHash('sha256').update(`${sid}\n${messageId}`).digest('hex').slice(0, 8);
+}
+
 function selectors(m) {
   return {
     ...(m.clientNonce !== undefined ? { clientNonce: m.clientNonce } : {}),
@@ -703,4 +802,6 @@ function untilDone(turn) {
  * @property {string} [lastTurnId]
  * @property {{code: string, message: string}} [error] the last run failed
  * @property {WeakSet<object>} attached the PiSession objects observed
+ * @property {MetadataReconciler} rec what the real server would recover of selectors (always kept)
+ * @property {Set<string>} seenNonces follow-up nonces queued since the last clear-all (§3.13)
  */

@@ -141,12 +141,83 @@ export const textOf = (m) => m.parts.filter((p) => p.type === 'text').map((p) =>
 /**
  * The pi-native routes of the server `server()` returns (read when called, so a `before` may
  * start it): `base()` the session list and create route, `at(id, route)` a session's,
- * `state(id)` its document, `post(id, route, body)` a command.
+ * `state(id)` its document, `post(id, route, body)` a command, `follow(id, cursor)` its event
+ * stream.
  */
 export function nativeRoutes(server) {
   const base = () => `${server().base}/api/v1/agents/pi/sessions`;
   const at = (id, route = '') => `${base()}/${encodeURIComponent(id)}${route}`;
   const state = (id) => fetch(at(id, '/state')).then((r) => r.json());
   const post = (id, route, body) => postJson(at(id, `/${route}`), body);
-  return { base, at, state, post };
+  /** Follows `GET …/events?cursor=C`: parsed lines as they come. */
+  function follow(id, cursor) {
+    const ctl = new AbortController();
+    const lines = [];
+    const waiters = new Set();
+    const notify = () => {
+      for (const w of waiters) w();
+    };
+    const f = {
+      lines,
+      ended: false,
+      error: undefined,
+      status: undefined,
+      events: () => lines.filter((l) => l.event).map((l) => l.event),
+      /** Resolves with the events once `pred(events)` holds (or the stream ended). */
+      until(pred, ms = 10_000) {
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            waiters.delete(check);
+            reject(new Error(`timed out; events: ${f.events().map((e) => `${e.seq}:${e.type}`).join(' ')}`));
+          }, ms);
+          function check() {
+            if (pred(f.events()) || f.ended) {
+              clearTimeout(timer);
+              waiters.delete(check);
+              resolve(f.events());
+            }
+          }
+          waiters.add(check);
+          check();
+        });
+      },
+      close: () => ctl.abort(),
+    };
+    const q = cursor === undefined ? '' : `?cursor=${cursor}`;
+    f.done = (async () => {
+      const res = await fetch(at(id, `/events${q}`), { signal: ctl.signal });
+      f.status = res.status;
+      f.contentType = res.headers.get('content-type');
+      if (!res.ok) {
+        f.body = await res.json();
+        return;
+      }
+      const reader = res.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i).trim();
+          buf = buf.slice(i + 1);
+          if (line) {
+            lines.push(JSON.parse(line));
+            notify();
+          }
+        }
+      }
+    })()
+      .catch((e) => {
+        f.error = e;
+      })
+      .finally(() => {
+        f.ended = true;
+        notify();
+      });
+    return f;
+  }
+  return { base, at, state, post, follow };
 }

@@ -15,7 +15,7 @@ after(async () => {
   await s?.stop();
 });
 
-const { base, at, state, post } = nativeRoutes(() => s);
+const { base, at, state, post, follow } = nativeRoutes(() => s);
 let n = 0;
 const nonce = () => `nonce-${++n}`;
 const prompt = (id, content, extra = {}) => {
@@ -26,77 +26,6 @@ const followUp = (id, content, clientSeq, extra = {}) => {
   const clientNonce = nonce();
   return post(id, 'followup', { requestId: `${clientNonce}:${clientSeq}`, clientNonce, content, clientSeq, ...extra });
 };
-
-/** Follows `GET …/events?cursor=C`: parsed lines as they come. */
-function follow(id, cursor) {
-  const ctl = new AbortController();
-  const lines = [];
-  const waiters = new Set();
-  const notify = () => {
-    for (const w of waiters) w();
-  };
-  const f = {
-    lines,
-    ended: false,
-    error: undefined,
-    status: undefined,
-    events: () => lines.filter((l) => l.event).map((l) => l.event),
-    /** Resolves with the events once `pred(events)` holds (or the stream ended). */
-    until(pred, ms = 10_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out; events: ${f.events().map((e) => `${e.seq}:${e.type}`).join(' ')}`));
-        }, ms);
-        function check() {
-          if (pred(f.events()) || f.ended) {
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve(f.events());
-          }
-        }
-        waiters.add(check);
-        check();
-      });
-    },
-    close: () => ctl.abort(),
-  };
-  const q = cursor === undefined ? '' : `?cursor=${cursor}`;
-  f.done = (async () => {
-    const res = await fetch(at(id, `/events${q}`), { signal: ctl.signal });
-    f.status = res.status;
-    f.contentType = res.headers.get('content-type');
-    if (!res.ok) {
-      f.body = await res.json();
-      return;
-    }
-    const reader = res.body.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buf += dec.decode(value, { stream: true });
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i).trim();
-        buf = buf.slice(i + 1);
-        if (line) {
-          lines.push(JSON.parse(line));
-          notify();
-        }
-      }
-    }
-  })()
-    .catch((e) => {
-      f.error = e;
-    })
-    .finally(() => {
-      f.ended = true;
-      notify();
-    });
-  return f;
-}
 
 const ended = (events) => events.some((e) => e.type === 'agent-end');
 const endedN = (k) => (events) => events.filter((e) => e.type === 'agent-end').length >= k;
