@@ -2,6 +2,7 @@
 //! queued items, and re-sending one as a new message.
 
 use super::*;
+use crate::followup::FollowUpPost;
 
 impl ChatStore {
     /// Removes a waiting bubble. One the server may have is also deleted there.
@@ -14,9 +15,8 @@ impl ChatStore {
             .queue
             .get(item_id)
             .is_some_and(|i| i.state == crate::followup::ItemState::Posting);
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.remove_native(item_id, now_ms);
+        if let Some(native) = self.remove_on_server(item_id, now_ms) {
+            return native;
         }
         match self.session.queue.remove(item_id) {
             None => false,
@@ -109,10 +109,7 @@ impl ChatStore {
             }
             None => {}
         }
-        #[cfg(feature = "pi")]
-        if self.native() {
-            self.after_native_post(now_ms);
-        }
+        self.after_followup_answer(now_ms);
         if !self.session.phase.running() {
             // Accepted after the turn ended: the server will not run it in that turn, but may
             // after whatever comes next. Sent again after a natural end, kept after a stop.
@@ -141,48 +138,7 @@ impl ChatStore {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
-            #[cfg(feature = "pi")]
-            if self.native() {
-                // The protocol's own body (strict: no attachments, no extra keys), the same
-                // bytes on every retry.
-                let body = crate::native_link::commands::followup(
-                    &post.client_nonce,
-                    post.client_seq,
-                    &post.text,
-                );
-                let path = format!("{}/followup", self.native_base());
-                let id = self.request(
-                    RequestKind::FollowUpPost,
-                    Method::Post,
-                    path,
-                    Some(to_string(&body)),
-                    now_ms,
-                );
-                if let Some(p) = self.pending.get_mut(&id) {
-                    p.ticket = Some(post.ticket);
-                }
-                self.touch();
-                continue;
-            }
-            let mut body = json!({
-                "message": post.text,
-                "clientSeq": post.client_seq,
-                "clientNonce": post.client_nonce,
-            });
-            if !post.files.is_empty() {
-                body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
-            }
-            let options = self
-                .session
-                .queue
-                .get(&post.item_id)
-                .and_then(|i| i.options.as_deref());
-            if let Some(o) = options {
-                o.merge_body(&mut body);
-            }
-            let carried = options.and_then(|o| o.carried(None));
-            merge_body(&self.opts.body, &mut body);
-            let path = self.route(|r| &r.followup);
+            let (path, body, carried) = self.followup_request(&post);
             let id = self.request_with(
                 RequestKind::FollowUpPost,
                 Method::Post,
@@ -196,6 +152,33 @@ impl ChatStore {
             }
             self.touch();
         }
+    }
+
+    /// A follow-up's POST over the SSE routes: its path, its body (`{message, clientSeq,
+    /// clientNonce, attachments?}` with what its send added) and its send's request options.
+    pub(super) fn followup_request_sse(
+        &self,
+        post: &FollowUpPost,
+    ) -> (String, Value, Option<Box<SendOptions>>) {
+        let mut body = json!({
+            "message": post.text,
+            "clientSeq": post.client_seq,
+            "clientNonce": post.client_nonce,
+        });
+        if !post.files.is_empty() {
+            body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
+        }
+        let options = self
+            .session
+            .queue
+            .get(&post.item_id)
+            .and_then(|i| i.options.as_deref());
+        if let Some(o) = options {
+            o.merge_body(&mut body);
+        }
+        let carried = options.and_then(|o| o.carried(None));
+        merge_body(&self.opts.body, &mut body);
+        (self.route(|r| &r.followup), body, carried)
     }
 
     /// Sends a queued item's text as a new message. When the server may hold a copy of it,

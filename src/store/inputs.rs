@@ -12,9 +12,8 @@ impl ChatStore {
         p.status = Some(head.status);
         p.events_before = events_seen;
         let kind = p.kind;
-        #[cfg(feature = "pi")]
-        if kind.is_native() {
-            return self.on_native_head(id, kind, head.status);
+        if self.transport_head(id, kind, head.status) {
+            return;
         }
         if !kind.is_stream() {
             return;

@@ -46,6 +46,7 @@ mod reduce;
 mod session;
 mod session_list;
 mod takeback;
+mod transport;
 mod turn;
 mod wire;
 
@@ -659,18 +660,14 @@ impl ChatStore {
     ) {
         // pi-native's server may name no follow-up it runs: what its history held of the
         // text before is what tells whether this one ran (`native/queue.rs`).
-        #[cfg(feature = "pi")]
-        let texts_before = self.native().then(|| self.texts_in_history(text));
+        let texts_before = self.texts_before(text);
         let q = &mut self.session.queue;
         let options = (!options.is_empty()).then(|| Box::new(options));
         let item = q.enqueue_with(text.to_string(), files, options, now_ms, self.rng.as_mut());
-        #[cfg(feature = "pi")]
         if let Some(n) = texts_before {
             let id = item.id.clone();
             q.set_texts_before(&id, n);
         }
-        #[cfg(not(feature = "pi"))]
-        let _ = item;
         self.touch();
         self.pump(now_ms);
     }

@@ -246,12 +246,8 @@ impl ChatStore {
         self.touch();
     }
 
-    /// Asks for what a session that just became current needs.
-    pub(super) fn open_session(&mut self, now_ms: u64) {
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.open_native(now_ms);
-        }
+    /// Opening a session over the SSE routes: its capabilities, catalog and history.
+    pub(super) fn open_sse(&mut self, now_ms: u64) {
         #[cfg(not(feature = "pi"))]
         if self.opts.capabilities.is_some() {
             self.refuse_server_history(now_ms);

@@ -38,12 +38,6 @@ impl ChatStore {
         self.sessions.has_more(archived)
     }
 
-    /// `sessions.archivable`: the server has an archive (pi-native has none, SPEC §14), so
-    /// `archiveSession` and the archived walk can do something.
-    pub fn sessions_archivable(&self) -> bool {
-        !self.native()
-    }
-
     /// `sessions.error`: the last failed list request's error, until one succeeds.
     pub fn sessions_error(&self) -> Option<&ChatError> {
         self.sessions.error.as_ref()
@@ -101,8 +95,8 @@ impl ChatStore {
         if self.disposed {
             return false;
         }
-        // pi-native has no archive (SPEC §14): no archived walk to load.
-        if archived && self.native() {
+        // A server without an archive (pi-native, SPEC §14): no archived walk to load.
+        if archived && !self.sessions_archivable() {
             return false;
         }
         let Some(ask) = self.sessions.next_page(archived, more) else {
@@ -115,17 +109,13 @@ impl ChatStore {
 
     fn request_page(&mut self, ask: PageAsk, now_ms: u64) {
         let archived = ask.archived;
-        let mut path = match self.native_agent() {
-            #[cfg(feature = "pi")]
-            Some(agent) => commands::sessions_path(agent),
-            _ => self.opts.routes.sessions.clone(),
-        };
+        let mut path = self.sessions_route();
         path.push('?');
         if let Some(c) = &ask.cursor {
             path.push_str(&format!("cursor={}&", encode(c)));
         }
         path.push_str(&format!("limit={}", self.opts.session_page_size));
-        if !self.native() {
+        if self.sessions_archivable() {
             path.push_str(&format!("&archived={archived}"));
         }
         let id = self.request(RequestKind::SessionsGet, Method::Get, path, None, now_ms);
@@ -147,14 +137,6 @@ impl ChatStore {
     /// A session this store has open, parked or opened.
     fn known(&self, id: &str) -> bool {
         self.session_state(id).is_some() || self.sessions.listed(id)
-    }
-
-    fn session_path(&self, id: &str) -> String {
-        match self.native_agent() {
-            #[cfg(feature = "pi")]
-            Some(agent) => commands::session_path(agent, id),
-            _ => replace_all(&self.opts.routes.session, "{sessionId}", &encode(id)),
-        }
     }
 
     /// `renameSession(id, title)`: shown at once; a refusal puts the old title back. A session
@@ -181,10 +163,11 @@ impl ChatStore {
 
     /// The request that asks the server for `change` of session `id`, shown at once.
     fn send_change(&mut self, id: &str, change: Change, now_ms: u64) {
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.send_native_change(id, change, now_ms);
-        }
+        self.send_session_change(id, change, now_ms);
+    }
+
+    /// `PATCH …/sessions/S` (a title, archived) or `DELETE …/sessions/S` (the SSE routes).
+    pub(super) fn send_change_sse(&mut self, id: &str, change: Change, now_ms: u64) {
         let (kind, method, body) = match &change {
             Change::Title(title) => (
                 RequestKind::SessionPatch,
@@ -198,7 +181,7 @@ impl ChatStore {
             ),
             Change::Delete => (RequestKind::SessionDelete, Method::Delete, None),
         };
-        let path = self.session_path(id);
+        let path = self.session_route(id);
         let body = body.map(|b| to_string(&b));
         let req = self.request(kind, method, path, body, now_ms);
         self.sessions.edit(req, id, change);
@@ -207,9 +190,9 @@ impl ChatStore {
     /// pi-native's own routes (reference §3.10, §3.11): `POST …/rename {requestId, title}`,
     /// `DELETE …?requestId=R`. Each change is one command with its own `requestId`.
     #[cfg(feature = "pi")]
-    fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
+    pub(super) fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
         let request_id = uuid_v4(self.rng.as_mut());
-        let base = self.session_path(id);
+        let base = self.session_route(id);
         let (kind, method, path, body) = match &change {
             Change::Title(title) => (
                 RequestKind::SessionPatch,
@@ -233,7 +216,10 @@ impl ChatStore {
     /// session the server has not listed (it cannot archive what it does not have), and over
     /// pi-native, which has no archive.
     pub fn archive_session(&mut self, id: &str, archived: bool, now_ms: u64) -> bool {
-        if self.disposed || self.native() || !self.sessions.listed(id) || self.sessions.deleting(id)
+        if self.disposed
+            || !self.sessions_archivable()
+            || !self.sessions.listed(id)
+            || self.sessions.deleting(id)
         {
             return false;
         }

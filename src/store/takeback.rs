@@ -4,7 +4,6 @@
 //! after whatever the user sends next (the real server keeps pi's queue), so a lost DELETE
 //! is sent again after a backoff for as long as the session lives.
 
-use super::outbox::Pending;
 use super::*;
 
 /// A DELETE that has not been answered yet, or waits to be sent again.
@@ -142,6 +141,13 @@ impl TakeBacks {
         {
             t.retry_at = Some(0);
         }
+    }
+
+    /// The nonce the take-back request `id` is out for.
+    #[cfg(feature = "pi")]
+    pub(super) fn nonce_of(&self, id: RequestId) -> Option<String> {
+        let t = self.open.iter().find(|t| t.request == Some(id))?;
+        Some(t.nonce.clone())
     }
 
     /// The request `id` is out for `nonce`.
@@ -294,10 +300,11 @@ impl ChatStore {
                 retry_at: None,
             }),
         }
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.take_back_native(seq, nonce, now_ms);
-        }
+        self.send_take_back(seq, nonce, now_ms);
+    }
+
+    /// `DELETE …/followup?clientNonce=&clientSeq=` (the SSE routes).
+    pub(super) fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) {
         let path = format!(
             "{}?clientNonce={}&clientSeq={seq}",
             self.route(|r| &r.followup),
@@ -311,19 +318,6 @@ impl ChatStore {
             now_ms,
         );
         self.session.take_backs.sent(nonce, id);
-    }
-
-    /// What the answer to the follow-up DELETE `id` says (over pi-native, a `queue/clear`
-    /// by selectors, whose `cleared` count says more).
-    pub(super) fn delete_answer(&mut self, id: RequestId, p: &Pending) -> DeleteAnswer {
-        #[cfg(feature = "pi")]
-        if self.native() && p.session == self.session.id {
-            let tb = &self.session.take_backs;
-            let nonce = (tb.open.iter().find(|t| t.request == Some(id))).map(|t| t.nonce.clone());
-            return self.native_delete_answer(nonce.as_deref(), p.status, &p.body);
-        }
-        let _ = id;
-        DeleteAnswer::of(p.status, &p.body)
     }
 
     /// Sends again what got no answer and is due (`now_ms` of a session just made current:
@@ -397,16 +391,7 @@ impl ChatStore {
                 // Its run is the server's: the history shows it (and attaches if it goes on);
                 // without one, the stream route is asked.
                 if matches!(self.session.phase, Phase::Idle { .. }) {
-                    if self.native() {
-                        // The state read that settled it showed no run on (else the store
-                        // follows it): what waits behind it goes on as the next messages.
-                        self.session.send_queue_when_idle = true;
-                        self.send_next_queued(now_ms);
-                    } else if self.opts.hydrate {
-                        self.hydrate(now_ms);
-                    } else if self.opts.attach {
-                        self.probe(now_ms);
-                    }
+                    self.follow_run_elsewhere(now_ms);
                 }
             }
         }

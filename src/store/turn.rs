@@ -126,10 +126,11 @@ impl ChatStore {
             }
             return self.touch();
         }
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.stop_native(now_ms);
-        }
+        self.stop_on_server(now_ms);
+    }
+
+    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`.
+    pub(super) fn stop_sse(&mut self, now_ms: u64) {
         if let Some(id) = self.session.phase.stream() {
             self.abort(id);
         }
@@ -226,10 +227,19 @@ impl ChatStore {
             }));
             return self.touch();
         }
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.start_native_prompt(text, files, message_id, now_ms);
-        }
+        self.post_turn(trigger, message_id, text, files, options, now_ms);
+    }
+
+    /// A turn's chat POST over the SSE routes: its answer is the turn's stream.
+    pub(super) fn post_chat(
+        &mut self,
+        trigger: &'static str,
+        message_id: Option<String>,
+        text: String,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) {
         let client_turn_id = uuid_v4(self.rng.as_mut());
         let mut body = json!({
             "id": self.session.id,
