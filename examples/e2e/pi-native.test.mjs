@@ -152,6 +152,42 @@ test('pi-native: a queued follow-up removed from its waiting bubble never runs; 
   await context.close();
 });
 
+// ----- as the real server (`--upstream-quirks`) ------------------------------------------------
+// The reference server as the real upstream one behaves (examples/server/README.md): consumed
+// follow-ups and `/state` carry no selectors, a `queue/clear` by selectors clears nothing. The
+// store knows follow-ups by their text then, and removes by a clear of the whole queue,
+// posting the others again.
+
+test('pi-native as the real server: follow-ups known by their text run once; a removed one never', async () => {
+  const quirks = await startServer({ runtime: 'pi', args: ['--upstream-quirks'] });
+  try {
+    const s = sessionId('native-quirks');
+    const { page, context, errors } = await open(s, quirks);
+    await typeAndEnter(page, 'Answer slowly words:120');
+    await waitStatus(page, 'streaming', 10_000);
+    for (const t of ['same text', 'same text', 'drop me words:3', 'last one']) await typeAndEnter(page, t);
+    const dropped = page.getByTestId('queued').filter({ hasText: 'drop me' });
+    await eventually(async () => (await dropped.getAttribute('data-state')) === 'accepted', { what: 'the follow-up accepted by the server', timeout: 5_000 });
+    await dropped.getByTestId('queued-remove').click();
+    await dropped.waitFor({ state: 'detached', timeout: 10_000 });
+    await settled(page);
+    const shown = await pageMessages(page);
+    assert.deepEqual(users(shown), ['Answer slowly words:120', 'same text', 'same text', 'last one']);
+    const history = await quirks.messages(s);
+    assert.deepEqual(shown, canonicalView(history));
+    assert.ok(!JSON.stringify(history).includes('drop me'), 'the removed follow-up is nowhere in the history');
+    const log = nativeRoutes(await quirks.log());
+    const clears = log.filter((e) => e.path.endsWith('/queue/clear'));
+    assert.ok(clears.some((e) => e.body && !('clientNonce' in e.body)), 'the whole queue was cleared (selectors clear nothing there)');
+    assert.equal(log.filter((e) => e.path.endsWith('/prompt')).length, 1, 'nothing was sent again as a new message');
+    assert.deepEqual(errors, []);
+    await screenshot(page, 'pi-native-quirks');
+    await context.close();
+  } finally {
+    await quirks.stop();
+  }
+});
+
 // ----- the assistant-ui example ---------------------------------------------------------------
 
 const auiAnswer = (page) => page.$$eval('[data-testid=message][data-role=assistant] [data-testid=part-text]', (els) => els.map((e) => e.textContent).join(' '));
