@@ -511,3 +511,54 @@ fn replay_reports_gaps_and_bad_lines_and_goes_on() {
         .any(|d| d.contains("seq gap: expected 5, got 6")));
     assert_eq!(r.status, Status::Streaming);
 }
+
+#[test]
+fn the_wire_keeps_ui_hints_error_turns_and_final_part_ids() {
+    let read = |e: Value| match parse_native_frame(e).unwrap() {
+        Frame::Event(ev) => ev.kind,
+        Frame::Heartbeat => panic!("an event"),
+    };
+    let ui = json!({"rendererId": "shell-command", "icon": "terminal"});
+    let EventKind::ToolCall { ui: call_ui, .. } = read(json!({"type": "tool-call", "seq": 1,
+        "messageId": "a1", "toolCallId": "c1", "toolName": "bash", "input": {}, "ui": ui}))
+    else {
+        panic!("a tool call")
+    };
+    assert_eq!(call_ui, Some(ui.clone()));
+    let EventKind::ToolResult { ui: result_ui, .. } = read(json!({"type": "tool-result", "seq": 2,
+        "messageId": "a1", "toolCallId": "c1", "output": {"content": "ok"}, "ui": {"displayGroup": "terminal"}}))
+    else {
+        panic!("a tool result")
+    };
+    assert_eq!(result_ui, Some(json!({"displayGroup": "terminal"})));
+    let EventKind::Error { turn_id, .. } = read(json!({"type": "error", "seq": 3, "turnId": "t1",
+        "error": {"code": "INTERNAL_ERROR", "message": "boom"}}))
+    else {
+        panic!("an error")
+    };
+    assert_eq!(turn_id.as_deref(), Some("t1"));
+    // A final's parts keep their ids beside them (a tool's is its call id); one listing a
+    // text id twice shows the fuller text once, at its first place.
+    let EventKind::MessageEnd {
+        final_message: Some(m),
+        part_ids,
+        ..
+    } = read(
+        json!({"type": "message-end", "seq": 4, "messageId": "a1", "final": {"id": "a1",
+        "role": "assistant", "parts": [
+            {"type": "text", "id": "a1:text:0", "text": "Hel"},
+            {"type": "tool-call", "id": "c1", "toolName": "bash", "state": "input-available", "ui": ui},
+            {"type": "text", "id": "a1:text:0", "text": "Hello"}]}}),
+    )
+    else {
+        panic!("a final")
+    };
+    assert_eq!(
+        part_ids,
+        [Some("a1:text:0".to_string()), Some("c1".to_string())]
+    );
+    let j = serde_json::to_value(&m).unwrap();
+    assert_eq!(j["parts"][0]["text"], "Hello");
+    assert_eq!(j["parts"][1]["ui"], ui);
+    assert_eq!(j["parts"].as_array().unwrap().len(), 2);
+}

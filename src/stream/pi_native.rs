@@ -227,7 +227,7 @@ impl NativeGate {
                 out.push(NativeEffect::Queue);
                 return;
             }
-            EventKind::Error { code, message } => {
+            EventKind::Error { code, message, .. } => {
                 if code == "ABORTED" && self.stopping {
                     return;
                 }
@@ -338,6 +338,7 @@ impl NativeGate {
             EventKind::MessageEnd {
                 message_id,
                 final_message,
+                ..
             } => vec![PiEvent::MessageEnd {
                 seq,
                 role: final_message.as_ref().map_or(Role::Assistant, |m| m.role),
@@ -350,6 +351,7 @@ impl NativeGate {
                 tool_call_id,
                 tool_name,
                 input,
+                ..
             } => vec![
                 PiEvent::ToolCallStart {
                     seq,
@@ -372,6 +374,7 @@ impl NativeGate {
                 details,
                 is_error,
                 error_text,
+                ..
             } => vec![PiEvent::ToolResult {
                 seq,
                 message_id,
@@ -415,6 +418,7 @@ fn merge_final(history: &History, kind: EventKind) -> EventKind {
     let EventKind::MessageEnd {
         message_id,
         final_message: Some(mut fin),
+        part_ids,
     } = kind
     else {
         return kind;
@@ -440,6 +444,7 @@ fn merge_final(history: &History, kind: EventKind) -> EventKind {
     EventKind::MessageEnd {
         message_id,
         final_message: Some(fin),
+        part_ids,
     }
 }
 
