@@ -273,12 +273,15 @@ fn turn_events() -> Vec<Value> {
 }
 
 #[test]
-fn a_turn_reads_as_the_first_transport_shows_it() {
+fn a_turn_reads_as_one_row_per_answer() {
+    // pi writes the answer as two messages (a model call each); the user sees one answer
+    // whose steps are in order, as upstream's client shows it (SPEC §14.1).
     let (s, out) = session_after(&turn_events());
     let m = messages(&s);
-    assert_eq!(m.as_array().unwrap().len(), 3, "{m:#}");
+    assert_eq!(m.as_array().unwrap().len(), 2, "{m:#}");
     assert_eq!(m[0]["role"], "user");
     assert_eq!(m[0]["parts"][0]["text"], "hi");
+    assert_eq!(m[1]["id"], "a2", "the answer has its newest message's id");
     assert_eq!(
         m[1]["parts"][0],
         json!({"type": "text", "text": "Héllo wörld 😀", "state": "done"})
@@ -294,7 +297,9 @@ fn a_turn_reads_as_the_first_transport_shows_it() {
         json!([{"type": "text", "text": "a.txt"}]),
         "the result's content"
     );
-    assert_eq!(m[2]["parts"][0]["text"], "Done.");
+    assert_eq!(m[1]["parts"][2], json!({"type": "step-start"}));
+    assert_eq!(m[1]["parts"][3]["text"], "Done.");
+    assert_eq!(m[1]["metadata"]["status"], "done");
     assert_eq!(s.status(), RunStatus::Idle);
     assert_eq!(s.seq(), 15);
     assert!(out.contains(&NativeEffect::UserMessage {
@@ -348,10 +353,8 @@ fn final_text_replaces_the_streamed_text_pi_chat_reducer_test_ts_547() {
 
 #[test]
 fn state_snapshots_pi_chat_reducer_test_ts_304_keep_each_turns_message() {
-    // Vector piChatReducer.test.ts:304: messages of different turns stay apart. (Its twin,
-    // :198, folds two adjacent assistant messages of one turn into one row: this store keeps
-    // pi's messages as they are, as the first transport does, so a hook user sees the same
-    // messages whichever transport runs.)
+    // Vector piChatReducer.test.ts:304: messages of different turns stay apart (its twin,
+    // :198, which folds one turn's, is in tests/pi_native_vectors.rs).
     let v = vector("piChatReducer.test.ts:304");
     let r = replay_pi_native_events(
         Vec::<ChunkInput>::new(),
