@@ -949,6 +949,34 @@ fn rule4_a_replayed_user_start_with_a_shown_nonce_is_that_row() {
     }));
 }
 
+#[test]
+fn rule4_a_follow_ups_message_keeps_its_selectors_through_a_final_without_them() {
+    // upstream piChatReducer.queue.test.ts:228 and :296
+    let (s, _) = run(
+        None,
+        &numbered(
+            1,
+            vec![
+                json!({"type": "message-start", "messageId": "u1", "role": "user", "text": "next", "clientNonce": "nonce-1", "clientSeq": 1}),
+                end(
+                    "u1",
+                    json!({"id": "u1", "role": "user", "status": "done", "parts": [{"type": "text", "id": "u1:text:0", "text": "next"}]}),
+                ),
+            ],
+        ),
+    );
+    let m = rows(&s);
+    assert_eq!(ids(&s), ["u1"]);
+    assert_eq!(
+        (
+            &m[0]["metadata"]["clientNonce"],
+            &m[0]["metadata"]["clientSeq"]
+        ),
+        (&json!("nonce-1"), &json!(1))
+    );
+    assert_eq!(texts(&m[0], "text"), ["next"]);
+}
+
 // ----- 5. an end settles its run ---------------------------------------------------------------
 
 #[test]

@@ -438,11 +438,19 @@ impl NativeGate {
                     text,
                     created_at: None,
                 };
-                // The row's `clientNonce` comes with its final, as before: the store reads the
-                // history after a batch of events to tell its prompt's run from an earlier
-                // one's end, which the nonce must not reach back to.
                 self.feed_all(c, start, out);
-                return self.mark(c, &row, created_at.map(Value::String));
+                self.mark(c, &row, created_at.map(Value::String));
+                // A follow-up's message carries its selectors from its start, as upstream's
+                // row does. A prompt's gets its `clientNonce` with its final: the store reads
+                // the history after a batch of events to tell its prompt's run from an
+                // earlier one's end in that batch, which the nonce must not reach back to.
+                if let (Some(n), Some(q)) = (client_nonce, client_seq) {
+                    c.edit_message(&row, |m| {
+                        merge::set_meta(m, "clientNonce", Value::String(n));
+                        merge::set_meta(m, "clientSeq", Value::from(q));
+                    });
+                }
+                return;
             }
             EventKind::MessageDelta {
                 message_id,
