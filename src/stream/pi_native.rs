@@ -118,10 +118,40 @@ struct RunMessage {
 /// A row of a `/state` document, its answer's messages folded into it.
 struct StateRow {
     msg: UIMessage,
-    /// The server's ids of the messages it shows, with their steps.
-    ids: Vec<(String, usize)>,
+    /// The server's ids of the messages folded into it before its own, with their steps
+    /// (its own is its id, or `renamed_from`; no copy of every id of a long history).
+    earlier: Vec<(String, usize)>,
+    /// The server's id of its own message, when another row held it (`distinct_id`).
+    renamed_from: Option<String>,
     /// Its parts the events after the state's seq extend, while it streams.
     streaming: Option<Vec<StreamedPart>>,
+}
+
+impl StateRow {
+    /// The messages of the run it shows, as the run's messages shown under `row`.
+    fn run_messages(
+        earlier: Vec<(String, usize)>,
+        own: (String, usize),
+        row: &str,
+    ) -> impl Iterator<Item = RunMessage> + '_ {
+        earlier
+            .into_iter()
+            .chain([own])
+            .map(move |(id, step)| RunMessage {
+                id,
+                row: row.to_string(),
+                step,
+            })
+    }
+
+    /// The server's id of its own message, and its step (the last).
+    fn own(&self) -> (String, usize) {
+        let id = self
+            .renamed_from
+            .clone()
+            .unwrap_or_else(|| self.msg.id.clone());
+        (id, merge::steps(&self.msg.parts).len() - 1)
+    }
 }
 
 impl Default for NativeGate {
@@ -217,8 +247,9 @@ impl NativeGate {
             let mut meta_rows = Vec::with_capacity(rows.len());
             let mut msgs = Vec::with_capacity(rows.len());
             for r in rows {
+                let own = r.own();
                 msgs.push(r.msg);
-                meta_rows.push((r.ids, r.streaming));
+                meta_rows.push((r.earlier, own, r.streaming));
             }
             let merged = {
                 let c = &*conversation;
@@ -226,7 +257,8 @@ impl NativeGate {
             };
             let changed = merged.changed;
             conversation.rehydrate(merged.messages, |id| !changed.iter().any(|c| c == id));
-            for ((shown, own), (ids, parts)) in merged.shown.into_iter().zip(meta_rows) {
+            for ((shown, own), (earlier, own_id, parts)) in merged.shown.into_iter().zip(meta_rows)
+            {
                 if let (true, Some(parts)) = (own, &parts) {
                     conversation.resume_streaming(&shown, parts);
                 }
@@ -235,11 +267,7 @@ impl NativeGate {
                         && conversation.history().get(&shown).and_then(turn_of)
                             == active.as_deref());
                 if in_run {
-                    run.extend(ids.into_iter().map(|(id, step)| RunMessage {
-                        id,
-                        row: shown.clone(),
-                        step,
-                    }));
+                    run.extend(StateRow::run_messages(earlier, own_id, &shown));
                 }
             }
             // What this client knew of its run still holds where the state did not say.
@@ -251,11 +279,11 @@ impl NativeGate {
             }
         } else {
             for r in rows.iter().filter(|r| of_run(r)) {
-                run.extend(r.ids.iter().map(|(id, step)| RunMessage {
-                    id: id.clone(),
-                    row: r.msg.id.clone(),
-                    step: *step,
-                }));
+                run.extend(StateRow::run_messages(
+                    r.earlier.clone(),
+                    r.own(),
+                    &r.msg.id,
+                ));
             }
             let mut streaming = Vec::new();
             let mut msgs = Vec::with_capacity(rows.len());
@@ -1009,22 +1037,22 @@ fn state_rows(
         };
         let Some(prev) = out.last_mut().filter(|p| merge::one_answer(&p.msg, &m)) else {
             out.push(StateRow {
-                ids: vec![(m.id.clone(), 0)],
+                earlier: Vec::new(),
+                renamed_from: None,
                 streaming: parts,
                 msg: m,
             });
             continue;
         };
-        let id = m.id.clone();
-        if prev.msg.id == id {
+        if prev.msg.id == m.id {
             // The same message twice: one, its later copy as its final.
             prev.msg = merge::merge_final(&prev.msg, &[], None, m, Vec::new());
             prev.streaming = None;
             continue;
         }
+        let before = (prev.msg.id.clone(), merge::steps(&prev.msg.parts).len() - 1);
+        prev.earlier.push(before);
         let at = merge::fold_step(&mut prev.msg, m);
-        let step = merge::steps(&prev.msg.parts).len() - 1;
-        prev.ids.push((id, step));
         prev.streaming = parts.map(|ps| {
             ps.into_iter()
                 .filter_map(|(r, part, k)| Some((r, part, at.get(k).copied().flatten()?)))
@@ -1050,7 +1078,7 @@ fn state_rows(
     for k in twice {
         let m = &out[k].msg;
         let id = merge::distinct_id(&m.id, turn_of(m), &|c| out.iter().any(|r| r.msg.id == c));
-        out[k].msg.id = id;
+        out[k].renamed_from = Some(std::mem::replace(&mut out[k].msg.id, id));
     }
     out
 }
