@@ -3,6 +3,7 @@
 //!
 //! Every tool part exposes `ui: {rendererId?, displayGroup?, icon?, details?}`, each field from
 //! the first of these that has it:
+//! 0. the part's own `ui` (pi-native's call and result hints, merged);
 //! 1. the tool result's `details` (`details.uiKind` is the renderer id);
 //! 2. a `data-tool-ui` chunk keyed by `toolCallId` (`{toolCallId, rendererId?, details?,
 //!    displayGroup?, icon?}`; the latest one for a call wins; it carries live progress);
@@ -196,7 +197,12 @@ fn result_details(t: &ToolPart) -> Option<Cow<'_, Value>> {
 
 /// The resolved `ui` of a tool part.
 pub fn resolve(t: &ToolPart, updates: &ToolUiUpdates, catalog: &[ToolCatalogEntry]) -> Value {
-    let details = result_details(t);
+    let own = t.extra.get("ui").filter(|u| u.is_object());
+    let own_str = |k: &str| own.and_then(|u| u.get(k)).and_then(Value::as_str);
+    let details = match own.and_then(|u| u.get("details")).filter(|d| !d.is_null()) {
+        Some(d) => Some(Cow::Borrowed(d)),
+        None => result_details(t),
+    };
     let update = updates.get(&t.tool_call_id);
     let hints = catalog
         .iter()
@@ -213,20 +219,18 @@ pub fn resolve(t: &ToolPart, updates: &ToolUiUpdates, catalog: &[ToolCatalogEntr
     };
     put(
         "rendererId",
-        from_details
+        (own_str("rendererId").or(from_details))
             .or(update.and_then(|u| u.renderer_id.as_deref()))
             .or(hints.and_then(|h| h.renderer_id.as_deref())),
     );
     put(
         "displayGroup",
-        update
-            .and_then(|u| u.display_group.as_deref())
+        (own_str("displayGroup").or(update.and_then(|u| u.display_group.as_deref())))
             .or(hints.and_then(|h| h.display_group.as_deref())),
     );
     put(
         "icon",
-        update
-            .and_then(|u| u.icon.as_deref())
+        (own_str("icon").or(update.and_then(|u| u.icon.as_deref())))
             .or(hints.and_then(|h| h.icon.as_deref())),
     );
     if let Some(d) = (details.as_deref()).or(update.and_then(|u| u.details.as_ref())) {
@@ -358,6 +362,21 @@ mod tests {
                 &[]
             ),
             json!({})
+        );
+    }
+
+    #[test]
+    fn the_parts_own_hints_come_first() {
+        // pi-native's `ui` of a call and its result, kept on the part: over the result's
+        // details, an update and the catalog, field by field; its `details` too.
+        let mut t = part(Some(json!({"uiKind": "from-details", "status": "done"})));
+        t.extra.insert(
+            "ui".into(),
+            json!({"rendererId": "shell-command", "details": {"exitCode": 0}}),
+        );
+        assert_eq!(
+            resolve(&t, &ToolUiUpdates::new(), &catalog()),
+            json!({"rendererId": "shell-command", "displayGroup": "agents", "icon": "bot", "details": {"exitCode": 0}})
         );
     }
 

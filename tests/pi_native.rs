@@ -273,12 +273,15 @@ fn turn_events() -> Vec<Value> {
 }
 
 #[test]
-fn a_turn_reads_as_the_first_transport_shows_it() {
+fn a_turn_reads_as_one_row_per_answer() {
+    // pi writes the answer as two messages (a model call each); the user sees one answer
+    // whose steps are in order, as upstream's client shows it (SPEC §14.1).
     let (s, out) = session_after(&turn_events());
     let m = messages(&s);
-    assert_eq!(m.as_array().unwrap().len(), 3, "{m:#}");
+    assert_eq!(m.as_array().unwrap().len(), 2, "{m:#}");
     assert_eq!(m[0]["role"], "user");
     assert_eq!(m[0]["parts"][0]["text"], "hi");
+    assert_eq!(m[1]["id"], "a2", "the answer has its newest message's id");
     assert_eq!(
         m[1]["parts"][0],
         json!({"type": "text", "text": "Héllo wörld 😀", "state": "done"})
@@ -294,7 +297,9 @@ fn a_turn_reads_as_the_first_transport_shows_it() {
         json!([{"type": "text", "text": "a.txt"}]),
         "the result's content"
     );
-    assert_eq!(m[2]["parts"][0]["text"], "Done.");
+    assert_eq!(m[1]["parts"][2], json!({"type": "step-start"}));
+    assert_eq!(m[1]["parts"][3]["text"], "Done.");
+    assert_eq!(m[1]["metadata"]["status"], "done");
     assert_eq!(s.status(), RunStatus::Idle);
     assert_eq!(s.seq(), 15);
     assert!(out.contains(&NativeEffect::UserMessage {
@@ -349,10 +354,8 @@ fn final_text_replaces_the_streamed_text_pi_chat_reducer_test_ts_547() {
 
 #[test]
 fn state_snapshots_pi_chat_reducer_test_ts_304_keep_each_turns_message() {
-    // Vector piChatReducer.test.ts:304: messages of different turns stay apart. (Its twin,
-    // :198, folds two adjacent assistant messages of one turn into one row: this store keeps
-    // pi's messages as they are, as the first transport does, so a hook user sees the same
-    // messages whichever transport runs.)
+    // Vector piChatReducer.test.ts:304: messages of different turns stay apart (its twin,
+    // :198, which folds one turn's, is in tests/pi_native_vectors.rs).
     let v = vector("piChatReducer.test.ts:304");
     let r = replay_pi_native_events(
         Vec::<ChunkInput>::new(),
@@ -512,4 +515,55 @@ fn replay_reports_gaps_and_bad_lines_and_goes_on() {
         .iter()
         .any(|d| d.contains("seq gap: expected 5, got 6")));
     assert_eq!(r.status, Status::Streaming);
+}
+
+#[test]
+fn the_wire_keeps_ui_hints_error_turns_and_final_part_ids() {
+    let read = |e: Value| match parse_native_frame(e).unwrap() {
+        Frame::Event(ev) => ev.kind,
+        Frame::Heartbeat => panic!("an event"),
+    };
+    let ui = json!({"rendererId": "shell-command", "icon": "terminal"});
+    let EventKind::ToolCall { ui: call_ui, .. } = read(json!({"type": "tool-call", "seq": 1,
+        "messageId": "a1", "toolCallId": "c1", "toolName": "bash", "input": {}, "ui": ui}))
+    else {
+        panic!("a tool call")
+    };
+    assert_eq!(call_ui, Some(ui.clone()));
+    let EventKind::ToolResult { ui: result_ui, .. } = read(json!({"type": "tool-result", "seq": 2,
+        "messageId": "a1", "toolCallId": "c1", "output": {"content": "ok"}, "ui": {"displayGroup": "terminal"}}))
+    else {
+        panic!("a tool result")
+    };
+    assert_eq!(result_ui, Some(json!({"displayGroup": "terminal"})));
+    let EventKind::Error { turn_id, .. } = read(json!({"type": "error", "seq": 3, "turnId": "t1",
+        "error": {"code": "INTERNAL_ERROR", "message": "boom"}}))
+    else {
+        panic!("an error")
+    };
+    assert_eq!(turn_id.as_deref(), Some("t1"));
+    // A final's parts keep their ids beside them (a tool's is its call id); one listing a
+    // text id twice shows the fuller text once, at its first place.
+    let EventKind::MessageEnd {
+        final_message: Some(m),
+        part_ids,
+        ..
+    } = read(
+        json!({"type": "message-end", "seq": 4, "messageId": "a1", "final": {"id": "a1",
+        "role": "assistant", "parts": [
+            {"type": "text", "id": "a1:text:0", "text": "Hel"},
+            {"type": "tool-call", "id": "c1", "toolName": "bash", "state": "input-available", "ui": ui},
+            {"type": "text", "id": "a1:text:0", "text": "Hello"}]}}),
+    )
+    else {
+        panic!("a final")
+    };
+    assert_eq!(
+        part_ids,
+        [Some("a1:text:0".to_string()), Some("c1".to_string())]
+    );
+    let j = serde_json::to_value(&m).unwrap();
+    assert_eq!(j["parts"][0]["text"], "Hello");
+    assert_eq!(j["parts"][1]["ui"], ui);
+    assert_eq!(j["parts"].as_array().unwrap().len(), 2);
 }

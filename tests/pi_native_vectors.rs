@@ -4,22 +4,19 @@
 //! the cursor (`NativeSession::seq`, or the `cursor` of the next `…/events` the store asks
 //! for), `queue.followUps` / `$queuePreview` ≈ `queued()`, the optimistic outbox ≈ the store's
 //! pending user send, `$requests` ≈ the requests the store made (paths: the base URL and the
-//! headers are the host's fetch's).
+//! headers are the host's fetch's). An upstream row's parts are this store's parts without
+//! the `step-start` parts between an answer's steps (upstream's rows have none).
 //!
-//! Not run, deliberately:
-//! - `piChatReducer.test.ts:198` and `:1191` fold two adjacent assistant messages of one turn
-//!   into one row. This store keeps pi's messages as they are, as the first transport does, so
-//!   a hook user sees the same messages whichever transport runs (`:304`, in
-//!   `tests/pi_native.rs`, checks that different turns stay apart).
-//! - `remotePiSession.test.ts:725` checks the session's `currentModel` after a prompt that
-//!   chose a model: choosing a model is not a feature of this store.
+//! Not run, deliberately: `remotePiSession.test.ts:725` checks the session's `currentModel`
+//! after a prompt that chose a model: choosing a model is not a feature of this store.
 
 #![cfg(feature = "pi")]
 
 mod common;
 
 use agent_chat_store::{
-    parse_native_state, Method, RequestKind, RunStatus, Status, StoreOptions, SubmitKind,
+    parse_native_state, replay_pi_native_events, ChunkInput, Method, RequestKind, RunStatus,
+    Status, StoreOptions, SubmitKind,
 };
 use common::native_store::{feed, following, lines, run_started};
 use common::vectors::{frame, messages, session_after, vector};
@@ -112,26 +109,40 @@ fn created_at_is_backfilled_by_a_late_message_start_pi_chat_reducer_test_ts_1300
     assert_eq!(m[0]["metadata"]["createdAt"], want["createdAt"], "{m:#}");
 }
 
+/// A row's parts as upstream's row lists them: without the `step-start` parts.
+fn upstream_parts(m: &Value) -> Vec<Value> {
+    m["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["type"] != "step-start")
+        .cloned()
+        .collect()
+}
+
+/// Upstream's part type for one of this store's parts.
+fn upstream_type(p: &Value) -> &str {
+    match p["type"].as_str().unwrap() {
+        t if t.starts_with("tool-") => "tool-call",
+        t => t,
+    }
+}
+
 #[test]
 fn final_text_that_is_a_substring_is_kept_pi_chat_reducer_test_ts_1397() {
-    // Upstream folds the two assistant messages of the turn into one row whose text parts are
-    // the expected list; here they stay two messages (see the top), whose texts, in order, are
-    // that list.
     let v = vector("piChatReducer.test.ts:1397");
     let (s, _) = session_after(v["events"].as_array().unwrap());
     let m = messages(&s);
-    let ids: Vec<&str> = m
-        .as_array()
-        .unwrap()
+    assert_eq!(
+        m.as_array().unwrap().len(),
+        v["expect"]["committedMessages"]["$length"]
+            .as_u64()
+            .unwrap() as usize,
+        "one row for the turn's answer: {m:#}"
+    );
+    let parts = upstream_parts(&m[0]);
+    let texts: Vec<&Value> = parts
         .iter()
-        .map(|m| m["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, ["a-tool", "a-final"]);
-    let texts: Vec<&Value> = m
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["parts"].as_array().unwrap())
         .filter(|p| p["type"] == "text")
         .map(|p| &p["text"])
         .collect();
@@ -142,6 +153,68 @@ fn final_text_that_is_a_substring_is_kept_pi_chat_reducer_test_ts_1397() {
         .map(|p| &p["text"])
         .collect();
     assert_eq!(texts, want);
+}
+
+#[test]
+fn adjacent_answers_of_one_turn_are_one_row_pi_chat_reducer_test_ts_1191() {
+    let v = vector("piChatReducer.test.ts:1191");
+    let events = v["events"].as_array().unwrap();
+    let (s, _) = session_after(events);
+    let x = &v["expect"];
+    let m = messages(&s);
+    assert_eq!(
+        m.as_array().unwrap().len(),
+        x["committedMessages"]["$length"].as_u64().unwrap() as usize,
+        "{m:#}"
+    );
+    assert_eq!(m[0]["id"], x["committedMessages[0].id"]);
+    let parts = upstream_parts(&m[0]);
+    let types: Vec<&str> = parts.iter().map(upstream_type).collect();
+    assert_eq!(json!(types), x["committedMessages[0].parts[*].type"]);
+    let want = &x["committedMessages[0].parts"]["$contains"]["$partial"];
+    let tool = parts
+        .iter()
+        .find(|p| p["toolCallId"] == want["id"])
+        .unwrap();
+    assert_eq!(tool["state"], want["state"]);
+    // The store's tool output is the result's `content`.
+    assert_eq!(tool["output"], want["output"]["content"]);
+    let frames: Vec<String> = events.iter().map(common::vectors::wire).collect();
+    let r = replay_pi_native_events(frames.iter().map(|f| ChunkInput::Text(f)), None).unwrap();
+    assert_eq!(
+        r.messages,
+        s.messages(),
+        "replayPiNativeEvents shows the same"
+    );
+}
+
+#[test]
+fn a_states_split_answer_is_one_row_pi_chat_reducer_test_ts_198() {
+    let v = vector("piChatReducer.test.ts:198");
+    let doc = json!({"state": v["events"][0]["snapshot"]});
+    let r = replay_pi_native_events(Vec::<ChunkInput>::new(), Some(doc.clone())).unwrap();
+    let mut s = agent_chat_store::NativeSession::new();
+    assert!(s.apply_state(parse_native_state(doc).unwrap(), false));
+    assert_eq!(
+        r.messages,
+        s.messages(),
+        "replayPiNativeEvents shows the same"
+    );
+    let x = &v["expect"];
+    let m = messages(&s);
+    assert_eq!(
+        m.as_array().unwrap().len(),
+        x["committedMessages"]["$length"].as_u64().unwrap() as usize,
+        "{m:#}"
+    );
+    assert_eq!(m[0]["id"], x["committedMessages[0].id"]);
+    assert_eq!(
+        m[0]["metadata"]["createdAt"], x["committedMessages[0].createdAt"],
+        "the earliest"
+    );
+    let parts = upstream_parts(&m[0]);
+    let types: Vec<&str> = parts.iter().map(upstream_type).collect();
+    assert_eq!(json!(types), x["committedMessages[0].parts[*].type"]);
 }
 
 #[test]

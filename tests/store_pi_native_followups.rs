@@ -87,7 +87,8 @@ fn users(h: &Harness) -> Vec<String> {
 
 /// The live probe: `first, same, same, third` queued during an answer; the server ran them
 /// in order in the same run, their user messages carrying `first` none, the first `same`
-/// its selectors, the second `same` the first one's again (stale), `third` none.
+/// its selectors, the second `same` and `third` none; the queue row of the second `same`
+/// named the first one's selectors once that one ran (stale).
 #[test]
 fn follow_ups_run_without_their_selectors_are_known_by_their_text_once_each() {
     let (mut h, ev) = following(0);
@@ -130,9 +131,8 @@ fn follow_ups_run_without_their_selectors_are_known_by_their_text_once_each() {
     events.push(json!({"type": "message-start", "seq": 9, "messageId": "u2", "role": "user", "text": "same", "clientNonce": sel[1].0, "clientSeq": sel[1].1}));
     events.extend(answer(10, "a2", "to same"));
     events.push(queue_updated(12, vec![row("q0", "third", s(3))]));
-    // The second `same` names the first one's selectors: they ran already, so its text
-    // decides.
-    events.push(json!({"type": "message-start", "seq": 13, "messageId": "u3", "role": "user", "text": "same", "clientNonce": sel[1].0, "clientSeq": sel[1].1}));
+    // The second `same` has none (the queue row before it named the first one's: stale).
+    events.push(user_start(13, "u3", "same"));
     events.extend(answer(14, "a3", "to same again"));
     events.push(queue_updated(16, vec![]));
     events.push(user_start(17, "u4", "third"));

@@ -118,6 +118,10 @@ pub enum EventKind {
         message_id: String,
         /// `final`, read as a `UIMessage` (`None` when unreadable: the deltas stand).
         final_message: Option<UIMessage>,
+        /// The final's part ids, one per part of `final_message` (a tool's is its call id):
+        /// what its parts are matched by against the streamed ones, which a `UIMessage` does
+        /// not keep.
+        part_ids: Vec<Option<String>>,
     },
     /// `tool-call`: the model called a tool, which now runs.
     ToolCall {
@@ -129,6 +133,8 @@ pub enum EventKind {
         tool_name: String,
         /// `input`.
         input: Value,
+        /// `ui`: rendering hints (`rendererId`, `displayGroup`, `icon`, `details`).
+        ui: Option<Value>,
     },
     /// `tool-result`.
     ToolResult {
@@ -144,6 +150,8 @@ pub enum EventKind {
         is_error: bool,
         /// `errorText`.
         error_text: Option<String>,
+        /// `ui`: rendering hints, merged with the call's.
+        ui: Option<Value>,
     },
     /// `queue-updated`: the whole queue.
     QueueUpdated {
@@ -161,6 +169,8 @@ pub enum EventKind {
     },
     /// `error`: the turn failed.
     Error {
+        /// `turnId`: the run that failed, when the server says.
+        turn_id: Option<String>,
         /// `error.code`.
         code: String,
         /// `error.message`.
@@ -287,15 +297,25 @@ fn parse_event(mut o: Object) -> Result<NativeEvent, FrameError> {
             kind: kind(&mut o)?,
             text: req(&mut o, "text")?,
         },
-        "message-end" => EventKind::MessageEnd {
-            message_id: req(&mut o, "messageId")?,
-            final_message: o.remove("final").and_then(|f| message_from_native(f).ok()),
-        },
+        "message-end" => {
+            let message_id = req(&mut o, "messageId")?;
+            let read = o.remove("final").and_then(|f| native_message(f).ok());
+            let (final_message, part_ids) = match read {
+                Some((m, ids)) => (Some(m), ids),
+                None => (None, Vec::new()),
+            };
+            EventKind::MessageEnd {
+                message_id,
+                final_message,
+                part_ids,
+            }
+        }
         "tool-call" => EventKind::ToolCall {
             message_id: req(&mut o, "messageId")?,
             tool_call_id: req(&mut o, "toolCallId")?,
             tool_name: req(&mut o, "toolName")?,
             input: o.remove("input").unwrap_or_else(|| json!({})),
+            ui: o.remove("ui").filter(Value::is_object),
         },
         "tool-result" => {
             let (output, details) = split_result(o.remove("output").unwrap_or(Value::Null));
@@ -306,6 +326,7 @@ fn parse_event(mut o: Object) -> Result<NativeEvent, FrameError> {
                 details,
                 is_error: o.get("isError").and_then(Value::as_bool).unwrap_or(false),
                 error_text: take_str(&mut o, "errorText"),
+                ui: o.remove("ui").filter(Value::is_object),
             }
         }
         "queue-updated" => EventKind::QueueUpdated {
@@ -323,6 +344,7 @@ fn parse_event(mut o: Object) -> Result<NativeEvent, FrameError> {
                 _ => return Err(schema("error without error")),
             };
             EventKind::Error {
+                turn_id: take_str(&mut o, "turnId"),
                 code: take_str(&mut e, "code").unwrap_or_default(),
                 message: take_str(&mut e, "message").unwrap_or_default(),
             }
@@ -377,16 +399,24 @@ fn queue_rows(queue: Option<&Value>) -> Option<Vec<QueueRow>> {
 /// A `BoringChatMessage` as a `UIMessage`, by the mapping `reference/pi-native-protocol.md`
 /// §8 recommends: `text` / `reasoning` as they are (`done`), `tool-call` as a static
 /// `tool-<toolName>` part whose output is the result's content (an `aborted` call becomes
-/// `output-error` "aborted": the AI SDK has no such state), `file` as a file part, `notice` as
-/// a `data-notice` part; the message's `status`, `createdAt`, `turnId`, `clientNonce`,
-/// `clientSeq` and `piEntryId` in its metadata.
+/// `output-error` "aborted": the AI SDK has no such state) and whose `ui` hints are kept,
+/// `file` as a file part, `notice` as a `data-notice` part; the message's `status`,
+/// `createdAt`, `turnId`, `clientNonce`, `clientSeq` and `piEntryId` in its metadata.
 pub fn message_from_native(v: Value) -> Result<UIMessage, String> {
+    native_message(v).map(|(m, _)| m)
+}
+
+/// [`message_from_native`], with each part's native id beside it (a tool's is its call id):
+/// a final is merged into the streamed parts by them (`stream::native_merge`).
+pub(crate) fn native_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>), String> {
     let Value::Object(mut m) = v else {
         return Err("message is not an object".into());
     };
-    let parts: Vec<Value> = match m.remove("parts") {
-        Some(Value::Array(ps)) => one_part_per_tool(ps.into_iter().filter_map(part_from_native)),
-        _ => Vec::new(),
+    let (parts, ids): (Vec<Value>, Vec<Option<String>>) = match m.remove("parts") {
+        Some(Value::Array(ps)) => one_part_per_id(ps.into_iter().filter_map(part_from_native))
+            .into_iter()
+            .unzip(),
+        _ => (Vec::new(), Vec::new()),
     };
     let mut metadata = Object::new();
     for k in [
@@ -405,13 +435,23 @@ pub fn message_from_native(v: Value) -> Result<UIMessage, String> {
     if !metadata.is_empty() {
         out["metadata"] = Value::Object(metadata);
     }
-    UIMessage::from_json(out)
+    let msg = UIMessage::from_json(out)?;
+    // A part the reader left out would shift every id after it: then none is known.
+    let ids = match ids.len() == msg.parts.len() {
+        true => ids,
+        false => vec![None; msg.parts.len()],
+    };
+    Ok((msg, ids))
 }
 
-/// A message may list one tool call twice (its call, then a settled copy without the input):
-/// it is one part, at the first copy's place, with the settled copy's state and result (a
-/// later copy never undoes a settled one) and the first input that is not empty.
-fn one_part_per_tool(parts: impl Iterator<Item = Value>) -> Vec<Value> {
+/// A message may list one part twice: a tool call (its call, then a settled copy without
+/// the input) is one part, at the first copy's place, with the settled copy's state and
+/// result (a later copy never undoes a settled one) and the first input that is not empty;
+/// a text or reasoning part under one id twice is the fuller of the two, at the first place
+/// (upstream `piChatPartMerging.ts` ranks them so).
+fn one_part_per_id(
+    parts: impl Iterator<Item = (Value, Option<String>)>,
+) -> Vec<(Value, Option<String>)> {
     let settled = |p: &Value| {
         matches!(
             p["state"].as_str(),
@@ -423,16 +463,25 @@ fn one_part_per_tool(parts: impl Iterator<Item = Value>) -> Vec<Value> {
             .filter(|i| i.as_object().is_none_or(|o| !o.is_empty()))
             .cloned()
     };
-    let mut out: Vec<Value> = Vec::new();
-    for p in parts {
-        let same = p
-            .get("toolCallId")
-            .and_then(|id| out.iter().position(|q| q.get("toolCallId") == Some(id)));
+    let text_len = |p: &Value| p["text"].as_str().map_or(0, |t| t.chars().count());
+    let mut out: Vec<(Value, Option<String>)> = Vec::new();
+    for (p, id) in parts {
+        let tool = p.get("toolCallId").is_some();
+        let same = id.as_ref().and_then(|id| {
+            out.iter()
+                .position(|(q, qid)| qid.as_ref() == Some(id) && q["type"] == p["type"])
+        });
         let Some(at) = same else {
-            out.push(p);
+            out.push((p, id));
             continue;
         };
-        let kept = &mut out[at];
+        let kept = &mut out[at].0;
+        if !tool {
+            if text_len(&p) >= text_len(kept) {
+                *kept = p;
+            }
+            continue;
+        }
         let first_input = input(kept).or_else(|| input(&p));
         if settled(&p) || !settled(kept) {
             *kept = p;
@@ -444,15 +493,17 @@ fn one_part_per_tool(parts: impl Iterator<Item = Value>) -> Vec<Value> {
     out
 }
 
-fn part_from_native(p: Value) -> Option<Value> {
+/// One native part as a `UIMessage` part, with its native id.
+fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
     let Value::Object(mut p) = p else { return None };
     let ty = take_str(&mut p, "type")?;
+    let id = p.get("id").and_then(Value::as_str).map(str::to_string);
     let text = |p: &mut Object| {
         p.remove("text")
             .filter(Value::is_string)
             .unwrap_or_else(|| json!(""))
     };
-    Some(match ty.as_str() {
+    let part = match ty.as_str() {
         "text" => json!({"type": "text", "text": text(&mut p), "state": "done"}),
         "reasoning" => json!({"type": "reasoning", "text": text(&mut p), "state": "done"}),
         "tool-call" => {
@@ -483,6 +534,9 @@ fn part_from_native(p: Value) -> Option<Value> {
             if let Some(d) = details {
                 part["details"] = d;
             }
+            if let Some(ui) = p.remove("ui").filter(Value::is_object) {
+                part["ui"] = ui;
+            }
             part
         }
         "file" => {
@@ -504,7 +558,8 @@ fn part_from_native(p: Value) -> Option<Value> {
             n
         }
         _ => return None,
-    })
+    };
+    Some((part, id))
 }
 
 /// The session document of `GET …/state`.
@@ -530,35 +585,28 @@ pub struct StateDoc {
 /// `(reasoning, partId, position)`: a streaming message's part its events extend.
 pub type StreamedPart = (bool, String, usize);
 
-/// A streaming message's text and reasoning parts by the `partId` their events use: the
-/// content index its part ids end in (`<messageId>:text:<k>`, reference §8), with each
-/// part's position among the parts [`message_from_native`] keeps.
-fn streaming_parts(m: &Value) -> Option<(String, Vec<StreamedPart>)> {
-    if m.get("status").and_then(Value::as_str) != Some("streaming") {
+/// A streaming message's text and reasoning parts by the `partId`s their events may use: its
+/// part's own id, and the content index that id ends in (`<messageId>:text:<k>`, reference
+/// §8: the stream numbers a message's parts by index), with the part's position.
+fn streaming_parts(m: &UIMessage, ids: &[Option<String>]) -> Option<(String, Vec<StreamedPart>)> {
+    let status = m.metadata.as_deref().and_then(|d| d.get("status"));
+    if status.and_then(Value::as_str) != Some("streaming") {
         return None;
     }
-    let id = m.get("id")?.as_str()?;
     let mut out = Vec::new();
-    let kept =
-        (m.get("parts")?.as_array()?.iter()).filter(|p| part_from_native((*p).clone()).is_some());
-    for (position, part) in kept.enumerate() {
-        let (Some(ty), Some(part_id)) = (
-            part.get("type").and_then(Value::as_str),
-            part.get("id").and_then(Value::as_str),
-        ) else {
-            continue;
-        };
-        let reasoning = match ty {
-            "text" => false,
-            "reasoning" => true,
+    for (position, (part, part_id)) in m.parts.iter().zip(ids).enumerate() {
+        let (reasoning, ty) = match part {
+            super::Part::Text { .. } => (false, "text"),
+            super::Part::Reasoning { .. } => (true, "reasoning"),
             _ => continue,
         };
-        let prefix = format!("{id}:{ty}:");
-        if let Some(index) = part_id.strip_prefix(&prefix) {
+        let Some(part_id) = part_id else { continue };
+        if let Some(index) = part_id.strip_prefix(&format!("{}:{ty}:", m.id)) {
             out.push((reasoning, index.to_string(), position));
         }
+        out.push((reasoning, part_id.clone(), position));
     }
-    Some((id.to_string(), out))
+    Some((m.id.clone(), out))
 }
 
 /// Reads a `/state` answer (`{ref, seq, summary, state}`; a bare `PiChatSnapshot` too).
@@ -589,10 +637,12 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
         Some(Value::Array(ms)) => ms,
         _ => Vec::new(),
     };
-    let streaming = raw.iter().filter_map(streaming_parts).collect();
-    let messages = (raw.into_iter())
-        .filter_map(|m| message_from_native(m).ok())
-        .collect();
+    let mut streaming = Vec::new();
+    let mut messages = Vec::with_capacity(raw.len());
+    for (m, ids) in raw.into_iter().filter_map(|m| native_message(m).ok()) {
+        streaming.extend(streaming_parts(&m, &ids));
+        messages.push(m);
+    }
     Ok(StateDoc {
         seq,
         status: take_str(&mut s, "status").unwrap_or_else(|| "idle".into()),

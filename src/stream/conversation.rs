@@ -651,6 +651,53 @@ impl Conversation {
         self.pi.resume_streaming(&self.history, id, parts);
     }
 
+    /// pi-native: the message `id` is known as `new_id` from now on ([`PiReducer::rename`]).
+    #[cfg(feature = "pi")]
+    pub fn rename_message(&mut self, id: &str, new_id: &str) {
+        if let Some(i) = self.history.position(id) {
+            self.pi.rename(&mut self.history, i, new_id);
+        }
+    }
+
+    /// pi-native: the assistant message `new_id` is the next step of the answer `id`
+    /// ([`PiReducer::new_step`]).
+    #[cfg(feature = "pi")]
+    pub fn new_step(&mut self, id: &str, new_id: &str) {
+        if let Some(i) = self.history.position(id) {
+            self.pi.new_step(&mut self.history, i, new_id);
+        }
+    }
+
+    /// The optimistic user message a user message-start adopts ([`PiReducer::pending_user`]).
+    #[cfg(feature = "pi")]
+    pub fn pending_user(&self) -> Option<&str> {
+        self.pi.pending_user()
+    }
+
+    /// The message `id` started and has not ended (its events still write it).
+    #[cfg(feature = "pi")]
+    pub fn is_open(&self, id: &str) -> bool {
+        self.pi.is_open(id)
+    }
+
+    /// [`PiReducer::part_ids`].
+    #[cfg(feature = "pi")]
+    pub fn part_ids(&self, id: &str) -> Vec<(usize, bool, String)> {
+        self.pi.part_ids(id)
+    }
+
+    /// pi-native's state read merged into what is shown: `messages` is the history now, in
+    /// which the messages `kept` names are as they were (their bookkeeping stays: one being
+    /// streamed into goes on); the others are new to the reducers, as after [`hydrate`].
+    ///
+    /// [`hydrate`]: Self::hydrate
+    #[cfg(feature = "pi")]
+    pub fn rehydrate(&mut self, messages: Vec<UIMessage>, kept: impl Fn(&str) -> bool) {
+        self.history.replace_all(messages);
+        self.pi.retain(kept);
+        self.ui = UiTurn::default();
+    }
+
     /// The canonical history came (hydration). When a turn of this client's started before it
     /// came (`merge`: the turn runs, or ended before a first history) canonical comes first,
     /// then what this client added that the server does not list yet; a message both have

@@ -7,6 +7,8 @@ pub mod conversation;
 pub mod fast_chunk;
 pub mod history;
 mod id_index;
+#[cfg(feature = "pi")]
+mod native_merge;
 pub mod partial_json;
 #[cfg(feature = "pi")]
 pub mod pi;

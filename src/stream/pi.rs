@@ -273,6 +273,86 @@ impl PiReducer {
         }
     }
 
+    /// pi-native: the message at `i` is known as `new_id` from now on; its bookkeeping (the
+    /// parts its events name, whether it is open) follows it.
+    pub fn rename(&mut self, h: &mut History, i: usize, new_id: &str) {
+        let old = h.messages()[i].id.clone();
+        if old == new_id || h.position(new_id).is_some() {
+            return;
+        }
+        h.rename(i, new_id);
+        if let Some(st) = self.state.remove(&old) {
+            self.state.insert(new_id.to_string(), st);
+        }
+        for (o, _) in self.open.iter_mut().filter(|(o, _)| *o == old) {
+            *o = new_id.to_string();
+        }
+        for v in self.aliases.values_mut().filter(|v| **v == old) {
+            *v = new_id.to_string();
+        }
+        self.aliases.insert(old.clone(), new_id.to_string());
+        if self.pending_user.as_deref() == Some(old.as_str()) {
+            self.pending_user = Some(new_id.to_string());
+        }
+        self.last_delta = None;
+    }
+
+    /// pi-native: the assistant message `new_id` goes on the answer of the message at `i` as
+    /// its next step (pi writes one message per model call; an answer is one row). The row
+    /// takes the new id and is open; the new message numbers its parts afresh, so the part
+    /// ids of the steps before never reach it; a `step-start` part separates the steps.
+    pub fn new_step(&mut self, h: &mut History, i: usize, new_id: &str) {
+        self.rename(h, i, new_id);
+        let id = h.messages()[i].id.clone();
+        let st = MessageState {
+            part_events: true,
+            ..MessageState::default()
+        };
+        self.state.insert(id.clone(), st);
+        if !self.open.iter().any(|(o, _)| *o == id) {
+            self.open.push((id, Role::Assistant));
+        }
+        let parts = &h.messages()[i].parts;
+        if !parts.is_empty() && !matches!(parts.last(), Some(Part::StepStart)) {
+            h.at_mut(i).parts.push(Part::StepStart);
+        }
+        self.last_delta = None;
+    }
+
+    /// The optimistic user message the turn's user message-start adopts, if one waits.
+    pub fn pending_user(&self) -> Option<&str> {
+        self.pending_user.as_deref()
+    }
+
+    /// The message `id` started and has not ended.
+    pub fn is_open(&self, id: &str) -> bool {
+        self.open.iter().any(|(o, _)| o == id)
+    }
+
+    /// The part ids the events of message `id` named, as `(position, reasoning, partId)`, in
+    /// no order.
+    pub fn part_ids(&self, id: &str) -> Vec<(usize, bool, String)> {
+        let Some(st) = self.state.get(id) else {
+            return Vec::new();
+        };
+        let [text, reasoning] = &st.parts;
+        (text.iter().map(|(k, &p)| (p, false, k.clone())))
+            .chain(reasoning.iter().map(|(k, &p)| (p, true, k.clone())))
+            .collect()
+    }
+
+    /// The history was replaced by one in which only the messages `keep` names are as they
+    /// were: the others' bookkeeping goes, as after a hydration.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.state.retain(|id, _| keep(id));
+        self.open.retain(|(id, _)| keep(id));
+        self.aliases.retain(|_, id| keep(id));
+        if !self.pending_user.as_deref().is_some_and(&keep) {
+            self.pending_user = None;
+        }
+        self.last_delta = None;
+    }
+
     /// A message known only from the canonical history (complete there) whose part events a
     /// replayed stream repeats without its start: they are already in it.
     fn known_complete(&self, h: &History, message_id: &str) -> bool {
