@@ -926,6 +926,44 @@ fn seq_restarts_with_a_new_turn() {
     assert_eq!(r.h.get("a2").unwrap().text(), "Two.");
 }
 
+/// The legacy server's stream route replays the whole last turn (200, not 204) after a stop:
+/// a send right after the stop that meets the stopped turn winding down (409
+/// `turn_already_active`) attaches to it, and the replay of that turn comes after the new
+/// chat POST restarted the seq. What of that turn was applied is not applied again (its
+/// text showed twice in the stopped answer, live).
+#[test]
+fn a_replay_of_a_turn_left_behind_applies_nothing_twice() {
+    let mut r = Rig::new();
+    r.feed(&turn_start("t1"));
+    r.feed_all(&[
+        user_start(1, "u1", "long"),
+        assistant_start(2, "a1"),
+        part_start("text", 3, "a1", "0"),
+        part_delta("text", 4, "a1", "0", "w0 w1"),
+    ]);
+    r.pi.end_of_stream(&mut r.h);
+    r.pi.new_turn();
+    r.feed(&turn_start("t1"));
+    r.feed_all(&[
+        user_start(1, "u1", "long"),
+        assistant_start(2, "a1"),
+        part_start("text", 3, "a1", "0"),
+        part_delta("text", 4, "a1", "0", "w0 w1"),
+        part_delta("text", 5, "a1", "0", " w2"),
+    ]);
+    assert_eq!(r.ids(), ["u1", "a1"]);
+    assert_eq!(
+        r.h.get("a1").unwrap().text(),
+        "w0 w1 w2",
+        "only what came after"
+    );
+    // Another turn after it starts afresh.
+    r.pi.new_turn();
+    r.feed(&turn_start("t2"));
+    r.feed_all(&exchange(1, "u2", "a2", "Two."));
+    assert_eq!(r.h.get("a2").unwrap().text(), "Two.");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Authoritative ends.
 

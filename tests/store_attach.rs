@@ -380,6 +380,14 @@ fn refused_by_a_running_turn(h: &mut Harness, text: &str) -> agent_chat_store::R
     chat
 }
 
+/// The legacy server's refusal, which names no turn.
+fn refused_without_a_turn_id(h: &mut Harness, text: &str) {
+    assert_eq!(h.send(text).kind, SubmitKind::Sent);
+    let chat = h.the_open(RequestKind::Chat).id;
+    let refusal = json!({"error": {"code": "conflict", "message": "turn_already_active"}});
+    h.respond(chat, Reply::json(409, refusal));
+}
+
 #[cfg(feature = "pi")]
 #[test]
 fn a_409_turn_already_active_attaches_and_posts_the_message_as_a_follow_up() {
@@ -585,4 +593,28 @@ fn a_history_behind_the_stopped_answer_takes_nothing_away() {
         ),
     );
     assert_eq!(texts(&h), ["hi", "Hello"]);
+}
+
+/// The legacy server after a stop: a send made at once meets the stopped turn still winding
+/// down (409), and its stream route replays that whole turn (200, to `[DONE]`), not 204. The
+/// replay is the turn this client followed: nothing of it shows twice (live, the stopped
+/// answer's text showed twice in its part).
+#[cfg(feature = "pi")]
+#[test]
+fn a_send_right_after_a_stop_replays_the_stopped_turn_once() {
+    let mut h = reloaded(json!({"messages": [], "activeTurn": null}));
+    assert_eq!(h.send("hi").kind, SubmitKind::Sent);
+    let chat = h.the_open(RequestKind::Chat).id;
+    // The head names the turn (`x-turn-id`) before its `data-turn-start` comes.
+    h.respond(chat, Reply::sse(sse(&pi_turn(2))).turn_id("t1").open());
+    assert_eq!(texts(&h), ["hi", "Hello there"]);
+    h.stop();
+    assert_eq!(h.store.status(), Status::Ready);
+    refused_without_a_turn_id(&mut h, "next");
+    let replay = h.the_open(RequestKind::StreamResume);
+    assert_eq!(replay.path, format!("{STREAM}?cursor=-1"));
+    let mut body = sse(&pi_turn(2));
+    body.extend_from_slice(b"data: [DONE]\n\n");
+    h.respond(replay.id, Reply::sse(body));
+    assert_eq!(texts(&h)[..2], ["hi", "Hello there"], "{:#?}", h.history());
 }

@@ -242,12 +242,18 @@ impl Conversation {
                 // replays from the start of the server's buffer) is not a new turn: resetting
                 // the seq watermark would apply the replayed deltas a second time. The
                 // projection restarts for any other turn than the one it follows.
+                // A turn this client followed and left (a stop, then a send that met it still
+                // winding down and attached) is told all the same: the projection knows what
+                // of it was applied.
                 #[cfg(feature = "pi")]
-                if turn.running_id != Some(turn_id.as_str()) {
+                if turn.running_id != Some(turn_id.as_str()) || self.pi.left_behind(&turn_id) {
                     let ev = PiEvent::TurnStart {
                         turn_id: turn_id.clone(),
                     };
                     self.pi.apply(&mut self.history, ev, &mut Vec::new());
+                } else {
+                    // The one it follows (named by the answer's head): it learns its id.
+                    self.pi.name_turn(&turn_id);
                 }
                 out.push(Effect::TurnStart(turn_id));
             }

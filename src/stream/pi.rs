@@ -93,6 +93,10 @@ pub struct PiReducer {
     /// The id of the current turn's `data-turn-start`: the same start again is a replay of
     /// this turn (a stream resumed from its beginning), not a new turn.
     turn: Option<String>,
+    /// The watermarks of the last turns left (their id, `watermark`, `legacy_watermark`): a
+    /// start of one of them is a replay of it (a stream route that replays the last turn,
+    /// as the legacy server's does after a stop), whose applied events are skipped.
+    past: Vec<(String, Option<u64>, Option<u64>)>,
     state: HashMap<String, MessageState>,
     /// Other ids a server used for a message (message-end ids, `final.id`) → the history id.
     aliases: HashMap<String, String>,
@@ -107,6 +111,9 @@ pub struct PiReducer {
     /// every lookup would find the same.
     last_delta: Option<(String, bool, String, usize, usize, u64)>,
 }
+
+/// How many turns left behind keep their watermarks ([`PiReducer::past`]).
+const PAST_TURNS: usize = 8;
 
 fn kind_key(kind: PartKind) -> bool {
     kind == PartKind::Reasoning
@@ -180,9 +187,29 @@ impl PiReducer {
 
     /// A new turn starts (a chat POST, or a `data-turn-start` of another turn): seq restarts.
     pub fn new_turn(&mut self) {
+        if let Some(turn) = self.turn.take() {
+            self.past.retain(|(t, _, _)| *t != turn);
+            if self.past.len() == PAST_TURNS {
+                self.past.remove(0);
+            }
+            self.past
+                .push((turn, self.watermark, self.legacy_watermark));
+        }
         self.watermark = None;
         self.legacy_watermark = None;
-        self.turn = None;
+    }
+
+    /// The turn followed now is `turn_id` (its start was named before it came): nothing
+    /// restarts.
+    pub fn name_turn(&mut self, turn_id: &str) {
+        if self.turn.is_none() {
+            self.turn = Some(turn_id.to_string());
+        }
+    }
+
+    /// `turn_id` is one of the turns left behind whose watermark is kept.
+    pub fn left_behind(&self, turn_id: &str) -> bool {
+        self.past.iter().any(|(t, _, _)| t == turn_id)
     }
 
     /// The highest seq applied in the current turn.
@@ -201,6 +228,7 @@ impl PiReducer {
             watermark: self.watermark,
             legacy_watermark: self.legacy_watermark,
             turn: self.turn.take(),
+            past: std::mem::take(&mut self.past),
             ..PiReducer::default()
         };
     }
@@ -455,6 +483,11 @@ impl PiReducer {
             PiEvent::TurnStart { turn_id } => {
                 if self.turn.as_deref() != Some(turn_id.as_str()) {
                     self.new_turn();
+                    // A turn followed before: what of it was applied is not applied again.
+                    if let Some(i) = self.past.iter().position(|(t, _, _)| *t == turn_id) {
+                        let (_, w, lw) = self.past.remove(i);
+                        (self.watermark, self.legacy_watermark) = (w, lw);
+                    }
                     self.turn = Some(turn_id);
                 }
             }
