@@ -392,6 +392,8 @@ for (const { name, server } of apps.slice(0, 2)) {
       await listWhere(page, (l) => [a, b].every((id) => l.some((i) => i.id === id && !i.local)), 'both on the list');
       await rename(page, a, 'Survives restarts');
       await eventually(async () => (await serverList(first)).find((s) => s.id === a)?.title === 'Survives restarts', { what: 'the server has the title' });
+      // The page shows it too (assistant-ui's thread list renders after the store's change).
+      await listWhere(page, (l) => l.find((i) => i.id === a)?.title === 'Survives restarts', 'the page shows the title');
       const listedBefore = (await listed(page)).filter((i) => !i.local).map(({ id, title }) => ({ id, title }));
       const historyA = canonicalView(await first.messages(a));
       const historyB = canonicalView(await first.messages(b));
