@@ -16,7 +16,10 @@
 use agent_chat_store::{
     parse_native_line, parse_native_state, Frame, Gate, NativeSession, NdjsonDecoder,
 };
-use agent_chat_store_fuzz::{int, one_in, pick, string, SplitMix, MESSAGE_IDS, PART_IDS, ROLES, TOOL_CALL_IDS, TOOL_NAMES, TURN_IDS};
+use agent_chat_store_fuzz::{
+    int, one_in, pick, string, SplitMix, MESSAGE_IDS, PART_IDS, ROLES, TOOL_CALL_IDS, TOOL_NAMES,
+    TURN_IDS,
+};
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
@@ -41,10 +44,14 @@ const TYPES: &[&str] = &[
 fn part(u: &mut Unstructured) -> Value {
     match int(u, 0, 4) {
         0 => json!({"type": "text", "id": pick(u, PART_IDS), "text": string(u)}),
-        1 => json!({"type": "reasoning", "id": pick(u, PART_IDS), "text": string(u), "state": "done"}),
-        2 => json!({"type": "tool-call", "id": pick(u, TOOL_CALL_IDS), "toolName": pick(u, TOOL_NAMES),
+        1 => {
+            json!({"type": "reasoning", "id": pick(u, PART_IDS), "text": string(u), "state": "done"})
+        }
+        2 => {
+            json!({"type": "tool-call", "id": pick(u, TOOL_CALL_IDS), "toolName": pick(u, TOOL_NAMES),
             "state": pick(u, &["input-available", "output-available", "output-error", "aborted", "bogus"]),
-            "input": {"q": string(u)}, "output": {"content": [{"type": "text", "text": string(u)}]}, "errorText": string(u)}),
+            "input": {"q": string(u)}, "output": {"content": [{"type": "text", "text": string(u)}]}, "errorText": string(u)})
+        }
         3 => json!({"type": "file", "url": string(u), "mediaType": "image/png"}),
         _ => json!({"type": "notice", "level": "info", "text": string(u)}),
     }
@@ -60,13 +67,25 @@ fn event(u: &mut Unstructured, seq: u64) -> Value {
     let mid = pick(u, MESSAGE_IDS);
     let mut e = match ty {
         "agent-start" => json!({"turnId": pick(u, TURN_IDS)}),
-        "agent-end" => json!({"turnId": pick(u, TURN_IDS), "status": pick(u, &["ok", "aborted", "error", "?"]), "willRetry": one_in(u, 4)}),
-        "message-start" => json!({"messageId": mid, "role": pick(u, ROLES), "clientNonce": pick(u, &["n1", "n2"]), "clientSeq": int(u, 0, 3), "text": string(u)}),
-        "message-delta" => json!({"messageId": mid, "partId": pick(u, PART_IDS), "kind": pick(u, &["text", "reasoning", "x"]), "delta": string(u)}),
-        "message-part-end" => json!({"messageId": mid, "partId": pick(u, PART_IDS), "kind": pick(u, &["text", "reasoning"]), "text": string(u)}),
+        "agent-end" => {
+            json!({"turnId": pick(u, TURN_IDS), "status": pick(u, &["ok", "aborted", "error", "?"]), "willRetry": one_in(u, 4)})
+        }
+        "message-start" => {
+            json!({"messageId": mid, "role": pick(u, ROLES), "clientNonce": pick(u, &["n1", "n2"]), "clientSeq": int(u, 0, 3), "text": string(u)})
+        }
+        "message-delta" => {
+            json!({"messageId": mid, "partId": pick(u, PART_IDS), "kind": pick(u, &["text", "reasoning", "x"]), "delta": string(u)})
+        }
+        "message-part-end" => {
+            json!({"messageId": mid, "partId": pick(u, PART_IDS), "kind": pick(u, &["text", "reasoning"]), "text": string(u)})
+        }
         "message-end" => json!({"messageId": mid, "final": message(u)}),
-        "tool-call" => json!({"messageId": mid, "toolCallId": pick(u, TOOL_CALL_IDS), "toolName": pick(u, TOOL_NAMES), "input": {"a": string(u)}}),
-        "tool-result" => json!({"messageId": mid, "toolCallId": pick(u, TOOL_CALL_IDS), "output": {"content": string(u), "details": {"k": 1}}, "isError": one_in(u, 3), "errorText": string(u)}),
+        "tool-call" => {
+            json!({"messageId": mid, "toolCallId": pick(u, TOOL_CALL_IDS), "toolName": pick(u, TOOL_NAMES), "input": {"a": string(u)}})
+        }
+        "tool-result" => {
+            json!({"messageId": mid, "toolCallId": pick(u, TOOL_CALL_IDS), "output": {"content": string(u), "details": {"k": 1}}, "isError": one_in(u, 3), "errorText": string(u)})
+        }
         "queue-updated" => {
             let rows: Vec<Value> = (0..int(u, 0, 3))
                 .map(|i| json!({"id": format!("q{i}"), "kind": "followup", "displayText": string(u), "clientNonce": pick(u, &["n1", "n2"]), "clientSeq": i}))
@@ -74,7 +93,9 @@ fn event(u: &mut Unstructured, seq: u64) -> Value {
             json!({"queue": {"followUps": rows}})
         }
         "followup-consumed" => json!({"messageId": mid, "clientNonce": "n1", "clientSeq": 1}),
-        "error" => json!({"error": {"code": pick(u, &["ABORTED", "INTERNAL_ERROR"]), "message": string(u)}}),
+        "error" => {
+            json!({"error": {"code": pick(u, &["ABORTED", "INTERNAL_ERROR"]), "message": string(u)}})
+        }
         _ => json!({"whatever": string(u)}),
     };
     e["type"] = json!(ty);
@@ -159,7 +180,9 @@ fn run(body: &[u8], split: Option<u64>) -> Outcome {
                 continue;
             }
         }
-        let Ok(frame) = parse_native_line(line) else { continue };
+        let Ok(frame) = parse_native_line(line) else {
+            continue;
+        };
         let before_seq = s.seq();
         let before = serde_json::to_value(s.messages()).unwrap();
         let is_event = matches!(frame, Frame::Event(_));
@@ -170,7 +193,11 @@ fn run(body: &[u8], split: Option<u64>) -> Outcome {
             }
             Gate::Stale | Gate::Gap { .. } | Gate::Heartbeat => {
                 assert_eq!(s.seq(), before_seq);
-                assert_eq!(serde_json::to_value(s.messages()).unwrap(), before, "nothing changed");
+                assert_eq!(
+                    serde_json::to_value(s.messages()).unwrap(),
+                    before,
+                    "nothing changed"
+                );
             }
         }
         let mut ids = std::collections::HashSet::new();

@@ -15,11 +15,11 @@
 //! - message ids stay unique and the id index agrees with the list.
 #![no_main]
 
-use agent_chat_store::{parse_chunk, Chunk, PartKind, PiEvent};
-use agent_chat_store::{Part, Role, UIMessage};
-use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};
-use agent_chat_store::PiReducer;
 use agent_chat_store::History;
+use agent_chat_store::PiReducer;
+use agent_chat_store::{parse_chunk, Chunk, PartKind, PiEvent};
+use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};
+use agent_chat_store::{Part, Role, UIMessage};
 use agent_chat_store_fuzz::{any_chunk, chunk_text, int, message, one_in, Ctx};
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;

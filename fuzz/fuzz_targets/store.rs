@@ -151,12 +151,14 @@ fn options(u: &mut Unstructured) -> StoreOptions {
             native_follow_up: true,
             ai_sdk_owns_history: false,
             follow_up_attachments: false,
+            text_required: one_in(u, 2),
         }),
         3 => Some(Capabilities::default()),
         _ => Some(Capabilities {
             native_follow_up: true,
             ai_sdk_owns_history: true,
             follow_up_attachments: true,
+            text_required: false,
         }),
     };
     o.hydrate = one_in(u, 2);
@@ -365,7 +367,7 @@ impl Host {
             assert!(seen.insert(m.id.as_str()), "message id {:?} twice", m.id);
             let _ = serde_json::to_string(&s.export_message(i)).unwrap();
         }
-        let _ = serde_json::to_string(s.queued()).unwrap();
+        let _ = serde_json::to_string(&s.queued()).unwrap();
         let _ = s.composer();
         // What the generator may name next.
         self.ctx.nonces = s.queued().iter().map(|q| q.client_nonce.clone()).collect();

@@ -12,11 +12,11 @@
 //! appended after it change nothing.
 #![no_main]
 
-use agent_chat_store::{parse_chunk, Chunk};
 use agent_chat_store::Role;
 use agent_chat_store::UIMessage;
-use agent_chat_store::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
 use agent_chat_store::UiMessageReducer;
+use agent_chat_store::{parse_chunk, Chunk};
+use agent_chat_store::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
 use agent_chat_store_fuzz::{any_chunk, chunk_text, message, one_in, ui_chunk, Ctx};
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;

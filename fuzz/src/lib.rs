@@ -365,7 +365,12 @@ pub fn pi_chunk(u: &mut Unstructured, ctx: &mut Ctx) -> Value {
             let call = pick(u, TOOL_CALL_IDS);
             put!(u, &mut d, "toolCallId", Value::String(call.into()));
             if name != "pi-tool-input-request" {
-                put!(u, &mut d, "approvalId", Value::String(pick(u, &["ap0", "ap1"]).into()));
+                put!(
+                    u,
+                    &mut d,
+                    "approvalId",
+                    Value::String(pick(u, &["ap0", "ap1"]).into())
+                );
             }
             if name == "pi-tool-approval-response" {
                 put!(u, &mut d, "approved", Value::Bool(one_in(u, 2)));
@@ -375,7 +380,14 @@ pub fn pi_chunk(u: &mut Unstructured, ctx: &mut Ctx) -> Value {
             }
             if name == "pi-tool-input-request" {
                 d.insert("question".into(), Value::String(string(u)));
-                d.insert("options".into(), if one_in(u, 4) { value(u, 2) } else { json!(["red", "green"]) });
+                d.insert(
+                    "options".into(),
+                    if one_in(u, 4) {
+                        value(u, 2)
+                    } else {
+                        json!(["red", "green"])
+                    },
+                );
             }
         }
         "followup-consumed" => {
