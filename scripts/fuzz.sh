@@ -14,7 +14,7 @@
 #   store         the ChatStore under arbitrary actions, answers, failures and time
 #
 # How it runs on the stable toolchain (nothing else can be installed here):
-# - cargo-fuzz comes from crates.io (`cargo install`, skipped when `cargo fuzz --version` works).
+# - cargo-fuzz comes from the Rust crate registry (`cargo install`, skipped when `cargo fuzz --version` works).
 # - cargo-fuzz passes nightly-only flags (-Zsanitizer=address, sancov passes); stable rustc
 #   accepts them with RUSTC_BOOTSTRAP=1, which this script sets for the fuzz build only.
 # - AddressSanitizer works on stable: the rust-std component for x86_64-unknown-linux-gnu
@@ -37,7 +37,7 @@ SANITIZER=${FUZZ_SANITIZER:-address}
 FIXTURES=../shared/fixtures/legacy-server
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "installing cargo-fuzz from crates.io"
+  echo "installing cargo-fuzz from the Rust crate registry"
   cargo install --locked cargo-fuzz --version 0.13.2
 fi
 

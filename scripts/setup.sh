@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on a fresh machine of this kind.
 # Every step is guarded, so a rerun on a prepared machine takes seconds.
-# Nothing is downloaded from outside the package registries (crates.io, npm, Debian).
+# Nothing is downloaded from outside the package registries (the Rust crate registry, npm, Debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +25,7 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
 fi
 
 # `wasm-pack build crates/wasm` (the card's build; tests/packaging/wasm-pack.test.mjs). From
-# crates.io; it finds wasm-bindgen and wasm-opt on PATH, so it downloads nothing.
+# the Rust crate registry; it finds wasm-bindgen and wasm-opt on PATH, so it downloads nothing.
 if ! wasm-pack --version 2>/dev/null | grep -q " $WASM_PACK_VERSION"; then
   cargo install --locked wasm-pack --version "$WASM_PACK_VERSION"
 fi
