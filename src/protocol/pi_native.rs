@@ -508,9 +508,12 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
         "reasoning" => json!({"type": "reasoning", "text": text(&mut p), "state": "done"}),
         "tool-call" => {
             let name = take_str(&mut p, "toolName")?;
+            // Named beside its type, as a streamed pi tool part is (SPEC §7): a reload renders
+            // what was streamed.
             let mut part = json!({
                 "type": format!("tool-{name}"),
                 "toolCallId": p.remove("id")?,
+                "toolName": name,
                 "input": p.remove("input").filter(|v| !v.is_null()).unwrap_or_else(|| json!({})),
             });
             let (output, details) = split_result(p.remove("output").unwrap_or(Value::Null));
