@@ -536,3 +536,64 @@ fn a_prompt_retry_made_moot_by_a_state_read_leaves_no_timer_behind() {
     );
     assert_eq!(h.count(RequestKind::NativePrompt), 1, "not sent again");
 }
+
+/// Seed 33 (every fault class on). A follow-up never posted ("b", queued behind "a"'s POST)
+/// is the queue's head when the run ends, so the store sends it as the next message; that
+/// turn is held while the take-back of a removed item ("z") is out. The user stops the held
+/// turn: "b" went to the composer as if the user had typed it there, and the next thing the
+/// user typed replaced it. A stop sends nothing that is queued and keeps it (SPEC §6): "b"
+/// goes back to the head of the queue, `queued`, where it was.
+#[test]
+fn a_queued_follow_up_held_as_the_next_message_goes_back_to_the_queue_on_stop() {
+    let (mut h, ev, _) = first_running();
+    h.submit("z");
+    let pz = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pz.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let z = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&z, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.submit("b");
+    // "a" runs while its POST is out, and the run ends; then its POST is answered.
+    let start = json!({"type": "message-start", "seq": 2, "messageId": "u2", "role": "user",
+        "text": "a", "clientNonce": pa.client_nonce(), "clientSeq": pa.client_seq()});
+    let end = json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[start, end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    assert_eq!(
+        h.store.status(),
+        Status::Submitted,
+        "\"b\" is the next message, held for the take-back of \"z\""
+    );
+    assert!(h.open(RequestKind::NativePrompt).is_empty());
+    h.stop();
+    let queued: Vec<_> = (h.store.queued().iter())
+        .map(|i| (i.text.clone(), i.state))
+        .collect();
+    assert!(
+        queued.contains(&("b".to_string(), agent_chat_store::ItemState::Queued)),
+        "\"b\" waits in the queue again (queue {queued:?}, draft {:?})",
+        h.store.draft()
+    );
+    assert_eq!(h.store.draft(), "", "the composer is the user's");
+    assert!(
+        !user_texts(&h).contains(&"b".to_string()),
+        "no message of \"b\""
+    );
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        1,
+        "nothing is sent on its own"
+    );
+}

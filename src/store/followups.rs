@@ -192,7 +192,12 @@ impl ChatStore {
     ) {
         let options = item.options.map(|o| *o).unwrap_or_default();
         if !server_may_have_it {
-            return self.start_turn(item.text, item.files, options, now_ms);
+            let unposted = (item.client_nonce, item.client_seq);
+            self.start_turn(item.text, item.files, options, now_ms);
+            if let Phase::Held(h) = &mut self.session.phase {
+                h.unposted = Some(unposted);
+            }
+            return;
         }
         self.take_back(item.client_seq, &item.client_nonce, now_ms);
         self.start_turn(item.text, item.files, options, now_ms);

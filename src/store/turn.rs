@@ -33,6 +33,9 @@ pub(super) struct HeldTurn {
     pub(super) nonce: Option<String>,
     /// The user message this turn added, withdrawn if it never goes.
     pub(super) bubble: Option<String>,
+    /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
+    /// sends as the next message: a stop puts it back in the queue.
+    pub(super) unposted: Option<(String, u64)>,
     pub(super) trigger: &'static str,
     pub(super) message_id: Option<String>,
     pub(super) text: String,
@@ -111,11 +114,20 @@ impl ChatStore {
             if let Some(bubble) = &held.bubble {
                 self.session.conversation.withdraw(bubble);
             }
-            if let Some(nonce) = held.nonce {
+            let options = Some(Box::new(held.options));
+            if let Some((nonce, seq)) = held.unposted {
+                // A queued follow-up on its way to be the next message: it waits, `queued`,
+                // where it was (a stop sends nothing that is queued, SPEC §6).
+                let before = self.texts_before(&held.text);
+                let q = &mut self.session.queue;
+                q.restore_queued(&nonce, seq, held.text, held.files, options);
+                if let Some(n) = before {
+                    q.set_texts_before(&format!("fu-{nonce}"), n);
+                }
+            } else if let Some(nonce) = held.nonce {
                 // A queued item on its way back as a new message: after a stop it waits,
                 // `stalled`, where it was (SPEC §6), not in the composer, which may hold
                 // something else.
-                let options = Some(Box::new(held.options));
                 (self.session.queue).restore_stalled(&nonce, held.text, held.files, options);
             } else if held.bubble.is_some() && self.draft.is_empty() && self.draft_files.is_empty()
             {
@@ -219,6 +231,7 @@ impl ChatStore {
             s.phase = Phase::Held(Box::new(HeldTurn {
                 nonce: None,
                 bubble: None,
+                unposted: None,
                 trigger,
                 message_id,
                 text,
