@@ -597,3 +597,41 @@ fn a_queued_follow_up_held_as_the_next_message_goes_back_to_the_queue_on_stop() 
         "nothing is sent on its own"
     );
 }
+
+/// Seed 33 (every fault class on). The answer to a take-back sent before a session switch
+/// was read without its status (a late answer of an older generation changes nothing): a
+/// removal the server confirmed counted as unanswered, was sent again, and a turn held for it
+/// waited on. A take-back's answer is the server's word whichever session is open: it
+/// counts.
+#[test]
+fn a_take_back_answered_after_a_session_switch_is_done() {
+    let (mut h, _, _) = first_running();
+    h.submit("z");
+    let pz = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pz.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let z = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&z, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.switch_session("T");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 1, "streaming", json!([])));
+    h.advance(5_000);
+    assert_eq!(
+        h.count(RequestKind::FollowUpDelete),
+        1,
+        "the clear was answered: nothing is sent again"
+    );
+    assert!(
+        h.store.queued().iter().all(|i| i.text != "z"),
+        "the removal is done: {:?}",
+        h.store.queued()
+    );
+}

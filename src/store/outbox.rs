@@ -264,12 +264,16 @@ impl ChatStore {
         id
     }
 
-    /// The pending record of `id` if its answer still matters.
+    /// The pending record of `id` if its answer still matters: one of the open session's
+    /// generation, or one that names what it is for itself (the session list's; a
+    /// take-back's, which [`settle`](Self::settle) gives to the session that sent it).
     pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
         let current = (self.generation, self.session.id.as_str());
         match self.pending.get_mut(&id) {
             Some(p)
-                if p.kind.of_session_list() || (p.generation, p.session.as_str()) == current =>
+                if p.kind.of_session_list()
+                    || p.kind == RequestKind::FollowUpDelete
+                    || (p.generation, p.session.as_str()) == current =>
             {
                 Some(p)
             }
