@@ -635,3 +635,48 @@ fn a_take_back_answered_after_a_session_switch_is_done() {
         h.store.queued()
     );
 }
+
+/// Seed 73 (every fault class on). A run ends with a follow-up ("a") stranded in the
+/// server's queue: the store takes it back and holds "a" as the next message until the
+/// take-back is answered. Meanwhile another run starts (here another client's; in the seed,
+/// a prompt the user had stopped on its way): the store followed it as its own turn and the
+/// held message was dropped, never sent. A held turn is this client's next message: another
+/// run does not replace it (its prompt meets that run and goes as a follow-up, or goes once
+/// the run is over).
+#[test]
+fn a_held_message_is_not_dropped_when_another_run_starts() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
+    // Another client's run starts and ends before the clear is answered.
+    let other = [
+        json!({"type": "agent-start", "seq": 3, "turnId": "t2"}),
+        json!({"type": "message-start", "seq": 4, "messageId": "u9", "role": "user", "text": "theirs", "clientNonce": "other-tab"}),
+        json!({"type": "message-end", "seq": 5, "messageId": "u9", "final": {"id": "u9", "role": "user", "status": "done", "parts": [{"type": "text", "text": "theirs"}]}}),
+        json!({"type": "agent-end", "seq": 6, "turnId": "t2", "status": "ok"}),
+    ];
+    h.body(ev, &lines(SESSION, &other));
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first", "a"],
+        "\"a\" goes as the next message (status {:?}, queue {:?})",
+        h.store.status(),
+        h.store.queued()
+    );
+}

@@ -356,6 +356,10 @@ impl ChatStore {
                     }
                 }
                 Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
+                // This client's next message waits for a take-back: another run (another
+                // client's, a prompt stopped on its way) does not replace it. Its prompt
+                // meets that run and goes as a follow-up, or goes once the run is over.
+                Phase::Held(_) => {}
                 // A run another client or a follow-up started.
                 _ => self.prompt_runs(Some(turn_id)),
             },
