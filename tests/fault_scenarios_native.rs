@@ -680,3 +680,40 @@ fn a_held_message_is_not_dropped_when_another_run_starts() {
         h.store.queued()
     );
 }
+
+/// Seed 85 (every fault class on). A run ends with a follow-up ("a") stranded in the
+/// server's queue: the store takes it back and holds "a" as the next message. The user
+/// switches to another session; the take-back's answer comes while the session is parked.
+/// Back on it, the held message never went: the session stayed `submitted` for good.
+#[test]
+fn a_held_message_whose_take_back_was_answered_while_parked_goes_on_return() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
+    h.switch_session("T");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 2, "idle", json!([])));
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first", "a"],
+        "\"a\" goes (status {:?})",
+        h.store.status()
+    );
+}

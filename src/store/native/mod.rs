@@ -59,6 +59,8 @@ impl ChatStore {
         if self.session.native_prompt.is_some() {
             self.post_prompt(now_ms);
         }
+        // A turn held for take-backs the server answered while the session was parked.
+        self.start_held_turn(now_ms);
     }
 
     /// Reads the state again now: the events have not said (yet) what the store must know.
