@@ -717,3 +717,56 @@ fn a_held_message_whose_take_back_was_answered_while_parked_goes_on_return() {
         h.store.status()
     );
 }
+
+/// Seed 402 (every fault class on). A run ends with a follow-up ("a") stranded in the
+/// server's queue: the store takes it back and holds "a" as the next message, shown. A state
+/// read (a gap in the events) replaced the history before the take-back was answered, and
+/// the held message went with it; its prompt then failed without an answer, and "a" was
+/// nowhere: not in the history, not queued, never run. The held message is this client's
+/// and stays shown across a state read, as a sent prompt's does.
+#[test]
+fn a_held_message_stays_shown_across_a_state_read() {
+    let (mut h, ev, first) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
+    assert!(user_texts(&h).contains(&"a".to_string()));
+    // A gap: the state is read, and it does not know "a" (nothing was sent for it).
+    let late = json!({"type": "queue-updated", "seq": 9, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[late]));
+    let st = h.the_open(RequestKind::NativeState);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": first,
+        "parts": [{"type": "text", "text": "first"}]});
+    h.respond(st.id, state(SESSION, 9, "idle", json!([user])));
+    assert!(
+        user_texts(&h).contains(&"a".to_string()),
+        "the held message is still shown: {:?}",
+        user_texts(&h)
+    );
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    // Its prompt gets no answer, attempt after attempt: the turn fails, the message stays.
+    for _ in 0..10 {
+        let Some(p) = h.open(RequestKind::NativePrompt).first().map(|r| r.id) else {
+            h.advance(20_000);
+            continue;
+        };
+        h.respond(p, Reply::network("connection reset"));
+        h.advance(20_000);
+    }
+    assert_eq!(h.store.status(), Status::Error);
+    assert!(
+        user_texts(&h).contains(&"a".to_string()),
+        "the unsent message stays, with the error: {:?}",
+        user_texts(&h)
+    );
+}

@@ -454,7 +454,7 @@ impl Session {
         self.queue.consume_by_nonce(nonce);
         if matches!(&self.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
             if let Some(bubble) = self.phase.take_held().and_then(|h| h.bubble) {
-                self.conversation.withdraw(&bubble);
+                self.conversation.withdraw(&bubble.id);
             }
         }
     }

@@ -31,8 +31,9 @@ pub(super) struct HeldTurn {
     /// The `clientNonce` of the server's copy of the text it sends (a follow-up sent again as
     /// a new message): if that copy runs already, the turn is not sent.
     pub(super) nonce: Option<String>,
-    /// The user message this turn added, withdrawn if it never goes.
-    pub(super) bubble: Option<String>,
+    /// The user message this turn added (shown while it waits; a state read that replaces
+    /// the history shows it again), withdrawn if it never goes.
+    pub(super) bubble: Option<UIMessage>,
     /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
     /// sends as the next message: a stop puts it back in the queue.
     pub(super) unposted: Option<(String, u64)>,
@@ -112,7 +113,7 @@ impl ChatStore {
         }
         if let Some(held) = self.session.phase.take_held() {
             if let Some(bubble) = &held.bubble {
-                self.session.conversation.withdraw(bubble);
+                self.session.conversation.withdraw(&bubble.id);
             }
             let options = Some(Box::new(held.options));
             if let Some((nonce, seq)) = held.unposted {
@@ -178,7 +179,7 @@ impl ChatStore {
             sent.user_message.get_or_insert_with(|| id.clone());
         }
         if let Phase::Held(h) = &mut self.session.phase {
-            h.bubble = Some(id);
+            h.bubble = self.session.conversation.history().get(&id).cloned();
         }
     }
 

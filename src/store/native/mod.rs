@@ -301,8 +301,15 @@ impl ChatStore {
     }
 
     /// After a state read: a prompt the state shows ran leaves the list; the optimistic
-    /// message of one it does not show is shown again, after the server's messages.
+    /// message of one it does not show is shown again, after the server's messages, and so
+    /// is the message of a turn held for a take-back (not sent yet).
     fn keep_unshown_prompts(&mut self) {
+        if let Phase::Held(h) = &self.session.phase {
+            let shown = |m: &UIMessage| self.session.conversation.history().get(&m.id).is_some();
+            if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
+                self.session.conversation.keep_local(bubble.clone());
+            }
+        }
         let prompts = std::mem::take(&mut self.session.prompts);
         for (nonce, bubble) in prompts {
             if self.committed(&nonce) {

@@ -354,7 +354,7 @@ impl ChatStore {
         let s = &mut self.session;
         if matches!(&s.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
             if let Some(bubble) = s.phase.take_held().and_then(|h| h.bubble) {
-                s.conversation.withdraw(&bubble);
+                s.conversation.withdraw(&bubble.id);
             }
         }
     }
