@@ -805,6 +805,16 @@ impl Server {
     /// `AGENT_REQUEST_CONFLICT` when it is not queued any more); one selector clears what
     /// matches (maybe nothing); none clears the queue.
     pub fn native_queue_clear(&mut self, session: &str, body: &Value) -> (u16, Vec<u8>) {
+        // A clear with a requestId is idempotent by it, as every command (reference §4).
+        let key = body["requestId"]
+            .as_str()
+            .map(|r| format!("queue-clear:{r}"));
+        if let Some(k) = &key {
+            if let Some(r) = self.ledger_replay(session, k, body) {
+                self.count("queue/clear: replay answered from the ledger");
+                return r;
+            }
+        }
         let nonce = body
             .get("clientNonce")
             .and_then(Value::as_str)
@@ -844,6 +854,9 @@ impl Server {
         }
         let cursor = self.latest(session);
         let r = json!({"accepted": true, "cursor": cursor, "cleared": cleared});
+        if let Some(k) = key {
+            (self.session(session).ledger).insert(k, (body.clone(), r.clone()));
+        }
         (202, r.to_string().into_bytes())
     }
 
