@@ -107,6 +107,9 @@ pub struct World {
     pub final_unsent: HashMap<String, HashSet<String>>,
     /// The invariant checked after every input (the test's `World::check_step`).
     pub step_check: fn(&World),
+    /// `FAULT_TRACE=1`: the schedule's log also shows the page's queue as it changes.
+    pub trace: bool,
+    pub traced_queue: String,
 }
 
 pub fn page_options(transport: Transport) -> StoreOptions {
@@ -189,6 +192,8 @@ impl World {
                 && conflicts,
             refused_chats: Vec::new(),
             step_check,
+            trace: std::env::var("FAULT_TRACE").is_ok_and(|v| v == "1"),
+            traced_queue: String::new(),
         };
         w.sync();
         w
@@ -216,9 +221,37 @@ impl World {
         if status != status_before {
             self.note(format!("  store status {status_before:?} → {status:?}"));
         }
+        if self.trace {
+            let q = self.queue_summary();
+            if q != self.traced_queue {
+                self.note(format!("  queue: {q}"));
+                self.traced_queue = q;
+            }
+        }
         self.sync();
         (self.step_check)(self);
         r
+    }
+
+    /// The current page's waiting bubbles, one word each (`FAULT_TRACE=1` logs it as it
+    /// changes): text, state, and `-` removing, `!` an error, `ro` another client's.
+    fn queue_summary(&self) -> String {
+        let items: Vec<String> = (self.page.store.queued().iter())
+            .map(|i| {
+                let mut s = format!("{}:{:?}", i.text, i.state);
+                if i.removing {
+                    s.push('-');
+                }
+                if i.error.is_some() {
+                    s.push('!');
+                }
+                if i.read_only {
+                    s.push_str("ro");
+                }
+                s
+            })
+            .collect();
+        format!("{} [{}]", self.page.store.session_id(), items.join(" "))
     }
 
     /// New requests get a fate; new aborts cancel what the network still had for them.
