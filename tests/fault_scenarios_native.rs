@@ -1,6 +1,7 @@
 //! Store bugs the pi-native fault schedules (`tests/fault_schedules_native.rs`) found,
-//! reduced to hand-written scenarios on the plain harness; each pins its fix. The knob named
-//! with each (`FAULT_NATIVE_*`) turned on the faults that reached it.
+//! reduced to hand-written scenarios on the plain harness; each pins its fix. The older ones
+//! name the `FAULT_NATIVE_*` knob that turned on the faults that reached them (every fault
+//! class has been on by default since).
 
 #![cfg(feature = "pi")]
 

@@ -48,34 +48,9 @@ pub struct ItemRec {
 
 pub struct World {
     pub transport: Transport,
-    /// The user switches sessions. Off over pi-native unless `FAULT_NATIVE_SWITCHES=1`: the
-    /// store does not follow a session again once the user switched back to it (SWITCH_BACK,
-    /// tests/fault_scenarios_native.rs), which hangs every schedule that switches.
-    pub switches: bool,
-    /// The user stops turns (pi-native only: `POST …/stop`). Off unless
-    /// `FAULT_NATIVE_STOPS=1`: a follow-up whose POST the stop overtook is lost
-    /// (STOP_DROPS_POSTED), and a prompt stopped on its way shows twice (STOPPED_PROMPT),
-    /// tests/fault_scenarios_native.rs.
+    /// The user stops turns (pi-native only: `POST …/stop` drops the server's queue; the
+    /// first transport's schedules keep the weights they were written with).
     pub stops: bool,
-    /// What makes a `queue/clear` answer 409 (not queued) for an item that never ran: a
-    /// follow-up POST that does not reach the server (dropped before it, a 503 in front of
-    /// it, never delivered, aborted on the way), a clear whose answer is lost (the store sends
-    /// it again), requests overtaking each other. Over pi-native off unless
-    /// `FAULT_NATIVE_CONFLICTS=1`: the store reads that 409 as "already started" and drops
-    /// the item (CONFLICT_AS_STARTED, tests/fault_scenarios_native.rs).
-    pub conflicts: bool,
-    /// Prompts that fail: dropped before or after the server, a 503, no answer, slower than
-    /// the store's timeout. Over pi-native off unless `FAULT_NATIVE_PROMPT_FAULTS=1` (prompts
-    /// are then only slow or delivered twice): a failed prompt the server ran shows its
-    /// message twice (PROMPT_NOT_RECONCILED), and one it never had vanishes with the next
-    /// state read (UNSENT_DROPPED), tests/fault_scenarios_native.rs.
-    pub prompt_faults: bool,
-    /// Follow-up POSTs that get no answer in time (the store's follow-up timeout fires). Over
-    /// pi-native off unless `FAULT_NATIVE_POST_TIMEOUTS=1` (their answers are then lost
-    /// quickly instead): taking back one that had run, where only a state read showed it,
-    /// leaves the items behind it queued forever (QUEUE_STUCK,
-    /// tests/fault_scenarios_native.rs).
-    pub post_timeouts: bool,
     pub rng: Prng,
     pub now: u64,
     pub faults: bool,
@@ -141,23 +116,9 @@ impl World {
             seed.wrapping_mul(31).wrapping_add(1),
         );
         let native = transport == Transport::Native;
-        // `FAULT_NATIVE_ALL=1` turns every pi-native knob on.
-        let on = |knob: &str| {
-            std::env::var(knob).is_ok_and(|v| v == "1")
-                || std::env::var("FAULT_NATIVE_ALL").is_ok_and(|v| v == "1")
-        };
-        let switches = !native || on("FAULT_NATIVE_SWITCHES");
-        let stops = native && on("FAULT_NATIVE_STOPS");
-        let conflicts = !native || on("FAULT_NATIVE_CONFLICTS");
-        let prompt_faults = !native || on("FAULT_NATIVE_PROMPT_FAULTS");
-        let post_timeouts = !native || on("FAULT_NATIVE_POST_TIMEOUTS");
         let mut w = World {
             transport,
-            switches,
-            stops,
-            conflicts,
-            prompt_faults,
-            post_timeouts,
+            stops: native,
             rng: Prng::new(seed),
             now: T0,
             faults: true,
@@ -187,9 +148,7 @@ impl World {
             final_status: HashMap::new(),
             final_unsent: HashMap::new(),
             last_arrival: T0,
-            reorder: seed % 2 == 1
-                && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0")
-                && conflicts,
+            reorder: seed % 2 == 1 && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0"),
             refused_chats: Vec::new(),
             step_check,
             trace: std::env::var("FAULT_TRACE").is_ok_and(|v| v == "1"),
@@ -363,13 +322,18 @@ impl World {
         rec.removed = true;
     }
 
-    /// The user stops the running turn; what is queued then stays for the user.
+    /// The user stops the running turn; what is queued then stays for the user (with an
+    /// item the stop put back: one on its way to be the next message).
     pub fn user_stop(&mut self) {
-        let queued: Vec<String> = (self.page.store.queued().iter())
-            .map(|i| i.id.clone())
-            .collect();
+        let ids = |w: &World| -> Vec<String> {
+            (w.page.store.queued().iter())
+                .map(|i| i.id.clone())
+                .collect()
+        };
+        let mut queued = ids(self);
         self.note(format!("user stops ({} queued)", queued.len()));
         self.act(|h| h.stop());
+        queued.extend(ids(self));
         for rec in self.items.iter_mut().filter(|r| queued.contains(&r.id)) {
             rec.stopped = true;
         }
