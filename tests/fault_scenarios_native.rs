@@ -771,3 +771,32 @@ fn a_held_message_stays_shown_across_a_state_read() {
         user_texts(&h)
     );
 }
+
+/// Seeds 1 and 4 (the live server's ways). The real server's `/state` names no prompt: its
+/// user messages carry no `clientNonce`. A prompt whose run the events did not show (a gap,
+/// a switch away) is in a state read only by its text: the store kept its optimistic copy
+/// beside the server's message (the message shown twice), and a turn still `submitted`
+/// for it waited for good, its run long over. One more message of its text than there was
+/// when it was sent is its message.
+#[test]
+fn a_prompt_the_state_shows_without_its_nonce_is_known_by_its_text() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    h.respond(
+        prompt.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 1})),
+    );
+    // A gap: the run started and ended unseen; the state names no nonce.
+    let late = json!({"type": "queue-updated", "seq": 9, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[late]));
+    let st = h.the_open(RequestKind::NativeState);
+    let user = json!({"id": "u1", "role": "user", "status": "done",
+        "parts": [{"type": "text", "text": "hi"}]});
+    let answer = json!({"id": "a1", "role": "assistant", "status": "done",
+        "parts": [{"type": "text", "text": "hello"}]});
+    h.respond(st.id, state(SESSION, 9, "idle", json!([user, answer])));
+    assert_eq!(user_texts(&h), ["hi"], "the prompt's message is shown once");
+    assert_eq!(h.store.status(), Status::Ready, "its run is over");
+}

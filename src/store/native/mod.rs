@@ -34,6 +34,19 @@ impl PromptOut {
     }
 }
 
+/// A prompt sent from here whose user message the events have not shown yet.
+#[derive(Debug)]
+pub(super) struct SentPrompt {
+    /// Its `clientNonce`.
+    nonce: String,
+    /// Its optimistic user message.
+    bubble: UIMessage,
+    /// The server's user messages with its text when it was sent: where the server names no
+    /// prompt (its `/state` carries no `clientNonce`), one more of them than this (FIFO among
+    /// this client's prompts of one text) shows it ran.
+    texts_before: usize,
+}
+
 impl ChatStore {
     /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of the open session.
     pub(super) fn native_base(&self) -> String {
@@ -291,10 +304,10 @@ impl ChatStore {
     /// one shown; a stopped or failed prompt's run can come after another was sent).
     fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
         let s = &mut self.session;
-        let Some(i) = nonce.and_then(|n| s.prompts.iter().position(|(p, _)| p == n)) else {
+        let Some(i) = nonce.and_then(|n| s.prompts.iter().position(|p| p.nonce == n)) else {
             return;
         };
-        let (_, bubble) = s.prompts.remove(i);
+        let bubble = s.prompts.remove(i).bubble;
         if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
             s.conversation.withdraw(&bubble.id);
         }
@@ -310,28 +323,79 @@ impl ChatStore {
                 self.session.conversation.keep_local(bubble.clone());
             }
         }
+        let shown: Vec<Option<String>> = (0..self.session.prompts.len())
+            .map(|i| self.prompt_message(i))
+            .collect();
         let prompts = std::mem::take(&mut self.session.prompts);
-        for (nonce, bubble) in prompts {
-            if self.committed(&nonce) {
+        for (prompt, shown) in prompts.into_iter().zip(shown) {
+            if let Some(id) = shown {
+                // The server's message is this prompt's from now on, whatever it names.
+                let nonce = Value::String(prompt.nonce);
+                self.session.conversation.edit_message(&id, |m| {
+                    let meta = m.metadata.get_or_insert_with(|| Box::new(json!({})));
+                    if let Some(o) = meta.as_object_mut() {
+                        o.entry("clientNonce").or_insert(nonce);
+                    }
+                });
                 continue;
             }
-            if self
-                .session
-                .conversation
-                .history()
-                .get(&bubble.id)
-                .is_none()
-            {
-                self.session.conversation.keep_local(bubble.clone());
+            let history = self.session.conversation.history();
+            if history.get(&prompt.bubble.id).is_none() {
+                self.session.conversation.keep_local(prompt.bubble.clone());
             }
-            self.session.prompts.push((nonce, bubble));
+            self.session.prompts.push(prompt);
         }
     }
 
-    /// The history holds the user message of this client's last prompt (by its nonce).
+    /// The history holds the user message of this client's last prompt.
     fn prompt_ran(&self) -> bool {
-        let nonce = self.session.turn.client_turn_id.as_deref();
-        nonce.is_some_and(|n| self.committed(n))
+        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
+            return false;
+        };
+        let sent = self.session.prompts.iter().position(|p| p.nonce == nonce);
+        self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
+    }
+
+    /// The server's user message of the prompt `prompts[i]` in the history: the one with its
+    /// nonce, or, where the server named none, the one more of its text than there were when
+    /// it was sent (after this client's earlier prompts of that text).
+    fn prompt_message(&self, i: usize) -> Option<String> {
+        let prompts = &self.session.prompts;
+        let p = &prompts[i];
+        let users = self.session.conversation.history().messages().iter();
+        let users = users.filter(|m| m.role == Role::User);
+        let by_nonce = users.clone().find(|m| {
+            let meta = m.metadata.as_deref();
+            meta.and_then(|v| v.get("clientNonce")?.as_str()) == Some(p.nonce.as_str())
+        });
+        if let Some(m) = by_nonce {
+            return Some(m.id.clone());
+        }
+        let text = p.bubble.text();
+        let ahead = prompts[..i]
+            .iter()
+            .filter(|e| e.bubble.text() == text)
+            .count();
+        users
+            .filter(|m| !self.is_local(&m.id) && m.text() == text)
+            .nth(p.texts_before + ahead)
+            .map(|m| m.id.clone())
+    }
+
+    /// An optimistic message of this client's (a prompt's, a held turn's), not the server's.
+    fn is_local(&self, id: &str) -> bool {
+        let s = &self.session;
+        let held =
+            matches!(&s.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
+        held || s.prompts.iter().any(|p| p.bubble.id == id)
+    }
+
+    /// The server's user messages with `text` in the history: this client's optimistic ones
+    /// (its prompts', a held turn's) left out.
+    fn server_texts(&self, text: &str) -> usize {
+        (self.session.conversation.history().messages().iter())
+            .filter(|m| m.role == Role::User && !self.is_local(&m.id) && m.text() == text)
+            .count()
     }
 
     /// The history holds a user message sent with this nonce.
@@ -453,14 +517,23 @@ impl ChatStore {
         now_ms: u64,
     ) {
         let nonce = uuid_v4(self.rng.as_mut());
-        let s = &mut self.session;
-        let shown = bubble.and_then(|id| s.conversation.history().get(&id).cloned());
+        let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
         if let Some(msg) = shown {
+            let s = &mut self.session;
             if s.prompts.len() >= MAX_PROMPTS_KEPT {
                 s.prompts.remove(0);
             }
-            s.prompts.push((nonce.clone(), msg));
+            s.prompts.push(SentPrompt {
+                nonce: nonce.clone(),
+                bubble: msg,
+                texts_before: 0,
+            });
+            let texts_before = self.server_texts(&text);
+            if let Some(p) = self.session.prompts.last_mut() {
+                p.texts_before = texts_before;
+            }
         }
+        let s = &mut self.session;
         s.prompt_cursor = None;
         s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
@@ -547,9 +620,9 @@ impl ChatStore {
             if let Some(i) = s
                 .prompts
                 .iter()
-                .position(|(n, _)| Some(n) == nonce.as_ref())
+                .position(|p| Some(&p.nonce) == nonce.as_ref())
             {
-                let (_, bubble) = s.prompts.remove(i);
+                let bubble = s.prompts.remove(i).bubble;
                 s.conversation.withdraw(&bubble.id);
             }
             (self.draft, self.draft_files) = (out.text, out.files);
@@ -658,9 +731,9 @@ impl ChatStore {
         if let Some(i) = s
             .prompts
             .iter()
-            .position(|(n, _)| Some(n) == nonce.as_ref())
+            .position(|p| Some(&p.nonce) == nonce.as_ref())
         {
-            let (_, bubble) = s.prompts.remove(i);
+            let bubble = s.prompts.remove(i).bubble;
             s.conversation.withdraw(&bubble.id);
         }
         let stream = self.session.native_read.unwrap_or(0);
