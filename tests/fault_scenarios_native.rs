@@ -800,3 +800,55 @@ fn a_prompt_the_state_shows_without_its_nonce_is_known_by_its_text() {
     assert_eq!(user_texts(&h), ["hi"], "the prompt's message is shown once");
     assert_eq!(h.store.status(), Status::Ready, "its run is over");
 }
+
+/// Seed 5 (the live server's ways). A follow-up ("a") stranded at a run's end is taken back
+/// by its selectors, to go as the next message. The user switches away before the answer,
+/// which is the live server's `cleared: 0` (it removes nothing by selectors): read in a
+/// parked session without the queue it speaks of, it counted as done, and "a" was sent as a
+/// new message while the server still held it, which then ran it a second time. A parked
+/// session's take-back answer is read against that session's queue.
+#[test]
+fn a_selective_clear_that_cleared_nothing_counts_in_a_parked_session_too() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    let row = json!({"id": "queue:S:followup:0:1", "kind": "followup", "displayText": "a",
+        "clientNonce": nonce, "clientSeq": seq});
+    let events = [
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row.clone()]}}),
+        json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"}),
+    ];
+    h.body(ev, &lines(SESSION, &events));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.switch_session("T");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    h.respond(
+        st.id,
+        common::native_store::state_of(SESSION, 3, "idle", json!([]), json!([row])),
+    );
+    h.advance(1_000);
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first"],
+        "\"a\" is not sent while the server holds it"
+    );
+    assert_eq!(
+        h.open(RequestKind::NativeClear).len(),
+        1,
+        "the server's queue is cleared to take \"a\" back"
+    );
+}

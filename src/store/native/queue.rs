@@ -359,71 +359,6 @@ impl ChatStore {
         }
     }
 
-    /// The answer to a selective clear (a [`RequestKind::FollowUpDelete`] over this
-    /// protocol): 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item the server's
-    /// queue shows means this server does not remove by selectors (the whole queue is
-    /// cleared instead); otherwise as [`DeleteAnswer::of`].
-    pub(in crate::store) fn native_delete_answer(
-        &mut self,
-        nonce: Option<&str>,
-        status: Option<u16>,
-        body: &[u8],
-    ) -> DeleteAnswer {
-        let ok = status.is_some_and(|s| (200..300).contains(&s));
-        if !ok {
-            return DeleteAnswer::of(status, body);
-        }
-        let cleared = crate::protocol::json::from_slice(body)
-            .ok()
-            .and_then(|v| v.get("cleared")?.as_u64());
-        match cleared {
-            Some(0) => {
-                if nonce.is_some_and(|n| self.server_holds(n)) {
-                    self.session.selective_clear = SelectiveClear::Noop;
-                    DeleteAnswer::ClearAll
-                } else {
-                    DeleteAnswer::NotQueued
-                }
-            }
-            _ => {
-                if cleared.is_some() {
-                    self.session.selective_clear = SelectiveClear::Works;
-                }
-                DeleteAnswer::Gone
-            }
-        }
-    }
-
-    /// The server's queue, as last reported, holds the follow-up `nonce` of this store's: a
-    /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
-    /// queue already, on its way back as a new message (the held turn has its text).
-    fn server_holds(&self, nonce: &str) -> bool {
-        let rows = self.session.link.gate().queue();
-        if rows
-            .iter()
-            .any(|r| r.client_nonce.as_deref() == Some(nonce))
-        {
-            return true;
-        }
-        let item = self
-            .session
-            .queue
-            .items()
-            .iter()
-            .find(|i| i.client_nonce == nonce);
-        if let Some(item) = item {
-            return item.held;
-        }
-        let held_text = match &self.session.phase {
-            Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.as_str()),
-            _ => None,
-        };
-        held_text.is_some_and(|t| {
-            rows.iter()
-                .any(|r| r.client_nonce.is_none() && r.client_seq.is_none() && r.text == t)
-        })
-    }
-
     /// The clear of the whole queue answered (or failed: `None`).
     pub(in crate::store) fn on_clear_all_answer(
         &mut self,
@@ -524,6 +459,69 @@ impl ChatStore {
             self.pump(now_ms);
             self.send_next_queued(now_ms);
         }
+    }
+}
+
+impl Session {
+    /// The answer to the selective clear `id` (a [`RequestKind::FollowUpDelete`] over this
+    /// protocol) of this session: 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item
+    /// the server's queue shows means this server does not remove by selectors (the whole
+    /// queue is cleared instead); otherwise as [`DeleteAnswer::of`].
+    pub(in crate::store) fn native_delete_answer(
+        &mut self,
+        id: RequestId,
+        status: Option<u16>,
+        body: &[u8],
+    ) -> DeleteAnswer {
+        let ok = status.is_some_and(|s| (200..300).contains(&s));
+        if !ok {
+            return DeleteAnswer::of(status, body);
+        }
+        let nonce = self.take_backs.nonce_of(id);
+        let cleared = crate::protocol::json::from_slice(body)
+            .ok()
+            .and_then(|v| v.get("cleared")?.as_u64());
+        match cleared {
+            Some(0) => {
+                if nonce.is_some_and(|n| self.server_holds(&n)) {
+                    self.selective_clear = SelectiveClear::Noop;
+                    DeleteAnswer::ClearAll
+                } else {
+                    DeleteAnswer::NotQueued
+                }
+            }
+            _ => {
+                if cleared.is_some() {
+                    self.selective_clear = SelectiveClear::Works;
+                }
+                DeleteAnswer::Gone
+            }
+        }
+    }
+
+    /// The server's queue, as last reported, holds the follow-up `nonce` of this store's: a
+    /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
+    /// queue already, on its way back as a new message (the held turn has its text).
+    fn server_holds(&self, nonce: &str) -> bool {
+        let rows = self.link.gate().queue();
+        if rows
+            .iter()
+            .any(|r| r.client_nonce.as_deref() == Some(nonce))
+        {
+            return true;
+        }
+        let item = self.queue.items().iter().find(|i| i.client_nonce == nonce);
+        if let Some(item) = item {
+            return item.held;
+        }
+        let held_text = match &self.phase {
+            Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.as_str()),
+            _ => None,
+        };
+        held_text.is_some_and(|t| {
+            rows.iter()
+                .any(|r| r.client_nonce.is_none() && r.client_seq.is_none() && r.text == t)
+        })
     }
 }
 
