@@ -852,3 +852,75 @@ fn a_selective_clear_that_cleared_nothing_counts_in_a_parked_session_too() {
         "the server's queue is cleared to take \"a\" back"
     );
 }
+
+/// Seed 19 (the live server's ways). A removal on a server that removes nothing by
+/// selectors clears its whole queue; "keep", taken along, is posted again. Deciding that
+/// clear reset "keep" a second time after its new POST had gone, so the store counted it as
+/// never posted: once that POST was cut (a session switch) and the state showed "keep" had
+/// run, the store did not see it there and sent it again as a new message. An item is put
+/// back in the queue once per clear that took it.
+#[test]
+fn a_follow_up_a_clear_took_along_is_posted_again_once() {
+    let (mut h, ev, _) = first_running();
+    h.submit("keep");
+    let pk = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pk.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("drop");
+    let pd = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pd.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let row = |p: &common::Sent, i: usize, text: &str| {
+        json!({"id": format!("q{i}"), "kind": "followup", "displayText": text,
+            "clientNonce": p.client_nonce(), "clientSeq": p.client_seq()})
+    };
+    let rows = json!([row(&pk, 0, "keep"), row(&pd, 1, "drop")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let drop = h.store.queued()[1].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&drop, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 2})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    let again = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(again.client_nonce(), pk.client_nonce());
+    // The server takes it and runs it; the user switches away before the answer comes.
+    h.switch_session("T");
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    let user = |id: &str, text: &str| json!({"id": id, "role": "user", "status": "done", "parts": [{"type": "text", "text": text}]});
+    h.respond(
+        st.id,
+        state(
+            SESSION,
+            9,
+            "idle",
+            json!([user("u1", "first"), user("u2", "keep")]),
+        ),
+    );
+    h.advance(1_000);
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(prompts, ["first"], "\"keep\" ran: it is not sent again");
+    assert!(
+        h.store.queued().is_empty(),
+        "nothing waits: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(user_texts(&h), ["first", "keep"]);
+}

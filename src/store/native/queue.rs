@@ -453,12 +453,6 @@ impl ChatStore {
         }
         // What waits for a clear of its own (a removal made while this one was decided).
         self.clear_all(now_ms);
-        if !requeue.is_empty() {
-            self.session.queue.requeue_cleared(&requeue, now_ms);
-            self.touch();
-            self.pump(now_ms);
-            self.send_next_queued(now_ms);
-        }
     }
 }
 
