@@ -924,3 +924,52 @@ fn a_follow_up_a_clear_took_along_is_posted_again_once() {
     );
     assert_eq!(user_texts(&h), ["first", "keep"]);
 }
+
+/// The queue row of a follow-up POST `p` of `text`, at position `i`.
+fn row_of(p: &common::Sent, i: usize, text: &str) -> Value {
+    json!({"id": format!("q{i}"), "kind": "followup", "displayText": text,
+        "clientNonce": p.client_nonce(), "clientSeq": p.client_seq()})
+}
+
+/// The live server's ways. A clear of the whole queue, sent to take "a" back, is aborted
+/// with the session's other requests when the user switches away; nothing asked it again,
+/// and the removal waited for an answer that never came. Asked again under its request id
+/// once the session is current (a clear the server made answers its first receipt).
+#[test]
+fn a_clear_of_the_whole_queue_cut_by_a_switch_is_asked_again() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.switch_session("T");
+    assert!(h.aborted.contains(&all.id));
+    follow(&mut h, "T", 0);
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    let running = Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": 2, "state": {
+            "protocolVersion": 1, "sessionId": SESSION, "seq": 2, "status": "streaming",
+            "activeTurnId": "t1", "messages": [], "queue": {"followUps": [row_of(&pa, 0, "a")]},
+            "followUpMode": "one-at-a-time"}}),
+    );
+    h.respond(st.id, running);
+    h.advance(1_000);
+    let again = h.the_open(RequestKind::NativeClear);
+    assert_ne!(again.id, all.id);
+    assert_eq!(again.body()["requestId"], all.body()["requestId"]);
+}

@@ -315,6 +315,12 @@ impl ChatStore {
         // Requests not yet handed out belong to the old generation too.
         self.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
+        #[cfg(feature = "pi")]
+        if let Some(id) = (self.session.native_clear.as_mut()).and_then(|c| c.request.take()) {
+            // Aborted with the rest: asked again, under its request id (a clear the server
+            // made answers its first receipt), once the session is current again.
+            self.session.take_backs.unsent(id, 0);
+        }
         for a in &mut self.session.answers {
             // Aborted with the rest: posted again, with the same ids, when the session opens.
             if a.in_flight.take().is_some() {
