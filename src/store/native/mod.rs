@@ -356,6 +356,15 @@ impl ChatStore {
         self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
     }
 
+    /// The history holds the user message of this client's last prompt with its nonce. An
+    /// event asks this, not [`prompt_ran`](Self::prompt_ran): the store reads the history
+    /// after a whole batch of events, so a message of the prompt's text later in the batch
+    /// (its run, after the one whose end this is) would count already.
+    fn prompt_ran_by_nonce(&self) -> bool {
+        let nonce = self.session.turn.client_turn_id.as_deref();
+        nonce.is_some_and(|n| self.committed(n))
+    }
+
     /// The server's user message of the prompt `prompts[i]` in the history: the one with its
     /// nonce, or, where the server named none, the one more of its text than there were when
     /// it was sent (after this client's earlier prompts of that text).
@@ -441,7 +450,7 @@ impl ChatStore {
                     Phase::Streaming { .. } => true,
                     // The run's start was lost in a gap the state did not cover; another
                     // run's end is not this prompt's.
-                    Phase::Submitted { .. } => self.prompt_ran(),
+                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
                     _ => false, // stopped here already
                 };
                 if !ours {
@@ -463,7 +472,7 @@ impl ChatStore {
                 self.diagnostic(&format!("the run failed: {code}: {message}"));
                 let ours = match self.session.phase {
                     Phase::Streaming { .. } | Phase::Resuming { .. } => true,
-                    Phase::Submitted { .. } => self.prompt_ran(),
+                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
                     _ => false,
                 };
                 if ours {
