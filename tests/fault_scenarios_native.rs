@@ -973,3 +973,55 @@ fn a_clear_of_the_whole_queue_cut_by_a_switch_is_asked_again() {
     assert_ne!(again.id, all.id);
     assert_eq!(again.body()["requestId"], all.body()["requestId"]);
 }
+
+/// Seed 71 and most order failures at 500 seeds (the live server's ways). A removal on a
+/// server that removes nothing by selectors clears its whole queue once the follow-up POST
+/// out ("b") is answered; the same answer let the next POST ("c") go beside the clear. "c"
+/// reached the server first and was taken along, and "b", posted again under a fresh seq,
+/// then queued behind "c". No follow-up POST goes while a clear of the whole queue is out
+/// or not decided.
+#[test]
+fn no_follow_up_is_posted_while_a_clear_of_the_whole_queue_is_open() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.submit("b");
+    h.submit("c");
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    let queued =
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row_of(&pa, 0, "a")]}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    assert!(
+        h.open(RequestKind::FollowUpPost).is_empty(),
+        "\"c\" waits for the clear"
+    );
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 2})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let both = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[both]));
+    let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    let again = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(again.client_nonce(), pb.client_nonce(), "\"b\" goes first");
+    let texts: Vec<String> = (h.store.queued().iter()).map(|i| i.text.clone()).collect();
+    assert_eq!(texts, ["b", "c"]);
+}

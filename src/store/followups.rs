@@ -124,6 +124,10 @@ impl ChatStore {
     /// is still on its way could reach the server first and run before the message it follows
     /// (the browser makes the two fetches concurrently).
     pub(super) fn may_post_followups(&self) -> bool {
+        #[cfg(feature = "pi")]
+        if self.clear_all_open() {
+            return false;
+        }
         !self.disposed
             && matches!(
                 self.session.phase,

@@ -279,6 +279,13 @@ impl ChatStore {
         self.clear_all(now_ms);
     }
 
+    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
+    /// that lands before the clear is taken along and posted again under a fresh seq, behind
+    /// the items posted after it: out of the user's order.
+    pub(in crate::store) fn clear_all_open(&self) -> bool {
+        self.session.native_clear.is_some()
+    }
+
     /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
     /// follow-up POST of this store is out (its item could land after the clear, or be
     /// taken along unseen), and every row of the server's queue is this store's (another
@@ -448,9 +455,10 @@ impl ChatStore {
         if !requeue.is_empty() {
             self.session.queue.requeue_cleared(&requeue, now_ms);
             self.touch();
-            self.pump(now_ms);
-            self.send_next_queued(now_ms);
         }
+        // The POSTs that waited for the clear go.
+        self.pump(now_ms);
+        self.send_next_queued(now_ms);
         // What waits for a clear of its own (a removal made while this one was decided).
         self.clear_all(now_ms);
     }
