@@ -1025,3 +1025,44 @@ fn no_follow_up_is_posted_while_a_clear_of_the_whole_queue_is_open() {
     let texts: Vec<String> = (h.store.queued().iter()).map(|i| i.text.clone()).collect();
     assert_eq!(texts, ["b", "c"]);
 }
+
+/// Seed 140 (the live server's ways). A clear of the whole queue is decided once the events
+/// reach its receipt's cursor; the store looked again only when the queue changed, so a
+/// clear whose cursor the events passed with other events (a run going on) stayed open, and
+/// the removal it served with it: the held turn behind it waited for good. Every batch of
+/// events decides it.
+#[test]
+fn a_clear_of_the_whole_queue_is_decided_by_any_event_past_its_cursor() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let queued =
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row_of(&pa, 0, "a")]}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 1})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    assert_eq!(h.store.queued().len(), 1, "the clear's cursor is 4");
+    let answer = json!({"type": "message-start", "seq": 4, "messageId": "a1", "role": "assistant"});
+    h.body(ev, &lines(SESSION, &[answer]));
+    assert!(
+        h.store.queued().is_empty(),
+        "the removal is done: {:?}",
+        h.store.queued()
+    );
+}

@@ -139,6 +139,8 @@ impl ChatStore {
             &mut notes,
         );
         self.on_link_notes(notes, now_ms);
+        // The events may have reached a clear's cursor without changing the queue after it.
+        self.decide_clear_all(now_ms);
     }
 
     /// The read in flight `id` is over (answered or failed): `tell` gives the link what

@@ -409,7 +409,7 @@ impl ChatStore {
     /// rows are gone (a removal is done, a stranded item is sent again), the others were
     /// not in the queue any more (they ran, or the history decides). This store's items the
     /// clear took along without being asked are posted again, in their order.
-    fn decide_clear_all(&mut self, now_ms: u64) {
+    pub(in crate::store) fn decide_clear_all(&mut self, now_ms: u64) {
         let seq = self.session.link.gate().seq();
         let Some(clear) = self.session.native_clear.as_ref() else {
             return;
