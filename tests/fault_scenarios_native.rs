@@ -1066,3 +1066,46 @@ fn a_clear_of_the_whole_queue_is_decided_by_any_event_past_its_cursor() {
         h.store.queued()
     );
 }
+
+/// Seed 242 (the live server's ways). A clear of the whole queue whose effect the events
+/// do not show (the stream was cut across it) is settled by a state read; the take-backs
+/// that came while it was out waited for it, and nothing sent a clear for them after: the
+/// message held behind them waited for good. They get a clear of their own.
+#[test]
+fn take_backs_behind_a_clear_the_events_do_not_show_get_a_clear_of_their_own() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let ids: Vec<String> = h.store.queued().iter().map(|i| i.id.clone()).collect();
+    assert!(h.act(|s, now| s.remove_queued(&ids[0], now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    assert!(h.act(|s, now| s.remove_queued(&ids[1], now)));
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 2})),
+    );
+    // The events go past the clear without the queue it emptied.
+    let answer = json!({"type": "message-start", "seq": 3, "messageId": "a1", "role": "assistant"});
+    h.body(ev, &lines(SESSION, &[answer]));
+    let again = h.open(RequestKind::NativeClear);
+    assert_eq!(again.len(), 1, "\"b\" gets a clear of its own");
+    assert_ne!(again[0].id, all.id);
+}

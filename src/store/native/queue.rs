@@ -429,7 +429,9 @@ impl ChatStore {
                 (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
             }
             self.diagnostic("the queue clear's effect is not in the events: the state is read");
-            return self.reread_state(now_ms);
+            self.reread_state(now_ms);
+            // Take-backs that came while it was out wait for a clear of their own.
+            return self.clear_all(now_ms);
         };
         // Who the cleared rows were: the take-backs it served (their items may be out of the
         // queue already, on their way back as messages), then this store's other items.
