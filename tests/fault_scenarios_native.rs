@@ -1109,3 +1109,110 @@ fn take_backs_behind_a_clear_the_events_do_not_show_get_a_clear_of_their_own() {
     assert_eq!(again.len(), 1, "\"b\" gets a clear of its own");
     assert_ne!(again[0].id, all.id);
 }
+
+/// Seed 268 (the live server's ways). A removal that cannot go (the server removes only
+/// its whole queue, which holds another client's follow-up) keeps the bubble, saying why.
+/// A stop then dropped the server's queue, item and all, but the bubble stayed, stalled,
+/// as if the user had never removed it. Once the server drops such an item (a stop, a
+/// clear of the whole queue), the removal is done.
+#[test]
+fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
+        "clientNonce": "another-client", "clientSeq": 1});
+    let rows = json!([theirs, row_of(&pa, 1, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = (h.store.queued().iter())
+        .find(|i| i.text == "a")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    assert!(h.open(RequestKind::NativeClear).is_empty());
+    let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
+    assert!(
+        kept.is_some_and(|i| i.error.is_some()),
+        "the bubble stays, saying why"
+    );
+    h.stop();
+    assert!(
+        !h.store.queued().iter().any(|i| i.text == "a"),
+        "the stop dropped it: {:?}",
+        h.store.queued()
+    );
+}
+
+/// Seed 334 (the live server's ways). "a" is removed while another client's follow-up is
+/// in the server's queue: this server removes only its whole queue, so the removal cannot
+/// go, and "a" stays, saying why. A later clear of the whole queue (for "b", once the other
+/// client's follow-up ran) took "a" along, and the store posted "a" again, as it does for
+/// the items it did not mean to remove: the user's removal was undone. A removal the server
+/// kept is done when the server drops the item.
+#[test]
+fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
+        "clientNonce": "another-client", "clientSeq": 1});
+    let rows = json!([theirs, row_of(&pa, 1, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = (h.store.queued().iter())
+        .find(|i| i.text == "a")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    assert!(h.open(RequestKind::NativeClear).is_empty(), "refused");
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let b = (h.store.queued().iter())
+        .find(|i| i.text == "b")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&b, now)));
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 2})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    assert!(
+        h.store.queued().is_empty(),
+        "both removals are done: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(
+        h.count(RequestKind::FollowUpPost),
+        2,
+        "\"a\" is not posted again"
+    );
+}

@@ -784,8 +784,10 @@ impl ChatStore {
         // and is not there to take back; it waits for the user (`stalled`).
         for (_, nonce) in self.session.queue.strand(false) {
             self.session.take_backs.taken_already(&nonce);
-            // A removal on its way is done: the server drops it.
-            if (self.session.queue.items().iter()).any(|i| i.client_nonce == nonce && i.removing) {
+            // A removal on its way, or one the server kept, is done: the server drops it.
+            if (self.session.queue.items().iter())
+                .any(|i| i.client_nonce == nonce && (i.removing || queue::removal_refused(i)))
+            {
                 self.session.queue.take_by_nonce(&nonce);
             }
         }

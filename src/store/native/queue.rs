@@ -74,6 +74,9 @@ pub(in crate::store) enum ServerView {
 /// Why a take-back cannot go: said on the item's bubble.
 const SHARED_QUEUE: &str =
     "the server's queue also holds another client's follow-ups, and this server removes only the whole queue";
+/// How the bubble of a removal that cannot go starts: a clear of the whole queue that takes
+/// the item along later does what the user asked, and it is not posted again.
+const NOT_REMOVED: &str = "not removed: ";
 
 impl ChatStore {
     /// The server's queue (the state's, or the latest `queue-updated`) decides what waits
@@ -345,8 +348,13 @@ impl ChatStore {
     fn take_backs_refused(&mut self, why: &str) {
         let nonces = self.session.take_backs.drain_waiting();
         for nonce in nonces {
-            self.kept_on_server(&nonce);
             let id = format!("fu-{nonce}");
+            let removal = self.session.queue.get(&id).is_some_and(|i| i.removing);
+            self.kept_on_server(&nonce);
+            let why = match removal {
+                true => format!("{NOT_REMOVED}{why}"),
+                false => why.to_string(),
+            };
             let error = ChatError::new(ErrorKind::Validation, why);
             self.session.queue.note_error(&id, Some(error));
         }
@@ -453,6 +461,13 @@ impl ChatStore {
             };
             (self.session.take_backs).resolve(&nonce, answer, now_ms, |_| 0);
             self.after_take_back(&nonce, answer, now_ms);
+        }
+        let (removed, requeue): (Vec<String>, Vec<String>) = (requeue.into_iter()).partition(|n| {
+            (self.session.queue.items().iter()).any(|i| i.client_nonce == *n && removal_refused(i))
+        });
+        for nonce in &removed {
+            self.session.queue.take_by_nonce(nonce);
+            self.touch();
         }
         if !requeue.is_empty() {
             self.session.queue.requeue_cleared(&requeue, now_ms);
@@ -568,6 +583,12 @@ fn match_rows(rows: &[QueueRow], candidates: &[(String, u64, String)]) -> Vec<St
     }
     let names = candidates.iter().zip(taken).filter(|(_, t)| *t);
     names.map(|((n, _, _), _)| n.clone()).collect()
+}
+
+/// The user removed `item`, which the server kept (its bubble says why): once the server
+/// drops it (a clear of the whole queue, a stop), the removal is done.
+pub(in crate::store) fn removal_refused(item: &crate::followup::FollowUpItem) -> bool {
+    (item.error.as_ref()).is_some_and(|e| e.message.starts_with(NOT_REMOVED))
 }
 
 fn server_row(row: &QueueRow) -> ServerRow<'_> {
