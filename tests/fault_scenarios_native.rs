@@ -1216,3 +1216,96 @@ fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
         "\"a\" is not posted again"
     );
 }
+
+/// The texts of the prompts `h` sent.
+fn prompts_sent(h: &Harness) -> Vec<String> {
+    (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Seed 100 (the live server's ways). A stop that never reached the server counted its
+/// queue as dropped ("a" taken back already). A clear of the whole queue then took "a"
+/// along, and the store posted it again under its nonce; stranded at the run's end, "a"
+/// was not taken back (taken back already, as far as the store knew) but sent as a prompt,
+/// and the server ran its copy too. A POST of an item's nonce puts a copy on the server
+/// again.
+#[test]
+fn a_follow_up_posted_again_is_taken_back_again() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    let rows = json!([row_of(&pa, 0, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    h.stop();
+    let stop = h.the_open(RequestKind::NativeStop);
+    h.respond(stop.id, Reply::status(503));
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pb.client_nonce());
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 2})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    // The run goes on: a message sent now follows it, and "a" is posted again.
+    h.send("c");
+    let pc = h.the_open(RequestKind::NativePrompt);
+    h.respond(
+        pc.id,
+        Reply::error(409, "AGENT_COMMAND_INVALID_STATE", "a run is on"),
+    );
+    let st = h.last(RequestKind::NativeState);
+    let busy = Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": 4, "state": {
+            "protocolVersion": 1, "sessionId": SESSION, "seq": 4, "status": "streaming",
+            "activeTurnId": "t1", "messages": [], "queue": {"followUps": []},
+            "followUpMode": "one-at-a-time"}}),
+    );
+    h.respond(st.id, busy);
+    let ev = h.the_open(RequestKind::NativeEvents).id;
+    h.respond(
+        ev,
+        Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
+    );
+    let again = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(again.client_nonce(), pa.client_nonce());
+    let end = json!({"type": "agent-end", "seq": 5, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        again.id,
+        Reply::json(202, json!({"accepted": true, "queued": true, "cursor": 6})),
+    );
+    h.advance(1_000);
+    assert_eq!(
+        prompts_sent(&h),
+        ["first", "c"],
+        "\"a\" is not sent while the server holds it"
+    );
+    assert_eq!(
+        h.open(RequestKind::NativeClear).len(),
+        1,
+        "\"a\" is taken back"
+    );
+}

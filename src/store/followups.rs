@@ -142,6 +142,10 @@ impl ChatStore {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
+            // A copy of it may be on the server again (pi-native posts again, under their
+            // nonces, the items a clear of the whole queue took along): taking it back needs
+            // a request again.
+            self.session.take_backs.posted(&post.client_nonce);
             let (path, body, carried) = self.followup_request(&post);
             let id = self.request_with(
                 RequestKind::FollowUpPost,

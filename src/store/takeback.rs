@@ -105,6 +105,11 @@ impl TakeBacks {
         self.open.iter().any(|t| t.nonce == nonce)
     }
 
+    /// `nonce` is posted (again): the server may hold a copy.
+    pub(super) fn posted(&mut self, nonce: &str) {
+        self.gone.retain(|n| n != nonce);
+    }
+
     /// The server confirmed it holds no copy of `nonce` any more.
     #[cfg(feature = "pi")]
     pub(super) fn is_gone(&self, nonce: &str) -> bool {
