@@ -1309,3 +1309,49 @@ fn a_follow_up_posted_again_is_taken_back_again() {
         "\"a\" is taken back"
     );
 }
+
+/// Seed 127 (the live server's ways). "a", whose POST's answer was lost, goes as the next
+/// message once the run is over: its copy is taken back first. The server answers
+/// `cleared: 0` while the queue this store last saw did not show "a" (not queued, as far as
+/// it knew), and the state read that settles it shows "a" queued after all. The take-back
+/// was counted as done because "a" was out of the store's queue (held as the next message),
+/// and "a" was sent as a prompt while the server still held it: it ran twice. What the
+/// state's queue still shows is taken back again.
+#[test]
+fn a_take_back_the_state_shows_still_queued_is_sent_again() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.fail(pa.id, "connection reset after the server");
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pa.client_nonce());
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    let st = h.last(RequestKind::NativeState);
+    h.respond(
+        st.id,
+        state_of(SESSION, 3, "idle", json!([]), json!([row_of(&pa, 0, "a")])),
+    );
+    h.advance(1_000);
+    assert_eq!(
+        prompts_sent(&h),
+        ["first"],
+        "\"a\" is not sent while queued"
+    );
+    let again = h.last(RequestKind::FollowUpDelete);
+    assert_ne!(again.id, clear.id, "\"a\" is taken back again");
+    h.respond(
+        again.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    assert_eq!(
+        h.open(RequestKind::NativeClear).len(),
+        1,
+        "this server removes only the whole queue"
+    );
+    assert_eq!(prompts_sent(&h), ["first"]);
+}

@@ -425,7 +425,9 @@ impl ChatStore {
                 .items()
                 .iter()
                 .find(|i| i.client_nonce == nonce);
-            let held = item.is_some_and(|i| i.held);
+            // Still in the state's queue (its item may be out of the store's queue already,
+            // a held turn about to send its text): taken back again.
+            let held = item.is_some_and(|i| i.held) || self.session.server_holds(&nonce);
             let doubt = item.is_some_and(|i| self.session.queue.foreign_text(&i.text));
             let tb = &mut self.session.take_backs;
             if held {

@@ -521,7 +521,7 @@ impl Session {
     /// The server's queue, as last reported, holds the follow-up `nonce` of this store's: a
     /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
     /// queue already, on its way back as a new message (the held turn has its text).
-    fn server_holds(&self, nonce: &str) -> bool {
+    pub(in crate::store) fn server_holds(&self, nonce: &str) -> bool {
         let rows = self.link.gate().queue();
         if rows
             .iter()
