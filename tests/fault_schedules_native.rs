@@ -30,7 +30,11 @@
 //! switch-backs, commands dropped before or after the server, 503s, timeouts, duplicates,
 //! requests overtaking each other on odd seeds), plus user stops and faults of every
 //! pi-native command and read. `FAULT_SEED`, `FAULT_SEEDS`, `FAULT_KEEP_GOING`,
-//! `FAULT_REORDER` and `FAULT_TRACE` work as in `tests/fault_schedules.rs`. Store bugs these
+//! `FAULT_REORDER` and `FAULT_TRACE` work as in `tests/fault_schedules.rs`. Two seeds in three
+//! meet the live server's ways instead of the protocol as written (`LiveFacts` in
+//! `tests/common/sim_server.rs`: selectors attached by text, no `followup-consumed`,
+//! selective clears that remove nothing, no nonce dedupe, stops without `ABORTED`);
+//! `FAULT_NATIVE_LIVE=1` (or `0`) puts every seed on one side. Store bugs these
 //! schedules found are reduced to scenarios in `tests/fault_scenarios_native.rs`, each named
 //! for the behaviour it pins, with its seed.
 
