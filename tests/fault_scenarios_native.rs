@@ -1355,3 +1355,43 @@ fn a_take_back_the_state_shows_still_queued_is_sent_again() {
     );
     assert_eq!(prompts_sent(&h), ["first"]);
 }
+
+/// Seed 518 of 2000 (the live server's ways). A prompt cut off by a switch away is sent
+/// again when its session is open again. Its state read showed it had run (known by its
+/// text: the live server's state names no nonce) and ended its turn before the repeat's
+/// answer came, so the attempt was never done with: the next return sent the prompt a third
+/// time, on a turn already over, and the store stayed `submitted` for a run that never
+/// came. A prompt is sent again only while its turn waits for it.
+#[test]
+fn a_prompt_whose_run_a_state_read_showed_is_not_sent_again_on_return() {
+    let mut h = native();
+    follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let first = h.the_open(RequestKind::NativePrompt);
+    h.switch_session("T");
+    follow(&mut h, "T", 0);
+    h.switch_session(SESSION);
+    let again = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(again.body()["clientNonce"], first.body()["clientNonce"]);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "parts": [{"type": "text", "text": "hi"}]});
+    let answer = json!({"id": "a1", "role": "assistant", "status": "done", "parts": [{"type": "text", "text": "hello"}]});
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 4, "idle", json!([user, answer])));
+    assert_eq!(h.store.status(), Status::Ready, "its run is over");
+    h.respond(
+        again.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "cursor": 1, "duplicate": true, "clientNonce": first.body()["clientNonce"]}),
+        ),
+    );
+    h.switch_session("T");
+    follow(&mut h, "T", 0);
+    h.switch_session(SESSION);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        2,
+        "not sent a third time"
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+}

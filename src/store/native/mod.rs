@@ -68,9 +68,13 @@ impl ChatStore {
             self.pump_native(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
-        // the same bytes, so the server takes it once.
+        // the same bytes, so the server takes it once. Only while its turn waits for it (the
+        // switch parked it as resuming): a state read that showed its run ended that turn.
         if self.session.native_prompt.is_some() {
-            self.post_prompt(now_ms);
+            match self.session.phase {
+                Phase::Submitted { .. } | Phase::Resuming { .. } => self.post_prompt(now_ms),
+                _ => self.session.native_prompt = None,
+            }
         }
         // A turn held for take-backs the server answered while the session was parked.
         self.start_held_turn(now_ms);
