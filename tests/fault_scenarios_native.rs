@@ -1395,3 +1395,35 @@ fn a_prompt_whose_run_a_state_read_showed_is_not_sent_again_on_return() {
     );
     assert_eq!(h.store.status(), Status::Ready);
 }
+
+/// Seeds 1343 and 1750 of 2000 (the live server's ways; 1482 without). A message sent while
+/// a take-back is out waits for it (held). The stop before it never reached the server,
+/// whose run went on and ran the very follow-up being taken back: the take-back was moot,
+/// but nothing let the held message go, and the store stayed `submitted` for good. A
+/// take-back made moot by the item's run lets a held message go, as its answer would.
+#[test]
+fn a_held_message_goes_when_the_follow_up_it_waits_for_runs() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.stop();
+    let stop = h.the_open(RequestKind::NativeStop);
+    h.fail(stop.id, "connection reset before the server");
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true, "cursor": 2})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pa.client_nonce());
+    h.send("b");
+    assert_eq!(h.store.status(), Status::Submitted);
+    assert_eq!(prompts_sent(&h), ["first"], "\"b\" waits for the take-back");
+    // The run the stop did not reach goes on and runs "a".
+    let ran = [
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": []}}),
+        json!({"type": "message-start", "seq": 3, "messageId": "u2", "role": "user",
+            "text": "a", "clientNonce": pa.client_nonce(), "clientSeq": pa.client_seq()}),
+    ];
+    h.body(ev, &lines(SESSION, &ran));
+    assert_eq!(prompts_sent(&h), ["first", "b"], "\"b\" goes");
+}

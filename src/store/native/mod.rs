@@ -509,7 +509,8 @@ impl ChatStore {
                         self.end_turn(Ending::Stopped, now_ms);
                     }
                 }
-                self.on_native_user_message(client_nonce.as_deref(), client_seq, text.as_deref())
+                let (nonce, text) = (client_nonce.as_deref(), text.as_deref());
+                self.on_native_user_message(nonce, client_seq, text, now_ms)
             }
             NativeEffect::Queue => self.follow_server_queue(ServerView::Event, now_ms),
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {

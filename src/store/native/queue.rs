@@ -91,7 +91,11 @@ impl ChatStore {
         }
         let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
         let mut changed = self.session.queue.follow_server(&server_rows);
-        changed |= self.consume_what_ran(read);
+        if self.consume_what_ran(read) {
+            // Take-backs of what ran are moot: a message held for them goes.
+            self.start_held_turn(now_ms);
+            changed = true;
+        }
         self.send_removals(now_ms);
         let idle = matches!(self.session.phase, Phase::Idle { .. })
             && self.session.link.gate().status() != RunStatus::Running;
@@ -141,6 +145,7 @@ impl ChatStore {
         nonce: Option<&str>,
         seq: Option<u64>,
         text: Option<&str>,
+        now_ms: u64,
     ) {
         let q = &mut self.session.queue;
         // Selectors the server attached by text may name an item that ran already (of two
@@ -159,8 +164,9 @@ impl ChatStore {
             (c, _) => c,
         };
         if let Some(item) = consumed {
-            // A take-back of it is moot: it ran.
+            // A take-back of it is moot: it ran, and a message held for it goes.
             self.session.take_backs.ran(&item.client_nonce);
+            self.start_held_turn(now_ms);
             self.touch();
         }
     }
