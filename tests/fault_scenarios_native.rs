@@ -1427,3 +1427,47 @@ fn a_held_message_goes_when_the_follow_up_it_waits_for_runs() {
     h.body(ev, &lines(SESSION, &ran));
     assert_eq!(prompts_sent(&h), ["first", "b"], "\"b\" goes");
 }
+
+/// Seed 1624 of 2000 (the live server's ways). A take-back whose own request failed (a 503)
+/// comes due while the clear of the whole queue that now serves it waits out its backoff:
+/// it waited for that clear without a new time, so its past due time stayed the store's
+/// next timer, and a host's timer loop fired without end. It waits until the clear goes.
+#[test]
+fn a_take_back_due_during_a_clear_backoff_waits_for_the_clear() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let ids: Vec<String> = h.store.queued().iter().map(|i| i.id.clone()).collect();
+    assert!(h.act(|s, now| s.remove_queued(&ids[0], now)));
+    assert!(h.act(|s, now| s.remove_queued(&ids[1], now)));
+    let deletes = h.requests(RequestKind::FollowUpDelete);
+    let (da, db) = (deletes[0].id, deletes[1].id);
+    h.respond(
+        da,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.fail(all.id, "connection reset before the server");
+    h.advance(600);
+    let second = h.the_open(RequestKind::NativeClear);
+    // "b"'s own request fails now: due again within 500 ms, the clear (a second failure)
+    // after 500 ms or more.
+    h.respond(db, Reply::status(503));
+    h.fail(second.id, "connection reset before the server");
+    h.advance(5_000);
+    let again = h.the_open(RequestKind::NativeClear);
+    assert_eq!(again.body()["requestId"], all.body()["requestId"]);
+}

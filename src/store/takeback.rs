@@ -99,6 +99,19 @@ impl TakeBacks {
         }
     }
 
+    /// pi-native: the take-backs waiting for a request go at `at` (with the clear of the
+    /// whole queue that waits for its backoff until then).
+    #[cfg(feature = "pi")]
+    pub(super) fn wait_until(&mut self, at: u64) {
+        for t in self
+            .open
+            .iter_mut()
+            .filter(|t| t.request.is_none() && !t.unsure)
+        {
+            t.retry_at = Some(at);
+        }
+    }
+
     /// A take-back of `nonce` is open (on its way, or waiting to go).
     #[cfg(feature = "pi")]
     pub(super) fn is_open(&self, nonce: &str) -> bool {

@@ -305,8 +305,9 @@ impl ChatStore {
             return;
         }
         if let Some(clear) = &self.session.native_clear {
-            if clear.retry_at.is_some_and(|at| at > now_ms) {
-                return; // its backoff's timer sends it again, for these too
+            if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
+                // Sent again when its backoff is over, for these too: they wait until then.
+                return self.session.take_backs.wait_until(at);
             }
             if clear.request.is_some() || clear.receipt.is_some() {
                 // Its answer covers these too; one waiting for its events is decided first,
