@@ -1471,3 +1471,41 @@ fn a_take_back_due_during_a_clear_backoff_waits_for_the_clear() {
     let again = h.the_open(RequestKind::NativeClear);
     assert_eq!(again.body()["requestId"], all.body()["requestId"]);
 }
+
+/// Seed 450 of 2000 (the live server's ways). "a", accepted after the run's end, goes as
+/// the next message; its copy is taken back first. The live server answers 409 (not queued:
+/// it ran meanwhile), and the state read that settles it shows "a" ran, known by its text
+/// only (the live server's state names no nonce). The count by text looked for the item in
+/// the store's queue, which a message held to go next has left: "a" counted as not run and
+/// went as a prompt, and ran twice. The held message's own count of its text decides.
+#[test]
+fn a_held_follow_up_the_state_shows_ran_by_its_text_is_not_sent() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true, "cursor": 3})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pa.client_nonce());
+    h.respond(
+        clear.id,
+        Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
+    );
+    let st = h.last(RequestKind::NativeState);
+    let msg = |id: &str, role: &str, text: &str| json!({"id": id, "role": role, "status": "done", "parts": [{"type": "text", "text": text}]});
+    let messages = json!([
+        msg("u1", "user", "first"),
+        msg("a1", "assistant", "one"),
+        msg("u2", "user", "a"),
+        msg("a2", "assistant", "two"),
+    ]);
+    h.respond(st.id, state(SESSION, 8, "idle", messages));
+    h.advance(1_000);
+    assert_eq!(prompts_sent(&h), ["first"], "\"a\" ran: it is not sent");
+    assert_eq!(user_texts(&h), ["first", "a"]);
+    assert_eq!(h.store.status(), Status::Ready);
+}

@@ -211,6 +211,7 @@ impl ChatStore {
         self.start_turn(item.text, item.files, options, now_ms);
         if let Phase::Held(h) = &mut self.session.phase {
             h.nonce = Some(item.client_nonce);
+            h.texts_before = item.texts_before;
         }
     }
 }

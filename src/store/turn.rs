@@ -37,6 +37,10 @@ pub(super) struct HeldTurn {
     /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
     /// sends as the next message: a stop puts it back in the queue.
     pub(super) unposted: Option<(String, u64)>,
+    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::followup::FollowUpItem)
+    /// (the copy `nonce` names): a state read that shows a server message of its text more
+    /// says that copy ran.
+    pub(super) texts_before: usize,
     pub(super) trigger: &'static str,
     pub(super) message_id: Option<String>,
     pub(super) text: String,
@@ -233,6 +237,7 @@ impl ChatStore {
                 nonce: None,
                 bubble: None,
                 unposted: None,
+                texts_before: 0,
                 trigger,
                 message_id,
                 text,

@@ -187,6 +187,14 @@ impl ChatStore {
         let items = self.session.queue.items();
         for nonce in nonces.iter().filter(|n| !by_nonce.contains(n)) {
             let Some(item) = items.iter().find(|i| &i.client_nonce == nonce) else {
+                // Out of the queue, held as the next message: the server's messages of its
+                // text (not the held bubble) say whether the server's copy ran.
+                if let Phase::Held(h) = &self.session.phase {
+                    let held = h.nonce.as_deref() == Some(nonce.as_str());
+                    if held && self.server_texts(&h.text) > h.texts_before {
+                        ran.push(nonce.clone());
+                    }
+                }
                 continue;
             };
             // Items of the same text ahead of it run before it.
