@@ -15,8 +15,9 @@
 //!   `cleared: 0` while its queue shows the item does not remove by selectors, and from then
 //!   on the store clears the whole queue ([`ClearAll`]) and posts again, in order and under
 //!   their nonces, the items of its own that the clear took along. That is safe only while
-//!   every row of the server's queue is this store's and no follow-up POST is out; otherwise
-//!   the item stays where it is, and the snapshot says why.
+//!   every row of the server's queue is this store's and no follow-up POST is out (and none
+//!   goes until the clear is decided); otherwise the item stays where it is, and the snapshot
+//!   says why (a removal it kept is done when the server drops the item: a stop, a clear).
 //! - **Exactly once beats at least once.** An item the store cannot place (the server's
 //!   answer and its history leave it open whether it ran) is `unsure`, never sent again on
 //!   its own.
