@@ -1509,3 +1509,78 @@ fn a_held_follow_up_the_state_shows_ran_by_its_text_is_not_sent() {
     assert_eq!(user_texts(&h), ["first", "a"]);
     assert_eq!(h.store.status(), Status::Ready);
 }
+
+/// Seed 4978 of 5000 (the live server's ways). "a" is removed while its POST is out; the
+/// POST fails, so the server may hold it, but the take-back cannot go (the server removes
+/// only its whole queue, which holds another client's follow-up): "a" stays, saying why.
+/// At the run's end the clear of the whole queue finds no "a" (the failed POST never
+/// reached the server), and the state read agrees; the take-back counted as done, but the
+/// bubble stayed, as if the user had never removed it. A removal the server kept is done
+/// when the server holds no copy.
+#[test]
+fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
+    let (mut h, ev, _) = first_running();
+    // The server's removal by selectors is found to do nothing (and "y" is cleared).
+    h.submit("y");
+    let py = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        py.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&py, 0, "y")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let y = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&y, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 1})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    assert!(h.store.queued().is_empty());
+    // Another client's follow-up waits on the server; "a" is removed while its POST is out.
+    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
+        "clientNonce": "another-client", "clientSeq": 1});
+    let queued = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": [theirs]}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let a = (h.store.queued().iter())
+        .find(|i| i.text == "a")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    h.respond(pa.id, Reply::status(503));
+    let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
+    assert!(
+        kept.is_some_and(|i| i.error.is_some()),
+        "the bubble stays, saying why"
+    );
+    // Their follow-up runs, the run ends: "a" is taken back with the whole queue.
+    let events = [
+        json!({"type": "queue-updated", "seq": 5, "queue": {"followUps": []}}),
+        json!({"type": "agent-end", "seq": 6, "turnId": "t1", "status": "ok"}),
+    ];
+    h.body(ev, &lines(SESSION, &events));
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 6, "cleared": 0})),
+    );
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 6, "idle", json!([])));
+    h.advance(1_000);
+    assert!(
+        !h.store.queued().iter().any(|i| i.text == "a"),
+        "the removal is done: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(prompts_sent(&h), ["first"]);
+}

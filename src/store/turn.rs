@@ -507,6 +507,8 @@ impl ChatStore {
         // All at once: the first may wait for a follow-up POST's answer before it goes out,
         // and its copy could run meanwhile, after another client's message.
         for (seq, nonce) in self.session.queue.strand(natural) {
+            #[cfg(feature = "pi")]
+            self.removal_again(&nonce);
             self.take_back(seq, &nonce, now_ms);
         }
     }

@@ -297,6 +297,16 @@ impl ChatStore {
         self.clear_all(now_ms);
     }
 
+    /// A stranded item whose removal the server kept (another client's rows were in its
+    /// queue): the take-back that follows tries that removal again, and the item is not
+    /// sent again as a new message.
+    pub(in crate::store) fn removal_again(&mut self, nonce: &str) {
+        let id = format!("fu-{nonce}");
+        if self.session.queue.get(&id).is_some_and(removal_refused) {
+            self.session.queue.mark_removing(&id, true);
+        }
+    }
+
     /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
     /// that lands before the clear is taken along and posted again under a fresh seq, behind
     /// the items posted after it: out of the user's order.
