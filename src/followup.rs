@@ -893,6 +893,23 @@ impl FollowUpQueue {
         self.items.insert(0, item);
     }
 
+    /// A follow-up never posted back at the head of the queue, `queued` under its nonce and
+    /// seq: one taken out to be sent as the next message whose send the user stopped before
+    /// it went (a stop sends nothing that is queued, and keeps it).
+    pub fn restore_queued(
+        &mut self,
+        nonce: &str,
+        seq: u64,
+        text: String,
+        files: Vec<FileAttachment>,
+        options: Option<Box<SendOptions>>,
+    ) {
+        self.retired.retain(|n| n != nonce);
+        let mut item = FollowUpItem::new(nonce, seq, text, files, options);
+        item.version = self.next_version();
+        self.items.insert(0, item);
+    }
+
     /// The server's queue holds the follow-up `(nonce, seq, text)` (pi-native's
     /// `queue-updated`, SPEC §14, which is authoritative for the waiting bubbles): one of ours
     /// whose answer was lost or refused is `accepted` after all (one with a request on its way

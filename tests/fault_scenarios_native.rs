@@ -1,6 +1,7 @@
 //! Store bugs the pi-native fault schedules (`tests/fault_schedules_native.rs`) found,
-//! reduced to hand-written scenarios on the plain harness; each pins its fix. The knob named
-//! with each (`FAULT_NATIVE_*`) turned on the faults that reached it.
+//! reduced to hand-written scenarios on the plain harness; each pins its fix. The older ones
+//! name the `FAULT_NATIVE_*` knob that turned on the faults that reached them (every fault
+//! class has been on by default since).
 
 #![cfg(feature = "pi")]
 
@@ -535,4 +536,1051 @@ fn a_prompt_retry_made_moot_by_a_state_read_leaves_no_timer_behind() {
         h.now
     );
     assert_eq!(h.count(RequestKind::NativePrompt), 1, "not sent again");
+}
+
+/// Seed 33 (every fault class on). A follow-up never posted ("b", queued behind "a"'s POST)
+/// is the queue's head when the run ends, so the store sends it as the next message; that
+/// turn is held while the take-back of a removed item ("z") is out. The user stops the held
+/// turn: "b" went to the composer as if the user had typed it there, and the next thing the
+/// user typed replaced it. A stop sends nothing that is queued and keeps it (SPEC §6): "b"
+/// goes back to the head of the queue, `queued`, where it was.
+#[test]
+fn a_queued_follow_up_held_as_the_next_message_goes_back_to_the_queue_on_stop() {
+    let (mut h, ev, _) = first_running();
+    h.submit("z");
+    let pz = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pz.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let z = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&z, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.submit("b");
+    // "a" runs while its POST is out, and the run ends; then its POST is answered.
+    let start = json!({"type": "message-start", "seq": 2, "messageId": "u2", "role": "user",
+        "text": "a", "clientNonce": pa.client_nonce(), "clientSeq": pa.client_seq()});
+    let end = json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[start, end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    assert_eq!(
+        h.store.status(),
+        Status::Submitted,
+        "\"b\" is the next message, held for the take-back of \"z\""
+    );
+    assert!(h.open(RequestKind::NativePrompt).is_empty());
+    h.stop();
+    let queued: Vec<_> = (h.store.queued().iter())
+        .map(|i| (i.text.clone(), i.state))
+        .collect();
+    assert!(
+        queued.contains(&("b".to_string(), agent_chat_store::ItemState::Queued)),
+        "\"b\" waits in the queue again (queue {queued:?}, draft {:?})",
+        h.store.draft()
+    );
+    assert_eq!(h.store.draft(), "", "the composer is the user's");
+    assert!(
+        !user_texts(&h).contains(&"b".to_string()),
+        "no message of \"b\""
+    );
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        1,
+        "nothing is sent on its own"
+    );
+}
+
+/// Seed 33 (every fault class on). The answer to a take-back sent before a session switch
+/// was read without its status (a late answer of an older generation changes nothing): a
+/// removal the server confirmed counted as unanswered, was sent again, and a turn held for it
+/// waited on. A take-back's answer is the server's word whichever session is open: it
+/// counts.
+#[test]
+fn a_take_back_answered_after_a_session_switch_is_done() {
+    let (mut h, _, _) = first_running();
+    h.submit("z");
+    let pz = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pz.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let z = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&z, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.switch_session("T");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 1, "streaming", json!([])));
+    h.advance(5_000);
+    assert_eq!(
+        h.count(RequestKind::FollowUpDelete),
+        1,
+        "the clear was answered: nothing is sent again"
+    );
+    assert!(
+        h.store.queued().iter().all(|i| i.text != "z"),
+        "the removal is done: {:?}",
+        h.store.queued()
+    );
+}
+
+/// Seed 73 (every fault class on). A run ends with a follow-up ("a") stranded in the
+/// server's queue: the store takes it back and holds "a" as the next message until the
+/// take-back is answered. Meanwhile another run starts (here another client's; in the seed,
+/// a prompt the user had stopped on its way): the store followed it as its own turn and the
+/// held message was dropped, never sent. A held turn is this client's next message: another
+/// run does not replace it (its prompt meets that run and goes as a follow-up, or goes once
+/// the run is over).
+#[test]
+fn a_held_message_is_not_dropped_when_another_run_starts() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
+    // Another client's run starts and ends before the clear is answered.
+    let other = [
+        json!({"type": "agent-start", "seq": 3, "turnId": "t2"}),
+        json!({"type": "message-start", "seq": 4, "messageId": "u9", "role": "user", "text": "theirs", "clientNonce": "other-tab"}),
+        json!({"type": "message-end", "seq": 5, "messageId": "u9", "final": {"id": "u9", "role": "user", "status": "done", "parts": [{"type": "text", "text": "theirs"}]}}),
+        json!({"type": "agent-end", "seq": 6, "turnId": "t2", "status": "ok"}),
+    ];
+    h.body(ev, &lines(SESSION, &other));
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first", "a"],
+        "\"a\" goes as the next message (status {:?}, queue {:?})",
+        h.store.status(),
+        h.store.queued()
+    );
+}
+
+/// Seed 85 (every fault class on). A run ends with a follow-up ("a") stranded in the
+/// server's queue: the store takes it back and holds "a" as the next message. The user
+/// switches to another session; the take-back's answer comes while the session is parked.
+/// Back on it, the held message never went: the session stayed `submitted` for good.
+#[test]
+fn a_held_message_whose_take_back_was_answered_while_parked_goes_on_return() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
+    h.switch_session("T");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 2, "idle", json!([])));
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first", "a"],
+        "\"a\" goes (status {:?})",
+        h.store.status()
+    );
+}
+
+/// Seed 402 (every fault class on). A run ends with a follow-up ("a") stranded in the
+/// server's queue: the store takes it back and holds "a" as the next message, shown. A state
+/// read (a gap in the events) replaced the history before the take-back was answered, and
+/// the held message went with it; its prompt then failed without an answer, and "a" was
+/// nowhere: not in the history, not queued, never run. The held message is this client's
+/// and stays shown across a state read, as a sent prompt's does.
+#[test]
+fn a_held_message_stays_shown_across_a_state_read() {
+    let (mut h, ev, first) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
+    assert!(user_texts(&h).contains(&"a".to_string()));
+    // A gap: the state is read, and it does not know "a" (nothing was sent for it).
+    let late = json!({"type": "queue-updated", "seq": 9, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[late]));
+    let st = h.the_open(RequestKind::NativeState);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": first,
+        "parts": [{"type": "text", "text": "first"}]});
+    h.respond(st.id, state(SESSION, 9, "idle", json!([user])));
+    assert!(
+        user_texts(&h).contains(&"a".to_string()),
+        "the held message is still shown: {:?}",
+        user_texts(&h)
+    );
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cleared": 1})),
+    );
+    // Its prompt gets no answer, attempt after attempt: the turn fails, the message stays.
+    for _ in 0..10 {
+        let Some(p) = h.open(RequestKind::NativePrompt).first().map(|r| r.id) else {
+            h.advance(20_000);
+            continue;
+        };
+        h.respond(p, Reply::network("connection reset"));
+        h.advance(20_000);
+    }
+    assert_eq!(h.store.status(), Status::Error);
+    assert!(
+        user_texts(&h).contains(&"a".to_string()),
+        "the unsent message stays, with the error: {:?}",
+        user_texts(&h)
+    );
+}
+
+/// Seeds 1 and 4 (the live server's ways). The real server's `/state` names no prompt: its
+/// user messages carry no `clientNonce`. A prompt whose run the events did not show (a gap,
+/// a switch away) is in a state read only by its text: the store kept its optimistic copy
+/// beside the server's message (the message shown twice), and a turn still `submitted`
+/// for it waited for good, its run long over. One more message of its text than there was
+/// when it was sent is its message.
+#[test]
+fn a_prompt_the_state_shows_without_its_nonce_is_known_by_its_text() {
+    let mut h = native();
+    let ev = follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    h.respond(
+        prompt.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 1})),
+    );
+    // A gap: the run started and ended unseen; the state names no nonce.
+    let late = json!({"type": "queue-updated", "seq": 9, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[late]));
+    let st = h.the_open(RequestKind::NativeState);
+    let user = json!({"id": "u1", "role": "user", "status": "done",
+        "parts": [{"type": "text", "text": "hi"}]});
+    let answer = json!({"id": "a1", "role": "assistant", "status": "done",
+        "parts": [{"type": "text", "text": "hello"}]});
+    h.respond(st.id, state(SESSION, 9, "idle", json!([user, answer])));
+    assert_eq!(user_texts(&h), ["hi"], "the prompt's message is shown once");
+    assert_eq!(h.store.status(), Status::Ready, "its run is over");
+}
+
+/// Seed 5 (the live server's ways). A follow-up ("a") stranded at a run's end is taken back
+/// by its selectors, to go as the next message. The user switches away before the answer,
+/// which is the live server's `cleared: 0` (it removes nothing by selectors): read in a
+/// parked session without the queue it speaks of, it counted as done, and "a" was sent as a
+/// new message while the server still held it, which then ran it a second time. A parked
+/// session's take-back answer is read against that session's queue.
+#[test]
+fn a_selective_clear_that_cleared_nothing_counts_in_a_parked_session_too() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let (nonce, seq) = (pa.client_nonce().to_string(), pa.client_seq());
+    let row = json!({"id": "queue:S:followup:0:1", "kind": "followup", "displayText": "a",
+        "clientNonce": nonce, "clientSeq": seq});
+    let events = [
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row.clone()]}}),
+        json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"}),
+    ];
+    h.body(ev, &lines(SESSION, &events));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.switch_session("T");
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    h.respond(
+        st.id,
+        common::native_store::state_of(SESSION, 3, "idle", json!([]), json!([row])),
+    );
+    h.advance(1_000);
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        ["first"],
+        "\"a\" is not sent while the server holds it"
+    );
+    assert_eq!(
+        h.open(RequestKind::NativeClear).len(),
+        1,
+        "the server's queue is cleared to take \"a\" back"
+    );
+}
+
+/// Seed 19 (the live server's ways). A removal on a server that removes nothing by
+/// selectors clears its whole queue; "keep", taken along, is posted again. Deciding that
+/// clear reset "keep" a second time after its new POST had gone, so the store counted it as
+/// never posted: once that POST was cut (a session switch) and the state showed "keep" had
+/// run, the store did not see it there and sent it again as a new message. An item is put
+/// back in the queue once per clear that took it.
+#[test]
+fn a_follow_up_a_clear_took_along_is_posted_again_once() {
+    let (mut h, ev, _) = first_running();
+    h.submit("keep");
+    let pk = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pk.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("drop");
+    let pd = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pd.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let row = |p: &common::Sent, i: usize, text: &str| {
+        json!({"id": format!("q{i}"), "kind": "followup", "displayText": text,
+            "clientNonce": p.client_nonce(), "clientSeq": p.client_seq()})
+    };
+    let rows = json!([row(&pk, 0, "keep"), row(&pd, 1, "drop")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let drop = h.store.queued()[1].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&drop, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 2})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    let again = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(again.client_nonce(), pk.client_nonce());
+    // The server takes it and runs it; the user switches away before the answer comes.
+    h.switch_session("T");
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    let user = |id: &str, text: &str| json!({"id": id, "role": "user", "status": "done", "parts": [{"type": "text", "text": text}]});
+    h.respond(
+        st.id,
+        state(
+            SESSION,
+            9,
+            "idle",
+            json!([user("u1", "first"), user("u2", "keep")]),
+        ),
+    );
+    h.advance(1_000);
+    let prompts: Vec<String> = (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(prompts, ["first"], "\"keep\" ran: it is not sent again");
+    assert!(
+        h.store.queued().is_empty(),
+        "nothing waits: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(user_texts(&h), ["first", "keep"]);
+}
+
+/// The queue row of a follow-up POST `p` of `text`, at position `i`.
+fn row_of(p: &common::Sent, i: usize, text: &str) -> Value {
+    json!({"id": format!("q{i}"), "kind": "followup", "displayText": text,
+        "clientNonce": p.client_nonce(), "clientSeq": p.client_seq()})
+}
+
+/// The live server's ways. A clear of the whole queue, sent to take "a" back, is aborted
+/// with the session's other requests when the user switches away; nothing asked it again,
+/// and the removal waited for an answer that never came. Asked again under its request id
+/// once the session is current (a clear the server made answers its first receipt).
+#[test]
+fn a_clear_of_the_whole_queue_cut_by_a_switch_is_asked_again() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.switch_session("T");
+    assert!(h.aborted.contains(&all.id));
+    follow(&mut h, "T", 0);
+    h.switch_session(SESSION);
+    let st = h.last(RequestKind::NativeState);
+    let running = Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": 2, "state": {
+            "protocolVersion": 1, "sessionId": SESSION, "seq": 2, "status": "streaming",
+            "activeTurnId": "t1", "messages": [], "queue": {"followUps": [row_of(&pa, 0, "a")]},
+            "followUpMode": "one-at-a-time"}}),
+    );
+    h.respond(st.id, running);
+    h.advance(1_000);
+    let again = h.the_open(RequestKind::NativeClear);
+    assert_ne!(again.id, all.id);
+    assert_eq!(again.body()["requestId"], all.body()["requestId"]);
+}
+
+/// Seed 71 and most order failures at 500 seeds (the live server's ways). A removal on a
+/// server that removes nothing by selectors clears its whole queue once the follow-up POST
+/// out ("b") is answered; the same answer let the next POST ("c") go beside the clear. "c"
+/// reached the server first and was taken along, and "b", posted again under a fresh seq,
+/// then queued behind "c". No follow-up POST goes while a clear of the whole queue is out
+/// or not decided.
+#[test]
+fn no_follow_up_is_posted_while_a_clear_of_the_whole_queue_is_open() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.submit("b");
+    h.submit("c");
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    let queued =
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row_of(&pa, 0, "a")]}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    assert!(
+        h.open(RequestKind::FollowUpPost).is_empty(),
+        "\"c\" waits for the clear"
+    );
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 2})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let both = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[both]));
+    let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    let again = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(again.client_nonce(), pb.client_nonce(), "\"b\" goes first");
+    let texts: Vec<String> = (h.store.queued().iter()).map(|i| i.text.clone()).collect();
+    assert_eq!(texts, ["b", "c"]);
+}
+
+/// Seed 140 (the live server's ways). A clear of the whole queue is decided once the events
+/// reach its receipt's cursor; the store looked again only when the queue changed, so a
+/// clear whose cursor the events passed with other events (a run going on) stayed open, and
+/// the removal it served with it: the held turn behind it waited for good. Every batch of
+/// events decides it.
+#[test]
+fn a_clear_of_the_whole_queue_is_decided_by_any_event_past_its_cursor() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let queued =
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row_of(&pa, 0, "a")]}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 1})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    assert_eq!(h.store.queued().len(), 1, "the clear's cursor is 4");
+    let answer = json!({"type": "message-start", "seq": 4, "messageId": "a1", "role": "assistant"});
+    h.body(ev, &lines(SESSION, &[answer]));
+    assert!(
+        h.store.queued().is_empty(),
+        "the removal is done: {:?}",
+        h.store.queued()
+    );
+}
+
+/// Seed 242 (the live server's ways). A clear of the whole queue whose effect the events
+/// do not show (the stream was cut across it) is settled by a state read; the take-backs
+/// that came while it was out waited for it, and nothing sent a clear for them after: the
+/// message held behind them waited for good. They get a clear of their own.
+#[test]
+fn take_backs_behind_a_clear_the_events_do_not_show_get_a_clear_of_their_own() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let ids: Vec<String> = h.store.queued().iter().map(|i| i.id.clone()).collect();
+    assert!(h.act(|s, now| s.remove_queued(&ids[0], now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    assert!(h.act(|s, now| s.remove_queued(&ids[1], now)));
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 2})),
+    );
+    // The events go past the clear without the queue it emptied.
+    let answer = json!({"type": "message-start", "seq": 3, "messageId": "a1", "role": "assistant"});
+    h.body(ev, &lines(SESSION, &[answer]));
+    let again = h.open(RequestKind::NativeClear);
+    assert_eq!(again.len(), 1, "\"b\" gets a clear of its own");
+    assert_ne!(again[0].id, all.id);
+}
+
+/// Seed 268 (the live server's ways). A removal that cannot go (the server removes only
+/// its whole queue, which holds another client's follow-up) keeps the bubble, saying why.
+/// A stop then dropped the server's queue, item and all, but the bubble stayed, stalled,
+/// as if the user had never removed it. Once the server drops such an item (a stop, a
+/// clear of the whole queue), the removal is done.
+#[test]
+fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
+        "clientNonce": "another-client", "clientSeq": 1});
+    let rows = json!([theirs, row_of(&pa, 1, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = (h.store.queued().iter())
+        .find(|i| i.text == "a")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    assert!(h.open(RequestKind::NativeClear).is_empty());
+    let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
+    assert!(
+        kept.is_some_and(|i| i.error.is_some()),
+        "the bubble stays, saying why"
+    );
+    h.stop();
+    assert!(
+        !h.store.queued().iter().any(|i| i.text == "a"),
+        "the stop dropped it: {:?}",
+        h.store.queued()
+    );
+}
+
+/// Seed 334 (the live server's ways). "a" is removed while another client's follow-up is
+/// in the server's queue: this server removes only its whole queue, so the removal cannot
+/// go, and "a" stays, saying why. A later clear of the whole queue (for "b", once the other
+/// client's follow-up ran) took "a" along, and the store posted "a" again, as it does for
+/// the items it did not mean to remove: the user's removal was undone. A removal the server
+/// kept is done when the server drops the item.
+#[test]
+fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
+        "clientNonce": "another-client", "clientSeq": 1});
+    let rows = json!([theirs, row_of(&pa, 1, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let a = (h.store.queued().iter())
+        .find(|i| i.text == "a")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    assert!(h.open(RequestKind::NativeClear).is_empty(), "refused");
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let b = (h.store.queued().iter())
+        .find(|i| i.text == "b")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&b, now)));
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 2})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    assert!(
+        h.store.queued().is_empty(),
+        "both removals are done: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(
+        h.count(RequestKind::FollowUpPost),
+        2,
+        "\"a\" is not posted again"
+    );
+}
+
+/// The texts of the prompts `h` sent.
+fn prompts_sent(h: &Harness) -> Vec<String> {
+    (h.sent.iter())
+        .filter(|r| r.kind == RequestKind::NativePrompt)
+        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Seed 100 (the live server's ways). A stop that never reached the server counted its
+/// queue as dropped ("a" taken back already). A clear of the whole queue then took "a"
+/// along, and the store posted it again under its nonce; stranded at the run's end, "a"
+/// was not taken back (taken back already, as far as the store knew) but sent as a prompt,
+/// and the server ran its copy too. A POST of an item's nonce puts a copy on the server
+/// again.
+#[test]
+fn a_follow_up_posted_again_is_taken_back_again() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    let rows = json!([row_of(&pa, 0, "a")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    h.stop();
+    let stop = h.the_open(RequestKind::NativeStop);
+    h.respond(stop.id, Reply::status(503));
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pb.client_nonce());
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 2})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    // The run goes on: a message sent now follows it, and "a" is posted again.
+    h.send("c");
+    let pc = h.the_open(RequestKind::NativePrompt);
+    h.respond(
+        pc.id,
+        Reply::error(409, "AGENT_COMMAND_INVALID_STATE", "a run is on"),
+    );
+    let st = h.last(RequestKind::NativeState);
+    let busy = Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": SESSION}, "seq": 4, "state": {
+            "protocolVersion": 1, "sessionId": SESSION, "seq": 4, "status": "streaming",
+            "activeTurnId": "t1", "messages": [], "queue": {"followUps": []},
+            "followUpMode": "one-at-a-time"}}),
+    );
+    h.respond(st.id, busy);
+    let ev = h.the_open(RequestKind::NativeEvents).id;
+    h.respond(
+        ev,
+        Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
+    );
+    let again = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(again.client_nonce(), pa.client_nonce());
+    let end = json!({"type": "agent-end", "seq": 5, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        again.id,
+        Reply::json(202, json!({"accepted": true, "queued": true, "cursor": 6})),
+    );
+    h.advance(1_000);
+    assert_eq!(
+        prompts_sent(&h),
+        ["first", "c"],
+        "\"a\" is not sent while the server holds it"
+    );
+    assert_eq!(
+        h.open(RequestKind::NativeClear).len(),
+        1,
+        "\"a\" is taken back"
+    );
+}
+
+/// Seed 127 (the live server's ways). "a", whose POST's answer was lost, goes as the next
+/// message once the run is over: its copy is taken back first. The server answers
+/// `cleared: 0` while the queue this store last saw did not show "a" (not queued, as far as
+/// it knew), and the state read that settles it shows "a" queued after all. The take-back
+/// was counted as done because "a" was out of the store's queue (held as the next message),
+/// and "a" was sent as a prompt while the server still held it: it ran twice. What the
+/// state's queue still shows is taken back again.
+#[test]
+fn a_take_back_the_state_shows_still_queued_is_sent_again() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.fail(pa.id, "connection reset after the server");
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pa.client_nonce());
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    let st = h.last(RequestKind::NativeState);
+    h.respond(
+        st.id,
+        state_of(SESSION, 3, "idle", json!([]), json!([row_of(&pa, 0, "a")])),
+    );
+    h.advance(1_000);
+    assert_eq!(
+        prompts_sent(&h),
+        ["first"],
+        "\"a\" is not sent while queued"
+    );
+    let again = h.last(RequestKind::FollowUpDelete);
+    assert_ne!(again.id, clear.id, "\"a\" is taken back again");
+    h.respond(
+        again.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    assert_eq!(
+        h.open(RequestKind::NativeClear).len(),
+        1,
+        "this server removes only the whole queue"
+    );
+    assert_eq!(prompts_sent(&h), ["first"]);
+}
+
+/// Seed 518 of 2000 (the live server's ways). A prompt cut off by a switch away is sent
+/// again when its session is open again. Its state read showed it had run (known by its
+/// text: the live server's state names no nonce) and ended its turn before the repeat's
+/// answer came, so the attempt was never done with: the next return sent the prompt a third
+/// time, on a turn already over, and the store stayed `submitted` for a run that never
+/// came. A prompt is sent again only while its turn waits for it.
+#[test]
+fn a_prompt_whose_run_a_state_read_showed_is_not_sent_again_on_return() {
+    let mut h = native();
+    follow(&mut h, SESSION, 0);
+    h.send("hi");
+    let first = h.the_open(RequestKind::NativePrompt);
+    h.switch_session("T");
+    follow(&mut h, "T", 0);
+    h.switch_session(SESSION);
+    let again = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(again.body()["clientNonce"], first.body()["clientNonce"]);
+    let user = json!({"id": "u1", "role": "user", "status": "done", "parts": [{"type": "text", "text": "hi"}]});
+    let answer = json!({"id": "a1", "role": "assistant", "status": "done", "parts": [{"type": "text", "text": "hello"}]});
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 4, "idle", json!([user, answer])));
+    assert_eq!(h.store.status(), Status::Ready, "its run is over");
+    h.respond(
+        again.id,
+        Reply::json(
+            202,
+            json!({"accepted": true, "cursor": 1, "duplicate": true, "clientNonce": first.body()["clientNonce"]}),
+        ),
+    );
+    h.switch_session("T");
+    follow(&mut h, "T", 0);
+    h.switch_session(SESSION);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        2,
+        "not sent a third time"
+    );
+    assert_eq!(h.store.status(), Status::Ready);
+}
+
+/// Seeds 1343 and 1750 of 2000 (the live server's ways; 1482 without). A message sent while
+/// a take-back is out waits for it (held). The stop before it never reached the server,
+/// whose run went on and ran the very follow-up being taken back: the take-back was moot,
+/// but nothing let the held message go, and the store stayed `submitted` for good. A
+/// take-back made moot by the item's run lets a held message go, as its answer would.
+#[test]
+fn a_held_message_goes_when_the_follow_up_it_waits_for_runs() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.stop();
+    let stop = h.the_open(RequestKind::NativeStop);
+    h.fail(stop.id, "connection reset before the server");
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true, "cursor": 2})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pa.client_nonce());
+    h.send("b");
+    assert_eq!(h.store.status(), Status::Submitted);
+    assert_eq!(prompts_sent(&h), ["first"], "\"b\" waits for the take-back");
+    // The run the stop did not reach goes on and runs "a".
+    let ran = [
+        json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": []}}),
+        json!({"type": "message-start", "seq": 3, "messageId": "u2", "role": "user",
+            "text": "a", "clientNonce": pa.client_nonce(), "clientSeq": pa.client_seq()}),
+    ];
+    h.body(ev, &lines(SESSION, &ran));
+    assert_eq!(prompts_sent(&h), ["first", "b"], "\"b\" goes");
+}
+
+/// Seed 1624 of 2000 (the live server's ways). A take-back whose own request failed (a 503)
+/// comes due while the clear of the whole queue that now serves it waits out its backoff:
+/// it waited for that clear without a new time, so its past due time stayed the store's
+/// next timer, and a host's timer loop fired without end. It waits until the clear goes.
+#[test]
+fn a_take_back_due_during_a_clear_backoff_waits_for_the_clear() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pb.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let ids: Vec<String> = h.store.queued().iter().map(|i| i.id.clone()).collect();
+    assert!(h.act(|s, now| s.remove_queued(&ids[0], now)));
+    assert!(h.act(|s, now| s.remove_queued(&ids[1], now)));
+    let deletes = h.requests(RequestKind::FollowUpDelete);
+    let (da, db) = (deletes[0].id, deletes[1].id);
+    h.respond(
+        da,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.fail(all.id, "connection reset before the server");
+    h.advance(600);
+    let second = h.the_open(RequestKind::NativeClear);
+    // "b"'s own request fails now: due again within 500 ms, the clear (a second failure)
+    // after 500 ms or more.
+    h.respond(db, Reply::status(503));
+    h.fail(second.id, "connection reset before the server");
+    h.advance(5_000);
+    let again = h.the_open(RequestKind::NativeClear);
+    assert_eq!(again.body()["requestId"], all.body()["requestId"]);
+}
+
+/// Seed 450 of 2000 (the live server's ways). "a", accepted after the run's end, goes as
+/// the next message; its copy is taken back first. The live server answers 409 (not queued:
+/// it ran meanwhile), and the state read that settles it shows "a" ran, known by its text
+/// only (the live server's state names no nonce). The count by text looked for the item in
+/// the store's queue, which a message held to go next has left: "a" counted as not run and
+/// went as a prompt, and ran twice. The held message's own count of its text decides.
+#[test]
+fn a_held_follow_up_the_state_shows_ran_by_its_text_is_not_sent() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true, "cursor": 3})),
+    );
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(clear.body()["clientNonce"], pa.client_nonce());
+    h.respond(
+        clear.id,
+        Reply::error(409, "AGENT_REQUEST_CONFLICT", "queue selectors disagree"),
+    );
+    let st = h.last(RequestKind::NativeState);
+    let msg = |id: &str, role: &str, text: &str| json!({"id": id, "role": role, "status": "done", "parts": [{"type": "text", "text": text}]});
+    let messages = json!([
+        msg("u1", "user", "first"),
+        msg("a1", "assistant", "one"),
+        msg("u2", "user", "a"),
+        msg("a2", "assistant", "two"),
+    ]);
+    h.respond(st.id, state(SESSION, 8, "idle", messages));
+    h.advance(1_000);
+    assert_eq!(prompts_sent(&h), ["first"], "\"a\" ran: it is not sent");
+    assert_eq!(user_texts(&h), ["first", "a"]);
+    assert_eq!(h.store.status(), Status::Ready);
+}
+
+/// Seed 4978 of 5000 (the live server's ways). "a" is removed while its POST is out; the
+/// POST fails, so the server may hold it, but the take-back cannot go (the server removes
+/// only its whole queue, which holds another client's follow-up): "a" stays, saying why.
+/// At the run's end the clear of the whole queue finds no "a" (the failed POST never
+/// reached the server), and the state read agrees; the take-back counted as done, but the
+/// bubble stayed, as if the user had never removed it. A removal the server kept is done
+/// when the server holds no copy.
+#[test]
+fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
+    let (mut h, ev, _) = first_running();
+    // The server's removal by selectors is found to do nothing (and "y" is cleared).
+    h.submit("y");
+    let py = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        py.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    let rows = json!([row_of(&py, 0, "y")]);
+    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    let y = h.store.queued()[0].id.clone();
+    assert!(h.act(|s, now| s.remove_queued(&y, now)));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
+    );
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 1})),
+    );
+    let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
+    h.body(ev, &lines(SESSION, &[emptied]));
+    assert!(h.store.queued().is_empty());
+    // Another client's follow-up waits on the server; "a" is removed while its POST is out.
+    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
+        "clientNonce": "another-client", "clientSeq": 1});
+    let queued = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": [theirs]}});
+    h.body(ev, &lines(SESSION, &[queued]));
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let a = (h.store.queued().iter())
+        .find(|i| i.text == "a")
+        .map(|i| i.id.clone())
+        .unwrap();
+    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    h.respond(pa.id, Reply::status(503));
+    let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
+    assert!(
+        kept.is_some_and(|i| i.error.is_some()),
+        "the bubble stays, saying why"
+    );
+    // Their follow-up runs, the run ends: "a" is taken back with the whole queue.
+    let events = [
+        json!({"type": "queue-updated", "seq": 5, "queue": {"followUps": []}}),
+        json!({"type": "agent-end", "seq": 6, "turnId": "t1", "status": "ok"}),
+    ];
+    h.body(ev, &lines(SESSION, &events));
+    let all = h.the_open(RequestKind::NativeClear);
+    h.respond(
+        all.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 6, "cleared": 0})),
+    );
+    let st = h.last(RequestKind::NativeState);
+    h.respond(st.id, state(SESSION, 6, "idle", json!([])));
+    h.advance(1_000);
+    assert!(
+        !h.store.queued().iter().any(|i| i.text == "a"),
+        "the removal is done: {:?}",
+        h.store.queued()
+    );
+    assert_eq!(prompts_sent(&h), ["first"]);
 }

@@ -31,7 +31,8 @@
 //! printed with its schedule anyway); `FAULT_SEEDS=N` runs N seeds instead of the default;
 //! `FAULT_KEEP_GOING=1` runs them all and lists every failure; `FAULT_REORDER=0` keeps a page's
 //! requests in the order they were sent (by default odd seeds let them overtake each other on
-//! their way to the server, the REORDER_RACE below).
+//! their way to the server, the REORDER_RACE below); `FAULT_TRACE=1` also logs the page's
+//! waiting bubbles as they change.
 //!
 //! Model choices: chat POSTs and stream resumes reach the server when they are sent (their
 //! answers may be slow or lost to an abort); a page's requests reach the server in the order

@@ -26,24 +26,17 @@
 //! 503, no answer, delivered twice, slow), the reads fewer (slow, dropped, 503), and cuts the
 //! events stream mid-line or closes it (the store resumes from its cursor).
 //!
-//! Store bugs this found are reduced to `#[ignore]`d scenarios in
-//! `tests/fault_scenarios_native.rs`. Until they are fixed, the faults that trigger them are
-//! off by default, each behind a knob (`FAULT_NATIVE_ALL=1` turns them all on):
-//! `FAULT_NATIVE_SWITCHES=1` (session switches: SWITCH_BACK), `FAULT_NATIVE_STOPS=1` (user
-//! stops: STOPPED_PROMPT, CONFLICT_AS_STARTED, STATE_NOT_RECONCILED), `FAULT_NATIVE_CONFLICTS=1`
-//! (follow-up POSTs that never reach the server, lost `queue/clear` answers, requests that
-//! overtake each other: CONFLICT_AS_STARTED), `FAULT_NATIVE_PROMPT_FAULTS=1` (failed prompts:
-//! PROMPT_NOT_RECONCILED, UNSENT_DROPPED), `FAULT_NATIVE_POST_TIMEOUTS=1` (follow-up POSTs
-//! that answer after the store's timeout: QUEUE_STUCK). `FAULT_SEED`, `FAULT_SEEDS`,
-//! `FAULT_KEEP_GOING` work as in `tests/fault_schedules.rs`.
-//!
-//! With every knob off the default 500 seeds pass; longer runs still fail about one seed in
-//! 300 (`FAULT_SEEDS=5000`, as of this commit's store: out of order 1281, 2034, 2438, 3249,
-//! 4215, 4587, 4699; lost 2316, 2604, 4259; left queued 1585, 2181, 3033, 3197, 3293, 3713).
-//! Those looked at are OTHER_RUN_END (1281, 2316: a reload while another page's run is on)
-//! and QUEUE_STUCK after a replay-window state read (3293), which no knob isolates.
-//! Not reduced yet: with `FAULT_NATIVE_STOPS=1`, seed 148 settles with an assistant message
-//! after the user message that followed it (a stop lost on its way, the run going on).
+//! Every fault class of the first transport's schedules is on (session switches and
+//! switch-backs, commands dropped before or after the server, 503s, timeouts, duplicates,
+//! requests overtaking each other on odd seeds), plus user stops and faults of every
+//! pi-native command and read. `FAULT_SEED`, `FAULT_SEEDS`, `FAULT_KEEP_GOING`,
+//! `FAULT_REORDER` and `FAULT_TRACE` work as in `tests/fault_schedules.rs`. Two seeds in three
+//! meet the live server's ways instead of the protocol as written (`LiveFacts` in
+//! `tests/common/sim_server.rs`: selectors attached by text, no `followup-consumed`,
+//! selective clears that remove nothing, no nonce dedupe, stops without `ABORTED`);
+//! `FAULT_NATIVE_LIVE=1` (or `0`) puts every seed on one side. Store bugs these
+//! schedules found are reduced to scenarios in `tests/fault_scenarios_native.rs`, each named
+//! for the behaviour it pins, with its seed.
 
 #![cfg(feature = "pi")]
 

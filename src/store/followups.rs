@@ -124,6 +124,10 @@ impl ChatStore {
     /// is still on its way could reach the server first and run before the message it follows
     /// (the browser makes the two fetches concurrently).
     pub(super) fn may_post_followups(&self) -> bool {
+        #[cfg(feature = "pi")]
+        if self.clear_all_open() {
+            return false;
+        }
         !self.disposed
             && matches!(
                 self.session.phase,
@@ -138,6 +142,10 @@ impl ChatStore {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
+            // A copy of it may be on the server again (pi-native posts again, under their
+            // nonces, the items a clear of the whole queue took along): taking it back needs
+            // a request again.
+            self.session.take_backs.posted(&post.client_nonce);
             let (path, body, carried) = self.followup_request(&post);
             let id = self.request_with(
                 RequestKind::FollowUpPost,
@@ -192,12 +200,18 @@ impl ChatStore {
     ) {
         let options = item.options.map(|o| *o).unwrap_or_default();
         if !server_may_have_it {
-            return self.start_turn(item.text, item.files, options, now_ms);
+            let unposted = (item.client_nonce, item.client_seq);
+            self.start_turn(item.text, item.files, options, now_ms);
+            if let Phase::Held(h) = &mut self.session.phase {
+                h.unposted = Some(unposted);
+            }
+            return;
         }
         self.take_back(item.client_seq, &item.client_nonce, now_ms);
         self.start_turn(item.text, item.files, options, now_ms);
         if let Phase::Held(h) = &mut self.session.phase {
             h.nonce = Some(item.client_nonce);
+            h.texts_before = item.texts_before;
         }
     }
 }

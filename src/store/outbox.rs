@@ -264,12 +264,16 @@ impl ChatStore {
         id
     }
 
-    /// The pending record of `id` if its answer still matters.
+    /// The pending record of `id` if its answer still matters: one of the open session's
+    /// generation, or one that names what it is for itself (the session list's; a
+    /// take-back's, which [`settle`](Self::settle) gives to the session that sent it).
     pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
         let current = (self.generation, self.session.id.as_str());
         match self.pending.get_mut(&id) {
             Some(p)
-                if p.kind.of_session_list() || (p.generation, p.session.as_str()) == current =>
+                if p.kind.of_session_list()
+                    || p.kind == RequestKind::FollowUpDelete
+                    || (p.generation, p.session.as_str()) == current =>
             {
                 Some(p)
             }
@@ -311,6 +315,12 @@ impl ChatStore {
         // Requests not yet handed out belong to the old generation too.
         self.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
+        #[cfg(feature = "pi")]
+        if let Some(id) = (self.session.native_clear.as_mut()).and_then(|c| c.request.take()) {
+            // Aborted with the rest: asked again, under its request id (a clear the server
+            // made answers its first receipt), once the session is current again.
+            self.session.take_backs.unsent(id, 0);
+        }
         for a in &mut self.session.answers {
             // Aborted with the rest: posted again, with the same ids, when the session opens.
             if a.in_flight.take().is_some() {

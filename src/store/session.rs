@@ -65,12 +65,12 @@ pub(super) struct Session {
     /// have reached the server): if its run shows up, it is stopped.
     #[cfg(feature = "pi")]
     pub(super) stopped_prompt: Option<String>,
-    /// pi-native: the optimistic user message of each prompt sent here whose run the events
-    /// have not shown yet (by its nonce): it goes when the server's message shows, and it is
-    /// kept across a state read until then (a failed send's message stays, as it would over
-    /// the first transport).
+    /// pi-native: each prompt sent here whose run the events have not shown yet, with its
+    /// optimistic user message: that goes when the server's message shows, and it is kept
+    /// across a state read until then (a failed send's message stays, as it would over the
+    /// first transport).
     #[cfg(feature = "pi")]
-    pub(super) prompts: Vec<(String, UIMessage)>,
+    pub(super) prompts: Vec<super::native::SentPrompt>,
     /// pi-native: the receipt's `cursor` of the prompt on its way: a run that starts at or
     /// after it is that prompt's (the server admits a prompt only when no run is on).
     #[cfg(feature = "pi")]

@@ -99,10 +99,28 @@ impl TakeBacks {
         }
     }
 
+    /// pi-native: the take-backs waiting for a request go at `at` (with the clear of the
+    /// whole queue that waits for its backoff until then).
+    #[cfg(feature = "pi")]
+    pub(super) fn wait_until(&mut self, at: u64) {
+        for t in self
+            .open
+            .iter_mut()
+            .filter(|t| t.request.is_none() && !t.unsure)
+        {
+            t.retry_at = Some(at);
+        }
+    }
+
     /// A take-back of `nonce` is open (on its way, or waiting to go).
     #[cfg(feature = "pi")]
     pub(super) fn is_open(&self, nonce: &str) -> bool {
         self.open.iter().any(|t| t.nonce == nonce)
+    }
+
+    /// `nonce` is posted (again): the server may hold a copy.
+    pub(super) fn posted(&mut self, nonce: &str) {
+        self.gone.retain(|n| n != nonce);
     }
 
     /// The server confirmed it holds no copy of `nonce` any more.
@@ -420,7 +438,9 @@ impl ChatStore {
                 .items()
                 .iter()
                 .find(|i| i.client_nonce == nonce);
-            let held = item.is_some_and(|i| i.held);
+            // Still in the state's queue (its item may be out of the store's queue already,
+            // a held turn about to send its text): taken back again.
+            let held = item.is_some_and(|i| i.held) || self.session.server_holds(&nonce);
             let doubt = item.is_some_and(|i| self.session.queue.foreign_text(&i.text));
             let tb = &mut self.session.take_backs;
             if held {
@@ -454,7 +474,7 @@ impl Session {
         self.queue.consume_by_nonce(nonce);
         if matches!(&self.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
             if let Some(bubble) = self.phase.take_held().and_then(|h| h.bubble) {
-                self.conversation.withdraw(&bubble);
+                self.conversation.withdraw(&bubble.id);
             }
         }
     }

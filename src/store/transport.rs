@@ -94,13 +94,18 @@ impl ChatStore {
     }
 
     /// What the answer to the take-back `id` says (over pi-native a `queue/clear` by
-    /// selectors, whose `cleared` count says more).
+    /// selectors, whose `cleared` count says more, of the session that sent it, open or
+    /// parked).
     pub(super) fn delete_answer(&mut self, id: RequestId, p: &outbox::Pending) -> DeleteAnswer {
         #[cfg(feature = "pi")]
-        if self.native() && p.session == self.session.id {
-            let tb = &self.session.take_backs;
-            let nonce = tb.nonce_of(id);
-            return self.native_delete_answer(nonce.as_deref(), p.status, &p.body);
+        if self.native() {
+            let s = match p.session == self.session.id {
+                true => Some(&mut self.session),
+                false => self.parked.get_mut(&p.session),
+            };
+            if let Some(s) = s {
+                return s.native_delete_answer(id, p.status, &p.body);
+            }
         }
         let _ = id;
         DeleteAnswer::of(p.status, &p.body)

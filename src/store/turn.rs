@@ -31,8 +31,16 @@ pub(super) struct HeldTurn {
     /// The `clientNonce` of the server's copy of the text it sends (a follow-up sent again as
     /// a new message): if that copy runs already, the turn is not sent.
     pub(super) nonce: Option<String>,
-    /// The user message this turn added, withdrawn if it never goes.
-    pub(super) bubble: Option<String>,
+    /// The user message this turn added (shown while it waits; a state read that replaces
+    /// the history shows it again), withdrawn if it never goes.
+    pub(super) bubble: Option<UIMessage>,
+    /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
+    /// sends as the next message: a stop puts it back in the queue.
+    pub(super) unposted: Option<(String, u64)>,
+    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::followup::FollowUpItem)
+    /// (the copy `nonce` names): a state read that shows a server message of its text more
+    /// says that copy ran.
+    pub(super) texts_before: usize,
     pub(super) trigger: &'static str,
     pub(super) message_id: Option<String>,
     pub(super) text: String,
@@ -109,13 +117,22 @@ impl ChatStore {
         }
         if let Some(held) = self.session.phase.take_held() {
             if let Some(bubble) = &held.bubble {
-                self.session.conversation.withdraw(bubble);
+                self.session.conversation.withdraw(&bubble.id);
             }
-            if let Some(nonce) = held.nonce {
+            let options = Some(Box::new(held.options));
+            if let Some((nonce, seq)) = held.unposted {
+                // A queued follow-up on its way to be the next message: it waits, `queued`,
+                // where it was (a stop sends nothing that is queued, SPEC §6).
+                let before = self.texts_before(&held.text);
+                let q = &mut self.session.queue;
+                q.restore_queued(&nonce, seq, held.text, held.files, options);
+                if let Some(n) = before {
+                    q.set_texts_before(&format!("fu-{nonce}"), n);
+                }
+            } else if let Some(nonce) = held.nonce {
                 // A queued item on its way back as a new message: after a stop it waits,
                 // `stalled`, where it was (SPEC §6), not in the composer, which may hold
                 // something else.
-                let options = Some(Box::new(held.options));
                 (self.session.queue).restore_stalled(&nonce, held.text, held.files, options);
             } else if held.bubble.is_some() && self.draft.is_empty() && self.draft_files.is_empty()
             {
@@ -166,7 +183,7 @@ impl ChatStore {
             sent.user_message.get_or_insert_with(|| id.clone());
         }
         if let Phase::Held(h) = &mut self.session.phase {
-            h.bubble = Some(id);
+            h.bubble = self.session.conversation.history().get(&id).cloned();
         }
     }
 
@@ -219,6 +236,8 @@ impl ChatStore {
             s.phase = Phase::Held(Box::new(HeldTurn {
                 nonce: None,
                 bubble: None,
+                unposted: None,
+                texts_before: 0,
                 trigger,
                 message_id,
                 text,
@@ -488,6 +507,8 @@ impl ChatStore {
         // All at once: the first may wait for a follow-up POST's answer before it goes out,
         // and its copy could run meanwhile, after another client's message.
         for (seq, nonce) in self.session.queue.strand(natural) {
+            #[cfg(feature = "pi")]
+            self.removal_again(&nonce);
             self.take_back(seq, &nonce, now_ms);
         }
     }

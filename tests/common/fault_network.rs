@@ -79,6 +79,7 @@ impl World {
                 // do the reads (the events stream also breaks mid-line, in `flush`).
                 RequestKind::NativePrompt
                 | RequestKind::NativeStop
+                | RequestKind::NativeClear
                 | RequestKind::NativeState
                 | RequestKind::NativeEvents => native,
                 _ => false,
@@ -105,7 +106,7 @@ impl World {
             sent.kind,
             RequestKind::FollowUpPost | RequestKind::NativePrompt
         ) {
-            let fate = match self.rng.weighted(&[40, 8, 8, 8, 6, not_ready, 5, 6]) {
+            match self.rng.weighted(&[40, 8, 8, 8, 6, not_ready, 5, 6]) {
                 0 => Fate::Ok,
                 1 => Fate::Slow,
                 2 => Fate::DropBefore,
@@ -116,51 +117,17 @@ impl World {
                     arrives: self.rng.chance(50),
                 },
                 _ => Fate::Duplicate,
-            };
-            match (sent.kind, fate) {
-                // Without `conflicts` every follow-up POST reaches the server (its answer
-                // may still be lost).
-                (RequestKind::FollowUpPost, Fate::DropBefore | Fate::Http503)
-                    if !self.conflicts =>
-                {
-                    Fate::DropAfter
-                }
-                (RequestKind::FollowUpPost, Fate::Timeout { .. }) if !self.post_timeouts => {
-                    Fate::DropAfter
-                }
-                (RequestKind::FollowUpPost, Fate::Timeout { .. }) if !self.conflicts => {
-                    Fate::Timeout { arrives: true }
-                }
-                // Without `prompt_faults` a prompt is only slow or delivered twice.
-                (
-                    RequestKind::NativePrompt,
-                    Fate::DropBefore | Fate::DropAfter | Fate::Http503 | Fate::Timeout { .. },
-                ) if !self.prompt_faults => Fate::Ok,
-                (_, f) => f,
             }
         } else {
             match self.rng.weighted(&[70, 8, 8, 8, 6]) {
                 0 => Fate::Ok,
                 1 => Fate::Slow,
                 2 => Fate::DropBefore,
-                // Without `conflicts` a `queue/clear` whose answer would be lost does not
-                // reach the server either (the store's second one would answer 409).
-                3 if !self.conflicts && sent.kind == RequestKind::FollowUpDelete => {
-                    Fate::DropBefore
-                }
                 3 => Fate::DropAfter,
                 _ => Fate::Http503,
             }
         };
         let latency = match fate {
-            // A prompt slower than the store's timeout is one whose answer is lost.
-            Fate::Slow if sent.kind == RequestKind::NativePrompt && !self.prompt_faults => {
-                self.rng.range(1_000, 25_000)
-            }
-            // A follow-up POST slower than the store's timeout is one that never answers.
-            Fate::Slow if sent.kind == RequestKind::FollowUpPost && !self.post_timeouts => {
-                self.rng.range(1_000, 25_000)
-            }
             Fate::Slow => self.rng.range(1_000, 45_000),
             _ => self.rng.range(1, 300),
         };
@@ -263,8 +230,7 @@ impl World {
                 | RequestKind::NativePrompt
                 | RequestKind::NativeState
                 | RequestKind::NativeEvents
-        ) || self.rng.chance(50)
-            || (!self.conflicts && kind == RequestKind::FollowUpPost);
+        ) || self.rng.chance(50);
         let keep_reply = self.rng.chance(30);
         self.sched.retain(|s| match &s.ev {
             Ev::Arrive { page: p, id: i } if (*p, *i) == (page, id) => keep_arrival,

@@ -15,7 +15,7 @@ use agent_chat_store::{ItemState, RetryPolicy};
 use agent_chat_store::{RequestId, StoreEvent, StoreOptions, SubmitKind};
 
 use super::fault_network::{Ev, ReqInfo, Scheduled};
-use super::sim_server::{Prng, Server, NATIVE_AGENT};
+use super::sim_server::{LiveFacts, Prng, Server, NATIVE_AGENT};
 use super::{options_with, Harness, PI_CAPS, SESSION, T0};
 
 /// The sessions the user switches between.
@@ -48,34 +48,9 @@ pub struct ItemRec {
 
 pub struct World {
     pub transport: Transport,
-    /// The user switches sessions. Off over pi-native unless `FAULT_NATIVE_SWITCHES=1`: the
-    /// store does not follow a session again once the user switched back to it (SWITCH_BACK,
-    /// tests/fault_scenarios_native.rs), which hangs every schedule that switches.
-    pub switches: bool,
-    /// The user stops turns (pi-native only: `POST …/stop`). Off unless
-    /// `FAULT_NATIVE_STOPS=1`: a follow-up whose POST the stop overtook is lost
-    /// (STOP_DROPS_POSTED), and a prompt stopped on its way shows twice (STOPPED_PROMPT),
-    /// tests/fault_scenarios_native.rs.
+    /// The user stops turns (pi-native only: `POST …/stop` drops the server's queue; the
+    /// first transport's schedules keep the weights they were written with).
     pub stops: bool,
-    /// What makes a `queue/clear` answer 409 (not queued) for an item that never ran: a
-    /// follow-up POST that does not reach the server (dropped before it, a 503 in front of
-    /// it, never delivered, aborted on the way), a clear whose answer is lost (the store sends
-    /// it again), requests overtaking each other. Over pi-native off unless
-    /// `FAULT_NATIVE_CONFLICTS=1`: the store reads that 409 as "already started" and drops
-    /// the item (CONFLICT_AS_STARTED, tests/fault_scenarios_native.rs).
-    pub conflicts: bool,
-    /// Prompts that fail: dropped before or after the server, a 503, no answer, slower than
-    /// the store's timeout. Over pi-native off unless `FAULT_NATIVE_PROMPT_FAULTS=1` (prompts
-    /// are then only slow or delivered twice): a failed prompt the server ran shows its
-    /// message twice (PROMPT_NOT_RECONCILED), and one it never had vanishes with the next
-    /// state read (UNSENT_DROPPED), tests/fault_scenarios_native.rs.
-    pub prompt_faults: bool,
-    /// Follow-up POSTs that get no answer in time (the store's follow-up timeout fires). Over
-    /// pi-native off unless `FAULT_NATIVE_POST_TIMEOUTS=1` (their answers are then lost
-    /// quickly instead): taking back one that had run, where only a state read showed it,
-    /// leaves the items behind it queued forever (QUEUE_STUCK,
-    /// tests/fault_scenarios_native.rs).
-    pub post_timeouts: bool,
     pub rng: Prng,
     pub now: u64,
     pub faults: bool,
@@ -107,6 +82,9 @@ pub struct World {
     pub final_unsent: HashMap<String, HashSet<String>>,
     /// The invariant checked after every input (the test's `World::check_step`).
     pub step_check: fn(&World),
+    /// `FAULT_TRACE=1`: the schedule's log also shows the page's queue as it changes.
+    pub trace: bool,
+    pub traced_queue: String,
 }
 
 pub fn page_options(transport: Transport) -> StoreOptions {
@@ -138,23 +116,18 @@ impl World {
             seed.wrapping_mul(31).wrapping_add(1),
         );
         let native = transport == Transport::Native;
-        // `FAULT_NATIVE_ALL=1` turns every pi-native knob on.
-        let on = |knob: &str| {
-            std::env::var(knob).is_ok_and(|v| v == "1")
-                || std::env::var("FAULT_NATIVE_ALL").is_ok_and(|v| v == "1")
-        };
-        let switches = !native || on("FAULT_NATIVE_SWITCHES");
-        let stops = native && on("FAULT_NATIVE_STOPS");
-        let conflicts = !native || on("FAULT_NATIVE_CONFLICTS");
-        let prompt_faults = !native || on("FAULT_NATIVE_PROMPT_FAULTS");
-        let post_timeouts = !native || on("FAULT_NATIVE_POST_TIMEOUTS");
+        // Two pi-native seeds in three meet the live server's ways, the others the protocol
+        // as written (the reference server's default): a store must keep its rules with
+        // both. `FAULT_NATIVE_LIVE=1` (or `0`) puts every seed on one side.
+        let live = native
+            && match std::env::var("FAULT_NATIVE_LIVE").as_deref() {
+                Ok("1") => true,
+                Ok("0") => false,
+                _ => !seed.is_multiple_of(3),
+            };
         let mut w = World {
             transport,
-            switches,
-            stops,
-            conflicts,
-            prompt_faults,
-            post_timeouts,
+            stops: native,
             rng: Prng::new(seed),
             now: T0,
             faults: true,
@@ -171,6 +144,11 @@ impl World {
                 says_started: seed.is_multiple_of(2),
                 native,
                 replay_window: (native && seed % 4 == 1).then_some(12),
+                live: if live {
+                    LiveFacts::ALL
+                } else {
+                    LiveFacts::default()
+                },
                 ..Server::default()
             },
             reqs: HashMap::new(),
@@ -184,12 +162,15 @@ impl World {
             final_status: HashMap::new(),
             final_unsent: HashMap::new(),
             last_arrival: T0,
-            reorder: seed % 2 == 1
-                && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0")
-                && conflicts,
+            reorder: seed % 2 == 1 && std::env::var("FAULT_REORDER").map_or(true, |v| v != "0"),
             refused_chats: Vec::new(),
             step_check,
+            trace: std::env::var("FAULT_TRACE").is_ok_and(|v| v == "1"),
+            traced_queue: String::new(),
         };
+        if live {
+            w.note("server: the live server's ways (LiveFacts::ALL)".into());
+        }
         w.sync();
         w
     }
@@ -216,9 +197,37 @@ impl World {
         if status != status_before {
             self.note(format!("  store status {status_before:?} → {status:?}"));
         }
+        if self.trace {
+            let q = self.queue_summary();
+            if q != self.traced_queue {
+                self.note(format!("  queue: {q}"));
+                self.traced_queue = q;
+            }
+        }
         self.sync();
         (self.step_check)(self);
         r
+    }
+
+    /// The current page's waiting bubbles, one word each (`FAULT_TRACE=1` logs it as it
+    /// changes): text, state, and `-` removing, `!` an error, `ro` another client's.
+    fn queue_summary(&self) -> String {
+        let items: Vec<String> = (self.page.store.queued().iter())
+            .map(|i| {
+                let mut s = format!("{}:{:?}", i.text, i.state);
+                if i.removing {
+                    s.push('-');
+                }
+                if i.error.is_some() {
+                    s.push('!');
+                }
+                if i.read_only {
+                    s.push_str("ro");
+                }
+                s
+            })
+            .collect();
+        format!("{} [{}]", self.page.store.session_id(), items.join(" "))
     }
 
     /// New requests get a fate; new aborts cancel what the network still had for them.
@@ -330,13 +339,18 @@ impl World {
         rec.removed = true;
     }
 
-    /// The user stops the running turn; what is queued then stays for the user.
+    /// The user stops the running turn; what is queued then stays for the user (with an
+    /// item the stop put back: one on its way to be the next message).
     pub fn user_stop(&mut self) {
-        let queued: Vec<String> = (self.page.store.queued().iter())
-            .map(|i| i.id.clone())
-            .collect();
+        let ids = |w: &World| -> Vec<String> {
+            (w.page.store.queued().iter())
+                .map(|i| i.id.clone())
+                .collect()
+        };
+        let mut queued = ids(self);
         self.note(format!("user stops ({} queued)", queued.len()));
         self.act(|h| h.stop());
+        queued.extend(ids(self));
         for rec in self.items.iter_mut().filter(|r| queued.contains(&r.id)) {
             rec.stopped = true;
         }

@@ -124,6 +124,12 @@ pub struct SrvSession {
     /// pi-native: the nonces pi's queue adapter has seen (it ignores a second enqueue of one,
     /// and forgets them when an explicit clear empties the queue).
     pub seen_nonces: HashSet<String>,
+    /// pi-native: the seq of each `state_msgs` entry's `message-start` (its `createdAt`, for
+    /// the reconciler).
+    pub state_at: Vec<u64>,
+    /// pi-native with [`LiveFacts::selectors_by_text`]: what the server remembers of accepted
+    /// prompts and follow-ups, to attach their selectors by text.
+    pub rec: Reconciler,
 }
 
 impl SrvSession {
@@ -160,8 +166,14 @@ pub struct Server {
     pub native: bool,
     /// pi-native: how many events the replay buffer keeps (`None`: all of them).
     pub replay_window: Option<usize>,
+    /// pi-native: the real server's ways where it differs from the written protocol (all off:
+    /// the protocol as written).
+    pub live: LiveFacts,
     /// pi-native: what the server did, by kind (the coverage the test reports).
     pub stats: std::collections::BTreeMap<&'static str, u64>,
+    /// pi-native: how often a clear of the whole queue removed each nonce (the store posts
+    /// the items of its own such a clear took along again, under a fresh `clientSeq`).
+    pub cleared_by_all: HashMap<String, u32>,
 }
 
 /// What the server answers to one request.
@@ -272,25 +284,7 @@ impl Server {
         seq: Option<u64>,
     ) {
         if self.native {
-            let mut start =
-                json!({"type": "message-start", "messageId": uid, "role": "user", "text": text});
-            let mut fin = json!({"id": uid, "role": "user", "status": "done",
-                "parts": [{"type": "text", "text": text}]});
-            for v in [&mut start, &mut fin] {
-                if let Some(n) = nonce {
-                    v["clientNonce"] = json!(n);
-                }
-                if let Some(q) = seq {
-                    v["clientSeq"] = json!(q);
-                }
-            }
-            self.nemit(session, start);
-            self.nemit(
-                session,
-                json!({"type": "message-end", "messageId": uid, "final": fin.clone()}),
-            );
-            self.session(session).state_msgs.push(fin);
-            return;
+            return self.native_user_message(session, uid, text, nonce, seq);
         }
         let mut start = json!({"messageId": uid, "role": "user", "text": text});
         if let (Some(n), Some(_)) = (nonce, seq) {
@@ -340,7 +334,10 @@ impl Server {
                 session,
                 json!({"type": "message-end", "messageId": id, "final": fin.clone()}),
             );
-            self.session(session).state_msgs.push(fin);
+            let at = self.latest(session);
+            let s = self.session(session);
+            s.state_msgs.push(fin);
+            s.state_at.push(at);
         } else {
             self.emit(
                 session,
@@ -448,8 +445,7 @@ impl Server {
                     self.session(session).consumed.insert(nonce.clone());
                     let uid = self.id("u");
                     if native {
-                        // pi's queue without it, then its user message with its selectors.
-                        self.queue_updated(session);
+                        self.native_run_follow_up(session, &uid, (&nonce, seq, &text), rng);
                     } else {
                         self.emit(
                             session,
@@ -457,8 +453,8 @@ impl Server {
                             json!({"clientNonce": nonce, "clientSeq": seq}),
                             false,
                         );
+                        self.user_message(session, &uid, &text, Some(&nonce), Some(seq));
                     }
-                    self.user_message(session, &uid, &text, Some(&nonce), Some(seq));
                     self.commit_user(session, &uid, &text, Via::FollowUp(nonce));
                     self.start_assistant(session, rng);
                 }
@@ -620,17 +616,151 @@ impl Server {
         self.session(session).log.len() as u64
     }
 
-    /// pi's follow-up queue as the protocol shows it: positional ids, the selectors the
-    /// server remembers.
+    /// pi's follow-up queue as the protocol shows it: positional ids and each row's
+    /// selectors, the ones it was posted with, or (`selectors_by_text`) the ones the
+    /// reconciler recovers, which re-syncs its memory to them as every reading does upstream.
     fn queue_rows(&mut self, session: &str) -> Vec<Value> {
+        let by_text = self.live.selectors_by_text;
+        let at = self.latest(session);
+        let s = self.session(session);
+        let rows: Vec<(String, Option<String>, Option<u64>)> = match by_text {
+            false => (s.pending.iter())
+                .map(|(n, q, t)| (t.clone(), Some(n.clone()), Some(*q)))
+                .collect(),
+            true => {
+                let texts: Vec<String> = s.pending.iter().map(|(_, _, t)| t.clone()).collect();
+                s.rec.enrich_queue(&texts, at)
+            }
+        };
+        let rows: Vec<Value> = (rows.into_iter().enumerate())
+            .map(|(i, (text, nonce, seq))| {
+                let mut row = queue_row(session, i, &text);
+                if let Some(n) = nonce {
+                    row["clientNonce"] = json!(n);
+                }
+                if let Some(q) = seq {
+                    row["clientSeq"] = json!(q);
+                }
+                row
+            })
+            .collect();
+        if by_text {
+            let pending: Vec<(String, u64)> = (self.session(session).pending.iter())
+                .map(|(n, q, _)| (n.clone(), *q))
+                .collect();
+            for (row, (nonce, _)) in rows.iter().zip(&pending) {
+                match row["clientNonce"].as_str() {
+                    None => self.count("live: a queue row without selectors"),
+                    Some(n) if n != nonce => {
+                        self.count("live: a queue row with another's selectors")
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        rows
+    }
+
+    /// pi's queue as the server reads it from pi: texts only (a stop's `clearedQueue` with
+    /// `selectors_by_text`).
+    fn raw_queue_rows(&mut self, session: &str) -> Vec<Value> {
         let s = self.session(session);
         (s.pending.iter().enumerate())
-            .map(|(i, (nonce, seq, text))| {
-                json!({"id": format!("queue:{session}:followup:{i}:{}", text.len()),
-                       "kind": "followup", "displayText": text,
-                       "clientNonce": nonce, "clientSeq": seq})
-            })
+            .map(|(i, (_, _, text))| queue_row(session, i, text))
             .collect()
+    }
+
+    /// A user message of a run (its prompt's, `nonce` only, or a follow-up's, `nonce` and
+    /// `seq`): `message-start` and `message-end` with their final, and the state's copy. As
+    /// written, both carry the selectors it was sent with, and a follow-up's start is followed
+    /// by `followup-consumed`; with `selectors_by_text`, pi's message has none and the
+    /// reconciler attaches what it finds by text (maybe none, maybe another's), the state's
+    /// copy keeps none; with `no_followup_consumed`, no `followup-consumed`.
+    fn native_user_message(
+        &mut self,
+        session: &str,
+        uid: &str,
+        text: &str,
+        nonce: Option<&str>,
+        seq: Option<u64>,
+    ) {
+        let exact = nonce.map(|n| (n.to_string(), seq));
+        let by_text = self.live.selectors_by_text;
+        let start_seq = self.latest(session) + 1;
+        let start_sel = match by_text {
+            true => self.session(session).rec.find(text),
+            false => exact.clone(),
+        };
+        if by_text && seq.is_some() {
+            self.count(match &start_sel {
+                None => "live: a run follow-up's message-start without selectors",
+                Some((n, _)) if Some(n.as_str()) != nonce => {
+                    "live: a run follow-up's message-start with another's selectors"
+                }
+                Some(_) => "live: a run follow-up's message-start with its selectors",
+            });
+        }
+        let mut start =
+            json!({"type": "message-start", "messageId": uid, "role": "user", "text": text});
+        with_selectors(&mut start, start_sel.as_ref());
+        if by_text {
+            self.session(session)
+                .rec
+                .consume_start(text, start_sel.as_ref());
+        }
+        self.nemit(session, start);
+        if let (Some(n), Some(q), false) = (nonce, seq, self.live.no_followup_consumed) {
+            self.nemit(
+                session,
+                json!({"type": "followup-consumed", "messageId": uid, "clientNonce": n, "clientSeq": q}),
+            );
+        }
+        let raw = json!({"id": uid, "role": "user", "status": "done",
+            "parts": [{"type": "text", "text": text}]});
+        let end_sel = match by_text {
+            true => self.session(session).rec.find(text),
+            false => exact.clone(),
+        };
+        let mut fin = raw.clone();
+        with_selectors(&mut fin, end_sel.as_ref());
+        if by_text {
+            self.session(session)
+                .rec
+                .consume_end(text, end_sel.as_ref());
+        }
+        self.nemit(
+            session,
+            json!({"type": "message-end", "messageId": uid, "final": fin}),
+        );
+        let mut kept = raw;
+        if !by_text {
+            with_selectors(&mut kept, exact.as_ref());
+        }
+        let s = self.session(session);
+        s.state_msgs.push(kept);
+        s.state_at.push(start_seq);
+    }
+
+    /// The running turn runs the follow-up `(nonce, seq, text)` next: pi's queue without it
+    /// (`queue-updated`), then its user message. With `selectors_by_text` the two come in
+    /// either order, as live: a queue read first makes the reconciler forget the follow-up
+    /// (its message then has no selectors: a lone follow-up, live), one after lets its
+    /// message find them (the first of three, live).
+    fn native_run_follow_up(
+        &mut self,
+        session: &str,
+        uid: &str,
+        (nonce, seq, text): (&str, u64, &str),
+        rng: &mut Prng,
+    ) {
+        let queue_first = !self.live.selectors_by_text || rng.chance(50);
+        if queue_first {
+            self.queue_updated(session);
+        }
+        self.native_user_message(session, uid, text, Some(nonce), Some(seq));
+        if !queue_first {
+            self.queue_updated(session);
+        }
     }
 
     /// `queue-updated` with the whole queue.
@@ -659,10 +789,16 @@ impl Server {
     /// `GET …/state`: the session document (protocolVersion 1) at the latest seq.
     pub fn native_state(&mut self, session: &str) -> Vec<u8> {
         self.count("state reads");
-        let rows = self.queue_rows(session);
         let seq = self.latest(session);
+        let by_text = self.live.selectors_by_text;
         let s = self.session(session);
         let mut messages = s.state_msgs.clone();
+        if by_text {
+            s.rec.enrich_messages(&mut messages, &s.state_at);
+        }
+        // Read after the messages, as upstream's snapshot does (its re-sync then).
+        let rows = self.queue_rows(session);
+        let s = self.session(session);
         let running = s.turns.last().filter(|t| !t.done);
         if let Some((id, text)) = running.and_then(|t| t.assistant.clone()) {
             let parts = match text.is_empty() {
@@ -743,6 +879,7 @@ impl Server {
         }
         self.count("prompt: run started");
         let cursor = self.latest(session) + 1;
+        (self.session(session).rec).record_prompt(&nonce, &text, cursor - 1);
         self.start_turn(session, &text, Some(&nonce), rng);
         let receipt = json!({"accepted": true, "cursor": cursor, "clientNonce": nonce, "disposition": "prompt"});
         (self.session(session).ledger).insert(key, (body.clone(), receipt.clone()));
@@ -765,8 +902,16 @@ impl Server {
             (st, b, if st == 202 { "duplicate" } else { "conflict" })
         } else {
             let running = self.session(session).active_turn().is_some();
+            let requeue = self.live.nonce_requeue;
+            let at = self.latest(session);
             let s = self.session(session);
-            let answer = if !s.seen_nonces.insert(nonce.clone()) {
+            s.rec.record_follow_up(&nonce, seq, &text, at);
+            let seen = !s.seen_nonces.insert(nonce.clone());
+            if seen && requeue && s.pending.iter().any(|(n, _, _)| *n == nonce) {
+                self.count("live: followup: a nonce queued twice");
+            }
+            let s = self.session(session);
+            let answer = if seen && !requeue {
                 "ignored" // pi's adapter drops a second enqueue of a nonce
             } else {
                 s.accepted.insert(nonce.clone(), seq);
@@ -805,11 +950,24 @@ impl Server {
     /// `AGENT_REQUEST_CONFLICT` when it is not queued any more); one selector clears what
     /// matches (maybe nothing); none clears the queue.
     pub fn native_queue_clear(&mut self, session: &str, body: &Value) -> (u16, Vec<u8>) {
+        // A clear with a requestId is idempotent by it, as every command (reference §4).
+        let key = body["requestId"]
+            .as_str()
+            .map(|r| format!("queue-clear:{r}"));
+        if let Some(k) = &key {
+            if let Some(r) = self.ledger_replay(session, k, body) {
+                self.count("queue/clear: replay answered from the ledger");
+                return r;
+            }
+        }
         let nonce = body
             .get("clientNonce")
             .and_then(Value::as_str)
             .map(str::to_string);
         let seq = body.get("clientSeq").and_then(Value::as_u64);
+        if self.live.selective_clear_noop && (nonce.is_some() || seq.is_some()) {
+            return self.native_clear_noop(session, key, body, nonce.as_deref(), seq);
+        }
         let s = self.session(session);
         let before = s.pending.len();
         match (&nonce, seq) {
@@ -832,8 +990,14 @@ impl Server {
             }
             (Some(n), None) => s.pending.retain(|(pn, _, _)| pn != n),
             (None, Some(q)) => s.pending.retain(|(_, pq, _)| *pq != q),
-            (None, None) => s.pending.clear(),
+            (None, None) => {
+                let nonces: Vec<String> = s.pending.drain(..).map(|(n, _, _)| n).collect();
+                for n in nonces {
+                    *self.cleared_by_all.entry(n).or_default() += 1;
+                }
+            }
         }
+        let s = self.session(session);
         let cleared = before - s.pending.len();
         if s.pending.is_empty() {
             s.seen_nonces.clear();
@@ -844,14 +1008,58 @@ impl Server {
         }
         let cursor = self.latest(session);
         let r = json!({"accepted": true, "cursor": cursor, "cleared": cleared});
+        if let Some(k) = key {
+            (self.session(session).ledger).insert(k, (body.clone(), r.clone()));
+        }
         (202, r.to_string().into_bytes())
     }
 
-    /// `POST …/stop`: the whole queue is dropped first (listed in `clearedQueue`), then the
-    /// run is aborted: its assistant message ends `aborted`, maybe an `ABORTED` error, and
+    /// A selective `queue/clear` on the live server (`selective_clear_noop`): its gateway
+    /// checks two selectors against the rows its `/state` shows (with `selectors_by_text`
+    /// the recovered ones: a queued item whose row lost its selectors fails it too), then its
+    /// pi adapter, made anew per request, removes nothing.
+    fn native_clear_noop(
+        &mut self,
+        session: &str,
+        key: Option<String>,
+        body: &Value,
+        nonce: Option<&str>,
+        seq: Option<u64>,
+    ) -> (u16, Vec<u8>) {
+        if let (Some(n), Some(q)) = (nonce, seq) {
+            let rows = self.queue_rows(session);
+            let by_nonce = rows.iter().position(|r| r["clientNonce"] == n);
+            let by_seq = rows.iter().position(|r| r["clientSeq"] == q);
+            if by_nonce.is_none() || by_nonce != by_seq {
+                let queued = (self.session(session).pending.iter()).any(|(pn, _, _)| pn == n);
+                self.count(match queued {
+                    true => {
+                        "queue/clear: 409 AGENT_REQUEST_CONFLICT (queued, its row's selectors lost)"
+                    }
+                    false => "queue/clear: 409 AGENT_REQUEST_CONFLICT (not queued)",
+                });
+                let b = gateway_error("AGENT_REQUEST_CONFLICT", "queue selectors disagree", None);
+                return (409, b);
+            }
+        }
+        self.count("queue/clear: cleared 0 (live: selectors remove nothing)");
+        let cursor = self.latest(session);
+        let r = json!({"accepted": true, "cursor": cursor, "cleared": 0});
+        if let Some(k) = key {
+            (self.session(session).ledger).insert(k, (body.clone(), r.clone()));
+        }
+        (202, r.to_string().into_bytes())
+    }
+
+    /// `POST …/stop`: the whole queue is dropped first (listed in `clearedQueue`: with
+    /// `selectors_by_text` pi's texts, no selectors), then the run is aborted: its assistant
+    /// message ends `aborted`, maybe an `ABORTED` error (never with `no_aborted_error`), and
     /// `agent-end {status: aborted}`.
     pub fn native_stop(&mut self, session: &str, rng: &mut Prng) -> (u16, Vec<u8>) {
-        let cleared = self.queue_rows(session);
+        let cleared = match self.live.selectors_by_text {
+            true => self.raw_queue_rows(session),
+            false => self.queue_rows(session),
+        };
         let s = self.session(session);
         s.pending.clear();
         s.seen_nonces.clear();
@@ -868,7 +1076,7 @@ impl Server {
             if let Some((id, text)) = assistant {
                 self.end_assistant(session, &id, &text, "aborted");
             }
-            if rng.chance(50) {
+            if !self.live.no_aborted_error && rng.chance(50) {
                 let e = json!({"code": "ABORTED", "message": "Aborted"});
                 self.nemit(
                     session,
@@ -886,5 +1094,213 @@ impl Server {
         let r =
             json!({"accepted": true, "cursor": cursor, "stopped": true, "clearedQueue": cleared});
         (202, r.to_string().into_bytes())
+    }
+}
+
+/// A `queue.followUps` row without selectors: its positional id, kind and text.
+fn queue_row(session: &str, i: usize, text: &str) -> Value {
+    json!({"id": format!("queue:{session}:followup:{i}:{}", text.len()),
+           "kind": "followup", "displayText": text})
+}
+
+/// Sets a message's (or event's) `clientNonce` and `clientSeq`, where there are any.
+fn with_selectors(v: &mut Value, selectors: Option<&(String, Option<u64>)>) {
+    if let Some((n, q)) = selectors {
+        v["clientNonce"] = json!(n);
+        if let Some(q) = q {
+            v["clientSeq"] = json!(q);
+        }
+    }
+}
+
+// ===== the live server's ways (pi-native) ====================================================
+
+/// Where the real pi-native server (boring-ui 31361f15, probed live:
+/// `../shared/upstream/README.md`, "Known facts of the live servers") differs from its written
+/// protocol, one switch each. All off, the simulated server speaks the protocol as written:
+/// every user message and queue row carries the selectors it was posted with, a follow-up's
+/// user `message-start` is followed by `followup-consumed`, `queue/clear` with selectors
+/// removes that item (409 `AGENT_REQUEST_CONFLICT` when it is not queued), pi's adapter
+/// ignores a second enqueue of a nonce it has seen, and a stop may send `error ABORTED` before
+/// its `agent-end`. The fault schedules turn them all on together for most seeds
+/// (`tests/common/fault_world.rs`): that is the server the store ships against.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LiveFacts {
+    /// pi's messages and queue carry no selectors; the server attaches them by text with
+    /// [`Reconciler`] (a port of upstream's `PiChatMessageMetadataReconciler`): a consumed
+    /// follow-up's user `message-start` usually has none (its queue read came first), of two
+    /// alike the second may carry the first one's; a queue row whose text is shared may have
+    /// none; `/state` user messages have none (unless the memory still holds their text); a
+    /// stop's `clearedQueue` rows have none.
+    pub selectors_by_text: bool,
+    /// No `followup-consumed` event (upstream emits it only for a pi message that carries
+    /// both selectors, which native ones never do).
+    pub no_followup_consumed: bool,
+    /// A `queue/clear` with selectors answers 202 `cleared: 0` and keeps the row; with both
+    /// selectors, for an item the state's rows do not name by both (no longer queued, or its
+    /// row lost its selectors), 409 `AGENT_REQUEST_CONFLICT` "queue selectors disagree".
+    /// Clear-all (`{}`) works.
+    pub selective_clear_noop: bool,
+    /// No nonce dedupe: a follow-up posted again under a new requestId is queued again (and
+    /// runs again), even while the first is queued. Only the requestId ledger dedupes.
+    pub nonce_requeue: bool,
+    /// A stop sends no `error ABORTED` before `agent-end {status: "aborted"}`.
+    pub no_aborted_error: bool,
+}
+
+impl LiveFacts {
+    /// Every way of the live server.
+    pub const ALL: LiveFacts = LiveFacts {
+        selectors_by_text: true,
+        no_followup_consumed: true,
+        selective_clear_noop: true,
+        nonce_requeue: true,
+        no_aborted_error: true,
+    };
+}
+
+/// What the reconciler remembers of an accepted prompt (`seq: None`) or follow-up.
+#[derive(Debug, Clone)]
+struct Remembered {
+    text: String,
+    nonce: String,
+    seq: Option<u64>,
+    /// The session's latest seq when it was remembered (upstream's `recordedAt`).
+    at: u64,
+}
+
+/// How the live server finds the selectors of user messages and queue rows: a port of
+/// upstream's `PiChatMessageMetadataReconciler` (31361f15,
+/// `packages/agent/src/server/pi-chat/piChatMessageMetadataReconciler.ts`, as the reference
+/// server's `examples/server/lib/pi-native-reconciler.mjs` ports it), with the session's seq
+/// as its clock. pi's own messages and queue have no selectors: it remembers what was
+/// accepted and matches by text, and what it attaches depends on the order of events.
+#[derive(Debug, Default)]
+pub struct Reconciler {
+    /// Accepted prompts whose user message has not started yet.
+    prompts: Vec<Remembered>,
+    /// Accepted follow-ups, re-synced to the queue rows that have selectors at every read.
+    follow_ups: Vec<Remembered>,
+}
+
+impl Reconciler {
+    fn record_prompt(&mut self, nonce: &str, text: &str, at: u64) {
+        self.prompts.push(Remembered {
+            text: text.into(),
+            nonce: nonce.into(),
+            seq: None,
+            at,
+        });
+    }
+
+    fn record_follow_up(&mut self, nonce: &str, seq: u64, text: &str, at: u64) {
+        self.follow_ups.push(Remembered {
+            text: text.into(),
+            nonce: nonce.into(),
+            seq: Some(seq),
+            at,
+        });
+    }
+
+    /// pi's queue (`texts`) with selectors: by position where the remembered follow-up there
+    /// has the row's text, else by a text unique among the rows and among the remembered.
+    /// The memory is then re-synced to the rows that have selectors (`enrichQueue`).
+    fn enrich_queue(
+        &mut self,
+        texts: &[String],
+        at: u64,
+    ) -> Vec<(String, Option<String>, Option<u64>)> {
+        let meta = &self.follow_ups;
+        let rows: Vec<(String, Option<&Remembered>)> = (texts.iter().enumerate())
+            .map(|(i, t)| {
+                let found = match meta.get(i).filter(|e| e.text == *t) {
+                    Some(e) => Some(e),
+                    None => {
+                        let unique = texts.iter().filter(|x| *x == t).count() == 1
+                            && meta.iter().filter(|e| e.text == *t).count() == 1;
+                        unique.then(|| meta.iter().find(|e| e.text == *t)).flatten()
+                    }
+                };
+                (t.clone(), found)
+            })
+            .collect();
+        let rows: Vec<(String, Option<String>, Option<u64>)> = (rows.into_iter())
+            .map(|(t, e)| match e {
+                Some(e) => (t, Some(e.nonce.clone()), e.seq),
+                None => (t, None, None),
+            })
+            .collect();
+        let previous = std::mem::take(&mut self.follow_ups);
+        self.follow_ups = (rows.iter())
+            .filter_map(|(t, n, q)| {
+                let n = n.as_ref()?;
+                let before = previous.iter().find(|e| e.nonce == *n);
+                Some(Remembered {
+                    text: t.clone(),
+                    nonce: n.clone(),
+                    seq: *q,
+                    at: before.map_or(at, |e| e.at),
+                })
+            })
+            .collect();
+        rows
+    }
+
+    /// The selectors a user message with `text` gets: the first remembered prompt with that
+    /// text, else the first follow-up (`enrichEvent`).
+    fn find(&self, text: &str) -> Option<(String, Option<u64>)> {
+        let e = (self.prompts.iter().find(|e| e.text == text))
+            .or_else(|| self.follow_ups.iter().find(|e| e.text == text))?;
+        Some((e.nonce.clone(), e.seq))
+    }
+
+    /// After a user `message-start` with `selectors` (as published): the follow-up it was
+    /// (by its nonce, else the first with its text), and the prompt it was, are forgotten.
+    fn consume_start(&mut self, text: &str, selectors: Option<&(String, Option<u64>)>) {
+        let follow_up = match selectors {
+            Some((n, _)) => self.follow_ups.iter().position(|e| e.nonce == *n),
+            None => self.follow_ups.iter().position(|e| e.text == text),
+        };
+        if let Some(i) = follow_up {
+            self.follow_ups.remove(i);
+        }
+        self.consume_end(text, selectors);
+    }
+
+    /// After a user `message-end` with `selectors`: the prompt it was is forgotten (a
+    /// `clientSeq` says it was a follow-up).
+    fn consume_end(&mut self, text: &str, selectors: Option<&(String, Option<u64>)>) {
+        let prompt = match selectors {
+            Some((_, Some(_))) => return,
+            Some((n, None)) => self.prompts.iter().position(|e| e.nonce == *n),
+            None => self.prompts.iter().position(|e| e.text == text),
+        };
+        if let Some(i) = prompt {
+            self.prompts.remove(i);
+        }
+    }
+
+    /// `/state`'s user messages (`created`: each one's seq): each remembered entry serves
+    /// the first message with its text made after it was remembered; the memory is only read
+    /// (`enrichMessages`).
+    fn enrich_messages(&self, messages: &mut [Value], created: &[u64]) {
+        let mut prompts = self.prompts.clone();
+        let mut follow_ups = self.follow_ups.clone();
+        for (m, at) in messages.iter_mut().zip(created) {
+            if m["role"] != "user" || m.get("clientNonce").is_some() {
+                continue;
+            }
+            let text = m["parts"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let take = |list: &mut Vec<Remembered>| {
+                let i = list.iter().position(|e| e.text == text && *at >= e.at)?;
+                Some(list.remove(i))
+            };
+            if let Some(e) = take(&mut prompts).or_else(|| take(&mut follow_ups)) {
+                with_selectors(m, Some(&(e.nonce, e.seq)));
+            }
+        }
     }
 }

@@ -34,6 +34,19 @@ impl PromptOut {
     }
 }
 
+/// A prompt sent from here whose user message the events have not shown yet.
+#[derive(Debug)]
+pub(super) struct SentPrompt {
+    /// Its `clientNonce`.
+    nonce: String,
+    /// Its optimistic user message.
+    bubble: UIMessage,
+    /// The server's user messages with its text when it was sent: where the server names no
+    /// prompt (its `/state` carries no `clientNonce`), one more of them than this (FIFO among
+    /// this client's prompts of one text) shows it ran.
+    texts_before: usize,
+}
+
 impl ChatStore {
     /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of the open session.
     pub(super) fn native_base(&self) -> String {
@@ -55,10 +68,16 @@ impl ChatStore {
             self.pump_native(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
-        // the same bytes, so the server takes it once.
+        // the same bytes, so the server takes it once. Only while its turn waits for it (the
+        // switch parked it as resuming): a state read that showed its run ended that turn.
         if self.session.native_prompt.is_some() {
-            self.post_prompt(now_ms);
+            match self.session.phase {
+                Phase::Submitted { .. } | Phase::Resuming { .. } => self.post_prompt(now_ms),
+                _ => self.session.native_prompt = None,
+            }
         }
+        // A turn held for take-backs the server answered while the session was parked.
+        self.start_held_turn(now_ms);
     }
 
     /// Reads the state again now: the events have not said (yet) what the store must know.
@@ -124,6 +143,8 @@ impl ChatStore {
             &mut notes,
         );
         self.on_link_notes(notes, now_ms);
+        // The events may have reached a clear's cursor without changing the queue after it.
+        self.decide_clear_all(now_ms);
     }
 
     /// The read in flight `id` is over (answered or failed): `tell` gives the link what
@@ -289,40 +310,107 @@ impl ChatStore {
     /// one shown; a stopped or failed prompt's run can come after another was sent).
     fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
         let s = &mut self.session;
-        let Some(i) = nonce.and_then(|n| s.prompts.iter().position(|(p, _)| p == n)) else {
+        let Some(i) = nonce.and_then(|n| s.prompts.iter().position(|p| p.nonce == n)) else {
             return;
         };
-        let (_, bubble) = s.prompts.remove(i);
+        let bubble = s.prompts.remove(i).bubble;
         if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
             s.conversation.withdraw(&bubble.id);
         }
     }
 
     /// After a state read: a prompt the state shows ran leaves the list; the optimistic
-    /// message of one it does not show is shown again, after the server's messages.
+    /// message of one it does not show is shown again, after the server's messages, and so
+    /// is the message of a turn held for a take-back (not sent yet).
     fn keep_unshown_prompts(&mut self) {
-        let prompts = std::mem::take(&mut self.session.prompts);
-        for (nonce, bubble) in prompts {
-            if self.committed(&nonce) {
-                continue;
-            }
-            if self
-                .session
-                .conversation
-                .history()
-                .get(&bubble.id)
-                .is_none()
-            {
+        if let Phase::Held(h) = &self.session.phase {
+            let shown = |m: &UIMessage| self.session.conversation.history().get(&m.id).is_some();
+            if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
                 self.session.conversation.keep_local(bubble.clone());
             }
-            self.session.prompts.push((nonce, bubble));
+        }
+        let shown: Vec<Option<String>> = (0..self.session.prompts.len())
+            .map(|i| self.prompt_message(i))
+            .collect();
+        let prompts = std::mem::take(&mut self.session.prompts);
+        for (prompt, shown) in prompts.into_iter().zip(shown) {
+            if let Some(id) = shown {
+                // The server's message is this prompt's from now on, whatever it names.
+                let nonce = Value::String(prompt.nonce);
+                self.session.conversation.edit_message(&id, |m| {
+                    let meta = m.metadata.get_or_insert_with(|| Box::new(json!({})));
+                    if let Some(o) = meta.as_object_mut() {
+                        o.entry("clientNonce").or_insert(nonce);
+                    }
+                });
+                continue;
+            }
+            let history = self.session.conversation.history();
+            if history.get(&prompt.bubble.id).is_none() {
+                self.session.conversation.keep_local(prompt.bubble.clone());
+            }
+            self.session.prompts.push(prompt);
         }
     }
 
-    /// The history holds the user message of this client's last prompt (by its nonce).
+    /// The history holds the user message of this client's last prompt.
     fn prompt_ran(&self) -> bool {
+        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
+            return false;
+        };
+        let sent = self.session.prompts.iter().position(|p| p.nonce == nonce);
+        self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
+    }
+
+    /// The history holds the user message of this client's last prompt with its nonce. An
+    /// event asks this, not [`prompt_ran`](Self::prompt_ran): the store reads the history
+    /// after a whole batch of events, so a message of the prompt's text later in the batch
+    /// (its run, after the one whose end this is) would count already.
+    fn prompt_ran_by_nonce(&self) -> bool {
         let nonce = self.session.turn.client_turn_id.as_deref();
         nonce.is_some_and(|n| self.committed(n))
+    }
+
+    /// The server's user message of the prompt `prompts[i]` in the history: the one with its
+    /// nonce, or, where the server named none, the one more of its text than there were when
+    /// it was sent (after this client's earlier prompts of that text).
+    fn prompt_message(&self, i: usize) -> Option<String> {
+        let prompts = &self.session.prompts;
+        let p = &prompts[i];
+        let users = self.session.conversation.history().messages().iter();
+        let users = users.filter(|m| m.role == Role::User);
+        let by_nonce = users.clone().find(|m| {
+            let meta = m.metadata.as_deref();
+            meta.and_then(|v| v.get("clientNonce")?.as_str()) == Some(p.nonce.as_str())
+        });
+        if let Some(m) = by_nonce {
+            return Some(m.id.clone());
+        }
+        let text = p.bubble.text();
+        let ahead = prompts[..i]
+            .iter()
+            .filter(|e| e.bubble.text() == text)
+            .count();
+        users
+            .filter(|m| !self.is_local(&m.id) && m.text() == text)
+            .nth(p.texts_before + ahead)
+            .map(|m| m.id.clone())
+    }
+
+    /// An optimistic message of this client's (a prompt's, a held turn's), not the server's.
+    fn is_local(&self, id: &str) -> bool {
+        let s = &self.session;
+        let held =
+            matches!(&s.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
+        held || s.prompts.iter().any(|p| p.bubble.id == id)
+    }
+
+    /// The server's user messages with `text` in the history: this client's optimistic ones
+    /// (its prompts', a held turn's) left out.
+    fn server_texts(&self, text: &str) -> usize {
+        (self.session.conversation.history().messages().iter())
+            .filter(|m| m.role == Role::User && !self.is_local(&m.id) && m.text() == text)
+            .count()
     }
 
     /// The history holds a user message sent with this nonce.
@@ -356,6 +444,10 @@ impl ChatStore {
                     }
                 }
                 Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
+                // This client's next message waits for a take-back: another run (another
+                // client's, a prompt stopped on its way) does not replace it. Its prompt
+                // meets that run and goes as a follow-up, or goes once the run is over.
+                Phase::Held(_) => {}
                 // A run another client or a follow-up started.
                 _ => self.prompt_runs(Some(turn_id)),
             },
@@ -364,7 +456,7 @@ impl ChatStore {
                     Phase::Streaming { .. } => true,
                     // The run's start was lost in a gap the state did not cover; another
                     // run's end is not this prompt's.
-                    Phase::Submitted { .. } => self.prompt_ran(),
+                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
                     _ => false, // stopped here already
                 };
                 if !ours {
@@ -386,7 +478,7 @@ impl ChatStore {
                 self.diagnostic(&format!("the run failed: {code}: {message}"));
                 let ours = match self.session.phase {
                     Phase::Streaming { .. } | Phase::Resuming { .. } => true,
-                    Phase::Submitted { .. } => self.prompt_ran(),
+                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
                     _ => false,
                 };
                 if ours {
@@ -417,7 +509,8 @@ impl ChatStore {
                         self.end_turn(Ending::Stopped, now_ms);
                     }
                 }
-                self.on_native_user_message(client_nonce.as_deref(), client_seq, text.as_deref())
+                let (nonce, text) = (client_nonce.as_deref(), text.as_deref());
+                self.on_native_user_message(nonce, client_seq, text, now_ms)
             }
             NativeEffect::Queue => self.follow_server_queue(ServerView::Event, now_ms),
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
@@ -440,14 +533,23 @@ impl ChatStore {
         now_ms: u64,
     ) {
         let nonce = uuid_v4(self.rng.as_mut());
-        let s = &mut self.session;
-        let shown = bubble.and_then(|id| s.conversation.history().get(&id).cloned());
+        let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
         if let Some(msg) = shown {
+            let s = &mut self.session;
             if s.prompts.len() >= MAX_PROMPTS_KEPT {
                 s.prompts.remove(0);
             }
-            s.prompts.push((nonce.clone(), msg));
+            s.prompts.push(SentPrompt {
+                nonce: nonce.clone(),
+                bubble: msg,
+                texts_before: 0,
+            });
+            let texts_before = self.server_texts(&text);
+            if let Some(p) = self.session.prompts.last_mut() {
+                p.texts_before = texts_before;
+            }
         }
+        let s = &mut self.session;
         s.prompt_cursor = None;
         s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
@@ -534,9 +636,9 @@ impl ChatStore {
             if let Some(i) = s
                 .prompts
                 .iter()
-                .position(|(n, _)| Some(n) == nonce.as_ref())
+                .position(|p| Some(&p.nonce) == nonce.as_ref())
             {
-                let (_, bubble) = s.prompts.remove(i);
+                let bubble = s.prompts.remove(i).bubble;
                 s.conversation.withdraw(&bubble.id);
             }
             (self.draft, self.draft_files) = (out.text, out.files);
@@ -645,9 +747,9 @@ impl ChatStore {
         if let Some(i) = s
             .prompts
             .iter()
-            .position(|(n, _)| Some(n) == nonce.as_ref())
+            .position(|p| Some(&p.nonce) == nonce.as_ref())
         {
-            let (_, bubble) = s.prompts.remove(i);
+            let bubble = s.prompts.remove(i).bubble;
             s.conversation.withdraw(&bubble.id);
         }
         let stream = self.session.native_read.unwrap_or(0);
@@ -687,8 +789,10 @@ impl ChatStore {
         // and is not there to take back; it waits for the user (`stalled`).
         for (_, nonce) in self.session.queue.strand(false) {
             self.session.take_backs.taken_already(&nonce);
-            // A removal on its way is done: the server drops it.
-            if (self.session.queue.items().iter()).any(|i| i.client_nonce == nonce && i.removing) {
+            // A removal on its way, or one the server kept, is done: the server drops it.
+            if (self.session.queue.items().iter())
+                .any(|i| i.client_nonce == nonce && (i.removing || queue::removal_refused(i)))
+            {
                 self.session.queue.take_by_nonce(&nonce);
             }
         }

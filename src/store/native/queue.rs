@@ -15,8 +15,9 @@
 //!   `cleared: 0` while its queue shows the item does not remove by selectors, and from then
 //!   on the store clears the whole queue ([`ClearAll`]) and posts again, in order and under
 //!   their nonces, the items of its own that the clear took along. That is safe only while
-//!   every row of the server's queue is this store's and no follow-up POST is out; otherwise
-//!   the item stays where it is, and the snapshot says why.
+//!   every row of the server's queue is this store's and no follow-up POST is out (and none
+//!   goes until the clear is decided); otherwise the item stays where it is, and the snapshot
+//!   says why (a removal it kept is done when the server drops the item: a stop, a clear).
 //! - **Exactly once beats at least once.** An item the store cannot place (the server's
 //!   answer and its history leave it open whether it ran) is `unsure`, never sent again on
 //!   its own.
@@ -74,6 +75,9 @@ pub(in crate::store) enum ServerView {
 /// Why a take-back cannot go: said on the item's bubble.
 const SHARED_QUEUE: &str =
     "the server's queue also holds another client's follow-ups, and this server removes only the whole queue";
+/// How the bubble of a removal that cannot go starts: a clear of the whole queue that takes
+/// the item along later does what the user asked, and it is not posted again.
+const NOT_REMOVED: &str = "not removed: ";
 
 impl ChatStore {
     /// The server's queue (the state's, or the latest `queue-updated`) decides what waits
@@ -88,7 +92,11 @@ impl ChatStore {
         }
         let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
         let mut changed = self.session.queue.follow_server(&server_rows);
-        changed |= self.consume_what_ran(read);
+        if self.consume_what_ran(read) {
+            // Take-backs of what ran are moot: a message held for them goes.
+            self.start_held_turn(now_ms);
+            changed = true;
+        }
         self.send_removals(now_ms);
         let idle = matches!(self.session.phase, Phase::Idle { .. })
             && self.session.link.gate().status() != RunStatus::Running;
@@ -138,6 +146,7 @@ impl ChatStore {
         nonce: Option<&str>,
         seq: Option<u64>,
         text: Option<&str>,
+        now_ms: u64,
     ) {
         let q = &mut self.session.queue;
         // Selectors the server attached by text may name an item that ran already (of two
@@ -156,8 +165,9 @@ impl ChatStore {
             (c, _) => c,
         };
         if let Some(item) = consumed {
-            // A take-back of it is moot: it ran.
+            // A take-back of it is moot: it ran, and a message held for it goes.
             self.session.take_backs.ran(&item.client_nonce);
+            self.start_held_turn(now_ms);
             self.touch();
         }
     }
@@ -178,6 +188,14 @@ impl ChatStore {
         let items = self.session.queue.items();
         for nonce in nonces.iter().filter(|n| !by_nonce.contains(n)) {
             let Some(item) = items.iter().find(|i| &i.client_nonce == nonce) else {
+                // Out of the queue, held as the next message: the server's messages of its
+                // text (not the held bubble) say whether the server's copy ran.
+                if let Phase::Held(h) = &self.session.phase {
+                    let held = h.nonce.as_deref() == Some(nonce.as_str());
+                    if held && self.server_texts(&h.text) > h.texts_before {
+                        ran.push(nonce.clone());
+                    }
+                }
                 continue;
             };
             // Items of the same text ahead of it run before it.
@@ -279,6 +297,23 @@ impl ChatStore {
         self.clear_all(now_ms);
     }
 
+    /// A stranded item whose removal the server kept (another client's rows were in its
+    /// queue): the take-back that follows tries that removal again, and the item is not
+    /// sent again as a new message.
+    pub(in crate::store) fn removal_again(&mut self, nonce: &str) {
+        let id = format!("fu-{nonce}");
+        if self.session.queue.get(&id).is_some_and(removal_refused) {
+            self.session.queue.mark_removing(&id, true);
+        }
+    }
+
+    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
+    /// that lands before the clear is taken along and posted again under a fresh seq, behind
+    /// the items posted after it: out of the user's order.
+    pub(in crate::store) fn clear_all_open(&self) -> bool {
+        self.session.native_clear.is_some()
+    }
+
     /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
     /// follow-up POST of this store is out (its item could land after the clear, or be
     /// taken along unseen), and every row of the server's queue is this store's (another
@@ -289,8 +324,9 @@ impl ChatStore {
             return;
         }
         if let Some(clear) = &self.session.native_clear {
-            if clear.retry_at.is_some_and(|at| at > now_ms) {
-                return; // its backoff's timer sends it again, for these too
+            if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
+                // Sent again when its backoff is over, for these too: they wait until then.
+                return self.session.take_backs.wait_until(at);
             }
             if clear.request.is_some() || clear.receipt.is_some() {
                 // Its answer covers these too; one waiting for its events is decided first,
@@ -338,8 +374,13 @@ impl ChatStore {
     fn take_backs_refused(&mut self, why: &str) {
         let nonces = self.session.take_backs.drain_waiting();
         for nonce in nonces {
-            self.kept_on_server(&nonce);
             let id = format!("fu-{nonce}");
+            let removal = self.session.queue.get(&id).is_some_and(|i| i.removing);
+            self.kept_on_server(&nonce);
+            let why = match removal {
+                true => format!("{NOT_REMOVED}{why}"),
+                false => why.to_string(),
+            };
             let error = ChatError::new(ErrorKind::Validation, why);
             self.session.queue.note_error(&id, Some(error));
         }
@@ -354,74 +395,9 @@ impl ChatStore {
         let s = &mut self.session;
         if matches!(&s.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
             if let Some(bubble) = s.phase.take_held().and_then(|h| h.bubble) {
-                s.conversation.withdraw(&bubble);
+                s.conversation.withdraw(&bubble.id);
             }
         }
-    }
-
-    /// The answer to a selective clear (a [`RequestKind::FollowUpDelete`] over this
-    /// protocol): 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item the server's
-    /// queue shows means this server does not remove by selectors (the whole queue is
-    /// cleared instead); otherwise as [`DeleteAnswer::of`].
-    pub(in crate::store) fn native_delete_answer(
-        &mut self,
-        nonce: Option<&str>,
-        status: Option<u16>,
-        body: &[u8],
-    ) -> DeleteAnswer {
-        let ok = status.is_some_and(|s| (200..300).contains(&s));
-        if !ok {
-            return DeleteAnswer::of(status, body);
-        }
-        let cleared = crate::protocol::json::from_slice(body)
-            .ok()
-            .and_then(|v| v.get("cleared")?.as_u64());
-        match cleared {
-            Some(0) => {
-                if nonce.is_some_and(|n| self.server_holds(n)) {
-                    self.session.selective_clear = SelectiveClear::Noop;
-                    DeleteAnswer::ClearAll
-                } else {
-                    DeleteAnswer::NotQueued
-                }
-            }
-            _ => {
-                if cleared.is_some() {
-                    self.session.selective_clear = SelectiveClear::Works;
-                }
-                DeleteAnswer::Gone
-            }
-        }
-    }
-
-    /// The server's queue, as last reported, holds the follow-up `nonce` of this store's: a
-    /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
-    /// queue already, on its way back as a new message (the held turn has its text).
-    fn server_holds(&self, nonce: &str) -> bool {
-        let rows = self.session.link.gate().queue();
-        if rows
-            .iter()
-            .any(|r| r.client_nonce.as_deref() == Some(nonce))
-        {
-            return true;
-        }
-        let item = self
-            .session
-            .queue
-            .items()
-            .iter()
-            .find(|i| i.client_nonce == nonce);
-        if let Some(item) = item {
-            return item.held;
-        }
-        let held_text = match &self.session.phase {
-            Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.as_str()),
-            _ => None,
-        };
-        held_text.is_some_and(|t| {
-            rows.iter()
-                .any(|r| r.client_nonce.is_none() && r.client_seq.is_none() && r.text == t)
-        })
     }
 
     /// The clear of the whole queue answered (or failed: `None`).
@@ -467,7 +443,7 @@ impl ChatStore {
     /// rows are gone (a removal is done, a stranded item is sent again), the others were
     /// not in the queue any more (they ran, or the history decides). This store's items the
     /// clear took along without being asked are posted again, in their order.
-    fn decide_clear_all(&mut self, now_ms: u64) {
+    pub(in crate::store) fn decide_clear_all(&mut self, now_ms: u64) {
         let seq = self.session.link.gate().seq();
         let Some(clear) = self.session.native_clear.as_ref() else {
             return;
@@ -487,7 +463,9 @@ impl ChatStore {
                 (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
             }
             self.diagnostic("the queue clear's effect is not in the events: the state is read");
-            return self.reread_state(now_ms);
+            self.reread_state(now_ms);
+            // Take-backs that came while it was out wait for a clear of their own.
+            return self.clear_all(now_ms);
         };
         // Who the cleared rows were: the take-backs it served (their items may be out of the
         // queue already, on their way back as messages), then this store's other items.
@@ -510,20 +488,85 @@ impl ChatStore {
             (self.session.take_backs).resolve(&nonce, answer, now_ms, |_| 0);
             self.after_take_back(&nonce, answer, now_ms);
         }
+        let (removed, requeue): (Vec<String>, Vec<String>) = (requeue.into_iter()).partition(|n| {
+            (self.session.queue.items().iter()).any(|i| i.client_nonce == *n && removal_refused(i))
+        });
+        for nonce in &removed {
+            self.session.queue.take_by_nonce(nonce);
+            self.touch();
+        }
         if !requeue.is_empty() {
             self.session.queue.requeue_cleared(&requeue, now_ms);
             self.touch();
-            self.pump(now_ms);
-            self.send_next_queued(now_ms);
         }
+        // The POSTs that waited for the clear go.
+        self.pump(now_ms);
+        self.send_next_queued(now_ms);
         // What waits for a clear of its own (a removal made while this one was decided).
         self.clear_all(now_ms);
-        if !requeue.is_empty() {
-            self.session.queue.requeue_cleared(&requeue, now_ms);
-            self.touch();
-            self.pump(now_ms);
-            self.send_next_queued(now_ms);
+    }
+}
+
+impl Session {
+    /// The answer to the selective clear `id` (a [`RequestKind::FollowUpDelete`] over this
+    /// protocol) of this session: 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item
+    /// the server's queue shows means this server does not remove by selectors (the whole
+    /// queue is cleared instead); otherwise as [`DeleteAnswer::of`].
+    pub(in crate::store) fn native_delete_answer(
+        &mut self,
+        id: RequestId,
+        status: Option<u16>,
+        body: &[u8],
+    ) -> DeleteAnswer {
+        let ok = status.is_some_and(|s| (200..300).contains(&s));
+        if !ok {
+            return DeleteAnswer::of(status, body);
         }
+        let nonce = self.take_backs.nonce_of(id);
+        let cleared = crate::protocol::json::from_slice(body)
+            .ok()
+            .and_then(|v| v.get("cleared")?.as_u64());
+        match cleared {
+            Some(0) => {
+                if nonce.is_some_and(|n| self.server_holds(&n)) {
+                    self.selective_clear = SelectiveClear::Noop;
+                    DeleteAnswer::ClearAll
+                } else {
+                    DeleteAnswer::NotQueued
+                }
+            }
+            _ => {
+                if cleared.is_some() {
+                    self.selective_clear = SelectiveClear::Works;
+                }
+                DeleteAnswer::Gone
+            }
+        }
+    }
+
+    /// The server's queue, as last reported, holds the follow-up `nonce` of this store's: a
+    /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
+    /// queue already, on its way back as a new message (the held turn has its text).
+    pub(in crate::store) fn server_holds(&self, nonce: &str) -> bool {
+        let rows = self.link.gate().queue();
+        if rows
+            .iter()
+            .any(|r| r.client_nonce.as_deref() == Some(nonce))
+        {
+            return true;
+        }
+        let item = self.queue.items().iter().find(|i| i.client_nonce == nonce);
+        if let Some(item) = item {
+            return item.held;
+        }
+        let held_text = match &self.phase {
+            Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.as_str()),
+            _ => None,
+        };
+        held_text.is_some_and(|t| {
+            rows.iter()
+                .any(|r| r.client_nonce.is_none() && r.client_seq.is_none() && r.text == t)
+        })
     }
 }
 
@@ -566,6 +609,12 @@ fn match_rows(rows: &[QueueRow], candidates: &[(String, u64, String)]) -> Vec<St
     }
     let names = candidates.iter().zip(taken).filter(|(_, t)| *t);
     names.map(|((n, _, _), _)| n.clone()).collect()
+}
+
+/// The user removed `item`, which the server kept (its bubble says why): once the server
+/// drops it (a clear of the whole queue, a stop), the removal is done.
+pub(in crate::store) fn removal_refused(item: &crate::followup::FollowUpItem) -> bool {
+    (item.error.as_ref()).is_some_and(|e| e.message.starts_with(NOT_REMOVED))
 }
 
 fn server_row(row: &QueueRow) -> ServerRow<'_> {
