@@ -305,6 +305,20 @@ impl ChatStore {
         }
     }
 
+    /// The optimistic message of the prompt on its way goes (refused, or a follow-up now).
+    fn withdraw_current_prompt(&mut self) {
+        let s = &mut self.session;
+        let nonce = s.turn.client_turn_id.as_deref();
+        if let Some(i) = s
+            .prompts
+            .iter()
+            .position(|p| Some(p.nonce.as_str()) == nonce)
+        {
+            let bubble = s.prompts.remove(i).bubble;
+            s.conversation.withdraw(&bubble.id);
+        }
+    }
+
     /// The server's user message `message_id` with `nonce` is in the history: the optimistic
     /// copy of that prompt goes, unless it became that message (the reducer adopts the last
     /// one shown; a stopped or failed prompt's run can come after another was sent).
@@ -631,16 +645,7 @@ impl ChatStore {
             !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
         let composer_free = self.draft.is_empty() && self.draft_files.is_empty();
         if let (true, true, Some(out)) = (refused, composer_free, out) {
-            let nonce = self.session.turn.client_turn_id.clone();
-            let s = &mut self.session;
-            if let Some(i) = s
-                .prompts
-                .iter()
-                .position(|p| Some(&p.nonce) == nonce.as_ref())
-            {
-                let bubble = s.prompts.remove(i).bubble;
-                s.conversation.withdraw(&bubble.id);
-            }
+            self.withdraw_current_prompt();
             (self.draft, self.draft_files) = (out.text, out.files);
         }
         self.end_turn(Ending::Failed(error), now_ms);
@@ -742,16 +747,7 @@ impl ChatStore {
             return;
         };
         // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
-        let nonce = self.session.turn.client_turn_id.clone();
-        let s = &mut self.session;
-        if let Some(i) = s
-            .prompts
-            .iter()
-            .position(|p| Some(&p.nonce) == nonce.as_ref())
-        {
-            let bubble = s.prompts.remove(i).bubble;
-            s.conversation.withdraw(&bubble.id);
-        }
+        self.withdraw_current_prompt();
         let stream = self.session.native_read.unwrap_or(0);
         self.session.phase = Phase::Streaming { stream };
         self.reread_state(now_ms);
