@@ -888,10 +888,10 @@ pub fn merge_state(
                 };
                 let mut m = m;
                 // A user message the state names by its nonce takes the state's id: the
-                // client knows it by that nonce. One known by its text only keeps the id the
-                // client knows it by (its optimistic copy's).
+                // client knows it by that nonce. So does this client's optimistic copy known
+                // by its text: the server's events name it by the server's id from now on.
                 let renamed = l.role == Role::User
-                    && meta(&m, "clientNonce").is_some()
+                    && (meta(&m, "clientNonce").is_some() || unsent(l))
                     && by_id.get(s_id.as_str()).is_none_or(|&i| i == k);
                 if renamed {
                     m.id = s_id;
