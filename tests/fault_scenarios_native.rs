@@ -1110,14 +1110,9 @@ fn take_backs_behind_a_clear_the_events_do_not_show_get_a_clear_of_their_own() {
     assert_ne!(again[0].id, all.id);
 }
 
-/// Seed 268 (the live server's ways). A removal that cannot go (the server removes only
-/// its whole queue, which holds another client's follow-up) keeps the bubble, saying why.
-/// A stop then dropped the server's queue, item and all, but the bubble stayed, stalled,
-/// as if the user had never removed it. Once the server drops such an item (a stop, a
-/// clear of the whole queue), the removal is done.
-#[test]
-fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
-    let (mut h, ev, _) = first_running();
+/// "a" is posted and queued behind another client's follow-up, then removed; the server's
+/// removal by selectors does nothing (`cleared: 0`, the live server's way). Its POST.
+fn remove_beside_another_clients_follow_up(h: &mut Harness, ev: u64) -> common::Sent {
     h.submit("a");
     let pa = h.the_open(RequestKind::FollowUpPost);
     h.respond(
@@ -1139,6 +1134,18 @@ fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
         clear.id,
         Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
     );
+    pa
+}
+
+/// Seed 268 (the live server's ways). A removal that cannot go (the server removes only
+/// its whole queue, which holds another client's follow-up) keeps the bubble, saying why.
+/// A stop then dropped the server's queue, item and all, but the bubble stayed, stalled,
+/// as if the user had never removed it. Once the server drops such an item (a stop, a
+/// clear of the whole queue), the removal is done.
+#[test]
+fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
+    let (mut h, ev, _) = first_running();
+    remove_beside_another_clients_follow_up(&mut h, ev);
     assert!(h.open(RequestKind::NativeClear).is_empty());
     let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
     assert!(
@@ -1162,27 +1169,7 @@ fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
 #[test]
 fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
     let (mut h, ev, _) = first_running();
-    h.submit("a");
-    let pa = h.the_open(RequestKind::FollowUpPost);
-    h.respond(
-        pa.id,
-        Reply::json(202, json!({"accepted": true, "queued": true})),
-    );
-    let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
-        "clientNonce": "another-client", "clientSeq": 1});
-    let rows = json!([theirs, row_of(&pa, 1, "a")]);
-    let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
-    h.body(ev, &lines(SESSION, &[queued]));
-    let a = (h.store.queued().iter())
-        .find(|i| i.text == "a")
-        .map(|i| i.id.clone())
-        .unwrap();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
-    let clear = h.the_open(RequestKind::FollowUpDelete);
-    h.respond(
-        clear.id,
-        Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
-    );
+    let pa = remove_beside_another_clients_follow_up(&mut h, ev);
     assert!(h.open(RequestKind::NativeClear).is_empty(), "refused");
     h.submit("b");
     let pb = h.the_open(RequestKind::FollowUpPost);
