@@ -328,10 +328,7 @@ fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
     // "Not queued" does not say whether it ran: the state does (it did not).
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, state(SESSION, 2, "idle", json!([])));
-    let prompts: Vec<String> = (h.sent.iter())
-        .filter(|r| r.kind == RequestKind::NativePrompt)
-        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let prompts = prompts_sent(&h);
     let queued: Vec<String> = h.store.queued().iter().map(|i| i.text.clone()).collect();
     assert!(
         prompts.contains(&"a".to_string()) || queued.contains(&"a".to_string()),
@@ -647,15 +644,7 @@ fn a_take_back_answered_after_a_session_switch_is_done() {
 #[test]
 fn a_held_message_is_not_dropped_when_another_run_starts() {
     let (mut h, ev, _) = first_running();
-    h.submit("a");
-    let pa = h.the_open(RequestKind::FollowUpPost);
-    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
-    h.body(ev, &lines(SESSION, &[end]));
-    h.respond(
-        pa.id,
-        Reply::json(202, json!({"accepted": true, "queued": true})),
-    );
-    let clear = h.the_open(RequestKind::FollowUpDelete);
+    let clear = strand_at_run_end(&mut h, ev);
     assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
     // Another client's run starts and ends before the clear is answered.
     let other = [
@@ -669,10 +658,7 @@ fn a_held_message_is_not_dropped_when_another_run_starts() {
         clear.id,
         Reply::json(202, json!({"accepted": true, "cleared": 1})),
     );
-    let prompts: Vec<String> = (h.sent.iter())
-        .filter(|r| r.kind == RequestKind::NativePrompt)
-        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let prompts = prompts_sent(&h);
     assert_eq!(
         prompts,
         ["first", "a"],
@@ -689,15 +675,7 @@ fn a_held_message_is_not_dropped_when_another_run_starts() {
 #[test]
 fn a_held_message_whose_take_back_was_answered_while_parked_goes_on_return() {
     let (mut h, ev, _) = first_running();
-    h.submit("a");
-    let pa = h.the_open(RequestKind::FollowUpPost);
-    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
-    h.body(ev, &lines(SESSION, &[end]));
-    h.respond(
-        pa.id,
-        Reply::json(202, json!({"accepted": true, "queued": true})),
-    );
-    let clear = h.the_open(RequestKind::FollowUpDelete);
+    let clear = strand_at_run_end(&mut h, ev);
     assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
     h.switch_session("T");
     h.respond(
@@ -707,10 +685,7 @@ fn a_held_message_whose_take_back_was_answered_while_parked_goes_on_return() {
     h.switch_session(SESSION);
     let st = h.last(RequestKind::NativeState);
     h.respond(st.id, state(SESSION, 2, "idle", json!([])));
-    let prompts: Vec<String> = (h.sent.iter())
-        .filter(|r| r.kind == RequestKind::NativePrompt)
-        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let prompts = prompts_sent(&h);
     assert_eq!(
         prompts,
         ["first", "a"],
@@ -728,15 +703,7 @@ fn a_held_message_whose_take_back_was_answered_while_parked_goes_on_return() {
 #[test]
 fn a_held_message_stays_shown_across_a_state_read() {
     let (mut h, ev, first) = first_running();
-    h.submit("a");
-    let pa = h.the_open(RequestKind::FollowUpPost);
-    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
-    h.body(ev, &lines(SESSION, &[end]));
-    h.respond(
-        pa.id,
-        Reply::json(202, json!({"accepted": true, "queued": true})),
-    );
-    let clear = h.the_open(RequestKind::FollowUpDelete);
+    let clear = strand_at_run_end(&mut h, ev);
     assert_eq!(h.store.status(), Status::Submitted, "\"a\" is held");
     assert!(user_texts(&h).contains(&"a".to_string()));
     // A gap: the state is read, and it does not know "a" (nothing was sent for it).
@@ -837,10 +804,7 @@ fn a_selective_clear_that_cleared_nothing_counts_in_a_parked_session_too() {
         common::native_store::state_of(SESSION, 3, "idle", json!([]), json!([row])),
     );
     h.advance(1_000);
-    let prompts: Vec<String> = (h.sent.iter())
-        .filter(|r| r.kind == RequestKind::NativePrompt)
-        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let prompts = prompts_sent(&h);
     assert_eq!(
         prompts,
         ["first"],
@@ -912,10 +876,7 @@ fn a_follow_up_a_clear_took_along_is_posted_again_once() {
         ),
     );
     h.advance(1_000);
-    let prompts: Vec<String> = (h.sent.iter())
-        .filter(|r| r.kind == RequestKind::NativePrompt)
-        .map(|r| r.body()["content"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let prompts = prompts_sent(&h);
     assert_eq!(prompts, ["first"], "\"keep\" ran: it is not sent again");
     assert!(
         h.store.queued().is_empty(),
@@ -1202,6 +1163,21 @@ fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
         2,
         "\"a\" is not posted again"
     );
+}
+
+/// "a" is typed during the run, which ends before its POST is answered; the server queued
+/// it, so it is stranded and the store takes it back to hold it as the next message. The
+/// take-back, still open.
+fn strand_at_run_end(h: &mut Harness, ev: u64) -> common::Sent {
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    let end = json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"});
+    h.body(ev, &lines(SESSION, &[end]));
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.the_open(RequestKind::FollowUpDelete)
 }
 
 /// The texts of the prompts `h` sent.
