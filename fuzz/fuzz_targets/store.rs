@@ -299,7 +299,10 @@ impl Host {
         }
         let queued = s.queued();
         for (i, q) in queued.iter().enumerate() {
-            let restored = self.stopping && i == 0 && q.state == ItemState::Stalled;
+            // A stop puts the follow-up a held turn was to send back at the head: `stalled`
+            // where the server may have it, `queued` where it does not.
+            let back = matches!(q.state, ItemState::Stalled | ItemState::Queued);
+            let restored = self.stopping && i == 0 && back;
             if restored && gone.remove(&q.id) {
                 gone_nonces.remove(&q.client_nonce);
             }
