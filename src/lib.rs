@@ -122,15 +122,17 @@ pub use replay::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
 // The pi-native transport of SPEC §14: its line splitter, its wire shapes, its session.
 #[cfg(feature = "pi")]
 pub use native_link::{
-    backoff_ms, commands as native_commands, Ask, LinkNote, NativeLink, Read, MAX_LINE_BYTES,
+    backoff_ms, commands as native_commands, Ask, LineLoss, LineLossKind, LinkNote, NativeLink,
+    Read, MAX_LINE_BYTES, MAX_STRIKES, QUIET_MS, READ_DEADLINE_MS,
 };
 #[cfg(feature = "pi")]
 pub use ndjson::{LineError, NdjsonDecoder};
 #[cfg(feature = "pi")]
 pub use protocol::pi_native::{
     classify_events_error, message_from_native, parse_frame as parse_native_frame,
-    parse_line as parse_native_line, parse_state as parse_native_state, EndStatus, EventKind,
-    Frame, FrameError, NativeEvent, QueueRow, RangeError, StateDoc,
+    parse_line as parse_native_line, parse_state as parse_native_state,
+    read_frame_head as read_native_frame_head, EndStatus, EventKind, EventRef, Frame, FrameError,
+    FrameHead, NativeEvent, QueueRow, RangeError, StateDoc, MAX_SEQ as MAX_NATIVE_SEQ,
 };
 #[cfg(feature = "pi")]
 pub use stream::pi_native::{Gate, NativeEffect, NativeGate, NativeSession, RunStatus};

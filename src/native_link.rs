@@ -6,14 +6,49 @@
 //! `stop`, `queue/clear`) are built by [`commands`].
 //!
 //! The reading rules are the reference's §6 and §13: the state is read once, then the events
-//! stream is followed from its `seq`; a stream that ends, fails or sends a line that does not
-//! fit is reconnected from the cursor without a state read; a seq gap, a `REPLAY_GAP` or a
-//! `CURSOR_AHEAD` answer reads the state again. A state older than the events applied is
-//! ignored (a lagging server), except the one read after such an answer: its lower seq is
-//! taken as it is.
+//! stream is followed from its `seq`; a stream that ends or fails is reconnected from the
+//! cursor without a state read; a seq gap, a `REPLAY_GAP` or a `CURSOR_AHEAD` answer reads the
+//! state again. A state older than the events applied is ignored (a lagging server), except
+//! the one read after such an answer: its lower seq is taken as it is.
+//!
+//! Bad input never stalls the link nor makes it read again what it cannot take. A line it
+//! cannot take is a [`LineLoss`], and the stream goes on: a line over the line limit (the
+//! store's `limits.maxEventBytes`) is known by its head ([`read_frame_head`]); a line that is
+//! not a frame of the protocol (not JSON or not UTF-8, a seq that is no integer up to 2^53 − 1,
+//! an envelope whose seq differs from its event's) is skipped likewise; an event of a type
+//! this version does not know, applied as nothing; an event whose envelope's `ref` names
+//! another session, dropped without taking a seq. A skipped line whose seq can be read moves
+//! the cursor past it (so no reconnect downloads it again); one whose seq cannot leaves the
+//! next event's gap to read the state.
+//!
+//! Every loop is bounded. The deadlines (the store sets them on the requests):
+//! - `/state` answers within [`READ_DEADLINE_MS`] (15 s, upstream's per-attempt budget) of its
+//!   request or of its last bytes, else it failed;
+//! - `/events` sends its head within [`READ_DEADLINE_MS`], else it failed; after the head, the
+//!   store's `streamIdleTimeoutMs` (the server's heartbeats come every 25 s).
+//!
+//! A recovery (a state read after a gap, `REPLAY_GAP` or `CURSOR_AHEAD`; a state read that
+//! failed) is a strike: the first goes at once (a gap, a range error) or after the backoff (a
+//! failed state read), each next one after the backoff of its rank, and the
+//! [`MAX_STRIKES`]+1-th stops the link with a typed error ([`LinkNote::GaveUp`]: the store
+//! shows it in `snapshot.error`; reopening the session starts over). Strikes start over only
+//! when a recovery worked, an event applied past the seq it was for (a gap's end, the cursor
+//! it met), or after [`QUIET_MS`] without one: a state that does not fill the gap it was read
+//! for, or a connect answered by the same range error, clears nothing. With the reference's
+//! backoff a loop of gaps or range errors gives up after about 12 s (13 requests), one of
+//! failed state reads after about 45 s (7 reads, each also bounded by its deadline), never
+//! more than two requests at once and then one every 0.75 s or more. A state answer over
+//! `limits.maxBodyBytes` stops the link at once (it would be the same again). The events
+//! stream itself is reconnected as long as it fails, as upstream does, after the backoff (at
+//! most 30 s); after [`MAX_STRIKES`] failures in a row without a connect it says so
+//! ([`LinkNote::Unreachable`]) and goes on.
 
-use crate::ndjson::NdjsonDecoder;
-use crate::protocol::pi_native::{classify_events_error, parse_line, parse_state, Frame};
+use crate::ndjson::{LineError, NdjsonDecoder};
+use crate::protocol::pi_native::{
+    classify_events_error, parse_addressed_line, parse_state, read_frame_head, EventKind, EventRef,
+    Frame, FrameHead, NativeEvent,
+};
+use crate::protocol::ChatError;
 use crate::random::RandomSource;
 use crate::stream::conversation::Conversation;
 use crate::stream::pi_native::{Gate, NativeEffect, NativeGate};
@@ -21,8 +56,20 @@ use crate::stream::pi_native::{Gate, NativeEffect, NativeGate};
 /// The code of a session the server does not have (reference §10).
 const NOT_FOUND: &str = "AGENT_SESSION_NOT_FOUND";
 
-/// The longest event line taken (a `message-end` final carries a whole message).
+/// The longest event line a link made by [`NativeLink::new`] takes (the store gives its own,
+/// `limits.maxEventBytes`, whose default this is): a `message-end` final carries a whole
+/// message.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How long `/state` may take to answer (from its request or its last bytes), and `/events`
+/// to send its head, before the attempt counts as failed (upstream's `requestTimeoutMs`).
+pub const READ_DEADLINE_MS: u64 = 15_000;
+
+/// Recoveries in a row (see the module doc) before the link gives up with a typed error.
+pub const MAX_STRIKES: u32 = 6;
+
+/// A time without a recovery after which strikes start over.
+pub const QUIET_MS: u64 = 60_000;
 
 /// A read the link wants made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +92,33 @@ pub enum Read {
     Events,
 }
 
+/// Why a line of the events stream was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineLossKind {
+    /// Longer than the line limit (`limits.maxEventBytes`), which it gives.
+    TooLarge {
+        /// The limit in force.
+        limit: usize,
+    },
+    /// Not a frame of the protocol.
+    Malformed,
+    /// An event of a type this version does not know (its seq counted).
+    UnknownType,
+    /// An event its envelope addresses to another session (its seq not counted).
+    Elsewhere,
+}
+
+/// A line of the events stream the link did not apply, and what its head said of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineLoss {
+    /// Why.
+    pub kind: LineLossKind,
+    /// What was lost, for a person.
+    pub message: String,
+    /// Its seq, type, ids and role, as far as they could be read.
+    pub head: FrameHead,
+}
+
 /// What happened, for the store to show.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkNote {
@@ -60,6 +134,14 @@ pub enum LinkNote {
     /// The server has no such session (`404 AGENT_SESSION_NOT_FOUND`): the link stops, and
     /// the session is empty until a send creates it.
     Missing,
+    /// A line of the events stream was skipped; the stream goes on.
+    Lost(LineLoss),
+    /// The link stopped after [`MAX_STRIKES`] recoveries that did not work, or a state answer
+    /// too large to read: the error says why. Reopening the session starts over.
+    GaveUp(ChatError),
+    /// The events stream failed [`MAX_STRIKES`] times in a row without connecting; it is
+    /// still tried (after the backoff). [`NativeLink::connected`] gives the error back.
+    Unreachable(ChatError),
 }
 
 /// The link's state.
@@ -67,12 +149,26 @@ pub enum LinkNote {
 pub struct NativeLink {
     gate: NativeGate,
     decoder: NdjsonDecoder,
+    /// The longest line taken.
+    max_line: usize,
+    /// The session followed (`agentTypeId`, `sessionId`): an envelope naming another is not
+    /// this session's. `None`: any.
+    address: Option<(String, String)>,
     /// The read in flight, if any (one at a time: the state, or the events stream).
     reading: Option<Read>,
     /// A read to ask for at this time (a backoff), or at once (`Some(0)`).
     due: Option<(u64, Read)>,
     /// Failed attempts since the last connect or heartbeat.
     attempt: u32,
+    /// Recoveries since the last quiet time (see the module doc).
+    strikes: u32,
+    /// When the last recovery began.
+    trouble_at: Option<u64>,
+    /// The highest seq a recovery was for (a gap's end, the cursor a range error or a failed
+    /// state read met): an event applied past it shows the recovery worked.
+    mark: u64,
+    /// The error [`LinkNote::Unreachable`] gave, until a connect.
+    unreachable: Option<ChatError>,
     hydrated: bool,
     stopped: bool,
     /// The state is read because the server said the cursor is out of range: a lower seq is
@@ -89,15 +185,34 @@ impl Default for NativeLink {
 impl NativeLink {
     /// A link that has read nothing yet; [`open`](Self::open) starts it.
     pub fn new() -> Self {
+        NativeLink::with_max_line_bytes(MAX_LINE_BYTES)
+    }
+
+    /// [`new`](Self::new), taking lines of at most `limit` bytes.
+    pub fn with_max_line_bytes(limit: usize) -> Self {
         NativeLink {
             gate: NativeGate::new(),
-            decoder: NdjsonDecoder::new(MAX_LINE_BYTES),
+            decoder: NdjsonDecoder::new(limit),
+            max_line: limit,
+            address: None,
             reading: None,
             due: None,
             attempt: 0,
+            strikes: 0,
+            trouble_at: None,
+            mark: 0,
+            unreachable: None,
             hydrated: false,
             stopped: false,
             rewind: false,
+        }
+    }
+
+    /// The session followed: events addressed to another are dropped.
+    pub fn address(&mut self, agent_type: &str, session_id: &str) {
+        let known = self.address.as_ref();
+        if known.is_none_or(|(a, s)| a != agent_type || s != session_id) {
+            self.address = Some((agent_type.to_string(), session_id.to_string()));
         }
     }
 
@@ -121,12 +236,14 @@ impl NativeLink {
         self.reading
     }
 
-    /// Starts following: the state first.
+    /// Starts following: the state first. Strikes start over.
     pub fn open(&mut self) {
         // A read in flight when the session was left was aborted with it.
         self.reading = None;
         self.stopped = false;
         self.due = Some((0, Read::State));
+        self.strikes = 0;
+        self.trouble_at = None;
     }
 
     /// Reads the state again now (the store learned the session moved on without the
@@ -159,7 +276,7 @@ impl NativeLink {
         Some(match read {
             Read::State => Ask::State,
             Read::Events => {
-                self.decoder = NdjsonDecoder::new(MAX_LINE_BYTES);
+                self.decoder = NdjsonDecoder::new(self.max_line);
                 Ask::Events {
                     cursor: self.gate.seq(),
                 }
@@ -172,9 +289,11 @@ impl NativeLink {
         self.due.map(|(at, _)| at).filter(|_| !self.stopped)
     }
 
-    /// The events stream answered 2xx: connected, the backoff starts over.
-    pub fn connected(&mut self) {
+    /// The events stream answered 2xx: connected, the backoff starts over. The error of a
+    /// [`LinkNote::Unreachable`] said before, which no longer holds.
+    pub fn connected(&mut self) -> Option<ChatError> {
         self.attempt = 0;
+        self.unreachable.take()
     }
 
     /// Bytes of the events stream; frames go through the gate into `conversation`.
@@ -197,7 +316,7 @@ impl NativeLink {
     fn take_lines(
         &mut self,
         conversation: &mut Conversation,
-        lines: Vec<Result<String, crate::ndjson::LineError>>,
+        lines: Vec<Result<String, LineError>>,
         now_ms: u64,
         rng: &mut dyn RandomSource,
         out: &mut Vec<LinkNote>,
@@ -205,28 +324,81 @@ impl NativeLink {
         let mut effects = Vec::new();
         for line in lines {
             if self.reading != Some(Read::Events) {
-                return; // a gap or a bad line ended this connection
+                return; // a gap ended this connection
             }
-            let frame = match line
-                .map_err(|e| e.to_string())
-                .and_then(|l| parse_line(&l).map_err(|e| e.to_string()))
-            {
-                Ok(f) => f,
-                Err(e) => {
-                    // Upstream: a protocol error, and a reconnect from the cursor.
-                    self.retry(Read::Events, e, now_ms, rng, out);
-                    return;
+            let (frame, at) = match line {
+                Ok(text) => match parse_addressed_line(&text) {
+                    Ok(read) => read,
+                    Err(e) => {
+                        let head = read_frame_head(&text);
+                        self.skip_line(
+                            LineLossKind::Malformed,
+                            e.to_string(),
+                            head,
+                            now_ms,
+                            rng,
+                            out,
+                        );
+                        continue;
+                    }
+                },
+                Err(LineError::NotUtf8 { line }) => {
+                    let head = read_frame_head(&line);
+                    let why = "event line is not UTF-8".to_string();
+                    self.skip_line(LineLossKind::Malformed, why, head, now_ms, rng, out);
+                    continue;
                 }
+                Err(LineError::TooLong { bytes, limit, head }) => {
+                    let why = format!("{bytes} bytes");
+                    let head = read_frame_head(&head);
+                    let kind = LineLossKind::TooLarge { limit };
+                    self.skip_line(kind, why, head, now_ms, rng, out);
+                    continue;
+                }
+            };
+            if let Some(at) = at.filter(|at| self.elsewhere(at)) {
+                let head = FrameHead {
+                    at: Some(at),
+                    ..frame_head(&frame)
+                };
+                out.push(LinkNote::Lost(loss(
+                    LineLossKind::Elsewhere,
+                    String::new(),
+                    head,
+                )));
+                continue;
+            }
+            let unknown = match &frame {
+                Frame::Event(NativeEvent {
+                    kind: EventKind::Unknown { .. },
+                    ..
+                }) => Some(frame_head(&frame)),
+                _ => None,
             };
             let heartbeat = frame == Frame::Heartbeat;
             match self.gate.apply(conversation, frame, &mut effects) {
                 Gate::Gap { expected, actual } => {
-                    self.reading = None;
-                    self.due = Some((now_ms, Read::State));
-                    out.push(LinkNote::Retrying(format!(
-                        "events skipped from {expected} to {actual}: reading the state again"
+                    return self.gap(expected, actual, now_ms, rng, out);
+                }
+                Gate::Applied if self.gate.seq() > self.mark && self.strikes > 0 => {
+                    self.worked();
+                    if let Some(head) = unknown {
+                        effects.clear();
+                        out.push(LinkNote::Lost(loss(
+                            LineLossKind::UnknownType,
+                            String::new(),
+                            head,
+                        )));
+                    }
+                }
+                Gate::Applied if unknown.is_some() => {
+                    let head = unknown.unwrap_or_default();
+                    effects.clear(); // the gate's own word for it: the loss says it
+                    out.push(LinkNote::Lost(loss(
+                        LineLossKind::UnknownType,
+                        String::new(),
+                        head,
                     )));
-                    return;
                 }
                 _ if heartbeat => self.attempt = 0,
                 _ => {}
@@ -235,7 +407,112 @@ impl NativeLink {
         }
     }
 
-    /// The read's answer ended: its status, and its whole body for a non-2xx or the state.
+    /// The envelope names another session than the one followed.
+    fn elsewhere(&self, at: &EventRef) -> bool {
+        (self.address.as_ref()).is_some_and(|(agent, session)| at.elsewhere(agent, session))
+    }
+
+    /// A line that could not be applied: a loss, and the cursor past its seq where its head
+    /// says it (a gap before it reads the state, as an event's would).
+    fn skip_line(
+        &mut self,
+        kind: LineLossKind,
+        why: String,
+        head: FrameHead,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+        out: &mut Vec<LinkNote>,
+    ) {
+        if head.at.as_ref().is_some_and(|at| self.elsewhere(at)) {
+            return out.push(LinkNote::Lost(loss(LineLossKind::Elsewhere, why, head)));
+        }
+        let Some(seq) = head.seq else {
+            return out.push(LinkNote::Lost(loss(kind, why, head)));
+        };
+        match self.gate.skip(seq) {
+            Gate::Applied => {
+                if self.gate.seq() > self.mark {
+                    self.worked();
+                }
+                out.push(LinkNote::Lost(loss(kind, why, head)))
+            }
+            // The state read may hold it: a loss only if the events bring it again.
+            Gate::Gap { expected, actual } => self.gap(expected, actual, now_ms, rng, out),
+            // Applied already: nothing is lost.
+            _ => {}
+        }
+    }
+
+    /// Events are missing before `actual`: the state is read again.
+    fn gap(
+        &mut self,
+        expected: u64,
+        actual: u64,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+        out: &mut Vec<LinkNote>,
+    ) {
+        self.mark = self.mark.max(actual);
+        let why = format!("events skipped from {expected} to {actual}: reading the state again");
+        self.recover(ChatError::protocol(why), now_ms, rng, out);
+    }
+
+    /// An event past the last recovery's mark was applied: the recovery worked.
+    fn worked(&mut self) {
+        self.strikes = 0;
+        self.trouble_at = None;
+    }
+
+    /// Counts a recovery: whether the link may go on (else it gave up with `error`).
+    fn strike(&mut self, error: &ChatError, now_ms: u64, out: &mut Vec<LinkNote>) -> bool {
+        self.mark = self.mark.max(self.gate.seq());
+        if self
+            .trouble_at
+            .is_some_and(|t| now_ms.saturating_sub(t) >= QUIET_MS)
+        {
+            self.strikes = 0;
+        }
+        self.trouble_at = Some(now_ms);
+        self.strikes += 1;
+        if self.strikes > MAX_STRIKES {
+            self.give_up(error.clone(), out);
+            return false;
+        }
+        true
+    }
+
+    /// Reads the state again: at once the first time, after the backoff of its rank after.
+    fn recover(
+        &mut self,
+        error: ChatError,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+        out: &mut Vec<LinkNote>,
+    ) {
+        self.reading = None;
+        if !self.strike(&error, now_ms, out) {
+            return;
+        }
+        let delay = match self.strikes {
+            1 => 0,
+            n => backoff_ms(n - 2, rng.unit()),
+        };
+        self.due = Some((now_ms + delay, Read::State));
+        out.push(LinkNote::Retrying(error.message));
+    }
+
+    /// Stops following, with `error` for the store to show.
+    fn give_up(&mut self, mut error: ChatError, out: &mut Vec<LinkNote>) {
+        self.close();
+        error.message = format!(
+            "the session cannot be followed: {} (reopen the session to try again)",
+            error.message
+        );
+        out.push(LinkNote::GaveUp(error));
+    }
+
+    /// The read's answer ended: its status, and its whole body for a non-2xx or the state
+    /// (status 0: the store could not keep the answer, larger than `limits.maxBodyBytes`).
     pub fn answer_end(
         &mut self,
         conversation: &mut Conversation,
@@ -249,7 +526,7 @@ impl NativeLink {
             return;
         }
         let ok = (200..300).contains(&status);
-        if status == 404 && crate::protocol::ChatError::from_http(404, body).says(NOT_FOUND) {
+        if status == 404 && ChatError::from_http(404, body).says(NOT_FOUND) {
             self.close();
             self.hydrated = true;
             out.push(LinkNote::Missing);
@@ -281,23 +558,29 @@ impl NativeLink {
                     }
                 }
             }
-            Read::State => self.retry(
-                Read::State,
-                format!("the state read answered {status}"),
-                now_ms,
-                rng,
-                out,
-            ),
+            Read::State if status == 0 => {
+                let mut error = ChatError::protocol(
+                    "the session state is larger than limits.maxBodyBytes".to_string(),
+                );
+                error.field = Some("limits.maxBodyBytes".into());
+                self.give_up(error, out);
+            }
+            Read::State => {
+                let mut error = ChatError::from_http(status, body);
+                error.message = format!("the state read answered {status}: {}", error.message);
+                self.retry(Read::State, error, now_ms, rng, out)
+            }
             Read::Events if !ok && classify_events_error(status, body).is_some() => {
                 // The server says the cursor does not fit it: its state is taken whatever
                 // its seq (upstream rewinds for `CURSOR_AHEAD` only; a state ignored after a
                 // `REPLAY_GAP` would only bring the same answer again, at once).
                 self.rewind = true;
-                self.reading = None;
-                self.due = Some((now_ms, Read::State));
-                out.push(LinkNote::Retrying(format!(
+                let why = format!(
                     "the events cursor is out of range ({status}): reading the state again"
-                )));
+                );
+                let mut error = ChatError::from_http(status, body);
+                error.message = why;
+                self.recover(error, now_ms, rng, out);
             }
             Read::Events => {
                 if ok {
@@ -308,11 +591,15 @@ impl NativeLink {
                         return;
                     }
                 }
-                let why = match ok {
-                    true => "the events stream ended".to_string(),
-                    false => format!("the events stream answered {status}"),
+                let error = match ok {
+                    true => ChatError::network("the events stream ended"),
+                    false => {
+                        let mut e = ChatError::from_http(status, body);
+                        e.message = format!("the events stream answered {status}: {}", e.message);
+                        e
+                    }
                 };
-                self.retry(Read::Events, why, now_ms, rng, out);
+                self.retry(Read::Events, error, now_ms, rng, out);
             }
         }
     }
@@ -327,26 +614,85 @@ impl NativeLink {
         out: &mut Vec<LinkNote>,
     ) {
         if self.reading == Some(read) {
-            self.retry(read, message.to_string(), now_ms, rng, out);
+            self.retry(read, ChatError::network(message), now_ms, rng, out);
         }
     }
 
     /// Tries `read` again after the reference's backoff: `d = min(30 s, 1 s·2^attempt)`,
     /// `round(min(30 s, d·(1−j) + r·2·d·j))` with `j = 0.25`. A hydrated session reconnects
-    /// its events from the cursor without reading the state.
+    /// its events from the cursor without reading the state. A state read is a strike.
     fn retry(
         &mut self,
         read: Read,
-        why: String,
+        error: ChatError,
         now_ms: u64,
         rng: &mut dyn RandomSource,
         out: &mut Vec<LinkNote>,
     ) {
         self.reading = None;
         let read = if self.hydrated { read } else { Read::State };
+        if read == Read::State && !self.strike(&error, now_ms, out) {
+            return;
+        }
         self.due = Some((now_ms + backoff_ms(self.attempt, rng.unit()), read));
         self.attempt = self.attempt.saturating_add(1);
-        out.push(LinkNote::Retrying(why));
+        if read == Read::Events && self.attempt >= MAX_STRIKES && self.unreachable.is_none() {
+            let mut e = error.clone();
+            e.message = format!(
+                "the events stream failed {} times in a row (still trying): {}",
+                self.attempt, error.message
+            );
+            self.unreachable = Some(e.clone());
+            out.push(LinkNote::Unreachable(e));
+        }
+        out.push(LinkNote::Retrying(error.message));
+    }
+}
+
+/// What a frame that was read says of itself, as [`read_frame_head`] says it of a line.
+fn frame_head(frame: &Frame) -> FrameHead {
+    let Frame::Event(ev) = frame else {
+        return FrameHead::default();
+    };
+    let (event_type, message_id) = match &ev.kind {
+        EventKind::Unknown { name } => (Some(name.clone()), None),
+        EventKind::MessageStart { message_id, .. }
+        | EventKind::MessageDelta { message_id, .. }
+        | EventKind::PartEnd { message_id, .. }
+        | EventKind::MessageEnd { message_id, .. }
+        | EventKind::ToolCall { message_id, .. }
+        | EventKind::ToolResult { message_id, .. } => (None, Some(message_id.clone())),
+        _ => (None, None),
+    };
+    FrameHead {
+        seq: Some(ev.seq),
+        event_type,
+        message_id,
+        ..FrameHead::default()
+    }
+}
+
+fn loss(kind: LineLossKind, why: String, head: FrameHead) -> LineLoss {
+    let what = head.event_type.as_deref().unwrap_or("of unknown type");
+    let seq = head.seq.map(|s| format!(" (seq {s})")).unwrap_or_default();
+    let message = match kind {
+        LineLossKind::TooLarge { limit } => format!(
+            "an event {what}{seq} larger than {limit} bytes (limits.maxEventBytes) was skipped"
+        ),
+        LineLossKind::Malformed => format!("an event line{seq} was skipped: {why}"),
+        LineLossKind::UnknownType => format!("an event of unknown type {what}{seq} was skipped"),
+        LineLossKind::Elsewhere => {
+            let to = head.at.as_ref().and_then(|a| a.session_id.as_deref());
+            format!(
+                "an event{seq} for another session ({}) was dropped",
+                to.unwrap_or("?")
+            )
+        }
+    };
+    LineLoss {
+        kind,
+        message,
+        head,
     }
 }
 

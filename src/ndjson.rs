@@ -1,7 +1,13 @@
 //! Incremental NDJSON line splitter for the pi-native event stream (SPEC §14): bytes in, one
 //! line out per `\n`, whatever the network split (inside a UTF-8 sequence included). Lines are
-//! trimmed and blank ones skipped, as the upstream client's reader does; a line longer than the
-//! limit is skipped whole with a typed error, and the stream goes on.
+//! trimmed (a leading byte order mark too) and blank ones skipped, as the upstream client's
+//! reader does. A line longer than the limit is skipped whole with a typed error that keeps its
+//! first [`HEAD_BYTES`] (what it was: its seq, type and ids come first), and a line that is not
+//! UTF-8 is given back as an error too (read with replacement characters, to say what it was):
+//! the stream goes on after both.
+
+/// How much of a line skipped as too long is kept, to say what it was.
+pub const HEAD_BYTES: usize = 4096;
 
 /// A line that could not be taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -9,10 +15,18 @@ pub enum LineError {
     /// The line grew past the limit; what it held was dropped up to its `\n`.
     #[error("NDJSON line of {bytes} bytes exceeds the {limit}-byte limit")]
     TooLong {
-        /// How many bytes the line had when it was given up (at least `limit + 1`).
+        /// How many bytes the line had (at least `limit + 1`).
         bytes: usize,
         /// The limit in force.
         limit: usize,
+        /// The line's first bytes (at most [`HEAD_BYTES`], cut at a character's end).
+        head: String,
+    },
+    /// The line is not UTF-8; `line` is what it says with U+FFFD for what is not.
+    #[error("NDJSON line is not UTF-8")]
+    NotUtf8 {
+        /// The line, invalid sequences replaced (trimmed).
+        line: String,
     },
 }
 
@@ -23,6 +37,8 @@ pub struct NdjsonDecoder {
     limit: usize,
     /// Bytes of a too-long line seen so far, while it is skipped to its end.
     skipping: Option<usize>,
+    /// The start of the line being skipped.
+    head: Vec<u8>,
 }
 
 impl NdjsonDecoder {
@@ -32,11 +48,11 @@ impl NdjsonDecoder {
             buf: Vec::new(),
             limit,
             skipping: None,
+            head: Vec::new(),
         }
     }
 
-    /// Feeds `bytes`; every complete non-blank line (trimmed, decoded as UTF-8 with invalid
-    /// sequences replaced, as a `TextDecoder` does) is appended to `out`.
+    /// Feeds `bytes`; every complete non-blank line (trimmed) is appended to `out`.
     pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<Result<String, LineError>>) {
         while !bytes.is_empty() {
             let newline = bytes.iter().position(|&b| b == b'\n');
@@ -48,7 +64,10 @@ impl NdjsonDecoder {
                 *seen += head.len();
             } else if self.buf.len() + head.len() > self.limit {
                 self.skipping = Some(self.buf.len() + head.len());
-                self.buf = Vec::new();
+                let mut kept = std::mem::take(&mut self.buf);
+                kept.extend_from_slice(&head[..head.len().min(HEAD_BYTES)]);
+                kept.truncate(HEAD_BYTES);
+                self.head = kept;
             } else {
                 self.buf.extend_from_slice(head);
             }
@@ -67,14 +86,33 @@ impl NdjsonDecoder {
 
     fn end_line(&mut self, out: &mut Vec<Result<String, LineError>>) {
         if let Some(bytes) = self.skipping.take() {
+            let mut head = std::mem::take(&mut self.head);
+            // Cut at a character's end: a sequence the cut split is not an error of the line.
+            let valid = match std::str::from_utf8(&head) {
+                Ok(_) => head.len(),
+                Err(e) => e.valid_up_to(),
+            };
+            head.truncate(valid);
+            let head = String::from_utf8(head).unwrap_or_default();
             let limit = self.limit;
-            out.push(Err(LineError::TooLong { bytes, limit }));
+            out.push(Err(LineError::TooLong { bytes, limit, head }));
             return;
         }
-        let line = String::from_utf8_lossy(&self.buf);
-        let trimmed = line.trim();
-        if !trimmed.is_empty() {
-            out.push(Ok(trimmed.to_string()));
+        let line = match std::str::from_utf8(&self.buf) {
+            Ok(text) => Ok(text),
+            Err(_) => Err(String::from_utf8_lossy(&self.buf)),
+        };
+        // A byte order mark is no JSON whitespace; an editor or a proxy may put one first.
+        let text = |t: &str| {
+            t.trim()
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .to_string()
+        };
+        match line {
+            Ok(t) if !t.trim().is_empty() => out.push(Ok(text(t))),
+            Ok(_) => {}
+            Err(lossy) => out.push(Err(LineError::NotUtf8 { line: text(&lossy) })),
         }
         self.buf.clear();
     }
@@ -96,7 +134,7 @@ mod tests {
 
     #[test]
     fn any_split_gives_the_same_lines() {
-        let body = "{\"a\":\"é€😀\"}\r\n\n  \n{\"b\":2}\n{\"c\":3}".as_bytes();
+        let body = "\u{feff}{\"a\":\"é€😀\"}\r\n\n  \n{\"b\":2}\n{\"c\":3}".as_bytes();
         let whole = lines(&[body], 1 << 20);
         assert_eq!(
             whole,
@@ -125,10 +163,41 @@ mod tests {
             vec![
                 Err(LineError::TooLong {
                     bytes: 23,
-                    limit: 10
+                    limit: 10,
+                    head: "{\"long\":\"xxxx".into(),
                 }),
                 Ok("{\"ok\":1}".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_an_error_with_its_readable_text() {
+        let out = lines(&[b"{\"seq\":3,\"x\":\"\xff\"}\n{\"ok\":1}\n"], 64);
+        assert_eq!(
+            out,
+            vec![
+                Err(LineError::NotUtf8 {
+                    line: "{\"seq\":3,\"x\":\"\u{fffd}\"}".into()
+                }),
+                Ok("{\"ok\":1}".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn the_head_of_a_long_line_is_cut_at_a_characters_end() {
+        let mut long = b"{\"a\":\"".to_vec();
+        long.extend("é".repeat(HEAD_BYTES).as_bytes());
+        long.extend(b"\"}\n");
+        let out = lines(
+            &[&long[..HEAD_BYTES + 1], &long[HEAD_BYTES + 1..]],
+            HEAD_BYTES * 2,
+        );
+        let Err(LineError::TooLong { head, .. }) = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert!(head.len() <= HEAD_BYTES && head.len() >= HEAD_BYTES - 3);
+        assert!(head.starts_with("{\"a\":\"é"));
     }
 }

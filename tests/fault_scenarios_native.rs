@@ -187,6 +187,13 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
         ),
     );
     assert_eq!(h.store.status(), Status::Ready);
+    // The events stream goes on from the state's seq (one that never answers is tried again
+    // every connect deadline, forever).
+    let ev = h.the_open(RequestKind::NativeEvents).id;
+    h.respond(
+        ev,
+        Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
+    );
     // "a"'s POST never answers; once it times out the store takes "a" back.
     assert!(
         h.store.queued().iter().all(|i| i.text != "a"),

@@ -6,8 +6,8 @@
 #![cfg(feature = "pi")]
 
 use agent_chat_store::{
-    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, FileAttachment, LinkNote,
-    NativeEffect, NativeLink, RandomSource, Read, RunStatus,
+    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, FileAttachment,
+    LineLossKind, LinkNote, NativeEffect, NativeLink, RandomSource, Read, RunStatus,
 };
 use serde_json::{json, Value};
 
@@ -217,15 +217,25 @@ fn replay_gap_and_cursor_ahead_read_the_state_again_a_lower_seq_taken() {
 }
 
 #[test]
-fn a_line_that_does_not_fit_reconnects_from_the_cursor() {
+fn a_line_that_does_not_fit_is_a_loss_and_the_stream_goes_on_past_its_seq() {
     let mut w = World::following(1);
     w.events(&line(
         json!({"type": "agent-start", "seq": 2, "turnId": "t"}),
     ));
     w.events("{\"seq\":3,\"type\":\"message-delta\"}\n");
-    assert!(matches!(w.notes.last(), Some(LinkNote::Retrying(m)) if m.contains("does not fit")));
-    w.now += 750;
-    assert_eq!(w.ask(), Some(Ask::Events { cursor: 2 }));
+    assert!(
+        matches!(w.notes.last(), Some(LinkNote::Lost(l))
+            if l.kind == LineLossKind::Malformed && l.head.seq == Some(3)
+                && l.message.contains("does not fit")),
+        "{:?}",
+        w.notes.last()
+    );
+    assert_eq!(w.link.reading(), Some(Read::Events), "no reconnect");
+    assert_eq!(w.link.gate().seq(), 3, "past it");
+    w.events(&line(
+        json!({"type": "message-start", "seq": 4, "messageId": "a1", "role": "assistant"}),
+    ));
+    assert_eq!(w.link.gate().seq(), 4);
 }
 
 #[test]

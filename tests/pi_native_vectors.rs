@@ -18,7 +18,7 @@ use agent_chat_store::{
     parse_native_state, replay_pi_native_events, ChunkInput, Method, RequestKind, RunStatus,
     Status, StoreOptions, SubmitKind,
 };
-use common::native_store::{feed, following, lines, run_started};
+use common::native_store::{feed, following, run_started};
 use common::vectors::{frame, messages, session_after, vector};
 use common::*;
 use serde_json::{json, Value};
@@ -310,6 +310,15 @@ fn client(v: &Value) -> Harness {
     Harness::new(o)
 }
 
+/// `frames` on the wire, in envelopes addressed to the vector's client's session (its agent
+/// type and id).
+fn addressed(v: &Value, frames: &[Value]) -> Vec<u8> {
+    let at =
+        json!({"agentTypeId": v["client"]["agentTypeId"], "sessionId": v["client"]["sessionId"]});
+    let wrap = |e: &Value| json!({"ref": at, "seq": e["seq"], "event": e}).to_string() + "\n";
+    frames.iter().map(wrap).collect::<String>().into_bytes()
+}
+
 /// The requests the store made, less its take-backs: a follow-up the server holds while no
 /// run is on is taken back with `POST …/queue/clear` (SPEC §6, "no reordering"), a request
 /// the upstream client does not make.
@@ -352,7 +361,7 @@ fn play(v: &Value, mut check: impl FnMut(&mut Harness, usize, &Value)) {
             let status = answer["status"].as_u64().unwrap() as u16;
             match answer.get("ndjson") {
                 Some(frames) => {
-                    let body = lines(frames.as_array().unwrap());
+                    let body = addressed(v, frames.as_array().unwrap());
                     h.respond(
                         r.id,
                         Reply::bytes(status, Some("application/x-ndjson"), body).open(),
@@ -364,11 +373,8 @@ fn play(v: &Value, mut check: impl FnMut(&mut Harness, usize, &Value)) {
                 }
             }
         } else if let Some(f) = step.get("$frame") {
-            feed(
-                &mut h,
-                stream.expect("an open stream"),
-                std::slice::from_ref(f),
-            );
+            let stream = stream.expect("an open stream");
+            h.body(stream, &addressed(v, std::slice::from_ref(f)));
         } else if step["$step"] == "expect" {
             check(&mut h, checkpoint, &step["expect"]);
             checkpoint += 1;

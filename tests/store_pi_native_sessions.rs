@@ -190,9 +190,10 @@ fn a_new_sessions_first_send_creates_it_and_the_store_follows_the_servers_id() {
         ev.id,
         Reply::bytes(200, Some("application/x-ndjson"), Vec::new()).open(),
     );
+    // Addressed to the session by the name the server gave it.
     h.body(
         ev.id,
-        &lines(&[
+        &lines_of("N1", &[
             json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
             json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hello"}),
             json!({"type": "agent-end", "seq": 3, "turnId": "t1", "status": "ok"}),

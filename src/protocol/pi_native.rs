@@ -220,11 +220,58 @@ fn opt_u64(o: &Object, key: &str) -> Option<u64> {
     o.get(key).and_then(Value::as_u64)
 }
 
+/// The largest seq taken: JS numbers hold integers exactly up to 2^53 − 1, so a larger one
+/// cannot be the cursor a JS client sends back (upstream's schema reads it as a number).
+pub const MAX_SEQ: u64 = (1 << 53) - 1;
+
+/// A seq: an integer from 0 to [`MAX_SEQ`] (not a string, not fractional, not null).
+fn seq_of(o: &Object) -> Option<u64> {
+    opt_u64(o, "seq").filter(|&s| s <= MAX_SEQ)
+}
+
+/// The session an envelope addresses its event to (`ref`), as far as it says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventRef {
+    /// `ref.agentTypeId`.
+    pub agent_type: Option<String>,
+    /// `ref.sessionId`.
+    pub session_id: Option<String>,
+}
+
+impl EventRef {
+    fn of(o: &Object) -> Option<EventRef> {
+        let Some(Value::Object(r)) = o.get("ref") else {
+            return None;
+        };
+        let s = |k: &str| r.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(EventRef {
+            agent_type: s("agentTypeId"),
+            session_id: s("sessionId"),
+        })
+    }
+
+    /// It names another session than `session_id` of `agent_type` (what it leaves out is
+    /// taken as this one).
+    pub fn elsewhere(&self, agent_type: &str, session_id: &str) -> bool {
+        let differs = |a: &Option<String>, b: &str| a.as_deref().is_some_and(|a| a != b);
+        differs(&self.agent_type, agent_type) || differs(&self.session_id, session_id)
+    }
+}
+
 /// Reads one trimmed, non-blank line.
 pub fn parse_line(line: &str) -> Result<Frame, FrameError> {
+    parse_addressed_line(line).map(|(frame, _)| frame)
+}
+
+/// [`parse_line`], with the envelope's `ref` (`None` for a bare event or a heartbeat).
+pub fn parse_addressed_line(line: &str) -> Result<(Frame, Option<EventRef>), FrameError> {
     let value =
         super::json::from_slice(line.as_bytes()).map_err(|e| FrameError::Json(e.to_string()))?;
-    parse_frame(value)
+    let at = match &value {
+        Value::Object(o) if o.contains_key("event") => EventRef::of(o),
+        _ => None,
+    };
+    parse_frame(value).map(|frame| (frame, at))
 }
 
 /// Reads one frame already parsed as JSON.
@@ -234,7 +281,7 @@ pub fn parse_frame(value: Value) -> Result<Frame, FrameError> {
     };
     if let Some(Value::Object(event)) = o.remove("event") {
         // The wire shape: `{ref, seq, event}`, both seqs equal.
-        let outer = opt_u64(&o, "seq").ok_or_else(|| schema("envelope without seq"))?;
+        let outer = seq_of(&o).ok_or_else(|| schema("envelope without a seq"))?;
         let ev = parse_event(event)?;
         if ev.seq != outer {
             return Err(schema(format!(
@@ -250,9 +297,67 @@ pub fn parse_frame(value: Value) -> Result<Frame, FrameError> {
     parse_event(o).map(Frame::Event)
 }
 
+/// What the start of a line that could not be read says of its event, as far as it is there
+/// (an envelope puts `ref` and `seq` first, an event its `type`, `seq` and ids before its
+/// payload): what was lost, and whether the cursor may move past it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameHead {
+    /// The event's seq, when one valid seq is there: an envelope's and its event's that
+    /// differ, or a seq that is no integer up to [`MAX_SEQ`], give none.
+    pub seq: Option<u64>,
+    /// The event's `type`.
+    pub event_type: Option<String>,
+    /// `messageId`.
+    pub message_id: Option<String>,
+    /// `toolCallId`.
+    pub tool_call_id: Option<String>,
+    /// The message's `role` (a `message-start`'s, or a `message-end`'s final's).
+    pub role: Option<String>,
+    /// The envelope's `ref`.
+    pub at: Option<EventRef>,
+}
+
+/// Reads what [`FrameHead`] says from `text`: a whole line that did not fit the protocol, or
+/// the head of one too long to take.
+pub fn read_frame_head(text: &str) -> FrameHead {
+    let mut p = crate::stream::partial_json::PartialJson::new();
+    p.push(text);
+    let Some(Value::Object(o)) = p.value_ref() else {
+        return FrameHead::default();
+    };
+    let s = |o: &Object, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    let (event, seq, at) = match o.get("event") {
+        Some(Value::Object(ev)) => {
+            // One of the two (the other cut off or left out), or both equal.
+            let seq = match (
+                o.get("seq").map(|_| seq_of(o)),
+                ev.get("seq").map(|_| seq_of(ev)),
+            ) {
+                (Some(Some(a)), None) | (None, Some(Some(a))) => Some(a),
+                (Some(Some(a)), Some(Some(b))) if a == b => Some(a),
+                _ => None,
+            };
+            (ev, seq, EventRef::of(o))
+        }
+        _ => (o, seq_of(o), None),
+    };
+    let role = s(event, "role").or_else(|| match event.get("final") {
+        Some(Value::Object(f)) => s(f, "role"),
+        _ => None,
+    });
+    FrameHead {
+        seq,
+        event_type: s(event, "type"),
+        message_id: s(event, "messageId"),
+        tool_call_id: s(event, "toolCallId"),
+        role,
+        at,
+    }
+}
+
 fn parse_event(mut o: Object) -> Result<NativeEvent, FrameError> {
     let ty = take_str(&mut o, "type").ok_or_else(|| schema("event without type"))?;
-    let seq = opt_u64(&o, "seq").ok_or_else(|| schema(format!("{ty} without seq")))?;
+    let seq = seq_of(&o).ok_or_else(|| schema(format!("{ty} without a seq")))?;
     let req =
         |o: &mut Object, k: &str| take_str(o, k).ok_or_else(|| schema(format!("{ty} without {k}")));
     let kind = |o: &mut Object| match take_str(o, "kind").as_deref() {

@@ -12,7 +12,7 @@ impl ChatStore {
         p.status = Some(head.status);
         p.events_before = events_seen;
         let kind = p.kind;
-        if self.transport_head(id, kind, head.status) {
+        if self.transport_head(id, kind, head.status, now_ms) {
             return;
         }
         if !kind.is_stream() {
@@ -54,6 +54,9 @@ impl ChatStore {
         let Some(p) = self.live(id) else { return };
         if p.kind.is_stream() || p.kind == RequestKind::NativeEvents {
             p.deadline = idle.map(|t| now_ms + t);
+        } else if p.kind == RequestKind::NativeState {
+            // A large state may take longer than the deadline, as long as it comes.
+            p.deadline = Some(now_ms + super::outbox::NATIVE_READ_DEADLINE_MS);
         }
         let ok = p.status.is_some_and(|s| (200..300).contains(&s));
         #[cfg(feature = "pi")]

@@ -103,6 +103,55 @@ impl ChatStore {
     }
 }
 
+#[cfg(feature = "pi")]
+impl ChatStore {
+    /// A line of the pi-native events stream the link skipped (SPEC §14, `native_link`'s
+    /// module doc): kept as a loss; a tool result that was lost fails its part, and an
+    /// answer's final too large to take ends the turn as a limit would
+    /// ([`stopped_at_limit`](Self::stopped_at_limit)).
+    pub(super) fn on_line_lost(&mut self, loss: crate::native_link::LineLoss, now_ms: u64) {
+        use crate::native_link::LineLossKind as Kind;
+        let head = &loss.head;
+        let (code, error) = match loss.kind {
+            Kind::TooLarge { .. } => (LossCode::EventTooLarge, true),
+            Kind::Malformed => (LossCode::BadChunk, true),
+            Kind::UnknownType => (LossCode::UnknownChunk, false),
+            Kind::Elsewhere => (LossCode::NotApplied, false),
+        };
+        let unread = matches!(loss.kind, Kind::TooLarge { .. } | Kind::Malformed);
+        let event = head.event_type.as_deref();
+        let call = (head.tool_call_id.clone()).filter(|_| unread && event == Some("tool-result"));
+        if let Some(id) = &call {
+            let why = match loss.kind {
+                Kind::TooLarge { limit } => {
+                    format!("larger than {limit} bytes (limits.maxEventBytes)")
+                }
+                _ => "not readable".to_string(),
+            };
+            let error = format!("The tool's result was {why} and was not shown");
+            // (Not found: nothing waits for it; the loss is kept all the same.)
+            self.session.conversation.add_tool_output(id, &Err(error));
+        }
+        let answer = event == Some("message-end") && head.role.as_deref() != Some("user");
+        let limit = match loss.kind {
+            Kind::TooLarge { limit } if answer && self.session.phase.running() => Some(limit),
+            _ => None,
+        };
+        self.lose_call(code, loss.message, call, error && limit.is_none());
+        if let Some(limit) = limit {
+            let mut error = ChatError::new(
+                ErrorKind::LimitExceeded,
+                format!(
+                    "The answer's final message was larger than {limit} bytes \
+                     (limits.maxEventBytes): the turn was stopped"
+                ),
+            );
+            error.field = Some("limits.maxEventBytes".into());
+            self.stopped_at_limit(error, now_ms);
+        }
+    }
+}
+
 /// The chunk type and tool call id of an event from the start of its data, as far as they
 /// are in it (a chunk puts its type and ids before its payload).
 fn read_head(head: &str) -> (Option<String>, Option<String>) {

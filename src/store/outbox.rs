@@ -35,6 +35,10 @@ impl Method {
     }
 }
 
+/// How long a pi-native read may wait for its answer (`native_link::READ_DEADLINE_MS`, which
+/// the AI SDK build does not have).
+pub(super) const NATIVE_READ_DEADLINE_MS: u64 = 15_000;
+
 /// What a request is for (SPEC §2's table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -225,13 +229,18 @@ impl ChatStore {
             RequestKind::FollowUpPost
             | RequestKind::ApprovalPost
             | RequestKind::ToolOutputPost
-            | RequestKind::NativeState
             | RequestKind::NativePrompt
             | RequestKind::NativeCreate => Some(now_ms + self.opts.followup_timeout_ms),
             // A stream that says nothing (not even a keep-alive comment) for this long is
             // treated as dropped: resumed if it had started, failed if it never answered.
-            RequestKind::Chat | RequestKind::StreamResume | RequestKind::NativeEvents => {
+            RequestKind::Chat | RequestKind::StreamResume => {
                 self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
+            }
+            // pi-native reads, as upstream's client bounds them: the state answers, and the
+            // events stream sends its head, within this (the state's renewed by each of its
+            // bytes; the events' idle rule takes over at their head, `on_native_head`).
+            RequestKind::NativeState | RequestKind::NativeEvents => {
+                Some(now_ms + NATIVE_READ_DEADLINE_MS)
             }
             // A page that never answers would hold the list's one page request forever, and
             // an unanswered change its overlay.

@@ -188,8 +188,13 @@ impl ChatStore {
     /// A stream grew past a bound: stopped as the user would stop it (the server told, the
     /// parts it left open closed, what it showed kept), and failed with the bound's error.
     fn limit_passed(&mut self, passed: growth::Passed, now_ms: u64) {
+        self.stopped_at_limit(passed.error(), now_ms);
+    }
+
+    /// The turn went past one of the `limits` (`error` says which): stopped, what it showed
+    /// kept, and failed with `error`.
+    pub(super) fn stopped_at_limit(&mut self, error: ChatError, now_ms: u64) {
         self.stop(now_ms);
-        let error = passed.error();
         let s = &mut self.session;
         s.phase = Phase::Idle { failed: true };
         s.error = Some(error.clone());

@@ -172,7 +172,7 @@ impl Session {
             answers: Vec::new(),
             answer_errors: Vec::new(),
             #[cfg(feature = "pi")]
-            link: crate::native_link::NativeLink::new(),
+            link: crate::native_link::NativeLink::with_max_line_bytes(limits.max_event_bytes),
             #[cfg(feature = "pi")]
             native_read: None,
             #[cfg(feature = "pi")]

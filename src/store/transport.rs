@@ -138,13 +138,19 @@ impl ChatStore {
     }
 
     /// A response head of one of the transport's own requests: `true` when it took it.
-    pub(super) fn transport_head(&mut self, id: RequestId, kind: RequestKind, status: u16) -> bool {
+    pub(super) fn transport_head(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        status: u16,
+        now_ms: u64,
+    ) -> bool {
         #[cfg(feature = "pi")]
         if kind.is_native() {
-            self.on_native_head(id, kind, status);
+            self.on_native_head(id, kind, status, now_ms);
             return true;
         }
-        let _ = (id, kind, status);
+        let _ = (id, kind, status, now_ms);
         false
     }
 

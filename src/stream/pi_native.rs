@@ -341,6 +341,22 @@ impl NativeGate {
         Gate::Applied
     }
 
+    /// An event at `seq` that could not be read (too large, malformed): the cursor moves past
+    /// it under [`apply`](Self::apply)'s seq rules, and nothing of it reaches the history.
+    pub fn skip(&mut self, seq: u64) -> Gate {
+        if seq <= self.seq {
+            return Gate::Stale;
+        }
+        if seq > self.seq + 1 {
+            return Gate::Gap {
+                expected: self.seq + 1,
+                actual: seq,
+            };
+        }
+        self.seq = seq;
+        Gate::Applied
+    }
+
     /// An event naming a turn other than the running one: an older run's, which ends nothing
     /// now (upstream `isStaleTurnScopedEvent`).
     fn stale(&self, turn: Option<&str>) -> bool {

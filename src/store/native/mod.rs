@@ -97,6 +97,10 @@ impl ChatStore {
                 self.abort(id);
             }
         }
+        // Events addressed to another session are not this one's (a session the server named
+        // after its creation is followed under that name).
+        let agent = self.opts.pi_native.as_deref().unwrap_or("pi");
+        self.session.link.address(agent, &self.session.id);
         while let Some(ask) = self.session.link.poll_ask(now_ms) {
             let base = self.native_base();
             let (kind, path) = match ask {
@@ -118,13 +122,29 @@ impl ChatStore {
         }
     }
 
-    /// A native request's status line.
-    pub(super) fn on_native_head(&mut self, id: RequestId, kind: RequestKind, status: u16) {
-        if kind == RequestKind::NativeEvents
-            && self.session.native_read == Some(id)
-            && (200..300).contains(&status)
-        {
-            self.session.link.connected();
+    /// A native request's status line. The events stream's head came: from now on the idle
+    /// rule holds, not the connect deadline.
+    pub(super) fn on_native_head(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        status: u16,
+        now_ms: u64,
+    ) {
+        if kind != RequestKind::NativeEvents || self.session.native_read != Some(id) {
+            return;
+        }
+        let idle = self.opts.stream_idle_timeout_ms;
+        if let Some(p) = self.pending.get_mut(&id) {
+            p.deadline = idle.map(|t| now_ms + t);
+        }
+        if (200..300).contains(&status) {
+            // Connected: an error saying the stream could not be reached no longer holds.
+            let said = self.session.link.connected();
+            if said.is_some() && self.session.error == said {
+                self.session.error = None;
+                self.touch();
+            }
         }
     }
 
@@ -135,6 +155,7 @@ impl ChatStore {
         }
         let mut notes = Vec::new();
         let s = &mut self.session;
+        let seq = s.link.gate().seq();
         s.link.events_body(
             &mut s.conversation,
             bytes,
@@ -142,6 +163,9 @@ impl ChatStore {
             self.rng.as_mut(),
             &mut notes,
         );
+        if notes.is_empty() && self.session.link.gate().seq() == seq {
+            return; // heartbeats, a line's part: nothing changed, nobody is told
+        }
         self.on_link_notes(notes, now_ms);
         // The events may have reached a clear's cursor without changing the queue after it.
         self.decide_clear_all(now_ms);
@@ -255,6 +279,20 @@ impl ChatStore {
                     self.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Effect(e) => self.on_native_effect(e, now_ms),
+                LinkNote::Lost(loss) => self.on_line_lost(loss, now_ms),
+                LinkNote::GaveUp(error) => {
+                    // Nothing more comes: what waits on the events ends with the error.
+                    self.session.hydrated = true;
+                    if self.session.phase.running() {
+                        self.end_turn(Ending::Failed(error.clone()), now_ms);
+                    }
+                    self.session.error = Some(error.clone());
+                    self.events.push_back(StoreEvent::Error { error });
+                }
+                LinkNote::Unreachable(error) => {
+                    self.session.error = Some(error.clone());
+                    self.events.push_back(StoreEvent::Error { error });
+                }
                 LinkNote::Missing => {
                     // Nothing to show and nothing to follow: a send creates it.
                     self.session.native_missing = true;
