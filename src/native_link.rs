@@ -35,9 +35,10 @@
 //! when a recovery worked, an event applied past the seq it was for (a gap's end, the cursor
 //! it met), or after [`QUIET_MS`] without one: a state that does not fill the gap it was read
 //! for, or a connect answered by the same range error, clears nothing. With the reference's
-//! backoff a loop of gaps or range errors gives up after about 12 s (13 requests), one of
-//! failed state reads after about 45 s (7 reads, each also bounded by its deadline), never
-//! more than two requests at once and then one every 0.75 s or more. A state answer over
+//! backoff a loop of gaps or range errors gives up 23–30 s after it began (12 requests: a
+//! state read and a connect each time), one of failed state reads 46–60 s after the first
+//! failure (7 reads; one that never answers adds its 15 s deadline to each): never more than
+//! two requests within 0.75 s. A state answer over
 //! `limits.maxBodyBytes` stops the link at once (it would be the same again). The events
 //! stream itself is reconnected as long as it fails, as upstream does, after the backoff (at
 //! most 30 s); after [`MAX_STRIKES`] failures in a row without a connect it says so

@@ -6,8 +6,8 @@
 #![cfg(feature = "pi")]
 
 use agent_chat_store::{
-    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, FileAttachment,
-    LineLossKind, LinkNote, NativeEffect, NativeLink, RandomSource, Read, RunStatus,
+    backoff_ms, native_commands, Ask, ChatError, Conversation, ErrorKind, FileAttachment, LineLoss,
+    LineLossKind, LinkNote, NativeEffect, NativeLink, RandomSource, Read, RunStatus, MAX_STRIKES,
 };
 use serde_json::{json, Value};
 
@@ -342,4 +342,361 @@ fn commands_resend_the_same_bytes_and_errors_map_onto_the_stores_kinds() {
         ErrorKind::Aborted
     );
     assert_eq!(ChatError::from_http(503, b"<html>").kind, ErrorKind::Server);
+}
+
+// ----- bad input and bad networks (issue 38) ---------------------------------------------------
+
+impl World {
+    /// A link taking lines of at most `limit` bytes, hydrated at `seq` and connected.
+    fn following_with_limit(seq: u64, limit: usize) -> Self {
+        let mut w = World {
+            link: NativeLink::with_max_line_bytes(limit),
+            ..World::new()
+        };
+        w.link.address("pi", "s1");
+        w.link.open();
+        assert_eq!(w.ask(), Some(Ask::State));
+        w.answer(Read::State, 200, &state(seq, json!([])));
+        assert_eq!(w.ask(), Some(Ask::Events { cursor: seq }));
+        w.link.connected();
+        w
+    }
+
+    fn losses(&self) -> Vec<&LineLoss> {
+        let lost = self.notes.iter().filter_map(|n| match n {
+            LinkNote::Lost(l) => Some(l),
+            _ => None,
+        });
+        lost.collect()
+    }
+
+    fn gave_up(&self) -> Option<&ChatError> {
+        self.notes.iter().find_map(|n| match n {
+            LinkNote::GaveUp(e) => Some(e),
+            _ => None,
+        })
+    }
+
+    /// Asks what is due, stepping the clock to it: the ask and when it was made.
+    fn next_ask(&mut self) -> Option<(u64, Ask)> {
+        let at = self.link.poll_timeout()?;
+        self.now = self.now.max(at);
+        self.ask().map(|a| (self.now, a))
+    }
+}
+
+#[test]
+fn a_line_over_the_limit_is_skipped_once_by_its_head_and_the_stream_goes_on() {
+    let mut w = World::following_with_limit(2, 4096);
+    w.events(&line(
+        json!({"type": "agent-start", "seq": 3, "turnId": "t1"}),
+    ));
+    // As the server writes it: `ref` and `seq` first, the event's type and ids before its
+    // payload.
+    let big = format!(
+        r#"{{"ref":{{"agentTypeId":"pi","sessionId":"s1"}},"seq":4,"event":{{"type":"tool-result","seq":4,"messageId":"a1","toolCallId":"c1","output":{{"content":[{{"type":"text","text":"{}"}}]}}}}}}"#,
+        "x".repeat(20_000)
+    ) + "\n";
+    // Any network split: the line is given up as it grows, its head kept.
+    for chunk in big.as_bytes().chunks(1000) {
+        w.link
+            .events_body(&mut w.conversation, chunk, w.now, &mut Low, &mut w.notes);
+    }
+    let lost = w.losses();
+    assert_eq!(lost.len(), 1, "{:?}", w.notes);
+    assert_eq!(
+        lost[0].kind,
+        LineLossKind::TooLarge { limit: 4096 },
+        "{:?}",
+        lost[0]
+    );
+    assert_eq!(
+        (lost[0].head.seq, lost[0].head.event_type.as_deref()),
+        (Some(4), Some("tool-result")),
+        "{:?}",
+        lost[0]
+    );
+    assert_eq!(
+        (
+            lost[0].head.message_id.as_deref(),
+            lost[0].head.tool_call_id.as_deref()
+        ),
+        (Some("a1"), Some("c1"))
+    );
+    assert!(lost[0].message.contains("limits.maxEventBytes"));
+    assert_eq!(w.link.gate().seq(), 4, "the cursor is past it");
+    assert_eq!(w.link.reading(), Some(Read::Events), "no reconnect");
+    w.events(&line(
+        json!({"type": "agent-end", "seq": 5, "turnId": "t1", "status": "ok"}),
+    ));
+    assert_eq!(w.link.gate().seq(), 5);
+    assert_eq!(w.link.gate().status(), RunStatus::Idle);
+    // A reconnect goes on from after it: it is not downloaded again.
+    w.answer(Read::Events, 200, b"");
+    w.now += 750;
+    assert_eq!(w.ask(), Some(Ask::Events { cursor: 5 }));
+}
+
+#[test]
+fn a_line_over_the_limit_whose_seq_cannot_be_read_leaves_it_to_the_gap_and_never_loops() {
+    let mut w = World::following_with_limit(2, 256);
+    // The seq comes after the payload: the head (its first 4 KB) does not have it.
+    let big = format!(
+        "{{\"event\":{{\"type\":\"tool-result\",\"output\":\"{}\",\"seq\":3}},\"seq\":3}}\n",
+        "x".repeat(10_000)
+    );
+    let mut requests = 0;
+    for _ in 0..40 {
+        w.events(&big);
+        w.events(&line(
+            json!({"type": "agent-start", "seq": 4, "turnId": "t"}),
+        ));
+        // The gap reads the state, which does not fill it; the events bring the line again.
+        let Some((_, ask)) = w.next_ask() else { break };
+        requests += 1;
+        assert_eq!(ask, Ask::State);
+        w.answer(Read::State, 200, &state(2, json!([])));
+        let Some((_, ask)) = w.next_ask() else { break };
+        requests += 1;
+        assert_eq!(ask, Ask::Events { cursor: 2 });
+        w.link.connected();
+    }
+    let error = w
+        .gave_up()
+        .unwrap_or_else(|| panic!("a typed error: {:#?}", w.notes));
+    assert_eq!(error.kind, ErrorKind::Protocol);
+    assert!(error.message.contains("reopen"), "{}", error.message);
+    assert!(
+        requests <= 2 * MAX_STRIKES as usize + 1,
+        "{requests} requests"
+    );
+    assert!(w.losses().iter().all(|l| l.head.seq.is_none()));
+    assert_eq!(w.link.poll_timeout(), None, "stopped");
+}
+
+#[test]
+fn malformed_lines_are_losses_and_never_a_reconnect() {
+    let env = |seq: &str, inner: &str| {
+        format!(
+            r#"{{"ref":{{"agentTypeId":"pi","sessionId":"s1"}},"seq":{seq},"event":{{"type":"agent-start","seq":{inner},"turnId":"t"}}}}"#
+        )
+    };
+    // (line, the seq the loss reads, if any)
+    let cases: Vec<(Vec<u8>, Option<u64>)> = vec![
+        (env("\"3\"", "\"3\"").into_bytes(), None),
+        (env("null", "null").into_bytes(), None),
+        (env("3.5", "3.5").into_bytes(), None),
+        (
+            env("18446744073709551616", "18446744073709551616").into_bytes(),
+            None,
+        ),
+        (
+            env("9007199254740992", "9007199254740992").into_bytes(),
+            None,
+        ),
+        (env("3", "4").into_bytes(), None),
+        ((env("3", "3") + "}garbage").into_bytes(), Some(3)),
+        ([env("3", "3").as_bytes(), b"\xff\xfe"].concat(), Some(3)),
+    ];
+    for (bad, seq) in cases {
+        let mut w = World::following_with_limit(2, 1 << 20);
+        let mut body = bad.clone();
+        body.push(b'\n');
+        w.link
+            .events_body(&mut w.conversation, &body, w.now, &mut Low, &mut w.notes);
+        let shown = String::from_utf8_lossy(&bad).to_string();
+        let lost = w.losses();
+        assert_eq!(lost.len(), 1, "{shown}: {:?}", w.notes);
+        assert_eq!(lost[0].kind, LineLossKind::Malformed, "{shown}");
+        assert_eq!(lost[0].head.seq, seq, "{shown}");
+        assert_eq!(
+            w.link.reading(),
+            Some(Read::Events),
+            "{shown}: no reconnect"
+        );
+        assert_eq!(w.link.gate().seq(), seq.unwrap_or(2), "{shown}");
+        // A next event in order is taken; one after a line whose seq is unknown is a gap.
+        let next = seq.unwrap_or(2) + 1;
+        w.events(&line(
+            json!({"type": "agent-start", "seq": next, "turnId": "t2"}),
+        ));
+        assert_eq!(w.link.gate().seq(), next, "{shown}");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_is_stripped_and_the_line_read() {
+    let mut w = World::following_with_limit(2, 1 << 20);
+    w.events(&format!(
+        "\u{feff}{}",
+        line(json!({"type": "agent-start", "seq": 3, "turnId": "t"}))
+    ));
+    assert_eq!(w.link.gate().seq(), 3);
+    assert!(w.losses().is_empty(), "{:?}", w.notes);
+}
+
+#[test]
+fn an_unknown_event_type_is_a_loss_and_its_seq_counts() {
+    let mut w = World::following_with_limit(2, 1 << 20);
+    w.events(&line(json!({"type": "brand-new", "seq": 3, "x": 1})));
+    let lost = w.losses();
+    assert_eq!(lost.len(), 1);
+    assert_eq!(lost[0].kind, LineLossKind::UnknownType);
+    assert_eq!(lost[0].head.event_type.as_deref(), Some("brand-new"));
+    assert_eq!(w.link.gate().seq(), 3);
+}
+
+#[test]
+fn an_event_for_another_session_is_dropped_without_taking_its_seq() {
+    let mut w = World::following_with_limit(2, 1 << 20);
+    let other = json!({"ref": {"agentTypeId": "pi", "sessionId": "s2"}, "seq": 3,
+        "event": {"type": "message-start", "seq": 3, "messageId": "x1", "role": "assistant"}});
+    w.events(&(other.to_string() + "\n"));
+    let lost = w.losses();
+    assert_eq!(lost.len(), 1);
+    assert_eq!(lost[0].kind, LineLossKind::Elsewhere);
+    assert!(lost[0].message.contains("s2"));
+    assert_eq!(w.link.gate().seq(), 2, "its seq is not this session's");
+    w.events(&line(
+        json!({"type": "message-start", "seq": 3, "messageId": "a1", "role": "assistant"}),
+    ));
+    w.events(&line(json!({"type": "message-delta", "seq": 4, "messageId": "a1", "partId": "0", "kind": "text", "delta": "mine"})));
+    assert_eq!(w.texts(), ["mine"]);
+    assert_eq!(w.link.gate().seq(), 4);
+}
+
+#[test]
+fn a_gap_the_state_does_not_fill_backs_off_and_gives_up() {
+    let mut w = World::following_with_limit(5, 1 << 20);
+    let mut asks = Vec::new();
+    loop {
+        w.events(&line(
+            json!({"type": "agent-start", "seq": 7, "turnId": "t"}),
+        ));
+        let Some((at, ask)) = w.next_ask() else { break };
+        asks.push(at);
+        assert_eq!(ask, Ask::State);
+        w.answer(Read::State, 200, &state(5, json!([])));
+        let Some((at, ask)) = w.next_ask() else { break };
+        asks.push(at);
+        assert_eq!(ask, Ask::Events { cursor: 5 });
+        w.link.connected();
+        w.events("{\"type\":\"heartbeat\",\"now\":\"x\"}\n");
+        assert!(asks.len() < 100, "no end");
+    }
+    let error = w.gave_up().expect("a typed error");
+    assert_eq!(error.kind, ErrorKind::Protocol);
+    assert!(
+        error.message.contains("skipped from 6 to 7"),
+        "{}",
+        error.message
+    );
+    assert_eq!(asks.len(), 2 * MAX_STRIKES as usize, "{asks:?}");
+    // At most two requests in any second.
+    for pair in asks.windows(3) {
+        assert!(pair[2] - pair[0] >= 750, "{asks:?}");
+    }
+    let took = asks.last().unwrap() - asks[0];
+    assert!(took < 32_000, "{took} ms");
+    assert_eq!(w.link.poll_timeout(), None);
+}
+
+#[test]
+fn a_range_error_on_every_reconnect_backs_off_and_gives_up() {
+    let mut w = World::following_with_limit(50, 1 << 20);
+    let body = json!({"error": {"code": "AGENT_SESSION_CURSOR_AHEAD", "message": "m", "details": {"latestSeq": 60, "minReplaySeq": 1}}}).to_string();
+    let mut asks = Vec::new();
+    w.answer(Read::Events, 409, body.as_bytes());
+    while let Some((at, ask)) = w.next_ask() {
+        asks.push(at);
+        match ask {
+            Ask::State => w.answer(Read::State, 200, &state(60, json!([]))),
+            Ask::Events { .. } => w.answer(Read::Events, 409, body.as_bytes()),
+        }
+        assert!(asks.len() < 100, "no end");
+    }
+    let error = w.gave_up().expect("a typed error");
+    assert_eq!((error.kind, error.status), (ErrorKind::Server, Some(409)));
+    assert_eq!(asks.len(), 2 * MAX_STRIKES as usize, "{asks:?}");
+    for pair in asks.windows(3) {
+        assert!(pair[2] - pair[0] >= 750, "{asks:?}");
+    }
+}
+
+#[test]
+fn a_state_that_keeps_failing_gives_up_with_its_status() {
+    let mut w = World::new();
+    let mut asks = Vec::new();
+    while let Some((at, ask)) = w.next_ask() {
+        assert_eq!(ask, Ask::State);
+        asks.push(at);
+        w.answer(
+            Read::State,
+            500,
+            br#"{"error":{"code":"INTERNAL","message":"boom"}}"#,
+        );
+        assert!(asks.len() < 100, "no end");
+    }
+    let error = w.gave_up().expect("a typed error");
+    assert_eq!((error.kind, error.status), (ErrorKind::Server, Some(500)));
+    assert!(error.message.contains("boom"), "{}", error.message);
+    assert_eq!(asks.len(), MAX_STRIKES as usize + 1);
+    let took = asks.last().unwrap() - asks[0];
+    assert!(took < 60_000, "{took} ms");
+}
+
+#[test]
+fn a_state_too_large_to_keep_gives_up_at_once() {
+    let mut w = World::new();
+    assert_eq!(w.ask(), Some(Ask::State));
+    w.answer(Read::State, 0, b"");
+    let error = w.gave_up().expect("a typed error");
+    assert_eq!(error.kind, ErrorKind::Protocol);
+    assert_eq!(error.field.as_deref(), Some("limits.maxBodyBytes"));
+    assert_eq!(w.link.poll_timeout(), None, "no retry");
+}
+
+#[test]
+fn a_filled_gap_clears_the_strikes_once_the_events_go_past_it() {
+    let mut w = World::following_with_limit(2, 1 << 20);
+    for round in 0..(MAX_STRIKES as u64 * 2) {
+        let base = 2 + round * 3;
+        // A gap, a state that fills it, and an event past it: each gap is read at once.
+        w.events(&line(
+            json!({"type": "agent-start", "seq": base + 2, "turnId": "t"}),
+        ));
+        assert_eq!(w.ask(), Some(Ask::State), "round {round}");
+        w.answer(Read::State, 200, &state(base + 2, json!([])));
+        assert_eq!(w.ask(), Some(Ask::Events { cursor: base + 2 }));
+        w.link.connected();
+        w.events(&line(
+            json!({"type": "agent-end", "seq": base + 3, "turnId": "t", "status": "ok"}),
+        ));
+    }
+    assert_eq!(w.gave_up(), None);
+}
+
+#[test]
+fn an_events_stream_that_keeps_failing_says_so_and_is_still_tried() {
+    let mut w = World::following_with_limit(2, 1 << 20);
+    for _ in 0..10 {
+        w.link
+            .failed(Read::Events, "timed out", w.now, &mut Low, &mut w.notes);
+        let (_, ask) = w.next_ask().expect("tried again");
+        assert_eq!(ask, Ask::Events { cursor: 2 });
+    }
+    let said: Vec<&ChatError> = (w.notes.iter())
+        .filter_map(|n| match n {
+            LinkNote::Unreachable(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "said once");
+    assert_eq!(said[0].kind, ErrorKind::Network);
+    assert_eq!(
+        w.link.connected().as_ref(),
+        Some(said[0]),
+        "a connect takes it back"
+    );
+    assert_eq!(w.gave_up(), None);
 }
