@@ -35,10 +35,10 @@
 //! when a recovery worked, an event applied past the seq it was for (a gap's end, the cursor
 //! it met), or after [`QUIET_MS`] without one: a state that does not fill the gap it was read
 //! for, or a connect answered by the same range error, clears nothing. With the reference's
-//! backoff a loop of gaps or range errors gives up 23–30 s after it began (12 requests: a
-//! state read and a connect each time), one of failed state reads 46–60 s after the first
-//! failure (7 reads; one that never answers adds its 15 s deadline to each): never more than
-//! two requests within 0.75 s. A state answer over
+//! backoff (its jitter is ±25 %) a loop of gaps or range errors gives up 23–39 s after it
+//! began (12 requests: a state read and a connect each time), one of failed state reads 46–69 s
+//! after the first failure (7 reads; one that never answers adds its 15 s deadline to each,
+//! 2.5–3 min in all): never more than two requests within 0.75 s. A state answer over
 //! `limits.maxBodyBytes` stops the link at once (it would be the same again). The events
 //! stream itself is reconnected as long as it fails, as upstream does, after the backoff (at
 //! most 30 s); after [`MAX_STRIKES`] failures in a row without a connect it says so
@@ -170,6 +170,8 @@ pub struct NativeLink {
     mark: u64,
     /// The error [`LinkNote::Unreachable`] gave, until a connect.
     unreachable: Option<ChatError>,
+    /// The error [`LinkNote::GaveUp`] gave, until the link is opened again.
+    gave_up: Option<ChatError>,
     hydrated: bool,
     stopped: bool,
     /// The state is read because the server said the cursor is out of range: a lower seq is
@@ -203,6 +205,7 @@ impl NativeLink {
             trouble_at: None,
             mark: 0,
             unreachable: None,
+            gave_up: None,
             hydrated: false,
             stopped: false,
             rewind: false,
@@ -237,14 +240,16 @@ impl NativeLink {
         self.reading
     }
 
-    /// Starts following: the state first. Strikes start over.
-    pub fn open(&mut self) {
+    /// Starts following: the state first. Strikes start over; the error the link gave up
+    /// with, if it did, is given back (it no longer holds).
+    pub fn open(&mut self) -> Option<ChatError> {
         // A read in flight when the session was left was aborted with it.
         self.reading = None;
         self.stopped = false;
         self.due = Some((0, Read::State));
         self.strikes = 0;
         self.trouble_at = None;
+        self.gave_up.take()
     }
 
     /// Reads the state again now (the store learned the session moved on without the
@@ -509,6 +514,7 @@ impl NativeLink {
             "the session cannot be followed: {} (reopen the session to try again)",
             error.message
         );
+        self.gave_up = Some(error.clone());
         out.push(LinkNote::GaveUp(error));
     }
 

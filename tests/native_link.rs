@@ -597,7 +597,7 @@ fn a_gap_the_state_does_not_fill_backs_off_and_gives_up() {
         assert!(pair[2] - pair[0] >= 750, "{asks:?}");
     }
     let took = asks.last().unwrap() - asks[0];
-    assert!(took < 32_000, "{took} ms");
+    assert!(took <= 39_000, "{took} ms");
     assert_eq!(w.link.poll_timeout(), None);
 }
 
@@ -642,7 +642,7 @@ fn a_state_that_keeps_failing_gives_up_with_its_status() {
     assert!(error.message.contains("boom"), "{}", error.message);
     assert_eq!(asks.len(), MAX_STRIKES as usize + 1);
     let took = asks.last().unwrap() - asks[0];
-    assert!(took < 60_000, "{took} ms");
+    assert!(took <= 69_000, "{took} ms");
 }
 
 #[test]

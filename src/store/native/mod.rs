@@ -64,7 +64,11 @@ impl ChatStore {
             self.session.hydrated = true;
         }
         if !self.session.native_missing {
-            self.session.link.open();
+            // Reopened after the link gave up: its error no longer holds; it reads again.
+            let said = self.session.link.open();
+            if said.is_some() && self.session.error == said {
+                self.session.error = None;
+            }
             self.pump_native(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
