@@ -152,9 +152,9 @@ pub struct NativeLink {
     decoder: NdjsonDecoder,
     /// The longest line taken.
     max_line: usize,
-    /// The session followed (`agentTypeId`, `sessionId`): an envelope naming another is not
-    /// this session's. `None`: any.
-    address: Option<(String, String)>,
+    /// The session followed (`sessionId`): an envelope naming another is not this session's.
+    /// `None`: any.
+    address: Option<String>,
     /// The read in flight, if any (one at a time: the state, or the events stream).
     reading: Option<Read>,
     /// A read to ask for at this time (a backoff), or at once (`Some(0)`).
@@ -213,10 +213,9 @@ impl NativeLink {
     }
 
     /// The session followed: events addressed to another are dropped.
-    pub fn address(&mut self, agent_type: &str, session_id: &str) {
-        let known = self.address.as_ref();
-        if known.is_none_or(|(a, s)| a != agent_type || s != session_id) {
-            self.address = Some((agent_type.to_string(), session_id.to_string()));
+    pub fn address(&mut self, session_id: &str) {
+        if self.address.as_deref() != Some(session_id) {
+            self.address = Some(session_id.to_string());
         }
     }
 
@@ -415,7 +414,7 @@ impl NativeLink {
 
     /// The envelope names another session than the one followed.
     fn elsewhere(&self, at: &EventRef) -> bool {
-        (self.address.as_ref()).is_some_and(|(agent, session)| at.elsewhere(agent, session))
+        (self.address.as_deref()).is_some_and(|session| at.elsewhere(session))
     }
 
     /// A line that could not be applied: a loss, and the cursor past its seq where its head

@@ -353,7 +353,7 @@ impl World {
             link: NativeLink::with_max_line_bytes(limit),
             ..World::new()
         };
-        w.link.address("pi", "s1");
+        w.link.address("s1");
         w.link.open();
         assert_eq!(w.ask(), Some(Ask::State));
         w.answer(Read::State, 200, &state(seq, json!([])));
@@ -699,4 +699,15 @@ fn an_events_stream_that_keeps_failing_says_so_and_is_still_tried() {
         "a connect takes it back"
     );
     assert_eq!(w.gave_up(), None);
+}
+
+#[test]
+fn an_envelope_is_known_by_its_session_id_not_its_agent_type() {
+    // The reference server names every agent `pi`, whatever the path's agent type.
+    let mut w = World::following_with_limit(2, 1 << 20);
+    let other_agent = json!({"ref": {"agentTypeId": "default", "sessionId": "s1"}, "seq": 3,
+        "event": {"type": "agent-start", "seq": 3, "turnId": "t"}});
+    w.events(&(other_agent.to_string() + "\n"));
+    assert_eq!(w.link.gate().seq(), 3);
+    assert!(w.losses().is_empty());
 }

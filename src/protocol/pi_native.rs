@@ -250,11 +250,12 @@ impl EventRef {
         })
     }
 
-    /// It names another session than `session_id` of `agent_type` (what it leaves out is
-    /// taken as this one).
-    pub fn elsewhere(&self, agent_type: &str, session_id: &str) -> bool {
-        let differs = |a: &Option<String>, b: &str| a.as_deref().is_some_and(|a| a != b);
-        differs(&self.agent_type, agent_type) || differs(&self.session_id, session_id)
+    /// It names another session than `session_id` (one that names none is taken as this
+    /// one's). The agent type is not compared: a server may name the agent of a path by
+    /// another id (the reference server names every one `pi`), and session ids are the
+    /// server's own, one per session.
+    pub fn elsewhere(&self, session_id: &str) -> bool {
+        self.session_id.as_deref().is_some_and(|s| s != session_id)
     }
 }
 

@@ -103,8 +103,7 @@ impl ChatStore {
         }
         // Events addressed to another session are not this one's (a session the server named
         // after its creation is followed under that name).
-        let agent = self.opts.pi_native.as_deref().unwrap_or("pi");
-        self.session.link.address(agent, &self.session.id);
+        self.session.link.address(&self.session.id);
         while let Some(ask) = self.session.link.poll_ask(now_ms) {
             let base = self.native_base();
             let (kind, path) = match ask {
