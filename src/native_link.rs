@@ -380,33 +380,22 @@ impl NativeLink {
                 }) => Some(frame_head(&frame)),
                 _ => None,
             };
-            let heartbeat = frame == Frame::Heartbeat;
             match self.gate.apply(conversation, frame, &mut effects) {
                 Gate::Gap { expected, actual } => {
                     return self.gap(expected, actual, now_ms, rng, out);
                 }
-                Gate::Applied if self.gate.seq() > self.mark && self.strikes > 0 => {
-                    self.worked();
+                Gate::Applied => {
+                    if self.strikes > 0 && self.gate.seq() > self.mark {
+                        self.worked();
+                    }
                     if let Some(head) = unknown {
-                        effects.clear();
-                        out.push(LinkNote::Lost(loss(
-                            LineLossKind::UnknownType,
-                            String::new(),
-                            head,
-                        )));
+                        effects.clear(); // the gate's own word for it: the loss says it
+                        let lost = loss(LineLossKind::UnknownType, String::new(), head);
+                        out.push(LinkNote::Lost(lost));
                     }
                 }
-                Gate::Applied if unknown.is_some() => {
-                    let head = unknown.unwrap_or_default();
-                    effects.clear(); // the gate's own word for it: the loss says it
-                    out.push(LinkNote::Lost(loss(
-                        LineLossKind::UnknownType,
-                        String::new(),
-                        head,
-                    )));
-                }
-                _ if heartbeat => self.attempt = 0,
-                _ => {}
+                Gate::Heartbeat => self.attempt = 0,
+                Gate::Stale => {}
             }
             out.extend(effects.drain(..).map(LinkNote::Effect));
         }
