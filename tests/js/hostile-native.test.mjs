@@ -32,7 +32,12 @@ after(async () => {
   process.off('unhandledRejection', onStray);
   for (const s of servers) await s.close();
 });
-afterEach(() => {
+// Every store a test made is disposed after it, failed or not: a store left following a
+// flooding server would go on into the next tests.
+const stores = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) s.dispose();
+  await tick();
   assert.deepEqual(stray.splice(0).map(String), [], 'nothing escaped to the process (no wasm trap)');
 });
 
@@ -89,6 +94,7 @@ function nativeStore(server, { http, ...options } = {}) {
     onEvent: process.env.TRACE ? (e) => console.error(JSON.stringify(e).slice(0, 300)) : undefined,
     ...options,
   });
+  stores.push(store);
   return { store, errors };
 }
 
@@ -181,7 +187,7 @@ test('a 17 MB tool result (an event over 16 MiB) is skipped once: a loss, its to
   scriptPrompt(server, bigToolResultTurn(17_000_000));
   const since = Date.now();
   store.send('read the big file');
-  const s = await until(store, (s) => s.status !== 'submitted' && s.messages.at(-1)?.parts.some((p) => p.type === 'text' && p.text === 'after'), 'the text after the big result', realClock, 15_000);
+  const s = await until(store, (s) => s.status !== 'submitted' && s.messages.at(-1)?.parts.some((p) => p.type === 'text' && p.text === 'after'), 'the text after the big result', realClock, 10_000);
   await realSleep(3000);
   assert.equal(server.count('events', since), 0, 'the events stream was not opened again (the 17 MB line is not downloaded again)');
   const loss = s.losses.find((l) => l.code === 'EventTooLarge');
@@ -200,7 +206,7 @@ test('raising limits.maxEventBytes lets a 17 MB tool result through', async () =
   const { store, ids } = await opened(server, realClock, { http, limits: { maxEventBytes: 32 * MiB } });
   scriptPrompt(server, bigToolResultTurn(17_000_000));
   store.send('read the big file');
-  const s = await until(store, (s) => s.status === 'ready' && s.messages.at(-1)?.parts.some((p) => p.type === 'text' && p.text === 'after'), 'the turn', realClock, 15_000);
+  const s = await until(store, (s) => s.status === 'ready' && s.messages.at(-1)?.parts.some((p) => p.type === 'text' && p.text === 'after'), 'the turn', realClock, 10_000);
   const tool = s.messages.at(-1).parts.find((p) => p.toolCallId === 'c1');
   assert.equal(tool.state, 'output-available', JSON.stringify({ state: tool.state, errorText: tool.errorText }));
   assert.equal(JSON.stringify(tool.output).length > 17_000_000, true, 'the whole result');
@@ -223,7 +229,7 @@ test('an answer over 16 MiB in its closing message-end ends as LimitExceeded, th
   });
   const since = Date.now();
   store.send('a huge answer');
-  const s = await until(store, (s) => s.status === 'error' || (s.status === 'ready' && s.messages.length > ids.length + 1), 'the end of the turn', realClock, 15_000);
+  const s = await until(store, (s) => s.status === 'error' || (s.status === 'ready' && s.messages.length > ids.length + 1), 'the end of the turn', realClock, 10_000);
   await realSleep(3000);
   assert.equal(server.count('events', since), 0, 'no re-download of the line');
   assert.ok(s.losses.some((l) => l.code === 'EventTooLarge'), `an EventTooLarge loss: ${JSON.stringify(s.losses)}`);
@@ -353,7 +359,7 @@ for (const [name, override] of Object.entries(floods)) {
   test(`${name}: backed off, then a typed error within 60 s`, () => onClock(async (clock) => {
     const server = new NativeServer();
     const { store, ids } = await opened(server, clock);
-    server.override = (ctx) => (server.log.length > 400 ? { hang: true } : override(ctx));
+    server.override = (ctx) => (server.log.length > 100 ? { hang: true } : override(ctx));
     const since = clock.now();
     for (const p of [...server.pipes]) p.end();
     const s = await until(store, (s) => s.error !== null, 'a typed error', clock, 60_000);
@@ -370,7 +376,7 @@ test('a prompt refused as busy while /state says idle: backed off, then a typed 
   const server = new NativeServer();
   const { store, ids } = await opened(server, clock);
   server.override = (ctx) => {
-    if (server.log.length > 400) return { hang: true };
+    if (server.log.length > 100) return { hang: true };
     if (ctx.route === 'prompt') return { status: 409, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'AGENT_COMMAND_INVALID_STATE', message: 'prompt is invalid in current state', details: { status: 'streaming' } } }) };
     return undefined;
   };
