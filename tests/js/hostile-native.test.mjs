@@ -288,6 +288,21 @@ test('/state over limits.maxBodyBytes: a typed error, not read again in a loop',
   store.dispose();
 }));
 
+test('/state over the default 64 MiB body limit (real HTTP): a typed error, the store not stuck', async () => {
+  const { server, http } = await httpServer();
+  const big = server.session.stateDoc();
+  big.state.messages = [{ id: 'm0', role: 'assistant', status: 'done', parts: [{ type: 'text', text: 'x'.repeat(65 * MiB) }] }];
+  const body = JSON.stringify(big);
+  big.state.messages = [];
+  server.override = (ctx) => ctx.route === 'state' ? { status: 200, headers: { 'content-type': 'application/json' }, body } : undefined;
+  const { store } = nativeStore(server, { http });
+  const s = await until(store, (s) => s.error !== null, 'a typed error', realClock, 8_000);
+  assertTyped(s.error, 'a state over 64 MiB');
+  assert.equal(s.messages.length, 0);
+  await realSleep(2000);
+  assert.ok(server.count('state') <= 3, `${server.count('state')} reads of a 65 MiB state`);
+});
+
 test('a prompt POST never answering: a typed error within 60 s, the message not lost', () => onClock(async (clock) => {
   const server = new NativeServer();
   const { store, ids } = await opened(server, clock);
@@ -576,3 +591,47 @@ test('a 1 MB session title is capped or refused with a typed error', () => onClo
   }
   store.dispose();
 }));
+
+test('addToolOutput on a call waiting for approval does not block its addToolApprovalResponse (pi mode)', async () => {
+  // Approvals come over the pi projection's SSE routes (pi-native carries none): a turn whose
+  // call `c1` waits for approval `ap1`, kept open.
+  const posts = [];
+  let ctl;
+  const enc = new TextEncoder();
+  const chunk = (type, seq, data) => enc.encode(`data: ${JSON.stringify({ type: `data-pi-${type}`, data: { ...data, seq } })}\n\n`);
+  const fetch = async (url, init = {}) => {
+    const path = new URL(url).pathname;
+    posts.push({ path, method: init.method, body: init.body && JSON.parse(init.body) });
+    if (path.endsWith('/chat')) {
+      const body = new ReadableStream({ start(c) { ctl = c; } });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const store = new pkg.ChatStore({
+    sessionId: 's', baseUrl: 'http://server.test', fetch, hydrate: false, persistSeq: false,
+    capabilities: { nativeFollowUp: true, aiSdkOwnsHistory: false },
+  });
+  stores.push(store);
+  store.send('delete notes.txt');
+  await until(store, () => ctl !== undefined, 'the chat POST');
+  ctl.enqueue(enc.encode(`data: ${JSON.stringify({ type: 'data-turn-start', data: { turnId: 'turn-1' } })}\n\n`));
+  ctl.enqueue(chunk('message-start', 2, { messageId: 'a1', role: 'assistant' }));
+  ctl.enqueue(chunk('tool-call-start', 3, { messageId: 'a1', toolCallId: 'c1', toolName: 'deleteFile' }));
+  ctl.enqueue(chunk('tool-call-end', 4, { messageId: 'a1', toolCallId: 'c1', input: { path: 'notes.txt' } }));
+  ctl.enqueue(chunk('tool-approval-request', 5, { messageId: 'a1', toolCallId: 'c1', approvalId: 'ap1', reason: 'deletes notes.txt' }));
+  await until(store, (s) => s.pending.approvals.some((a) => a.approvalId === 'ap1'), 'the approval request');
+  try {
+    store.addToolOutput({ toolCallId: 'c1', output: { done: true } });
+  } catch (e) {
+    assert.equal(e.name, 'ChatStoreError', 'refused, if at all, with a typed error');
+  }
+  assert.equal(store.addToolApprovalResponse({ id: 'ap1', approved: true }), true, 'the approval is still taken');
+  await realSleep(20);
+  const approval = posts.find((p) => p.path.endsWith('/approval'));
+  assert.ok(approval, `an approval POST: ${JSON.stringify(posts.map((p) => p.path))}`);
+  assert.equal(approval.body.approvalId, 'ap1');
+  assert.equal(approval.body.approved, true);
+  assert.equal(store.getSnapshot().pending.approvals.length, 0);
+  ctl.close();
+});
