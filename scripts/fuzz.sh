@@ -87,7 +87,7 @@ for t in $TARGETS; do
   before=$(ls "artifacts/$t" | wc -l)
   # -timeout: one input running 10 s is a finding (a hang or superlinear work);
   # -rss_limit_mb: so is a process past 2 GiB.
-  # The store target's inputs are action sequences: long ones from the start (libFuzzer
+  # The store targets' inputs are action sequences: long ones from the start (libFuzzer
   # otherwise grows the length slowly and a short run never leaves a handful of steps).
   extra=()
   case $t in store | native_hostile) extra=(-max_len=16384 -len_control=0) ;; esac
