@@ -12,6 +12,7 @@
 #   partial_json  streamed tool input: deltas = whole text, linear work
 #   pi_native     pi-native NDJSON split anywhere: same frames and session, seq gate rules
 #   store         the ChatStore under arbitrary actions, answers, failures and time
+#   native_hostile  a pi-native ChatStore against a hostile server: no panic, no read flood
 #
 # How it runs on the stable toolchain (nothing else can be installed here):
 # - cargo-fuzz comes from the Rust crate registry (`cargo install`, skipped when `cargo fuzz --version` works).
@@ -32,7 +33,7 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 SECS=${1:-60}
-TARGETS=${FUZZ_TARGETS:-"sse_decoder pi_reducer ui_reducer partial_json pi_native store"}
+TARGETS=${FUZZ_TARGETS:-"sse_decoder pi_reducer ui_reducer partial_json pi_native store native_hostile"}
 SANITIZER=${FUZZ_SANITIZER:-address}
 FIXTURES=../shared/fixtures/legacy-server
 
@@ -86,10 +87,10 @@ for t in $TARGETS; do
   before=$(ls "artifacts/$t" | wc -l)
   # -timeout: one input running 10 s is a finding (a hang or superlinear work);
   # -rss_limit_mb: so is a process past 2 GiB.
-  # The store target's inputs are action sequences: long ones from the start (libFuzzer
+  # The store targets' inputs are action sequences: long ones from the start (libFuzzer
   # otherwise grows the length slowly and a short run never leaves a handful of steps).
   extra=()
-  [ "$t" = store ] && extra=(-max_len=16384 -len_control=0)
+  case $t in store | native_hostile) extra=(-max_len=16384 -len_control=0) ;; esac
   set +e
   cargo fuzz run --sanitizer "$SANITIZER" "$t" "corpus/$t" -- \
     -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${extra[@]}" \

@@ -1554,3 +1554,41 @@ fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
     );
     assert_eq!(prompts_sent(&h), ["first"]);
 }
+
+/// Found by the `native_hostile` fuzz target (issue 38): a server whose events skip a seq its
+/// state never fills. Each gap reads the state at once, the state's cursor is the same, the
+/// events skip again: state and events asked again and again at one instant, without end.
+/// The first re-read is at once (upstream does the same); from the second gap on, the reads
+/// back off: none at the same instant, and each wait at least the one before.
+#[test]
+fn a_seq_gap_the_state_never_fills_is_read_again_with_backoff() {
+    let mut h = native();
+    let mut ev = follow(&mut h, SESSION, 3);
+    let mut asked_at = Vec::new();
+    for _ in 0..4 {
+        let gap = json!({"type": "usage", "seq": 9, "usage": {}});
+        h.body(ev, &lines(SESSION, &[gap]));
+        let gapped_at = h.now;
+        // The state read comes, at once or after a wait: the next one is found by time.
+        let mut waited = 0;
+        while h.open(RequestKind::NativeState).is_empty() && waited < 120_000 {
+            h.advance(50);
+            waited += 50;
+        }
+        let st = h.the_open(RequestKind::NativeState);
+        asked_at.push(h.now - gapped_at);
+        h.respond(st.id, state(SESSION, 3, "idle", json!([])));
+        let events = h.the_open(RequestKind::NativeEvents);
+        let open = Reply::bytes(200, Some("application/x-ndjson"), lines(SESSION, &[])).open();
+        h.respond(events.id, open);
+        ev = events.id;
+    }
+    assert!(
+        asked_at[1..].iter().all(|&w| w >= 500),
+        "a gap after a re-read that did not fill it waits before reading again: {asked_at:?}"
+    );
+    assert!(
+        asked_at.windows(2).skip(1).all(|w| w[1] >= w[0]),
+        "the waits do not shrink: {asked_at:?}"
+    );
+}
