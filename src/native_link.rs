@@ -41,7 +41,8 @@
 //! 2.5–3 min in all): never more than two requests within 0.75 s. A state answer over
 //! `limits.maxBodyBytes` stops the link at once (it would be the same again). The events
 //! stream itself is reconnected as long as it fails, as upstream does, after the backoff (at
-//! most 30 s); after [`MAX_STRIKES`] failures in a row without a connect it says so
+//! most 30 s); after [`UNREACHABLE_AFTER`] failures in a row without a connect (a `/state` never
+//! read: its first failure) it says so
 //! ([`LinkNote::Unreachable`]) and goes on.
 
 use crate::ndjson::{LineError, NdjsonDecoder};
@@ -68,6 +69,11 @@ pub const READ_DEADLINE_MS: u64 = 15_000;
 
 /// Recoveries in a row (see the module doc) before the link gives up with a typed error.
 pub const MAX_STRIKES: u32 = 6;
+
+/// Failed attempts in a row after which a read that keeps failing is said
+/// ([`LinkNote::Unreachable`]) while it is still tried: a hung connect (15 s each) is said within
+/// a minute. A state never read yet (a blank chat) is said at its first failure.
+pub const UNREACHABLE_AFTER: u32 = 3;
 
 /// A time without a recovery after which strikes start over.
 pub const QUIET_MS: u64 = 60_000;
@@ -140,8 +146,9 @@ pub enum LinkNote {
     /// The link stopped after [`MAX_STRIKES`] recoveries that did not work, or a state answer
     /// too large to read: the error says why. Reopening the session starts over.
     GaveUp(ChatError),
-    /// The events stream failed [`MAX_STRIKES`] times in a row without connecting; it is
-    /// still tried (after the backoff). [`NativeLink::connected`] gives the error back.
+    /// The events stream failed [`UNREACHABLE_AFTER`] times in a row without connecting, or the
+    /// first state read failed; it is still tried (after the backoff).
+    /// [`NativeLink::connected`] and [`NativeLink::reached`] give the error back.
     Unreachable(ChatError),
 }
 
@@ -299,6 +306,18 @@ impl NativeLink {
     pub fn connected(&mut self) -> Option<ChatError> {
         self.attempt = 0;
         self.unreachable.take()
+    }
+
+    /// The state was read: as [`connected`](Self::connected), for a failure said before the
+    /// first state read.
+    pub fn reached(&mut self) -> Option<ChatError> {
+        self.unreachable.take()
+    }
+
+    /// The link stopped with a typed error ([`LinkNote::GaveUp`]): a user's send opens it
+    /// again.
+    pub fn gave_up(&self) -> bool {
+        self.gave_up.is_some()
     }
 
     /// Bytes of the events stream; frames go through the gate into `conversation`.
@@ -631,10 +650,18 @@ impl NativeLink {
         }
         self.due = Some((now_ms + backoff_ms(self.attempt, rng.unit()), read));
         self.attempt = self.attempt.saturating_add(1);
-        if read == Read::Events && self.attempt >= MAX_STRIKES && self.unreachable.is_none() {
+        let say = match read {
+            Read::Events => self.attempt >= UNREACHABLE_AFTER,
+            Read::State => !self.hydrated,
+        };
+        if say && self.unreachable.is_none() {
+            let what = match read {
+                Read::Events => "the events stream",
+                Read::State => "the session state",
+            };
             let mut e = error.clone();
             e.message = format!(
-                "the events stream failed {} times in a row (still trying): {}",
+                "{what} failed {} time(s) in a row (still trying): {}",
                 self.attempt, error.message
             );
             self.unreachable = Some(e.clone());

@@ -9,7 +9,7 @@
 
 mod common;
 
-use agent_chat_store::{ErrorKind, LossCode, RequestKind, Status, StoreOptions};
+use agent_chat_store::{ErrorKind, LossCode, RequestKind, Status, StoreOptions, SubmitKind};
 use common::native_store::*;
 use common::*;
 use serde_json::{json, Value};
@@ -322,11 +322,12 @@ fn a_state_over_max_body_bytes_is_a_typed_error_at_once() {
 }
 
 #[test]
-fn an_events_head_that_never_comes_is_tried_again_and_said_after_six() {
+fn an_events_head_that_never_comes_is_tried_again_and_said_after_three() {
     let mut h = native();
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, state(4, "idle", json!([]), json!([])));
     let first = h.the_open(RequestKind::NativeEvents);
+    let t0 = h.now;
     h.advance(15_000);
     assert_eq!(h.open(RequestKind::NativeEvents).len(), 0, "timed out");
     h.advance(1_250);
@@ -341,7 +342,9 @@ fn an_events_head_that_never_comes_is_tried_again_and_said_after_six() {
         n = h.count(RequestKind::NativeEvents);
         assert!(n < 20);
     }
-    assert_eq!(n, 6, "six attempts");
+    // Three hung connects (15 s each, with the backoff between): said within a minute.
+    assert_eq!(n, 3, "three attempts");
+    assert!(h.now - t0 < 60_000, "said at {} ms", h.now - t0);
     assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
     // Still tried (after the backoff); a connect takes the error back.
     let t = h.store.poll_timeout().unwrap();
@@ -403,4 +406,38 @@ fn a_gap_the_state_never_fills_ends_in_a_typed_error_and_reopening_tries_again()
         h.the_open(RequestKind::NativeEvents).path,
         format!("{BASE}/events?cursor=9")
     );
+}
+
+#[test]
+fn a_failing_first_state_read_is_said_at_once_and_a_send_after_the_give_up_follows_again() {
+    let mut h = native();
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, Reply::json(500, json!({"error": "down"})));
+    // A blank chat says why at its first failure, while it is still tried.
+    let said = h.store.error().expect("said at the first failure").clone();
+    assert_eq!(said.kind, ErrorKind::Server);
+    assert!(said.message.contains("still trying"), "{}", said.message);
+    let mut reads = 1;
+    while !h.store.error().unwrap().message.contains("reopen") {
+        let t = h.store.poll_timeout().expect("a timer");
+        h.advance(t - h.now);
+        let st = h.the_open(RequestKind::NativeState);
+        reads += 1;
+        h.respond(st.id, Reply::json(500, json!({"error": "down"})));
+        assert!(reads < 20, "no end");
+    }
+    assert!(h.store.error().unwrap().message.contains("reopen"));
+    assert_eq!(reads, 7);
+    h.advance(600_000);
+    assert!(h.open(RequestKind::NativeState).is_empty(), "given up");
+    // The user's send follows the session again: its state, then its run.
+    assert_eq!(h.send("hello").kind, SubmitKind::Sent);
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, state(0, "idle", json!([]), json!([])));
+    assert_eq!(h.store.error(), None);
+    assert_eq!(
+        h.the_open(RequestKind::NativeEvents).path,
+        format!("{BASE}/events?cursor=0")
+    );
+    assert_eq!(h.count(RequestKind::NativePrompt), 1);
 }

@@ -64,12 +64,7 @@ impl ChatStore {
             self.session.hydrated = true;
         }
         if !self.session.native_missing {
-            // Reopened after the link gave up: its error no longer holds; it reads again.
-            let said = self.session.link.open();
-            if said.is_some() && self.session.error == said {
-                self.session.error = None;
-            }
-            self.pump_native(now_ms);
+            self.follow_again(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
         // the same bytes, so the server takes it once. Only while its turn waits for it (the
@@ -265,6 +260,10 @@ impl ChatStore {
             match note {
                 LinkNote::Hydrated => {
                     self.session.hydrated = true;
+                    let said = self.session.link.reached();
+                    if said.is_some() && self.session.error == said {
+                        self.session.error = None;
+                    }
                     self.keep_unshown_prompts();
                     // What the state shows ran is consumed before a run it says is over ends
                     // here (whose end takes back what the server still holds).
@@ -580,6 +579,16 @@ impl ChatStore {
 
     /// The chat POST of a turn, over this protocol: `POST …/prompt`. Its receipt says the
     /// server took it; the run's events say the rest.
+    /// (Re)opens the link: the state, then the events. The error a link that gave up said no
+    /// longer holds; it reads again.
+    fn follow_again(&mut self, now_ms: u64) {
+        let said = self.session.link.open();
+        if said.is_some() && self.session.error == said {
+            self.session.error = None;
+        }
+        self.pump_native(now_ms);
+    }
+
     pub(super) fn start_native_prompt(
         &mut self,
         text: String,
@@ -587,6 +596,10 @@ impl ChatStore {
         bubble: Option<String>,
         now_ms: u64,
     ) {
+        // A link that gave up follows again with the user's send: its run must be seen.
+        if self.session.link.gave_up() && !self.session.native_missing {
+            self.follow_again(now_ms);
+        }
         let nonce = uuid_v4(self.rng.as_mut());
         let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
         if let Some(msg) = shown {
