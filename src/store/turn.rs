@@ -104,6 +104,9 @@ pub(super) enum Ending {
     Stopped,
     /// A request of it failed with this error; queued items wait for the user.
     Failed(ChatError),
+    /// Its stream grew past a bound (`limits`): stopped as the user stops it (the server
+    /// told, what it showed kept and closed), and reported as this error, not as a stop.
+    Limited(ChatError),
 }
 
 impl ChatStore {
@@ -143,11 +146,12 @@ impl ChatStore {
             }
             return self.touch();
         }
-        self.stop_on_server(now_ms);
+        self.stop_on_server(Ending::Stopped, now_ms);
     }
 
-    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`.
-    pub(super) fn stop_sse(&mut self, now_ms: u64) {
+    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`; the turn ends as
+    /// `ending` (a user's stop, or a bound passed).
+    pub(super) fn stop_sse(&mut self, ending: Ending, now_ms: u64) {
         if let Some(id) = self.session.phase.stream() {
             self.abort(id);
         }
@@ -163,7 +167,7 @@ impl ChatStore {
             let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
             self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
         }
-        self.end_turn(Ending::Stopped, now_ms);
+        self.end_turn(ending, now_ms);
     }
 
     /// Starts a turn with a new user message.
@@ -448,6 +452,7 @@ impl ChatStore {
         let (is_abort, is_error, is_disconnect) = match &ending {
             Ending::Finished => (false, s.turn.stream_error, false),
             Ending::Stopped => (true, false, false),
+            Ending::Limited(_) => (false, true, false),
             Ending::Failed(e) => (
                 e.kind == ErrorKind::Aborted,
                 e.kind != ErrorKind::Aborted,
@@ -466,7 +471,7 @@ impl ChatStore {
                 s.phase = Phase::IDLE;
                 self.after_ai_sdk_turn(now_ms);
             }
-            Ending::Failed(error) => {
+            Ending::Failed(error) | Ending::Limited(error) => {
                 // A turn held for a DELETE's answer fails with it (its user message stays, as
                 // after a failed chat POST): kept, the answer would start it beside a turn the
                 // user sends next.

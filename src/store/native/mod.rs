@@ -143,8 +143,24 @@ impl ChatStore {
             &mut notes,
         );
         self.on_link_notes(notes, now_ms);
+        self.native_growth(bytes.len(), now_ms);
         // The events may have reached a clear's cursor without changing the queue after it.
         self.decide_clear_all(now_ms);
+    }
+
+    /// The events of `bytes` were applied: while a run this client follows goes on, its
+    /// answer and the history are held to `limits` as over the SSE routes (measured per read,
+    /// so a bound is passed by one read's bytes at most): the run is stopped, what it showed
+    /// kept, and the turn fails with `LimitExceeded`.
+    fn native_growth(&mut self, bytes: usize, now_ms: u64) {
+        if !self.session.phase.running() {
+            return;
+        }
+        let s = &mut self.session;
+        let history = s.conversation.history().messages();
+        if let Some(passed) = s.turn.growth.after_event(bytes, history, &self.opts.limits) {
+            self.limit_passed(passed, now_ms);
+        }
     }
 
     /// The read in flight `id` is over (answered or failed): `tell` gives the link what
@@ -761,8 +777,9 @@ impl ChatStore {
         self.touch();
     }
 
-    /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue.
-    pub(super) fn stop_native(&mut self, now_ms: u64) {
+    /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the
+    /// turn ends as `ending` (a user's stop, or a bound passed).
+    pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
         if let Phase::Submitted { stream } = self.session.phase {
             self.abort(stream);
             // The prompt may have reached the server all the same, and its run start after
@@ -772,10 +789,10 @@ impl ChatStore {
         self.session.native_prompt = None;
         if self.session.native_missing {
             // Stopped before the server made the session: nothing runs there.
-            return self.end_turn(Ending::Stopped, now_ms);
+            return self.end_turn(ending, now_ms);
         }
         self.post_stop(now_ms);
-        self.end_turn(Ending::Stopped, now_ms);
+        self.end_turn(ending, now_ms);
     }
 
     /// `POST …/stop`; the run's `ABORTED` that follows is a plain stop, not an error.
