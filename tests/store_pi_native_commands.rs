@@ -118,3 +118,171 @@ fn a_history_past_its_bound_stops_the_run() {
     assert_eq!(h.count(RequestKind::NativeStop), 1);
     assert_eq!(finishes(&h), [(false, true)]);
 }
+
+/// A prompt POST the server never answers: aborted after `followupTimeoutMs` (30 s), sent
+/// again after a backoff under the same `requestId` (the server runs it once), and after
+/// `retry.maxAttempts` (6) attempts the turn fails with a typed error, its message kept;
+/// `regenerate()` sends it again with the same nonce, so even then it cannot run twice.
+#[test]
+fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same_nonce() {
+    let (mut h, ev) = following(0);
+    h.send("hi");
+    let first = h.the_open(RequestKind::NativePrompt);
+    let nonce = first.body()["requestId"].clone();
+    assert!(!h.store.can_regenerate(), "busy");
+    h.advance(29_999);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        1,
+        "the deadline is 30 s"
+    );
+    let mut polled = 0;
+    while h.store.status() == Status::Submitted && polled < 400 {
+        h.advance(1_000);
+        polled += 1;
+    }
+    assert_eq!(h.store.status(), Status::Error);
+    let prompts = h.requests(RequestKind::NativePrompt);
+    assert_eq!(prompts.len(), 6, "retry.maxAttempts");
+    assert!(
+        prompts.iter().all(|p| p.body == first.body),
+        "byte for byte"
+    );
+    assert!(
+        h.now - first_at(&h) <= 6 * 30_000 + 30_000,
+        "given up within the deadlines and backoffs"
+    );
+    let error = h.store.error().cloned().unwrap();
+    assert_eq!(error.kind, ErrorKind::Network);
+    assert!(error.message.contains("regenerate()"), "{}", error.message);
+    assert_eq!(h.history().len(), 1, "the message stays, with the error");
+    h.advance(600_000);
+    assert_eq!(
+        h.count(RequestKind::NativePrompt),
+        6,
+        "nothing more on its own"
+    );
+    // The user's retry: the same requestId and nonce.
+    assert!(h.store.can_regenerate());
+    assert!(h.act(|s, now| s.regenerate(None, now)));
+    assert_eq!(h.store.status(), Status::Submitted);
+    assert!(h.store.error().is_none());
+    let again = h.the_open(RequestKind::NativePrompt);
+    assert_eq!(again.body, first.body);
+    h.respond(
+        again.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 1})),
+    );
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+            json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
+        ],
+    );
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert_eq!(h.history().len(), 1, "one user message: {:#?}", h.history());
+    assert!(!h.store.can_regenerate());
+}
+
+fn first_at(h: &Harness) -> u64 {
+    h.requests(RequestKind::NativePrompt)[0].at
+}
+
+/// Given up, then shown by the server after all (it had landed): nothing is left to send again.
+#[test]
+fn a_given_up_prompt_that_shows_up_is_not_sent_again() {
+    let (mut h, ev) = following(0);
+    h.send("hi");
+    let nonce = h.the_open(RequestKind::NativePrompt).body()["requestId"].clone();
+    h.advance(400_000);
+    assert_eq!(h.store.status(), Status::Error);
+    assert!(h.store.can_regenerate());
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+            json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
+        ],
+    );
+    assert!(!h.store.can_regenerate());
+    assert!(!h.act(|s, now| s.regenerate(None, now)));
+}
+
+/// Answers what a server answers whose prompt route says busy (409) while its `/state` says
+/// idle; the events stream stays open and silent.
+fn serve_busy_while_idle(h: &mut Harness) {
+    for _ in 0..100 {
+        let kinds = [
+            RequestKind::NativePrompt,
+            RequestKind::NativeState,
+            RequestKind::FollowUpPost,
+            RequestKind::FollowUpDelete,
+            RequestKind::NativeClear,
+        ];
+        let open: Vec<Sent> = (kinds.iter())
+            .flat_map(|k| h.open(*k).into_iter().cloned())
+            .collect();
+        if open.is_empty() {
+            return;
+        }
+        for r in open {
+            let reply = match r.kind {
+                RequestKind::NativePrompt => Reply::json(
+                    409,
+                    json!({"error": {"code": "AGENT_COMMAND_INVALID_STATE", "message": "busy"}}),
+                ),
+                RequestKind::NativeState => state(0, "idle", json!([]), json!([])),
+                _ => Reply::json(202, json!({"accepted": true, "cursor": 0, "cleared": 1})),
+            };
+            h.respond(r.id, reply);
+        }
+    }
+    panic!("requests without end at one instant: {} sent", h.sent.len());
+}
+
+/// Busy refusals while the state says idle: backed off (never more than a few requests a
+/// second), then a typed error after a bounded number, the message kept for `regenerate()`
+/// under its nonce.
+#[test]
+fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
+    let (mut h, _) = following(0);
+    let before = h.sent.len();
+    h.send("hi");
+    let mut last_second = Vec::new();
+    for _ in 0..600 {
+        serve_busy_while_idle(&mut h);
+        if h.store.status() != Status::Submitted && h.store.status() != Status::Streaming {
+            break;
+        }
+        h.advance(100);
+        let now = h.now;
+        last_second = (h.sent.iter().skip(before))
+            .filter(|r| r.at + 1_000 > now)
+            .map(|r| r.kind)
+            .collect();
+        assert!(last_second.len() <= 8, "{last_second:?}");
+    }
+    assert_eq!(h.store.status(), Status::Error, "{last_second:?}");
+    let error = h.store.error().cloned().unwrap();
+    assert_eq!(error.kind, ErrorKind::TurnAlreadyActive);
+    assert!(error.message.contains("regenerate()"), "{}", error.message);
+    let prompts = h.requests(RequestKind::NativePrompt).len();
+    let nonce = h.last(RequestKind::NativePrompt).body()["requestId"].clone();
+    assert!(
+        prompts <= 5 + 1, // MAX_BUSY_REFUSALS, and a first one turned follow-up
+        "{prompts} prompts"
+    );
+    let total = h.sent.len() - before;
+    assert!(total <= 30, "{total} requests");
+    // Quiet from now on, until the user asks.
+    let n = h.sent.len();
+    h.advance(120_000);
+    serve_busy_while_idle(&mut h);
+    assert_eq!(h.sent.len(), n);
+    assert!(h.store.can_regenerate());
+    assert!(h.act(|s, now| s.regenerate(None, now)));
+    assert_eq!(h.last(RequestKind::NativePrompt).body()["requestId"], nonce);
+}

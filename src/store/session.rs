@@ -78,6 +78,14 @@ pub(super) struct Session {
     /// pi-native: the prompt of the turn started here, until the server took it.
     #[cfg(feature = "pi")]
     pub(super) native_prompt: Option<super::native::PromptOut>,
+    /// pi-native: a prompt given up while its outcome is unknown (never answered, or refused
+    /// as busy while the server says idle), with its nonce: `regenerate()` sends it again
+    /// under that same `requestId`, so it runs once however often it is tried.
+    #[cfg(feature = "pi")]
+    pub(super) unsent_prompt: Option<(String, super::native::PromptOut)>,
+    /// pi-native: prompts refused as busy (409) in a row with no run showing since.
+    #[cfg(feature = "pi")]
+    pub(super) busy_refusals: u32,
     /// pi-native: whether the server removes a follow-up named by its selectors.
     #[cfg(feature = "pi")]
     pub(super) selective_clear: super::native::SelectiveClear,
@@ -185,6 +193,10 @@ impl Session {
             prompt_cursor: None,
             #[cfg(feature = "pi")]
             native_prompt: None,
+            #[cfg(feature = "pi")]
+            unsent_prompt: None,
+            #[cfg(feature = "pi")]
+            busy_refusals: 0,
             #[cfg(feature = "pi")]
             selective_clear: Default::default(),
             #[cfg(feature = "pi")]
