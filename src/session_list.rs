@@ -106,9 +106,20 @@ pub fn parse_page(body: &[u8]) -> Result<Page, &'static str> {
 /// The longest title the list shows of a first user message, in characters.
 const DERIVED_TITLE_CHARS: usize = 80;
 
-/// A title as shown: trimmed, `None` when empty.
-fn title_of(s: &str) -> Option<String> {
+/// The longest session title, in characters: a title the user gives (`renameSession`, on both
+/// transports, and the title a pi-native session is created with) or the server lists is cut
+/// there. A chat UI's title is one line of a list; a longer one (a pasted document) is kept
+/// as its start rather than refused, as a text field with a `maxlength` would.
+pub const MAX_TITLE_CHARS: usize = 500;
+
+/// A title as given or shown: trimmed, at most [`MAX_TITLE_CHARS`] characters (cut on a
+/// character, trimmed again), `None` when empty.
+pub fn title_of(s: &str) -> Option<String> {
     let t = s.trim();
+    let t = match t.char_indices().nth(MAX_TITLE_CHARS) {
+        Some((cut, _)) => t[..cut].trim_end(),
+        None => t,
+    };
     (!t.is_empty()).then(|| t.to_string())
 }
 

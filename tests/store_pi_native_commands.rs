@@ -286,3 +286,33 @@ fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
     assert!(h.act(|s, now| s.regenerate(None, now)));
     assert_eq!(h.last(RequestKind::NativePrompt).body()["requestId"], nonce);
 }
+
+/// A 1 MB title is cut at `MAX_TITLE_CHARS` (500) characters, on a character, before it goes
+/// anywhere: the rename command and the list show the cut title; a session created by its
+/// first send carries the cut title too.
+#[test]
+fn a_huge_title_is_cut_at_its_bound_on_rename_and_on_create() {
+    let (mut h, _) = following(0);
+    assert_eq!(agent_chat_store::MAX_TITLE_CHARS, 500);
+    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    let get = h.the_open(RequestKind::SessionsGet);
+    let summary = json!({"ref": {"agentTypeId": "pi", "sessionId": "B"}, "title": "Beta",
+        "status": "idle", "createdAt": 1, "updatedAt": 2, "turnCount": 1});
+    h.respond(get.id, Reply::json(200, json!({"sessions": [summary]})));
+    // Multi-byte characters across the cut: 499 ASCII, then 'é' (2 bytes) repeated.
+    let huge = format!("  {}{}", "a".repeat(499), "é".repeat(500_000));
+    assert!(h.act(|s, now| s.rename_session("B", &huge, now)));
+    let rename = h.the_open(RequestKind::SessionPatch);
+    let sent = rename.body()["title"].as_str().unwrap().to_string();
+    assert_eq!(sent.chars().count(), 500);
+    assert_eq!(sent, format!("{}é", "a".repeat(499)));
+    let b = h.store.session_items().into_iter().find(|i| i.id == "B");
+    assert_eq!(b.unwrap().title.as_deref(), Some(sent.as_str()));
+    assert!(!h.act(|s, now| s.rename_session("B", " \n ", now)), "empty");
+
+    let made = h.act(|s, now| s.new_session(now)).unwrap();
+    assert!(h.act(|s, now| s.rename_session(&made, &"t".repeat(1 << 20), now)));
+    h.send("hello");
+    let create = h.the_open(RequestKind::NativeCreate);
+    assert_eq!(create.body()["title"].as_str().unwrap().len(), 500);
+}
