@@ -57,6 +57,9 @@ pub(super) struct Session {
     /// pi-native: the read in flight (the state, or the events stream).
     #[cfg(feature = "pi")]
     pub(super) native_read: Option<RequestId>,
+    /// The last turn ended unseen (`Ending::Unseen`): what the server accepted is left to
+    /// the history, never taken back, until a turn's end is seen again.
+    pub(super) end_unseen: bool,
     /// pi-native: the server has no such session (made by `newSession`, or its state read
     /// answered 404): the first send creates one, and the session takes the server's id.
     #[cfg(feature = "pi")]
@@ -183,6 +186,7 @@ impl Session {
             link: crate::native_link::NativeLink::new(),
             #[cfg(feature = "pi")]
             native_read: None,
+            end_unseen: false,
             #[cfg(feature = "pi")]
             native_missing: false,
             #[cfg(feature = "pi")]
@@ -452,6 +456,8 @@ impl ChatStore {
         self.session.conversation.hydrate(messages, merge);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
+        #[cfg(feature = "pi")]
+        self.consume_shown_follow_ups();
         if self.opts.attach && !after_stop {
             self.session.running_hint = Some(running);
             self.maybe_attach(now_ms);

@@ -462,7 +462,7 @@ impl ChatStore {
     }
 
     /// Of `nonces`, those the history holds a user message sent with: one pass over it.
-    fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
+    pub(super) fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
         let history = self.session.conversation.history().messages();
         let sent = history
             .iter()
