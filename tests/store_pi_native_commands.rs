@@ -316,3 +316,33 @@ fn a_huge_title_is_cut_at_its_bound_on_rename_and_on_create() {
     let create = h.the_open(RequestKind::NativeCreate);
     assert_eq!(create.body()["title"].as_str().unwrap().len(), 500);
 }
+
+/// A follow-up POST the server never answers: each attempt is aborted after 30 s and sent
+/// again with the same nonce and seq (its `requestId`), and after `retry.maxAttempts` the item
+/// is `failed` with its error, waiting for the user; `retryQueued` posts it again, unchanged.
+#[test]
+fn a_follow_up_never_answered_fails_after_its_attempts_and_retries_unchanged() {
+    let (mut h, ev) = following(0);
+    run_started(&mut h, ev, "first");
+    h.send("more");
+    let first = h.the_open(RequestKind::FollowUpPost);
+    let mut polled = 0;
+    while h.store.queued()[0].state != agent_chat_store::ItemState::Failed && polled < 400 {
+        h.advance(1_000);
+        polled += 1;
+    }
+    let item = h.store.queued()[0].clone();
+    assert_eq!(item.state, agent_chat_store::ItemState::Failed);
+    assert!(item.error.is_some());
+    let posts = h.requests(RequestKind::FollowUpPost);
+    assert_eq!(posts.len(), 6, "retry.maxAttempts");
+    assert!(posts.iter().all(|p| p.body == first.body), "byte for byte");
+    h.advance(600_000);
+    assert_eq!(
+        h.count(RequestKind::FollowUpPost),
+        6,
+        "then it waits for the user"
+    );
+    assert!(h.retry_queued(&item.id));
+    assert_eq!(h.the_open(RequestKind::FollowUpPost).body, first.body);
+}
