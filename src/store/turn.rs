@@ -479,7 +479,15 @@ impl ChatStore {
                 s.phase = Phase::IDLE;
                 self.after_ai_sdk_turn(now_ms);
             }
-            Ending::Failed(error) | Ending::Limited(error) => {
+            Ending::Limited(error) => {
+                s.phase = Phase::Idle { failed: true };
+                s.error = Some(error.clone());
+                self.events.push_back(StoreEvent::Error { error });
+                // Stopped as the user stops a turn: what it showed is kept, and stored as a
+                // stopped turn's is (AI SDK mode).
+                self.after_ai_sdk_turn(now_ms);
+            }
+            Ending::Failed(error) => {
                 // A turn held for a DELETE's answer fails with it (its user message stays, as
                 // after a failed chat POST): kept, the answer would start it beside a turn the
                 // user sends next.

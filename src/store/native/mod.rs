@@ -888,6 +888,8 @@ impl ChatStore {
             self.session.stopped_prompt = self.session.turn.client_turn_id.clone();
         }
         self.session.native_prompt = None;
+        // The user decided: a next prompt's busy refusal is followed as a first one.
+        self.session.busy_refusals = 0;
         if self.session.native_missing {
             // Stopped before the server made the session: nothing runs there.
             return self.end_turn(ending, now_ms);
