@@ -89,6 +89,54 @@ fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
     assert_eq!(finishes(&h).len(), 1);
 }
 
+/// A server that runs on after the stop: its events are followed for one more answer's worth,
+/// then not at all (the events stream given up), so the history stays bounded; a well-behaved
+/// run's end after the stop changes nothing (the test above).
+#[test]
+fn a_run_that_ignores_the_stop_is_no_longer_followed() {
+    let (mut h, ev) = following_with(|o| o.limits.max_message_chars = 10_000);
+    run_started(&mut h, ev, "hi");
+    feed(
+        &mut h,
+        ev,
+        &[json!({"type": "message-start", "seq": 2, "messageId": "a1", "role": "assistant"})],
+    );
+    let chunk = "x".repeat(1_000);
+    for seq in 3..200 {
+        if !h.open(RequestKind::NativeEvents).iter().any(|r| r.id == ev) {
+            break;
+        }
+        feed(
+            &mut h,
+            ev,
+            &[
+                json!({"type": "message-delta", "seq": seq, "messageId": "a1", "partId": "0", "kind": "text", "delta": chunk}),
+            ],
+        );
+    }
+    assert!(h.aborted.contains(&ev), "the events stream is given up");
+    assert_eq!(h.count(RequestKind::NativeStop), 1);
+    let text = h.history()[1]["parts"][0]["text"].as_str().unwrap().len();
+    assert!(
+        (20_000..=22_000).contains(&text),
+        "its size at the stop (one read past the bound) and one more answer's worth: {text}"
+    );
+    let error = h.store.error().unwrap();
+    assert_eq!(error.kind, ErrorKind::LimitExceeded);
+    assert!(
+        error.message.contains("no longer followed"),
+        "{}",
+        error.message
+    );
+    h.advance(600_000);
+    assert_eq!(
+        h.count(RequestKind::NativeEvents),
+        1,
+        "not read again on its own"
+    );
+    assert_eq!(h.count(RequestKind::NativeState), 1);
+}
+
 /// The history bound holds across messages too.
 #[test]
 fn a_history_past_its_bound_stops_the_run() {

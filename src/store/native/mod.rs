@@ -159,16 +159,38 @@ impl ChatStore {
     /// The events of `bytes` were applied: while a run this client follows goes on, its
     /// answer and the history are held to `limits` as over the SSE routes (measured per read,
     /// so a bound is passed by one read's bytes at most): the run is stopped, what it showed
-    /// kept, and the turn fails with `LimitExceeded`.
+    /// kept, and the turn fails with `LimitExceeded`. A run that goes on regardless (the
+    /// events stream is the session's, not the turn's) is followed for one more answer's
+    /// worth, then not at all: the events stream is given up until the session is opened
+    /// again, so no server can grow the history past what JS can hold.
     fn native_growth(&mut self, bytes: usize, now_ms: u64) {
-        if !self.session.phase.running() {
-            return;
-        }
+        let limits = self.opts.limits;
         let s = &mut self.session;
         let history = s.conversation.history().messages();
-        if let Some(passed) = s.turn.growth.after_event(bytes, history, &self.opts.limits) {
-            self.limit_passed(passed, now_ms);
+        if s.phase.running() {
+            if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
+                s.turn.growth.stopped();
+                self.limit_passed(passed, now_ms);
+            }
+            return;
         }
+        let runs_on = s.link.gate().status() == RunStatus::Running;
+        if !(runs_on && s.turn.growth.ignored_stop(bytes, history, &limits)) {
+            return;
+        }
+        self.session.link.close();
+        if let Some(id) = self.session.native_read.take() {
+            self.abort(id);
+        }
+        let mut error = growth::Passed::Message(limits.max_message_chars).error();
+        error.message = format!(
+            "{}; the run went on after its stop, and its events are no longer followed \
+             (open the session again to read it)",
+            error.message
+        );
+        self.session.error = Some(error.clone());
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
     }
 
     /// The read in flight `id` is over (answered or failed): `tell` gives the link what
@@ -326,6 +348,7 @@ impl ChatStore {
         // The server has the prompt: an attempt still due (its answer was lost) is moot.
         self.session.native_prompt = None;
         self.session.busy_refusals = 0;
+        self.session.turn.growth.run_started();
         self.session.turn.turn_id = turn_id;
         if !matches!(self.session.phase, Phase::Streaming { .. }) {
             let stream = self.session.native_read.unwrap_or(0);
