@@ -202,7 +202,11 @@ fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same
     );
     let error = h.store.error().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::Network);
-    assert!(error.message.contains("regenerate()"), "{}", error.message);
+    assert!(
+        error.message.contains("retrying sends it again"),
+        "{}",
+        error.message
+    );
     assert_eq!(h.history().len(), 1, "the message stays, with the error");
     h.advance(600_000);
     assert_eq!(
@@ -316,7 +320,11 @@ fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
     assert_eq!(h.store.status(), Status::Error, "{last_second:?}");
     let error = h.store.error().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::TurnAlreadyActive);
-    assert!(error.message.contains("regenerate()"), "{}", error.message);
+    assert!(
+        error.message.contains("retrying sends it again"),
+        "{}",
+        error.message
+    );
     let prompts = h.requests(RequestKind::NativePrompt).len();
     let nonce = h.last(RequestKind::NativePrompt).body()["requestId"].clone();
     assert!(

@@ -702,7 +702,8 @@ impl ChatStore {
         if error.is_retryable() {
             let attempts = out.as_ref().map_or(0, |o| o.attempts);
             error.message = format!(
-                "{} (the prompt was tried {attempts} times; regenerate() sends it again)",
+                "{} (the message was sent {attempts} times without an answer; retrying sends \
+                 it again, and it runs once)",
                 error.message
             );
             return self.give_up_prompt(out, error, now_ms);
@@ -865,8 +866,8 @@ impl ChatStore {
         if refusals >= MAX_BUSY_REFUSALS {
             self.session.busy_refusals = 0;
             error.message = format!(
-                "{} (refused as busy {refusals} times while no run showed; regenerate() sends \
-                 it again)",
+                "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
+                 again, and it runs once)",
                 error.message
             );
             let out = self.session.native_prompt.take();
