@@ -28,6 +28,7 @@ pub(super) struct Growth {
     since: usize,
     /// The history's size when the run was stopped for a bound (pi-native, whose events
     /// stream goes on after a stop): see [`Growth::ignored_stop`].
+    #[cfg(feature = "pi")]
     stopped_at: Option<usize>,
 }
 
@@ -85,6 +86,7 @@ impl Growth {
     }
 }
 
+#[cfg(feature = "pi")]
 impl Growth {
     /// The run was stopped for a bound: what the history held then is kept to compare with.
     pub(super) fn stopped(&mut self) {
