@@ -1,5 +1,5 @@
 //! Following one pi-native session (SPEC §14) as a sans-IO model: which read to ask for next
-//! (`GET …/state`, `GET …/events?cursor=N`), when (reconnect backoff, reset by a connect and by
+//! (`GET …/state`, `GET …/events?cursor=N`), when (reconnect backoff, reset by an event and by
 //! every heartbeat), and what an answer means (frames through the [`NativeGate`], a gap or a
 //! range error that makes the state be read again). The store makes the requests and feeds
 //! their answers here, as it does for the session list; the commands (`prompt`, `followup`,
@@ -301,10 +301,11 @@ impl NativeLink {
         self.due.map(|(at, _)| at).filter(|_| !self.stopped)
     }
 
-    /// The events stream answered 2xx: connected, the backoff starts over. The error of a
-    /// [`LinkNote::Unreachable`] said before, which no longer holds.
+    /// The events stream answered 2xx: connected. The error of a [`LinkNote::Unreachable`]
+    /// said before no longer holds. The backoff starts over only with the first event or
+    /// heartbeat read: a server that answers and ends at once is not reconnected every
+    /// second forever.
     pub fn connected(&mut self) -> Option<ChatError> {
-        self.attempt = 0;
         self.unreachable.take()
     }
 
@@ -404,6 +405,7 @@ impl NativeLink {
                     return self.gap(expected, actual, now_ms, rng, out);
                 }
                 Gate::Applied => {
+                    self.attempt = 0;
                     if self.strikes > 0 && self.gate.seq() > self.mark {
                         self.worked();
                     }

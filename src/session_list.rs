@@ -106,9 +106,27 @@ pub fn parse_page(body: &[u8]) -> Result<Page, &'static str> {
 /// The longest title the list shows of a first user message, in characters.
 const DERIVED_TITLE_CHARS: usize = 80;
 
-/// A title as shown: trimmed, `None` when empty.
-fn title_of(s: &str) -> Option<String> {
+/// The longest session title, in UTF-16 units (JS string length): a title the user gives
+/// (`renameSession`, on both transports, and the title a pi-native session is created with) or
+/// the server lists is cut there. The pi-native protocol's rename and create take 1–200
+/// (`pi-native-protocol.md`, rename), so a longer one would be refused by the server; a chat
+/// UI's title is one line of a list, and a longer one (a pasted document) is kept as its
+/// start rather than refused, as a text field with a `maxlength` would.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// A title as given or shown: trimmed, at most [`MAX_TITLE_CHARS`] UTF-16 units (cut on a
+/// character, trimmed again), `None` when empty.
+pub fn title_of(s: &str) -> Option<String> {
     let t = s.trim();
+    let mut units = 0;
+    let cut = t.char_indices().find_map(|(at, c)| {
+        units += c.len_utf16();
+        (units > MAX_TITLE_CHARS).then_some(at)
+    });
+    let t = match cut {
+        Some(cut) => t[..cut].trim_end(),
+        None => t,
+    };
     (!t.is_empty()).then(|| t.to_string())
 }
 

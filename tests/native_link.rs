@@ -148,13 +148,22 @@ fn a_stream_that_ends_or_fails_reconnects_from_the_cursor_with_backoff() {
         Some(Ask::Events { cursor: 3 }),
         "no state read: hydrated"
     );
-    // Two failures in a row double the delay; a connect starts it over.
+    // Two failures in a row double the delay; a connect that reads nothing does not start it
+    // over (a server that answers and ends at once), an event does.
     w.link
         .failed(Read::Events, "reset", w.now, &mut Low, &mut w.notes);
     assert_eq!(w.link.poll_timeout(), Some(w.now + 1500));
     w.now += 1500;
     assert_eq!(w.ask(), Some(Ask::Events { cursor: 3 }));
     w.link.connected();
+    w.answer(Read::Events, 200, b"");
+    assert_eq!(w.link.poll_timeout(), Some(w.now + 3000));
+    w.now += 3000;
+    assert_eq!(w.ask(), Some(Ask::Events { cursor: 3 }));
+    w.link.connected();
+    w.events(&line(
+        json!({"type": "agent-end", "seq": 4, "turnId": "t1", "status": "ok"}),
+    ));
     w.link
         .failed(Read::Events, "reset", w.now, &mut Low, &mut w.notes);
     assert_eq!(w.link.poll_timeout(), Some(w.now + 750));

@@ -153,3 +153,46 @@ fn a_character_split_between_two_deltas_is_one_character_again() {
         format!("smile 😀 and half {}!", half.unwrap())
     );
 }
+
+/// A runaway answer over the SSE routes stops at `limits.maxMessageChars` as a stop would (the
+/// stream aborted, `DELETE …/turn`, the history stored in AI SDK mode), but `onFinish` reports
+/// the bound's error, not a user's stop.
+#[test]
+fn a_runaway_answer_ends_as_the_bounds_error_not_as_a_stop() {
+    let mut o = options_with(AI_SDK_CAPS);
+    o.limits.max_message_chars = 5_000;
+    let mut h = Harness::new(o);
+    assert_eq!(h.send("hi").kind, SubmitKind::Sent);
+    let chat = h.the_open(RequestKind::Chat).id;
+    let start = sse(&[
+        serde_json::json!({"type": "start", "messageId": "a1"}),
+        serde_json::json!({"type": "text-start", "id": "t"}),
+    ]);
+    h.respond(chat, Reply::sse(start).open());
+    let delta =
+        sse(&[serde_json::json!({"type": "text-delta", "id": "t", "delta": "x".repeat(1_000)})]);
+    for _ in 0..10 {
+        if h.store.status() != Status::Streaming {
+            break;
+        }
+        h.body(chat, &delta);
+    }
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.error().unwrap().kind, ErrorKind::LimitExceeded);
+    assert!(h.aborted.contains(&chat));
+    assert_eq!(h.count(RequestKind::TurnDelete), 1);
+    assert_eq!(
+        h.count(RequestKind::MessagesPut),
+        1,
+        "stored as a stopped turn is"
+    );
+    let finishes: Vec<(bool, bool)> = (h.events.iter())
+        .filter_map(|e| match e {
+            agent_chat_store::StoreEvent::Finish {
+                is_abort, is_error, ..
+            } => Some((*is_abort, *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finishes, [(false, true)]);
+}

@@ -124,6 +124,25 @@ fn an_approval_is_shown_pending_answered_at_once_and_posted_once() {
     assert_eq!(h.count(RequestKind::ApprovalPost), 1);
 }
 
+/// An output for a call that waits for an approval is refused here, typed, with nothing sent:
+/// the call still waits, and its approval goes as usual.
+#[test]
+fn an_output_for_a_call_waiting_for_approval_is_refused_and_the_approval_still_goes() {
+    let (mut h, _) = waiting(false);
+    assert!(!h.act(|s, now| s.add_tool_output("c1", Ok(json!("done")), now)));
+    assert_eq!(state(&h, "c1"), "approval-requested");
+    assert_eq!(h.count(RequestKind::ToolOutputPost), 0);
+    let error = h.errors().last().cloned().cloned().unwrap();
+    assert_eq!(error.kind, ErrorKind::Validation);
+    assert_eq!(pending(&h)[0]["error"]["kind"], "Validation");
+    assert!(h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now)));
+    assert_eq!(state(&h, "c1"), "approval-responded");
+    let post = h.the_open(RequestKind::ApprovalPost);
+    assert_eq!(post.body(), &json!({"approvalId": "ap1", "approved": true}));
+    h.respond(post.id, Reply::json(202, json!({"ok": true})));
+    assert!(pending(&h).is_empty());
+}
+
 #[test]
 fn a_retry_carries_the_same_ids_and_already_answered_is_success() {
     let (mut h, _) = waiting(false);

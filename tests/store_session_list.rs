@@ -281,6 +281,18 @@ fn the_list_refreshes_after_a_turn_only_once_it_was_loaded() {
     assert_eq!(h.count(RequestKind::SessionsGet), 2);
 }
 
+/// A title is trimmed and cut at `MAX_TITLE_CHARS` characters before it is sent or shown.
+#[test]
+fn a_huge_title_is_cut_at_its_bound() {
+    let mut h = listed(&["S", "a"], None);
+    let huge = "日".repeat(1 << 20);
+    assert!(h.act(|s, now| s.rename_session("a", &huge, now)));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    let sent = patch.body()["title"].as_str().unwrap().to_string();
+    assert_eq!(sent, "日".repeat(agent_chat_store::MAX_TITLE_CHARS));
+    assert_eq!(item(&h, "a").title.as_deref(), Some(sent.as_str()));
+}
+
 #[test]
 fn a_rename_shows_at_once_and_a_refusal_puts_the_old_title_back() {
     let mut h = listed(&["S", "a", "b"], None);

@@ -13,6 +13,7 @@ const HELP = `Usage: node server.mjs [options]
   --chunk-tokens N       tokens per streamed delta, ≈4 characters each             env CHUNK_TOKENS (default ${DEFAULTS.chunkTokens})
   --static DIR           also serve a built web app from DIR (SPA fallback)        env STATIC_DIR
   --resume-ttl S         seconds a finished turn stays resumable (default 60)
+  --resume-204           GET …/stream answers 204 while the turn runs (nothing to join live)
   --fail-followups N     answer the next N follow-up POSTs with 503
   --followup-delay MS    delay every follow-up POST answer by MS
   --fail-answers N       answer the next N approval / tool-output POSTs with 503 (nothing applied)
@@ -65,6 +66,7 @@ try {
       'chunk-tokens': { type: 'string' },
       static: { type: 'string' },
       'resume-ttl': { type: 'string' },
+      'resume-204': { type: 'boolean' },
       'fail-followups': { type: 'string' },
       'followup-delay': { type: 'string' },
       'fail-answers': { type: 'string' },
@@ -133,6 +135,7 @@ const app = createApp({
   chunkTokens: int('chunk-tokens', args['chunk-tokens'] ?? env.CHUNK_TOKENS, DEFAULTS.chunkTokens, 1),
   staticDir: staticDir ? path.resolve(staticDir) : undefined,
   resumeTtlMs: int('resume-ttl', args['resume-ttl'], DEFAULTS.resumeTtlMs / 1000) * 1000,
+  resume204: args['resume-204'] ?? false,
   failFollowups: int('fail-followups', args['fail-followups'], 0),
   followupDelayMs: int('followup-delay', args['followup-delay'], 0),
   failAnswers: int('fail-answers', args['fail-answers'], 0),

@@ -16,7 +16,8 @@ impl ChatStore {
     /// Regenerates an assistant message (the last one by default) in AI SDK mode: the history
     /// is trimmed after the user message before it and the turn is requested again with the
     /// trigger `regenerate-message`. Returns false when not possible (busy, pi mode, nothing
-    /// to regenerate).
+    /// to regenerate). Over pi-native it sends a prompt given up without an answer again,
+    /// under its own `requestId` (the server runs it once).
     pub fn regenerate(&mut self, message_id: Option<&str>, now_ms: u64) -> bool {
         self.regenerate_with(message_id, SendOptions::default(), now_ms)
     }
@@ -28,6 +29,12 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) -> bool {
+        // pi-native: the server keeps the history; what can be asked again is a prompt given
+        // up unanswered, under its own nonce.
+        #[cfg(feature = "pi")]
+        if self.native() {
+            return self.resend_unsent_prompt(now_ms);
+        }
         if !self.can_regenerate() {
             return false;
         }

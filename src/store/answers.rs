@@ -142,7 +142,8 @@ impl ChatStore {
         true
     }
 
-    /// pi mode's `addToolOutput` for a call that waits for the user's answer.
+    /// pi mode's `addToolOutput` for a call that waits for the user's answer (a question). One
+    /// that waits for an approval is refused with a `Validation` error on its pending entry.
     pub(super) fn answer_question(
         &mut self,
         tool_call_id: &str,
@@ -152,6 +153,24 @@ impl ChatStore {
         let Some(before) = self.waiting_part(|t| t.tool_call_id == tool_call_id) else {
             return false;
         };
+        if waits(&before) == Some(true) {
+            // The server holds this call for an approval and would refuse an output; taken
+            // here, it would show as answered (no approval to give) until that refusal. The
+            // AI SDK writes any output into its own history, which the server does not keep
+            // here: refused at once, the call left waiting for its approval.
+            let error = ChatError::new(
+                ErrorKind::Validation,
+                "this tool call waits for an approval: answer it with \
+                 addToolApprovalResponse, not addToolOutput",
+            );
+            let s = &mut self.session;
+            s.answer_errors.retain(|(t, _)| t != tool_call_id);
+            s.answer_errors
+                .push((tool_call_id.to_string(), error.clone()));
+            self.events.push_back(StoreEvent::Error { error });
+            self.touch();
+            return false;
+        }
         if !self
             .session
             .conversation

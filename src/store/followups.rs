@@ -5,6 +5,24 @@ use super::*;
 use crate::followup::FollowUpPost;
 
 impl ChatStore {
+    /// The history (read again) holds the user messages of these posted follow-ups, by their
+    /// nonce: they ran, and their waiting bubbles go. A turn whose end was not seen here
+    /// (`Ending::Unseen`) leaves its accepted follow-ups to this.
+    #[cfg(feature = "pi")]
+    pub(super) fn consume_shown_follow_ups(&mut self) {
+        let posted: Vec<&str> = (self.session.queue.items().iter())
+            .filter(|i| i.state == crate::followup::ItemState::Accepted)
+            .map(|i| i.client_nonce.as_str())
+            .collect();
+        if posted.is_empty() {
+            return;
+        }
+        for nonce in self.committed_of(&posted) {
+            self.session.queue.consume_by_nonce(&nonce);
+        }
+        self.touch();
+    }
+
     /// Removes a waiting bubble. One the server may have is also deleted there.
     pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
         if self.disposed {

@@ -26,6 +26,10 @@ pub(super) struct Growth {
     history: Option<usize>,
     /// Bytes of events since the last measurement.
     since: usize,
+    /// The history's size when the run was stopped for a bound (pi-native, whose events
+    /// stream goes on after a stop): see [`Growth::ignored_stop`].
+    #[cfg(feature = "pi")]
+    stopped_at: Option<usize>,
 }
 
 /// Which bound a stream passed.
@@ -79,6 +83,46 @@ impl Growth {
         } else {
             None
         }
+    }
+}
+
+#[cfg(feature = "pi")]
+impl Growth {
+    /// The run was stopped for a bound: what the history held then is kept to compare with.
+    pub(super) fn stopped(&mut self) {
+        self.stopped_at = self.history;
+    }
+
+    /// A run this client follows started: an earlier stop's size means nothing for it.
+    pub(super) fn run_started(&mut self) {
+        self.stopped_at = None;
+    }
+
+    /// After a stop for a bound, an event of `bytes` of the stopped run was applied: whether
+    /// the history grew past its size at the stop by one more answer's worth
+    /// (`maxMessageChars`), i.e. the server runs on regardless of the stop. Measured only when
+    /// the unmeasured bytes could pass that, as [`after_event`](Self::after_event) does.
+    pub(super) fn ignored_stop(
+        &mut self,
+        bytes: usize,
+        history: &[UIMessage],
+        limits: &Limits,
+    ) -> bool {
+        let Some(at) = self.stopped_at else {
+            return false;
+        };
+        let bound = at.saturating_add(limits.max_message_chars.min(MAX_MESSAGE_CHARS));
+        self.since = self.since.saturating_add(bytes);
+        if self
+            .history
+            .is_some_and(|h| h.saturating_add(self.since) <= bound)
+        {
+            return false;
+        }
+        self.since = 0;
+        let total = history.iter().map(message_chars).sum::<usize>();
+        self.history = Some(total);
+        total > bound
     }
 }
 

@@ -473,8 +473,13 @@ impl ChatStore {
 
     /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is a
     /// message to answer again (as `useChat`'s `regenerate`, which also retries a user message
-    /// left without an answer by a failed turn).
+    /// left without an answer by a failed turn). Over pi-native, whose server keeps the
+    /// history: a prompt given up without an answer can be sent again, under its nonce.
     pub fn can_regenerate(&self) -> bool {
+        #[cfg(feature = "pi")]
+        if self.native() {
+            return self.can_resend_prompt();
+        }
         self.can_edit() && !self.messages().is_empty()
     }
 

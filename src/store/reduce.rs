@@ -186,20 +186,26 @@ impl ChatStore {
     }
 
     /// A stream grew past a bound: stopped as the user would stop it (the server told, the
-    /// parts it left open closed, what it showed kept), and failed with the bound's error.
-    fn limit_passed(&mut self, passed: growth::Passed, now_ms: u64) {
+    /// parts it left open closed, what it showed kept), and failed with the bound's error —
+    /// `onFinish` says an error, not a stop.
+    pub(super) fn limit_passed(&mut self, passed: growth::Passed, now_ms: u64) {
         self.stopped_at_limit(passed.error(), now_ms);
     }
 
     /// The turn went past one of the `limits` (`error` says which): stopped, what it showed
     /// kept, and failed with `error`.
     pub(super) fn stopped_at_limit(&mut self, error: ChatError, now_ms: u64) {
-        self.stop(now_ms);
-        let s = &mut self.session;
-        s.phase = Phase::Idle { failed: true };
-        s.error = Some(error.clone());
-        self.events.push_back(StoreEvent::Error { error });
-        self.touch();
+        if !self.session.phase.running() {
+            // Chunks a host fed with no turn of this store's running: nothing to stop.
+            let s = &mut self.session;
+            s.phase = Phase::Idle { failed: true };
+            s.error = Some(error.clone());
+            self.events.push_back(StoreEvent::Error { error });
+            return self.touch();
+        }
+        // A pending `sendAutomaticallyWhen` answer is moot, as after a stop.
+        self.stops = self.stops.wrapping_add(1);
+        self.stop_on_server(Ending::Limited(error), now_ms);
     }
 
     pub(super) fn stream_error(&mut self, text: String) {

@@ -57,6 +57,9 @@ pub(super) struct Session {
     /// pi-native: the read in flight (the state, or the events stream).
     #[cfg(feature = "pi")]
     pub(super) native_read: Option<RequestId>,
+    /// The last turn ended unseen (`Ending::Unseen`): what the server accepted is left to
+    /// the history, never taken back, until a turn's end is seen again.
+    pub(super) end_unseen: bool,
     /// pi-native: the server has no such session (made by `newSession`, or its state read
     /// answered 404): the first send creates one, and the session takes the server's id.
     #[cfg(feature = "pi")]
@@ -78,6 +81,14 @@ pub(super) struct Session {
     /// pi-native: the prompt of the turn started here, until the server took it.
     #[cfg(feature = "pi")]
     pub(super) native_prompt: Option<super::native::PromptOut>,
+    /// pi-native: a prompt given up while its outcome is unknown (never answered, or refused
+    /// as busy while the server says idle), with its nonce: `regenerate()` sends it again
+    /// under that same `requestId`, so it runs once however often it is tried.
+    #[cfg(feature = "pi")]
+    pub(super) unsent_prompt: Option<(String, super::native::PromptOut)>,
+    /// pi-native: prompts refused as busy (409) in a row with no run showing since.
+    #[cfg(feature = "pi")]
+    pub(super) busy_refusals: u32,
     /// pi-native: whether the server removes a follow-up named by its selectors.
     #[cfg(feature = "pi")]
     pub(super) selective_clear: super::native::SelectiveClear,
@@ -175,6 +186,7 @@ impl Session {
             link: crate::native_link::NativeLink::with_max_line_bytes(limits.max_event_bytes),
             #[cfg(feature = "pi")]
             native_read: None,
+            end_unseen: false,
             #[cfg(feature = "pi")]
             native_missing: false,
             #[cfg(feature = "pi")]
@@ -185,6 +197,10 @@ impl Session {
             prompt_cursor: None,
             #[cfg(feature = "pi")]
             native_prompt: None,
+            #[cfg(feature = "pi")]
+            unsent_prompt: None,
+            #[cfg(feature = "pi")]
+            busy_refusals: 0,
             #[cfg(feature = "pi")]
             selective_clear: Default::default(),
             #[cfg(feature = "pi")]
@@ -440,6 +456,8 @@ impl ChatStore {
         self.session.conversation.hydrate(messages, merge);
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history_json.clear();
+        #[cfg(feature = "pi")]
+        self.consume_shown_follow_ups();
         if self.opts.attach && !after_stop {
             self.session.running_hint = Some(running);
             self.maybe_attach(now_ms);

@@ -141,17 +141,19 @@ impl ChatStore {
 
     /// `renameSession(id, title)`: shown at once; a refusal puts the old title back. A session
     /// the server cannot know yet (nothing was sent in it) keeps the title here and sends it
-    /// once the server lists it or a turn of it ended. False for an empty title, a session
-    /// the store does not know, or one being deleted.
+    /// once the server lists it or a turn of it ended. The title is trimmed and cut at
+    /// [`MAX_TITLE_CHARS`](crate::session_list::MAX_TITLE_CHARS) characters. False for an
+    /// empty title, a session the store does not know, or one being deleted.
     pub fn rename_session(&mut self, id: &str, title: &str, now_ms: u64) -> bool {
-        let title = title.trim();
-        if self.disposed || title.is_empty() || !self.known(id) || self.sessions.deleting(id) {
+        let title = crate::session_list::title_of(title);
+        let known = self.known(id) && !self.sessions.deleting(id);
+        let Some(title) = title.filter(|_| known && !self.disposed) else {
             return false;
-        }
+        };
         if self.sessions.unsent(id, self.held(id).has_content) {
-            self.sessions.title_later(id, title.to_string());
+            self.sessions.title_later(id, title);
         } else {
-            self.patch_title(id, title.to_string(), now_ms);
+            self.patch_title(id, title, now_ms);
         }
         self.touch();
         true

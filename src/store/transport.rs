@@ -38,13 +38,13 @@ impl ChatStore {
         self.post_chat(trigger, message_id, text, files, options, now_ms);
     }
 
-    /// Tells the server to stop the running turn, and ends it here.
-    pub(super) fn stop_on_server(&mut self, now_ms: u64) {
+    /// Tells the server to stop the running turn, and ends it here as `ending`.
+    pub(super) fn stop_on_server(&mut self, ending: turn::Ending, now_ms: u64) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.stop_native(now_ms);
+            return self.stop_native(ending, now_ms);
         }
-        self.stop_sse(now_ms);
+        self.stop_sse(ending, now_ms);
     }
 
     /// A follow-up's POST: its path, body, and the request options its send added. Over

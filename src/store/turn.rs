@@ -104,6 +104,16 @@ pub(super) enum Ending {
     Stopped,
     /// A request of it failed with this error; queued items wait for the user.
     Failed(ChatError),
+    /// A resume found nothing to follow (204, 416): its end was not seen here. Ready, as after
+    /// `Finished`, except for the follow-ups the server accepted: their fate is unknown (a
+    /// server whose resume route answers 204 while its turn runs consumes them still), so
+    /// they keep their nonce and seq, `accepted`, until the history shows them ran; never
+    /// taken back and posted again as new (each would run twice, and a chat POST of one
+    /// meets the running turn, attaches, finds 204 again, and starts over).
+    Unseen,
+    /// Its stream grew past a bound (`limits`): stopped as the user stops it (the server
+    /// told, what it showed kept and closed), and reported as this error, not as a stop.
+    Limited(ChatError),
 }
 
 impl ChatStore {
@@ -143,11 +153,12 @@ impl ChatStore {
             }
             return self.touch();
         }
-        self.stop_on_server(now_ms);
+        self.stop_on_server(Ending::Stopped, now_ms);
     }
 
-    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`.
-    pub(super) fn stop_sse(&mut self, now_ms: u64) {
+    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`; the turn ends as
+    /// `ending` (a user's stop, or a bound passed).
+    pub(super) fn stop_sse(&mut self, ending: Ending, now_ms: u64) {
         if let Some(id) = self.session.phase.stream() {
             self.abort(id);
         }
@@ -163,7 +174,7 @@ impl ChatStore {
             let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
             self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
         }
-        self.end_turn(Ending::Stopped, now_ms);
+        self.end_turn(ending, now_ms);
     }
 
     /// Starts a turn with a new user message.
@@ -345,8 +356,8 @@ impl ChatStore {
         let ok = (200..300).contains(&status);
         if kind == RequestKind::StreamResume && (status == 204 || status == 416) {
             // Nothing left to resume (the turn ended meanwhile, or the buffer moved on): the
-            // canonical history has what happened.
-            self.end_turn(Ending::Finished, now_ms);
+            // canonical history has what happened, and says which follow-ups ran.
+            self.end_turn(Ending::Unseen, now_ms);
             if self.opts.hydrate {
                 self.hydrate(now_ms);
             }
@@ -434,7 +445,7 @@ impl ChatStore {
     /// it for good.
     pub(super) fn end_turn(&mut self, ending: Ending, now_ms: u64) {
         let s = &mut self.session;
-        let finished = matches!(ending, Ending::Finished);
+        let finished = matches!(ending, Ending::Finished | Ending::Unseen);
         if !matches!(ending, Ending::Failed(_)) {
             // What the projection still holds open is final now.
             s.conversation.end_of_stream();
@@ -442,12 +453,14 @@ impl ChatStore {
         // `turnId` names the running turn: none runs now.
         s.turn.turn_id = None;
         s.send_queue_when_idle = false;
-        let natural = matches!(ending, Ending::Finished) && !s.turn.stream_error;
+        let natural = finished && !s.turn.stream_error;
+        s.end_unseen = matches!(ending, Ending::Unseen);
         self.take_back_stranded(natural, now_ms);
         let s = &mut self.session;
         let (is_abort, is_error, is_disconnect) = match &ending {
-            Ending::Finished => (false, s.turn.stream_error, false),
+            Ending::Finished | Ending::Unseen => (false, s.turn.stream_error, false),
             Ending::Stopped => (true, false, false),
+            Ending::Limited(_) => (false, true, false),
             Ending::Failed(e) => (
                 e.kind == ErrorKind::Aborted,
                 e.kind != ErrorKind::Aborted,
@@ -456,7 +469,7 @@ impl ChatStore {
         };
         let finish_reason = s.turn.finish_reason.take();
         match ending {
-            Ending::Finished => {
+            Ending::Finished | Ending::Unseen => {
                 s.phase = Phase::Idle {
                     failed: s.turn.stream_error,
                 };
@@ -464,6 +477,14 @@ impl ChatStore {
             }
             Ending::Stopped => {
                 s.phase = Phase::IDLE;
+                self.after_ai_sdk_turn(now_ms);
+            }
+            Ending::Limited(error) => {
+                s.phase = Phase::Idle { failed: true };
+                s.error = Some(error.clone());
+                self.events.push_back(StoreEvent::Error { error });
+                // Stopped as the user stops a turn: what it showed is kept, and stored as a
+                // stopped turn's is (AI SDK mode).
                 self.after_ai_sdk_turn(now_ms);
             }
             Ending::Failed(error) => {
@@ -506,6 +527,10 @@ impl ChatStore {
     pub(super) fn take_back_stranded(&mut self, natural: bool, now_ms: u64) {
         // All at once: the first may wait for a follow-up POST's answer before it goes out,
         // and its copy could run meanwhile, after another client's message.
+        if self.session.end_unseen {
+            // The server may run them still (`Ending::Unseen`): the history says.
+            return;
+        }
         for (seq, nonce) in self.session.queue.strand(natural) {
             #[cfg(feature = "pi")]
             self.removal_again(&nonce);

@@ -63,6 +63,8 @@ export const ROUTES = [
  * @property {number} chunkTokens
  * @property {string} [staticDir]
  * @property {number} resumeTtlMs how long a finished turn's chunks stay resumable
+ * @property {boolean} resume204 the resume route (`GET …/stream`) answers 204 while the turn
+ *   runs, as a server that keeps no live stream to join (a finished turn still replays)
  * @property {number} failFollowups
  * @property {number} followupDelayMs
  * @property {number} failAnswers answer the next N answer POSTs (approval, tool-output) with
@@ -107,6 +109,7 @@ export const DEFAULTS = {
   chunkTokens: 1,
   staticDir: undefined,
   resumeTtlMs: 60_000,
+  resume204: false,
   failFollowups: 0,
   followupDelayMs: 0,
   failAnswers: 0,
@@ -280,7 +283,7 @@ export function createApp(options = {}) {
       if (typeof body.upstreamQuirks !== 'boolean') throw validation('upstreamQuirks must be a boolean', 'upstreamQuirks');
       for (const k of UPSTREAM_QUIRKS) state[k] = body.upstreamQuirks;
     }
-    for (const k of ['strandFollowUps', 'legacyHistory', 'untitledSessions', ...UPSTREAM_QUIRKS]) {
+    for (const k of ['strandFollowUps', 'legacyHistory', 'untitledSessions', 'resume204', ...UPSTREAM_QUIRKS]) {
       if (body[k] === undefined) continue;
       if (typeof body[k] !== 'boolean') throw validation(`${k} must be a boolean`, k);
       state[k] = body[k];
@@ -577,6 +580,10 @@ export function createApp(options = {}) {
     if (turn && turnId && !turn.matches(turnId)) turn = s.lastTurn?.matches(turnId) ? s.lastTurn : null;
     if (turn && turn.done && Date.now() - turn.endedAt > state.resumeTtlMs) turn = null;
     if (!turn) return empty(res, 204);
+    if (state.resume204 && !turn.done) {
+      entry.fault = 'resume204';
+      return empty(res, 204);
+    }
     if (cursor >= turn.chunks.length) {
       throw new HttpError(416, 'range_not_satisfiable', `cursor ${cursor} is outside the buffer (0..${turn.chunks.length - 1})`);
     }

@@ -17,8 +17,16 @@ use crate::stream::pi_native::{NativeEffect, RunStatus};
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
 
+/// Busy refusals (409) of a prompt in a row, with no run showing, after which the prompt is
+/// given up: the server says busy where its state says idle. The first is followed as another
+/// client's run; each further one waits the reconnect backoff (2 s, 4 s, 8 s…, jittered)
+/// before the prompt goes again, so at most a few requests a second, then a typed error.
+pub const MAX_BUSY_REFUSALS: u32 = 5;
+
 /// A prompt on its way (with the session's creation first, if the server does not have it):
 /// sent again with the same bytes, so the same `requestId`, after a failure worth a retry.
+/// Each attempt is aborted after `followup_timeout_ms` (30 s) without an answer; after
+/// `retry.max_attempts` (6) the turn fails and the prompt is kept for `regenerate()`.
 #[derive(Debug)]
 pub(super) struct PromptOut {
     text: String,
@@ -165,8 +173,46 @@ impl ChatStore {
             return; // heartbeats, a line's part: nothing changed, nobody is told
         }
         self.on_link_notes(notes, now_ms);
+        self.native_growth(bytes.len(), now_ms);
         // The events may have reached a clear's cursor without changing the queue after it.
         self.decide_clear_all(now_ms);
+    }
+
+    /// The events of `bytes` were applied: while a run this client follows goes on, its
+    /// answer and the history are held to `limits` as over the SSE routes (measured per read,
+    /// so a bound is passed by one read's bytes at most): the run is stopped, what it showed
+    /// kept, and the turn fails with `LimitExceeded`. A run that goes on regardless (the
+    /// events stream is the session's, not the turn's) is followed for one more answer's
+    /// worth, then not at all: the events stream is given up until the session is opened
+    /// again, so no server can grow the history past what JS can hold.
+    fn native_growth(&mut self, bytes: usize, now_ms: u64) {
+        let limits = self.opts.limits;
+        let s = &mut self.session;
+        let history = s.conversation.history().messages();
+        if s.phase.running() {
+            if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
+                s.turn.growth.stopped();
+                self.limit_passed(passed, now_ms);
+            }
+            return;
+        }
+        let runs_on = s.link.gate().status() == RunStatus::Running;
+        if !(runs_on && s.turn.growth.ignored_stop(bytes, history, &limits)) {
+            return;
+        }
+        self.session.link.close();
+        if let Some(id) = self.session.native_read.take() {
+            self.abort(id);
+        }
+        let mut error = growth::Passed::Message(limits.max_message_chars).error();
+        error.message = format!(
+            "{}; the run went on after its stop, and its events are no longer followed \
+             (open the session again to read it)",
+            error.message
+        );
+        self.session.error = Some(error.clone());
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
     }
 
     /// The read in flight `id` is over (answered or failed): `tell` gives the link what
@@ -314,6 +360,10 @@ impl ChatStore {
     /// thought was on and is not any more has ended.
     fn on_native_state(&mut self, now_ms: u64) {
         let running = self.session.link.gate().status() == RunStatus::Running;
+        if running {
+            // A busy refusal met a real run.
+            self.session.busy_refusals = 0;
+        }
         match (&self.session.phase, running) {
             // Its start was among the events the gap lost, or another client's run.
             (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
@@ -337,6 +387,8 @@ impl ChatStore {
     fn prompt_runs(&mut self, turn_id: Option<String>) {
         // The server has the prompt: an attempt still due (its answer was lost) is moot.
         self.session.native_prompt = None;
+        self.session.busy_refusals = 0;
+        self.session.turn.growth.run_started();
         self.session.turn.turn_id = turn_id;
         if !matches!(self.session.phase, Phase::Streaming { .. }) {
             let stream = self.session.native_read.unwrap_or(0);
@@ -473,7 +525,7 @@ impl ChatStore {
     }
 
     /// Of `nonces`, those the history holds a user message sent with: one pass over it.
-    fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
+    pub(super) fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
         let history = self.session.conversation.history().messages();
         let sent = history
             .iter()
@@ -486,6 +538,9 @@ impl ChatStore {
     }
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
+        if matches!(e, NativeEffect::RunStarted(..)) {
+            self.session.busy_refusals = 0;
+        }
         match e {
             NativeEffect::RunStarted(turn_id, seq) => match self.session.phase {
                 // A run that starts while this client's prompt is on its way is that prompt's
@@ -548,6 +603,11 @@ impl ChatStore {
                 text,
             } => {
                 self.server_shows_prompt(&message_id, client_nonce.as_deref());
+                let unsent = self.session.unsent_prompt.as_ref().map(|(n, _)| n.as_str());
+                if unsent.is_some() && unsent == client_nonce.as_deref() {
+                    // A prompt given up did land: nothing to send again.
+                    self.session.unsent_prompt = None;
+                }
                 let turn = self.session.turn.client_turn_id.as_deref();
                 let submitted = matches!(self.session.phase, Phase::Submitted { .. });
                 if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
@@ -623,6 +683,8 @@ impl ChatStore {
         s.error = None;
         s.send_queue_when_idle = false;
         s.stopped_prompt = None;
+        // A new message instead of the given-up one: that one stays as it is, failed.
+        s.unsent_prompt = None;
         s.native_prompt = Some(PromptOut {
             text,
             files,
@@ -678,8 +740,9 @@ impl ChatStore {
 
     /// A prompt attempt (or the session's creation) failed: tried again after a backoff with
     /// the same `requestId` while the error is worth it and attempts are left, else the turn
-    /// fails.
-    fn prompt_failed(&mut self, error: ChatError, now_ms: u64) {
+    /// fails. Given up after its attempts, a prompt whose fate is unknown (no answer, a 5xx)
+    /// is kept for `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
+    fn prompt_failed(&mut self, mut error: ChatError, now_ms: u64) {
         let policy = self.opts.retry;
         let jitter = self.rng.unit();
         if let Some(out) = self.session.native_prompt.as_mut() {
@@ -690,6 +753,15 @@ impl ChatStore {
             }
         }
         let out = self.session.native_prompt.take();
+        if error.is_retryable() {
+            let attempts = out.as_ref().map_or(0, |o| o.attempts);
+            error.message = format!(
+                "{} (the message was sent {attempts} times without an answer; retrying sends \
+                 it again, and it runs once)",
+                error.message
+            );
+            return self.give_up_prompt(out, error, now_ms);
+        }
         // The server answered no (a 4xx it would answer again): nothing of the message is
         // there, so nothing of it stays here, and the composer gets it back (SPEC §5, §14.1).
         // Without an answer it may have landed: its message stays, with the error.
@@ -703,6 +775,44 @@ impl ChatStore {
             (self.draft, self.draft_files) = (out.text, out.files);
         }
         self.end_turn(Ending::Failed(error), now_ms);
+    }
+
+    /// The turn fails with `error`, its prompt kept (with its nonce) for `regenerate()`: the
+    /// server may have it, and only the same `requestId` cannot run it twice.
+    fn give_up_prompt(&mut self, out: Option<PromptOut>, error: ChatError, now_ms: u64) {
+        let nonce = self.session.turn.client_turn_id.clone();
+        if let (Some(nonce), Some(out)) = (nonce, out) {
+            self.session.unsent_prompt = Some((nonce, out));
+        }
+        self.end_turn(Ending::Failed(error), now_ms);
+    }
+
+    /// A given-up prompt can be sent again now (`regenerate()` over this transport): no turn
+    /// is on, and its message has not shown up on the server.
+    pub(super) fn can_resend_prompt(&self) -> bool {
+        let unsent = self.session.unsent_prompt.as_ref();
+        !self.status().is_busy() && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
+    }
+
+    /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
+    /// optimistic message (still shown, with the error until now).
+    pub(super) fn resend_unsent_prompt(&mut self, now_ms: u64) -> bool {
+        if !self.can_resend_prompt() {
+            return false;
+        }
+        let Some((nonce, mut out)) = self.session.unsent_prompt.take() else {
+            return false;
+        };
+        (out.attempts, out.retry_at) = (0, None);
+        let s = &mut self.session;
+        s.prompt_cursor = None;
+        s.turn = TurnState::new(Some(nonce), self.opts.limits.max_event_bytes);
+        s.error = None;
+        s.send_queue_when_idle = false;
+        s.stopped_prompt = None;
+        s.native_prompt = Some(out);
+        self.post_prompt(now_ms);
+        true
     }
 
     /// A prompt attempt is due again.
@@ -773,6 +883,7 @@ impl ChatStore {
         if (200..300).contains(&status) {
             // Taken: `submitted` until its run starts on the events stream.
             self.session.native_prompt = None;
+            self.session.busy_refusals = 0;
             // Without a cursor, any run that starts from now on is taken for this prompt's.
             let cursor = crate::protocol::json::from_slice(body)
                 .ok()
@@ -796,7 +907,37 @@ impl ChatStore {
     /// of the message. The store follows that run and sends the text as a follow-up to it;
     /// the state is read again at once, so a run that ended meanwhile ends here too (and the
     /// follow-up, accepted while idle, is taken back and sent as the next message).
-    fn prompt_met_a_run(&mut self, error: ChatError, now_ms: u64) {
+    ///
+    /// Refused again with no run shown since (a server whose `/state` says idle while its
+    /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
+    /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails, the prompt kept for `regenerate()`.
+    fn prompt_met_a_run(&mut self, mut error: ChatError, now_ms: u64) {
+        if self.session.native_prompt.is_none() {
+            return;
+        }
+        self.session.busy_refusals += 1;
+        let refusals = self.session.busy_refusals;
+        if refusals >= MAX_BUSY_REFUSALS {
+            self.session.busy_refusals = 0;
+            error.message = format!(
+                "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
+                 again, and it runs once)",
+                error.message
+            );
+            let out = self.session.native_prompt.take();
+            return self.give_up_prompt(out, error, now_ms);
+        }
+        if refusals > 1 {
+            let wait = crate::native_link::backoff_ms(refusals - 1, self.rng.unit());
+            if let Some(out) = self.session.native_prompt.as_mut() {
+                out.retry_at = Some(now_ms + wait);
+            }
+            self.diagnostic(&format!(
+                "the prompt was refused as busy again; sent again in {wait} ms"
+            ));
+            // A run the events did not show (started before this client read on) shows here.
+            return self.reread_state(now_ms);
+        }
         let Some(out) = self.session.native_prompt.take() else {
             return;
         };
@@ -815,8 +956,9 @@ impl ChatStore {
         self.touch();
     }
 
-    /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue.
-    pub(super) fn stop_native(&mut self, now_ms: u64) {
+    /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the
+    /// turn ends as `ending` (a user's stop, or a bound passed).
+    pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
         if let Phase::Submitted { stream } = self.session.phase {
             self.abort(stream);
             // The prompt may have reached the server all the same, and its run start after
@@ -824,12 +966,14 @@ impl ChatStore {
             self.session.stopped_prompt = self.session.turn.client_turn_id.clone();
         }
         self.session.native_prompt = None;
+        // The user decided: a next prompt's busy refusal is followed as a first one.
+        self.session.busy_refusals = 0;
         if self.session.native_missing {
             // Stopped before the server made the session: nothing runs there.
-            return self.end_turn(Ending::Stopped, now_ms);
+            return self.end_turn(ending, now_ms);
         }
         self.post_stop(now_ms);
-        self.end_turn(Ending::Stopped, now_ms);
+        self.end_turn(ending, now_ms);
     }
 
     /// `POST …/stop`; the run's `ABORTED` that follows is a plain stop, not an error.
