@@ -99,6 +99,9 @@ pub use store::{
 };
 // The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.
 pub use store::{message_chars, Loss, LossCode, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
+// How often a pi-native prompt the server does not answer is sent before its turn fails.
+#[cfg(feature = "pi")]
+pub use store::MAX_PROMPT_ATTEMPTS;
 pub use tool_ui::{ToolCatalogEntry, ToolUiHints, ToolUiUpdate, ToolUiUpdates};
 
 // The wire types.

@@ -357,17 +357,22 @@ fn a_prompt_whose_answer_was_lost_is_shown_once_when_its_run_comes() {
     h.send("hi");
     let first = h.the_open(RequestKind::NativePrompt);
     let nonce = first.client_nonce().to_string();
-    for _ in 0..6 {
+    let attempts = agent_chat_store::MAX_PROMPT_ATTEMPTS as usize;
+    for _ in 0..attempts {
         let p = h.the_open(RequestKind::NativePrompt);
         assert_eq!(p.body, first.body, "the same requestId and bytes");
         h.respond(p.id, Reply::network("connection reset"));
-        h.advance(20_000);
+        // To the retry, and no further: an attempt not answered within 15 s fails on its own.
+        while h.open(RequestKind::NativePrompt).is_empty() && h.store.status() != Status::Error {
+            let t = h.store.poll_timeout().expect("a retry");
+            h.advance(t - h.now);
+        }
     }
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.count(RequestKind::NativePrompt), 6);
+    assert_eq!(h.count(RequestKind::NativePrompt), attempts);
     // The user sends another message before the first one's run shows up.
     h.send("next");
-    assert_eq!(h.count(RequestKind::NativePrompt), 7);
+    assert_eq!(h.count(RequestKind::NativePrompt), attempts + 1);
     let user = json!({"id": "u1", "role": "user", "status": "done", "clientNonce": nonce,
         "parts": [{"type": "text", "text": "hi"}]});
     h.body(

@@ -192,21 +192,27 @@ fn a_prompt_that_meets_a_run_follows_it_and_goes_as_a_follow_up() {
     h.respond(prompt, Reply::json(409, json!({"error": {"code": "AGENT_COMMAND_INVALID_STATE", "message": "prompt is invalid in current state", "details": {"status": "streaming"}}})));
     assert_eq!(
         h.store.status(),
-        Status::Streaming,
+        Status::Submitted,
         "not a failure of the message"
     );
     assert!(h.store.error().is_none());
-    let post = h.the_open(RequestKind::FollowUpPost);
-    assert_eq!(post.body.as_ref().unwrap()["content"], "hi");
     assert_eq!(
         h.count(RequestKind::NativeState),
         2,
         "the state is read again"
     );
-    // The run had ended meanwhile: the state says idle, the turn ends here too.
+    // The state shows the run that refused it: after the backoff the message goes as its
+    // follow-up (not as a prompt again).
     let st = h.the_open(RequestKind::NativeState);
-    h.respond(st.id, state(3, "idle", json!([]), json!([])));
-    assert_eq!(h.store.status(), Status::Ready);
+    h.respond(st.id, state(2, "streaming", json!([]), json!([])));
+    assert_eq!(h.count(RequestKind::FollowUpPost), 0, "not at once");
+    let t = h.store.poll_timeout().expect("the backoff");
+    assert!(t - h.now >= 1_500, "{} ms", t - h.now);
+    h.advance(3_000);
+    let post = h.the_open(RequestKind::FollowUpPost);
+    assert_eq!(post.body.as_ref().unwrap()["content"], "hi");
+    assert_eq!(h.count(RequestKind::NativePrompt), 1);
+    assert_eq!(h.store.status(), Status::Streaming);
 }
 
 #[test]

@@ -53,6 +53,8 @@ mod wire;
 pub use answers::PendingCall;
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use losses::{Loss, LossCode};
+#[cfg(feature = "pi")]
+pub use native::MAX_PROMPT_ATTEMPTS;
 
 use std::collections::VecDeque;
 

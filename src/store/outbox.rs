@@ -226,11 +226,13 @@ impl ChatStore {
         let id = self.next_request;
         self.next_request += 1;
         let deadline = match kind {
-            RequestKind::FollowUpPost
-            | RequestKind::ApprovalPost
-            | RequestKind::ToolOutputPost
-            | RequestKind::NativePrompt
-            | RequestKind::NativeCreate => Some(now_ms + self.opts.followup_timeout_ms),
+            RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
+                Some(now_ms + self.opts.followup_timeout_ms)
+            }
+            #[cfg(feature = "pi")]
+            RequestKind::NativePrompt | RequestKind::NativeCreate => Some(
+                now_ms + (self.opts.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS),
+            ),
             // A stream that says nothing (not even a keep-alive comment) for this long is
             // treated as dropped: resumed if it had started, failed if it never answered.
             RequestKind::Chat | RequestKind::StreamResume => {

@@ -23,10 +23,21 @@ const MAX_PROMPTS_KEPT: usize = 32;
 /// before the prompt goes again, so at most a few requests a second, then a typed error.
 pub const MAX_BUSY_REFUSALS: u32 = 5;
 
+/// How long a prompt (or a session's creation) waits for its receipt: upstream's client's
+/// `requestTimeoutMs`. A receipt says only that the command was taken, so it comes at once
+/// from a live server.
+pub(super) const COMMAND_DEADLINE_MS: u64 = 15_000;
+
+/// Attempts of one prompt before its turn fails: the user is waiting on a `submitted` turn,
+/// and upstream's client gives up after one.
+pub const MAX_PROMPT_ATTEMPTS: u32 = 3;
+
 /// A prompt on its way (with the session's creation first, if the server does not have it):
 /// sent again with the same bytes, so the same `requestId`, after a failure worth a retry.
-/// Each attempt is aborted after `followup_timeout_ms` (30 s) without an answer; after
-/// `retry.max_attempts` (6) the turn fails and the prompt is kept for `regenerate()`.
+/// Each attempt is aborted after [`COMMAND_DEADLINE_MS`] (15 s, or `followup_timeout_ms` if
+/// shorter) without an answer; after [`MAX_PROMPT_ATTEMPTS`] (or `retry.max_attempts` if fewer)
+/// the turn fails and the prompt is kept for `regenerate()`: a prompt the server never answers
+/// is a typed error within 50 s.
 #[derive(Debug)]
 pub(super) struct PromptOut {
     text: String,
@@ -34,6 +45,9 @@ pub(super) struct PromptOut {
     attempts: u32,
     /// A failed attempt is tried again at this time.
     retry_at: Option<u64>,
+    /// The last attempt was refused because a run is on: a run showing by the retry takes
+    /// the message as its follow-up.
+    met_a_run: bool,
 }
 
 impl PromptOut {
@@ -690,6 +704,7 @@ impl ChatStore {
             files,
             attempts: 0,
             retry_at: None,
+            met_a_run: false,
         });
         self.post_prompt(now_ms);
     }
@@ -702,6 +717,7 @@ impl ChatStore {
         };
         out.attempts += 1;
         out.retry_at = None;
+        out.met_a_run = false;
         if self.session.native_missing {
             return self.create_native_session(now_ms);
         }
@@ -746,7 +762,9 @@ impl ChatStore {
         let policy = self.opts.retry;
         let jitter = self.rng.unit();
         if let Some(out) = self.session.native_prompt.as_mut() {
-            if error.is_retryable() && out.attempts < policy.max_attempts.max(1) {
+            if error.is_retryable()
+                && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
+            {
                 out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
                 self.diagnostic(&format!("the prompt is sent again: {}", error.message));
                 return;
@@ -817,16 +835,19 @@ impl ChatStore {
 
     /// A prompt attempt is due again.
     pub(super) fn retry_prompt(&mut self, now_ms: u64) {
-        let due = self
-            .session
-            .native_prompt
-            .as_ref()
-            .and_then(PromptOut::retry_at);
+        let out = self.session.native_prompt.as_ref();
+        let due = out.and_then(PromptOut::retry_at);
+        let met_a_run = out.is_some_and(|o| o.met_a_run);
         // Only while its turn waits for it: a stop, or its run showing (a state read can say
         // so too), ended that, and the attempt is dropped with its timer.
         if !matches!(self.session.phase, Phase::Submitted { .. }) {
             self.session.native_prompt = None;
         } else if due.is_some_and(|t| t <= now_ms) {
+            if met_a_run && self.session.link.gate().status() == RunStatus::Running {
+                // Refused as busy, and the state read since shows the run that refused it.
+                let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
+                return self.prompt_as_follow_up(error, now_ms);
+            }
             self.post_prompt(now_ms);
         }
     }
@@ -927,17 +948,29 @@ impl ChatStore {
             let out = self.session.native_prompt.take();
             return self.give_up_prompt(out, error, now_ms);
         }
-        if refusals > 1 {
-            let wait = crate::native_link::backoff_ms(refusals - 1, self.rng.unit());
+        // Another client's run the events already showed: the message waits behind it.
+        if refusals == 1 && self.session.link.gate().status() == RunStatus::Running {
+            return self.prompt_as_follow_up(error, now_ms);
+        }
+        {
+            // Else the state is read now and the prompt waits the backoff (from ~2 s): a run
+            // the state then shows takes it as a follow-up (`retry_prompt`), one it does not
+            // show is refused again at most a few times a minute.
+            let wait = crate::native_link::backoff_ms(refusals, self.rng.unit());
             if let Some(out) = self.session.native_prompt.as_mut() {
                 out.retry_at = Some(now_ms + wait);
+                out.met_a_run = true;
             }
             self.diagnostic(&format!(
                 "the prompt was refused as busy again; sent again in {wait} ms"
             ));
             // A run the events did not show (started before this client read on) shows here.
-            return self.reread_state(now_ms);
+            self.reread_state(now_ms);
         }
+    }
+
+    /// A prompt refused because a run is on: sent as a follow-up of that run instead.
+    fn prompt_as_follow_up(&mut self, error: ChatError, now_ms: u64) {
         let Some(out) = self.session.native_prompt.take() else {
             return;
         };
