@@ -13,7 +13,7 @@
 //! taken as it is.
 
 use crate::ndjson::NdjsonDecoder;
-use crate::protocol::pi_native::{classify_events_error, parse_line, parse_state, Frame};
+use crate::protocol::pi_native::{classify_events_error, parse_line, read_state, Frame};
 use crate::random::RandomSource;
 use crate::stream::conversation::Conversation;
 use crate::stream::pi_native::{Gate, NativeEffect, NativeGate};
@@ -257,9 +257,7 @@ impl NativeLink {
         }
         match read {
             Read::State if ok => {
-                let doc = crate::protocol::json::from_slice(body)
-                    .map_err(|e| e.to_string())
-                    .and_then(parse_state);
+                let doc = read_state(body);
                 match doc {
                     Ok(doc) => {
                         let rewind = std::mem::take(&mut self.rewind);

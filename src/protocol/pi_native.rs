@@ -615,11 +615,67 @@ fn streaming_parts(m: &UIMessage, ids: &[Option<String>]) -> Option<(String, Vec
 /// Reads a `/state` answer (`{ref, seq, summary, state}`; a bare `PiChatSnapshot` too).
 /// A `protocolVersion` other than 1 is refused, as the upstream client refuses it.
 pub fn parse_state(v: Value) -> Result<StateDoc, String> {
+    state_doc(v, |_, list| match list {
+        Some(Value::Array(ms)) => ms
+            .into_iter()
+            .filter_map(|m| native_message(m).ok())
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// A message of a `/state` answer, converted as soon as the reader has it.
+#[derive(Debug)]
+pub(crate) struct StateMessage(UIMessage, Vec<Option<String>>);
+
+impl crate::stream::history::Element for StateMessage {
+    fn read(v: Value) -> Result<Self, String> {
+        native_message(v).map(|(m, ids)| StateMessage(m, ids))
+    }
+}
+
+/// [`parse_state`] of a `/state` answer's bytes, without a JSON tree of the whole history:
+/// each message is converted as soon as the reader has it (the messages route's
+/// `HistoryParser`, which tells the lists a state holds its messages in), and the rest of
+/// the document is read as [`parse_state`] reads it. A body that is not JSON is refused with
+/// the JSON reader's own words.
+pub fn read_state(body: &[u8]) -> Result<StateDoc, String> {
+    let mut reader = crate::stream::history::HistoryParser::<StateMessage>::for_state();
+    reader.push(body);
+    let Some(lists) = reader.finish_state() else {
+        // What the whole document's reader says of it (its error, or, should it read what
+        // the list reader refused, what its tree means).
+        return crate::protocol::json::from_slice(body)
+            .map_err(|e| e.to_string())
+            .and_then(parse_state);
+    };
+    let crate::stream::history::StateLists {
+        skeleton,
+        top,
+        nested,
+    } = lists;
+    let mut lists = [Some(top), Some(nested)];
+    state_doc(skeleton, |nested, list| match list {
+        Some(Value::Array(_)) => (lists[usize::from(nested)].take())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|StateMessage(m, ids)| (m, ids))
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// The `/state` document of [`parse_state`], whose messages `messages` converts: told
+/// whether they are `state.messages` (else the top-level list) and given that key's value.
+fn state_doc(
+    v: Value,
+    messages: impl FnOnce(bool, Option<Value>) -> Vec<(UIMessage, Vec<Option<String>>)>,
+) -> Result<StateDoc, String> {
     let outer_seq = v.get("seq").and_then(Value::as_u64);
-    let mut s = match v {
+    let (mut s, nested) = match v {
         Value::Object(mut o) => match o.remove("state") {
-            Some(Value::Object(s)) => s,
-            _ => o,
+            Some(Value::Object(s)) => (s, true),
+            _ => (o, false),
         },
         _ => return Err("state is not an object".into()),
     };
@@ -636,13 +692,10 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
     let seq = opt_u64(&s, "seq")
         .or(outer_seq)
         .ok_or("state without seq")?;
-    let raw = match s.remove("messages") {
-        Some(Value::Array(ms)) => ms,
-        _ => Vec::new(),
-    };
+    let converted = messages(nested, s.remove("messages"));
     let mut streaming = Vec::new();
-    let mut messages = Vec::with_capacity(raw.len());
-    for (m, ids) in raw.into_iter().filter_map(|m| native_message(m).ok()) {
+    let mut messages = Vec::with_capacity(converted.len());
+    for (m, ids) in converted {
         streaming.extend(streaming_parts(&m, &ids));
         messages.push(m);
     }

@@ -292,9 +292,9 @@ pub enum HistoryBodyError {
 
 /// A messages-route answer, read whole ([`HistoryParser::finish_answer`]).
 #[derive(Debug)]
-pub struct HistoryAnswer {
+pub struct HistoryAnswer<E = UIMessage> {
     /// The canonical messages, oldest first.
-    pub messages: Vec<UIMessage>,
+    pub messages: Vec<E>,
     /// Why each message that could not be read was skipped.
     pub skipped: Vec<String>,
     /// What the answer says of a turn running on the server.
@@ -343,14 +343,47 @@ impl RunningTurn {
 const MAX_DEPTH: usize = 128;
 
 /// Where a byte outside the messages list stands, to tell the `"messages": [` of the top-level
-/// object.
+/// object (and, in a pi-native state, of its `state` object).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Key {
     None,
-    /// A string at depth 1 ended: its range in the skeleton.
+    /// A string where a key may be ended: its range in the skeleton.
     String(usize, usize),
-    /// … followed by a colon: whether the string was `messages`.
-    Colon(bool),
+    /// … followed by a colon: which key it was.
+    Colon(Name),
+}
+
+/// The keys the reader looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Name {
+    Messages,
+    State,
+    Other,
+}
+
+/// What an element of the list is converted into, as soon as its last byte is in.
+pub trait Element: Sized {
+    /// The element's JSON as this, or why it was skipped.
+    fn read(v: Value) -> Result<Self, String>;
+}
+
+impl Element for UIMessage {
+    fn read(v: Value) -> Result<Self, String> {
+        UIMessage::from_json(v)
+    }
+}
+
+/// A pi-native `/state` answer read as it arrives ([`HistoryParser::for_state`]): the
+/// document with each message of its lists replaced by `0`, and the messages of the
+/// top-level `messages` list and of `state.messages`, converted.
+#[derive(Debug)]
+pub struct StateLists<E> {
+    /// The document without the lists' elements.
+    pub skeleton: Value,
+    /// The top-level `messages` list (a bare snapshot's).
+    pub top: Vec<E>,
+    /// `state.messages` (the `{ref, seq, state}` answer's).
+    pub nested: Vec<E>,
 }
 
 /// Reads a messages-route answer (`{"messages": [...]}`) as its bytes arrive, converting each
@@ -363,7 +396,7 @@ enum Key {
 /// and parsed at the end, so a document that is not valid JSON is refused whatever it holds,
 /// and a duplicate `messages` key means its last value.
 #[derive(Debug)]
-pub struct HistoryParser {
+pub struct HistoryParser<E = UIMessage> {
     max_messages: usize,
     skeleton: Vec<u8>,
     /// The bytes of the element being received (inside the list).
@@ -377,19 +410,40 @@ pub struct HistoryParser {
     first: bool,
     key: Key,
     /// Once `max_messages` are held, a ring: the next one replaces the oldest, at `oldest`.
-    messages: Vec<UIMessage>,
+    messages: Vec<E>,
     oldest: usize,
     skipped: Vec<String>,
     failed: bool,
+    /// A pi-native state: `state.messages` is read too, into `nested`.
+    state_doc: bool,
+    /// The object that is the top-level `state` value is open (it is at depth 2).
+    in_state: bool,
+    /// The list being read is `state.messages`.
+    list_nested: bool,
+    /// The bracket depth of the list being read (2, or 3 for `state.messages`).
+    list_depth: usize,
+    nested: Vec<E>,
 }
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t' | b'\r')
 }
 
-impl HistoryParser {
+impl HistoryParser<UIMessage> {
     /// Keeps the newest `max_messages` messages.
     pub fn new(max_messages: usize) -> Self {
+        HistoryParser::of(max_messages, false)
+    }
+}
+
+impl<E: Element> HistoryParser<E> {
+    /// A pi-native `/state` answer: both lists it may hold its messages in, every message
+    /// ([`finish_state`](Self::finish_state)).
+    pub fn for_state() -> Self {
+        HistoryParser::of(usize::MAX, true)
+    }
+
+    fn of(max_messages: usize, state_doc: bool) -> Self {
         HistoryParser {
             max_messages,
             skeleton: Vec::new(),
@@ -404,6 +458,11 @@ impl HistoryParser {
             oldest: 0,
             skipped: Vec::new(),
             failed: false,
+            state_doc,
+            in_state: false,
+            list_nested: false,
+            list_depth: 2,
+            nested: Vec::new(),
         }
     }
 
@@ -421,7 +480,7 @@ impl HistoryParser {
 
     /// The whole answer (the newest `max_messages` messages, why each skipped one was skipped,
     /// what it says of a running turn: SPEC §12), or why the answer is not usable.
-    pub fn finish_answer(self) -> Result<HistoryAnswer, HistoryBodyError> {
+    pub fn finish_answer(self) -> Result<HistoryAnswer<E>, HistoryBodyError> {
         if self.failed || self.in_list {
             return Err(HistoryBodyError::NotJson);
         }
@@ -444,8 +503,28 @@ impl HistoryParser {
         }
     }
 
+    /// The whole `/state` answer ([`for_state`](Self::for_state)); `None` when it is not JSON.
+    pub fn finish_state(self) -> Option<StateLists<E>> {
+        if self.failed || self.in_list {
+            return None;
+        }
+        let skeleton = crate::protocol::json::from_slice(&self.skeleton).ok()?;
+        // Every message is kept (no ring): in order as they came.
+        Some(StateLists {
+            skeleton,
+            top: self.messages,
+            nested: self.nested,
+        })
+    }
+
+    /// Where a key of the top-level object, or of the state's object, may stand.
+    fn keyed(&self) -> bool {
+        self.depth == 1 || (self.in_state && self.depth == 2)
+    }
+
     fn fail(&mut self) {
         self.failed = true;
+        self.nested = Vec::new();
         self.messages = Vec::new();
         self.skipped = Vec::new();
         self.element = Vec::new();
@@ -465,7 +544,7 @@ impl HistoryParser {
                     self.escaped = true;
                 } else if b == b'"' {
                     self.in_string = false;
-                    if let (1, Key::String(start, _)) = (self.depth, self.key) {
+                    if let (true, Key::String(start, _)) = (self.keyed(), self.key) {
                         self.key = Key::String(start, at + 1);
                     }
                 }
@@ -476,26 +555,44 @@ impl HistoryParser {
                     self.in_string = true;
                     self.key = Key::String(at, at);
                 }
-                b':' if self.depth == 1 => {
+                b':' if self.keyed() => {
                     self.key = match self.key {
                         Key::String(s, e) => Key::Colon(
-                            crate::protocol::json::from_slice(&self.skeleton[s..e])
-                                .is_ok_and(|k| k == "messages"),
+                            match crate::protocol::json::from_slice(&self.skeleton[s..e]) {
+                                Ok(k) if k == "messages" => Name::Messages,
+                                Ok(k) if k == "state" => Name::State,
+                                _ => Name::Other,
+                            },
                         ),
                         _ => Key::None,
                     };
                 }
                 b if is_ws(b) => {}
-                b'[' if self.depth == 1 && self.key == Key::Colon(true) => {
-                    self.depth = 2;
+                b'[' if self.keyed() && self.key == Key::Colon(Name::Messages) => {
+                    self.list_nested = self.depth == 2;
+                    self.depth += 1;
+                    self.list_depth = self.depth;
                     self.key = Key::None;
                     self.in_list = true;
                     self.first = true;
                     // A later `messages` key wins, as in a JSON object.
-                    self.messages.clear();
+                    match self.list_nested {
+                        true => self.nested.clear(),
+                        false => self.messages.clear(),
+                    }
                     self.oldest = 0;
                     self.skipped.clear();
                     return i + 1;
+                }
+                b'{' if self.state_doc
+                    && self.depth == 1
+                    && self.key == Key::Colon(Name::State) =>
+                {
+                    // A later `state` key wins: its list is read anew.
+                    self.depth = 2;
+                    self.key = Key::None;
+                    self.in_state = true;
+                    self.nested.clear();
                 }
                 b'[' | b'{' => {
                     self.depth += 1;
@@ -503,6 +600,7 @@ impl HistoryParser {
                 }
                 b']' | b'}' => {
                     self.depth = self.depth.saturating_sub(1);
+                    self.in_state &= self.depth >= 2;
                     self.key = Key::None;
                 }
                 _ => self.key = Key::None,
@@ -547,8 +645,8 @@ impl HistoryParser {
                         return bytes.len();
                     }
                 }
-                b']' | b'}' if self.depth > 2 => self.depth -= 1,
-                c @ (b',' | b']' | b'}') if self.depth == 2 => {
+                b']' | b'}' if self.depth > self.list_depth => self.depth -= 1,
+                c @ (b',' | b']' | b'}') if self.depth == self.list_depth => {
                     self.element.extend_from_slice(&bytes[start..i]);
                     let close = c != b',';
                     self.end_element(close);
@@ -584,7 +682,8 @@ impl HistoryParser {
             return self.fail();
         };
         self.skeleton.push(b'0');
-        match UIMessage::from_json(value) {
+        match E::read(value) {
+            Ok(m) if self.list_nested => self.nested.push(m),
             Ok(m) if self.messages.len() < self.max_messages => self.messages.push(m),
             Ok(m) => {
                 if let Some(slot) = self.messages.get_mut(self.oldest) {
@@ -873,6 +972,78 @@ mod parser_tests {
             prop_assert_eq!(parse(&split, 3), oracle(bytes, 3));
             let doc = format!(r#"{{"messages":[{body}]}}"#);
             prop_assert_eq!(parse(&[doc.as_bytes()], 3), oracle(doc.as_bytes(), 3));
+        }
+    }
+}
+
+#[cfg(all(test, feature = "pi"))]
+mod state_tests {
+    use crate::protocol::pi_native::{parse_state, read_state};
+    use proptest::prelude::*;
+
+    /// What the store did before a state was read message by message: the whole body parsed
+    /// into one `Value`, then read.
+    fn oracle(body: &[u8]) -> Result<crate::protocol::pi_native::StateDoc, String> {
+        crate::protocol::json::from_slice(body)
+            .map_err(|e| e.to_string())
+            .and_then(parse_state)
+    }
+
+    const U: &str = r#"{"id":"u","role":"user","clientNonce":"n","parts":[{"type":"text","id":"u:text:0","text":"hi [\"messages\"] {,}"}]}"#;
+    const A: &str = r#"{"id":"a","role":"assistant","status":"streaming","parts":[{"type":"text","id":"a:text:0","text":"x"},{"type":"tool-call","id":"c","toolName":"ls","input":{"p":[1,{"q":"]"}]},"state":"output-available","output":{"content":[1],"details":{"d":1}}}]}"#;
+    const V: &str = r#""protocolVersion":1,"seq":3"#;
+
+    #[test]
+    fn a_state_means_what_the_whole_document_means() {
+        let cases = [
+            format!(
+                r#"{{"ref":{{}},"seq":3,"state":{{{V},"status":"streaming","messages":[{U},{A}],"queue":{{"followUps":[{{"id":"q"}}]}}}}}}"#
+            ),
+            format!(r#"{{{V},"messages":[{U},{A}]}}"#),
+            format!(r#"{{"messages":[{U}],"state":{{{V},"messages":[{A}]}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}]}},"messages":[{U}]}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}]}},"state":{{{V}}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}]}},"state":{{{V},"messages":[{U}]}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}],"messages":null}}}}"#),
+            format!(r#"{{"state":[{U}],{V},"messages":[{A}]}}"#),
+            format!(r#"{{"state":{{{V},"x":{{"messages":[{A}]}},"messages":[5,null,{U}]}}}}"#),
+            format!(r#"{{"ref":{{"messages":[{A}]}},"state":{{{V},"\u006dessages":[{U}]}}}}"#),
+            format!(r#"{{"state":{{"protocolVersion":2,"messages":[{U}]}}}}"#),
+            format!(r#"{{"state":{{"messages":[{U}]}}}}"#),
+            format!(r#"{{"seq":9,"state":{{"protocolVersion":1,"messages":[{U}]}}}}"#),
+            format!(r#"[{{{V},"messages":[{U}]}}]"#),
+            format!(r#"{{"state":{{{V},"messages":[{U},]}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{U}]}}"#),
+            format!(r#"{{"state":{{{V},"messages":[]}}}} x"#),
+            format!(r#"{{"state":{{{V},"messages":[ ]}}}}"#),
+            String::new(),
+        ];
+        for body in &cases {
+            assert_eq!(
+                read_state(body.as_bytes()),
+                oracle(body.as_bytes()),
+                "{body}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_states_mean_what_the_oracle_says(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("{"), Just("}"), Just("["), Just("]"), Just(","), Just(":"), Just(" "),
+                    Just("\""), Just("\"messages\""), Just("\"state\""), Just(V),
+                    Just("\"id\":\"a\""), Just("\"role\":\"user\""), Just("\"parts\":[]"),
+                    Just("1"), Just("null"), Just(U), Just(A),
+                ],
+                0..24,
+            ),
+        ) {
+            let body = pieces.concat();
+            prop_assert_eq!(read_state(body.as_bytes()), oracle(body.as_bytes()));
+            let doc = format!(r#"{{"state":{{{V},"messages":[{body}]}}}}"#);
+            prop_assert_eq!(read_state(doc.as_bytes()), oracle(doc.as_bytes()));
         }
     }
 }
