@@ -215,9 +215,9 @@ async function bigPackage(kind, messages) {
   return out;
 }
 
-function sessionList(count, runs = 5) {
+function sessionList(count, perPage, runs = 5) {
   const before = memory.buffer.byteLength;
-  const list = new pkg.BenchSessionList(count);
+  const list = new pkg.BenchSessionList(count, perPage);
   const t = performance.now();
   const shown = list.load();
   const loadMs = performance.now() - t;
@@ -230,7 +230,7 @@ function sessionList(count, runs = 5) {
   }
   times.sort((a, b) => a - b);
   list.free();
-  return { sessions: count, loadMs: +loadMs.toFixed(1), refreshMs: +times[runs >> 1].toFixed(2), wasmGrowthBytes: memory.buffer.byteLength - before };
+  return { sessions: count, perPage: perPage ?? 20, loadMs: +loadMs.toFixed(1), refreshMs: +times[runs >> 1].toFixed(2), wasmGrowthBytes: memory.buffer.byteLength - before };
 }
 
 const n = Number(arg('n', 10000));
@@ -242,7 +242,12 @@ if (arg('write', null)) {
 const kinds = ['state', 'history', 'state-tiny', 'history-tiny'];
 for (const kind of kinds) if (only.includes(`${kind}-pkg`)) console.log(`${kind}-pkg`, JSON.stringify(await bigPackage(kind, Number(arg('messages', 50000)))));
 for (const kind of kinds) if (only.includes(kind)) console.log(kind, JSON.stringify(big(kind, Number(arg('messages', 50000)))));
-if (only.includes('sessions')) for (const c of arg('sessions', '40000,100000').split(',')) console.log('sessions', JSON.stringify(sessionList(Number(c))));
+// Pages of the store's size (20), and the whole list in one page (a server that ignores `limit`).
+if (only.includes('sessions')) {
+  for (const c of arg('sessions', '40000,100000').split(',')) {
+    for (const perPage of [undefined, Number(c)]) console.log('sessions', JSON.stringify(sessionList(Number(c), perPage)));
+  }
+}
 if (only.includes('drain')) console.log('drain', JSON.stringify(await drain(n)));
 if (only.includes('parts')) for (const c of [1, 1000]) console.log('parts', JSON.stringify(await parts(c)));
 for (const mode of ['ai', 'pi']) if (only.includes(`stream-${mode}`)) console.log('stream', JSON.stringify(await streamMemory(mode, Number(arg('mb', 60)))));

@@ -121,19 +121,23 @@ fn big(
         println!("{}", json!({ "native": out }));
     }
     if wanted("sessions") {
+        // Pages of the store's size, then the whole list in one page (a server that ignores
+        // `limit`).
         for &n in sessions {
-            let pages = scen::session_pages(n, scen::SESSION_PAGE);
-            let (load_ms, peak, shown) = timed(1, || {
-                let mut run = scen::SessionListRun::new();
-                let shown = run.load(&pages);
-                (run, shown)
-            });
-            let (mut run, shown) = (shown.0, shown.1);
-            assert_eq!(shown, n + 1, "every session and the open one shown");
-            let (refresh_ms, _, _) = timed(runs, || run.refresh(&pages[0]));
-            let out = json!({"name": format!("sessions{n}"), "sessions": n, "pages": pages.len(),
-                "loadMs": load_ms, "medianMs": load_ms, "refreshMs": refresh_ms, "peakBytes": peak});
-            println!("{}", json!({ "native": out }));
+            for (per_page, tag) in [(scen::SESSION_PAGE, ""), (n.max(1), "x1")] {
+                let pages = scen::session_pages(n, per_page);
+                let (load_ms, peak, (mut run, shown)) = timed(1, || {
+                    let mut run = scen::SessionListRun::new();
+                    let shown = run.load(&pages);
+                    (run, shown)
+                });
+                assert_eq!(shown, n + 1, "every session and the open one shown");
+                let (refresh_ms, _, _) = timed(runs, || run.refresh(&pages[0]));
+                let out = json!({"name": format!("sessions{n}{tag}"), "sessions": n,
+                    "pages": pages.len(), "medianMs": load_ms, "refreshMs": refresh_ms,
+                    "peakBytes": peak});
+                println!("{}", json!({ "native": out }));
+            }
         }
     }
 }

@@ -103,8 +103,8 @@ pub fn bench_history(bytes: &[u8], chunk: Option<u32>) -> u32 {
     bench_scenarios::history(bytes, chunk_size(chunk)) as u32
 }
 
-/// A pi-native session list of `n` generated sessions (`new BenchSessionList(n)`, pages of
-/// the store's default size): `load()` reads every page as a list scrolled to its end,
+/// A pi-native session list of `n` generated sessions (`new BenchSessionList(n, perPage?)`,
+/// pages of the store's default size unless `perPage`): `load()` reads every page as a list scrolled to its end,
 /// `refresh()` the first page again as after a turn; each returns the sessions shown.
 #[cfg(feature = "pi")]
 #[wasm_bindgen(js_name = BenchSessionList, skip_typescript)]
@@ -117,10 +117,11 @@ pub struct BenchSessionList {
 #[wasm_bindgen(js_class = BenchSessionList)]
 impl BenchSessionList {
     #[wasm_bindgen(constructor)]
-    pub fn new(n: u32) -> BenchSessionList {
+    pub fn new(n: u32, per_page: Option<u32>) -> BenchSessionList {
+        let per_page = per_page.map_or(bench_scenarios::SESSION_PAGE, |p| p as usize);
         BenchSessionList {
             run: bench_scenarios::SessionListRun::new(),
-            pages: bench_scenarios::session_pages(n as usize, bench_scenarios::SESSION_PAGE),
+            pages: bench_scenarios::session_pages(n as usize, per_page),
         }
     }
 
