@@ -431,11 +431,22 @@ pub(crate) fn native_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>
             metadata.insert(k.into(), v);
         }
     }
-    let mut out = json!({"id": m.remove("id"), "role": m.remove("role"), "parts": parts});
-    if !metadata.is_empty() {
-        out["metadata"] = Value::Object(metadata);
+    // `UIMessage::from_json` of `{id, role, metadata?, parts}`, without building that object
+    // (the `json!` macro copied every part through serde).
+    let id = take_str(&mut m, "id").ok_or("message without a string id")?;
+    let role = (take_str(&mut m, "role").as_deref())
+        .and_then(Role::parse)
+        .ok_or("message without a known role")?;
+    let mut read = Vec::with_capacity(parts.len());
+    for part in parts {
+        read.push(super::Part::from_json(part)?);
     }
-    let msg = UIMessage::from_json(out)?;
+    let msg = UIMessage {
+        id,
+        role,
+        metadata: (!metadata.is_empty()).then(|| Box::new(Value::Object(metadata))),
+        parts: read,
+    };
     // A part the reader left out would shift every id after it: then none is known.
     let ids = match ids.len() == msg.parts.len() {
         true => ids,
@@ -493,6 +504,17 @@ fn one_part_per_id(
     out
 }
 
+/// An object of these fields, in this order (the `json!` macro would copy each value through
+/// serde).
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
 /// One native part as a `UIMessage` part, with its native id.
 fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
     let Value::Object(mut p) = p else { return None };
@@ -501,21 +523,30 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
     let text = |p: &mut Object| {
         p.remove("text")
             .filter(Value::is_string)
-            .unwrap_or_else(|| json!(""))
+            .unwrap_or_else(|| Value::String(String::new()))
     };
+    let s = |s: &str| Value::String(s.to_string());
     let part = match ty.as_str() {
-        "text" => json!({"type": "text", "text": text(&mut p), "state": "done"}),
-        "reasoning" => json!({"type": "reasoning", "text": text(&mut p), "state": "done"}),
+        "text" | "reasoning" => object([
+            ("type", s(&ty)),
+            ("text", text(&mut p)),
+            ("state", s("done")),
+        ]),
         "tool-call" => {
             let name = take_str(&mut p, "toolName")?;
             // Named beside its type, as a streamed pi tool part is (SPEC §7): a reload renders
             // what was streamed.
-            let mut part = json!({
-                "type": format!("tool-{name}"),
-                "toolCallId": p.remove("id")?,
-                "toolName": name,
-                "input": p.remove("input").filter(|v| !v.is_null()).unwrap_or_else(|| json!({})),
-            });
+            let call_id = p.remove("id")?;
+            let mut part = object([
+                ("type", Value::String(format!("tool-{name}"))),
+                ("toolCallId", call_id),
+                ("toolName", Value::String(name)),
+                (
+                    "input",
+                    (p.remove("input").filter(|v| !v.is_null()))
+                        .unwrap_or_else(|| Value::Object(Object::new())),
+                ),
+            ]);
             let (output, details) = split_result(p.remove("output").unwrap_or(Value::Null));
             let state = match take_str(&mut p, "state").as_deref() {
                 Some("output-available") => {
@@ -523,17 +554,18 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
                     "output-available"
                 }
                 Some("output-error") => {
-                    part["errorText"] = json!(take_str(&mut p, "errorText").unwrap_or_default());
+                    part["errorText"] =
+                        Value::String(take_str(&mut p, "errorText").unwrap_or_default());
                     "output-error"
                 }
                 Some("aborted") => {
-                    part["errorText"] = json!("aborted");
+                    part["errorText"] = s("aborted");
                     "output-error"
                 }
                 Some("input-streaming") => "input-streaming",
                 _ => "input-available",
             };
-            part["state"] = json!(state);
+            part["state"] = s(state);
             if let Some(d) = details {
                 part["details"] = d;
             }
@@ -543,18 +575,29 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
             part
         }
         "file" => {
-            let mut f = json!({
-                "type": "file",
-                "mediaType": p.remove("mediaType").filter(Value::is_string).unwrap_or_else(|| json!("application/octet-stream")),
-                "url": p.remove("url").filter(Value::is_string).unwrap_or_else(|| json!("")),
-            });
+            let mut f = object([
+                ("type", s("file")),
+                (
+                    "mediaType",
+                    (p.remove("mediaType").filter(Value::is_string))
+                        .unwrap_or_else(|| s("application/octet-stream")),
+                ),
+                (
+                    "url",
+                    (p.remove("url").filter(Value::is_string)).unwrap_or_else(|| s("")),
+                ),
+            ]);
             if let Some(name) = p.remove("filename").filter(Value::is_string) {
                 f["filename"] = name;
             }
             f
         }
         "notice" => {
-            let mut n = json!({"type": "data-notice", "data": {"level": p.remove("level"), "text": p.remove("text")}});
+            let data = object([
+                ("level", p.remove("level").unwrap_or(Value::Null)),
+                ("text", p.remove("text").unwrap_or(Value::Null)),
+            ]);
+            let mut n = object([("type", s("data-notice")), ("data", data)]);
             if let Some(id) = p.remove("id").filter(Value::is_string) {
                 n["id"] = id;
             }
