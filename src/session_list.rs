@@ -56,7 +56,10 @@ pub struct Page {
 /// is `ref.sessionId`, and it runs while its status is `running` or `aborting`.
 pub fn parse_item(v: &Value) -> Option<SessionItem> {
     let obj = v.as_object()?;
-    let id = item_id(v)?;
+    let id = (obj.get("id"))
+        .or_else(|| obj.get("ref")?.get("sessionId"))?
+        .as_str()
+        .filter(|s| !s.is_empty())?;
     let stamp = |key: &str| {
         obj.get(key)
             .filter(|v| v.is_string() || v.is_number())
@@ -78,15 +81,6 @@ pub fn parse_item(v: &Value) -> Option<SessionItem> {
     })
 }
 
-/// The id of a session object ([`parse_item`]), borrowed from it.
-fn item_id(v: &Value) -> Option<&str> {
-    let obj = v.as_object()?;
-    (obj.get("id"))
-        .or_else(|| obj.get("ref")?.get("sessionId"))?
-        .as_str()
-        .filter(|s| !s.is_empty())
-}
-
 /// Reads a list answer (`{sessions: [...], nextCursor?}`).
 pub fn parse_page(body: &[u8]) -> Result<Page, &'static str> {
     let v = crate::protocol::json::from_slice(body).map_err(|_| "session list is not JSON")?;
@@ -95,13 +89,10 @@ pub fn parse_page(body: &[u8]) -> Result<Page, &'static str> {
     let mut items: Vec<SessionItem> = Vec::with_capacity(list.len());
     let mut skipped = 0;
     // The ids listed so far (a page of a list that ignores `limit` may hold them all).
-    let mut listed: HashMap<&str, usize> = HashMap::default();
+    let mut listed: HashMap<String, usize> = HashMap::default();
     for entry in list {
         match parse_item(entry) {
-            Some(item) if !listed.contains_key(item_id(entry).unwrap_or_default()) => {
-                listed.insert(item_id(entry).unwrap_or_default(), 0);
-                items.push(item)
-            }
+            Some(item) if listed.insert(item.id.clone(), 0).is_none() => items.push(item),
             _ => skipped += 1,
         }
     }
@@ -461,9 +452,7 @@ impl SessionList {
                 titles.push((item.id.clone(), t));
             }
             drop_key(&mut self.named, &item.id);
-            if !self.seen.contains_key(&item.id) {
-                self.seen.insert(item.id.clone(), 0);
-            }
+            self.seen.insert(item.id.clone(), 0);
         }
         let walk = self.walk_mut(ask.archived);
         if ask.page == 0 {
@@ -480,15 +469,16 @@ impl SessionList {
                     .collect();
                 // What stays listed is what was, and this page.
                 for k in &kept {
-                    if !walk.ids.contains_key(&k.id) {
-                        walk.ids.insert(k.id.clone(), 0);
-                    }
+                    walk.ids.insert(k.id.clone(), 0);
                 }
                 kept.extend(later);
             } else {
                 walk.next = next_cursor;
                 walk.pages = 1;
-                walk.ids = kept.iter().map(|k| (k.id.clone(), 0)).collect();
+                walk.ids.clear();
+                for k in &kept {
+                    walk.ids.insert(k.id.clone(), 0);
+                }
             }
             walk.items = kept;
         } else {

@@ -431,22 +431,17 @@ pub(crate) fn native_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>
             metadata.insert(k.into(), v);
         }
     }
-    // `UIMessage::from_json` of `{id, role, metadata?, parts}`, without building that object
-    // (the `json!` macro copied every part through serde).
-    let id = take_str(&mut m, "id").ok_or("message without a string id")?;
-    let role = (take_str(&mut m, "role").as_deref())
-        .and_then(Role::parse)
-        .ok_or("message without a known role")?;
-    let mut read = Vec::with_capacity(parts.len());
-    for part in parts {
-        read.push(super::Part::from_json(part)?);
+    // `{id, role, metadata?, parts}` made by hand: the `json!` macro copied every part again
+    // through serde.
+    let mut out = Object::new();
+    for k in ["id", "role"] {
+        out.insert(k.into(), m.remove(k).unwrap_or(Value::Null));
     }
-    let msg = UIMessage {
-        id,
-        role,
-        metadata: (!metadata.is_empty()).then(|| Box::new(Value::Object(metadata))),
-        parts: read,
-    };
+    out.insert("parts".into(), Value::Array(parts));
+    if !metadata.is_empty() {
+        out.insert("metadata".into(), Value::Object(metadata));
+    }
+    let msg = UIMessage::from_json(Value::Object(out))?;
     // A part the reader left out would shift every id after it: then none is known.
     let ids = match ids.len() == msg.parts.len() {
         true => ids,
@@ -504,17 +499,6 @@ fn one_part_per_id(
     out
 }
 
-/// An object of these fields, in this order (the `json!` macro would copy each value through
-/// serde).
-fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
-    )
-}
-
 /// One native part as a `UIMessage` part, with its native id.
 fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
     let Value::Object(mut p) = p else { return None };
@@ -523,30 +507,27 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
     let text = |p: &mut Object| {
         p.remove("text")
             .filter(Value::is_string)
-            .unwrap_or_else(|| Value::String(String::new()))
+            .unwrap_or_else(|| json!(""))
     };
-    let s = |s: &str| Value::String(s.to_string());
     let part = match ty.as_str() {
-        "text" | "reasoning" => object([
-            ("type", s(&ty)),
-            ("text", text(&mut p)),
-            ("state", s("done")),
-        ]),
+        // Not `json!`: it would copy the text once more through serde.
+        "text" | "reasoning" => {
+            let mut o = Object::new();
+            o.insert("type".into(), Value::String(ty.clone()));
+            o.insert("text".into(), text(&mut p));
+            o.insert("state".into(), Value::String("done".into()));
+            Value::Object(o)
+        }
         "tool-call" => {
             let name = take_str(&mut p, "toolName")?;
             // Named beside its type, as a streamed pi tool part is (SPEC §7): a reload renders
             // what was streamed.
-            let call_id = p.remove("id")?;
-            let mut part = object([
-                ("type", Value::String(format!("tool-{name}"))),
-                ("toolCallId", call_id),
-                ("toolName", Value::String(name)),
-                (
-                    "input",
-                    (p.remove("input").filter(|v| !v.is_null()))
-                        .unwrap_or_else(|| Value::Object(Object::new())),
-                ),
-            ]);
+            let mut part = json!({
+                "type": format!("tool-{name}"),
+                "toolCallId": p.remove("id")?,
+                "toolName": name,
+                "input": p.remove("input").filter(|v| !v.is_null()).unwrap_or_else(|| json!({})),
+            });
             let (output, details) = split_result(p.remove("output").unwrap_or(Value::Null));
             let state = match take_str(&mut p, "state").as_deref() {
                 Some("output-available") => {
@@ -554,18 +535,17 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
                     "output-available"
                 }
                 Some("output-error") => {
-                    part["errorText"] =
-                        Value::String(take_str(&mut p, "errorText").unwrap_or_default());
+                    part["errorText"] = json!(take_str(&mut p, "errorText").unwrap_or_default());
                     "output-error"
                 }
                 Some("aborted") => {
-                    part["errorText"] = s("aborted");
+                    part["errorText"] = json!("aborted");
                     "output-error"
                 }
                 Some("input-streaming") => "input-streaming",
                 _ => "input-available",
             };
-            part["state"] = s(state);
+            part["state"] = json!(state);
             if let Some(d) = details {
                 part["details"] = d;
             }
@@ -575,29 +555,18 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
             part
         }
         "file" => {
-            let mut f = object([
-                ("type", s("file")),
-                (
-                    "mediaType",
-                    (p.remove("mediaType").filter(Value::is_string))
-                        .unwrap_or_else(|| s("application/octet-stream")),
-                ),
-                (
-                    "url",
-                    (p.remove("url").filter(Value::is_string)).unwrap_or_else(|| s("")),
-                ),
-            ]);
+            let mut f = json!({
+                "type": "file",
+                "mediaType": p.remove("mediaType").filter(Value::is_string).unwrap_or_else(|| json!("application/octet-stream")),
+                "url": p.remove("url").filter(Value::is_string).unwrap_or_else(|| json!("")),
+            });
             if let Some(name) = p.remove("filename").filter(Value::is_string) {
                 f["filename"] = name;
             }
             f
         }
         "notice" => {
-            let data = object([
-                ("level", p.remove("level").unwrap_or(Value::Null)),
-                ("text", p.remove("text").unwrap_or(Value::Null)),
-            ]);
-            let mut n = object([("type", s("data-notice")), ("data", data)]);
+            let mut n = json!({"type": "data-notice", "data": {"level": p.remove("level"), "text": p.remove("text")}});
             if let Some(id) = p.remove("id").filter(Value::is_string) {
                 n["id"] = id;
             }
@@ -667,43 +636,27 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
     })
 }
 
-/// A message of a `/state` answer, converted as soon as the reader has it.
-#[derive(Debug)]
-pub(crate) struct StateMessage(UIMessage, Vec<Option<String>>);
-
-impl crate::stream::history::Element for StateMessage {
-    fn read(v: Value) -> Result<Self, String> {
-        native_message(v).map(|(m, ids)| StateMessage(m, ids))
-    }
-}
-
 /// [`parse_state`] of a `/state` answer's bytes, without a JSON tree of the whole history:
 /// each message is converted as soon as the reader has it (the messages route's
 /// `HistoryParser`, which tells the lists a state holds its messages in), and the rest of
 /// the document is read as [`parse_state`] reads it. A body that is not JSON is refused with
 /// the JSON reader's own words.
 pub fn read_state(body: &[u8]) -> Result<StateDoc, String> {
-    let mut reader = crate::stream::history::HistoryParser::<StateMessage>::for_state();
+    let mut reader = crate::stream::history::HistoryParser::for_state(native_message);
     reader.push(body);
     let Some(lists) = reader.finish_state() else {
-        // What the whole document's reader says of it (its error, or, should it read what
-        // the list reader refused, what its tree means).
-        return crate::protocol::json::from_slice(body)
-            .map_err(|e| e.to_string())
-            .and_then(parse_state);
+        // In the whole document's reader's words (it refuses what the list reader refuses).
+        let error = crate::protocol::json::from_slice(body).err();
+        return Err(error.map_or_else(|| "state is not JSON".into(), |e| e.to_string()));
     };
     let crate::stream::history::StateLists {
         skeleton,
         top,
         nested,
     } = lists;
-    let mut lists = [Some(top), Some(nested)];
+    let mut lists = [top, nested];
     state_doc(skeleton, |nested, list| match list {
-        Some(Value::Array(_)) => (lists[usize::from(nested)].take())
-            .unwrap_or_default()
-            .into_iter()
-            .map(|StateMessage(m, ids)| (m, ids))
-            .collect(),
+        Some(Value::Array(_)) => std::mem::take(&mut lists[usize::from(nested)]),
         _ => Vec::new(),
     })
 }

@@ -292,9 +292,9 @@ pub enum HistoryBodyError {
 
 /// A messages-route answer, read whole ([`HistoryParser::finish_answer`]).
 #[derive(Debug)]
-pub struct HistoryAnswer<E = UIMessage> {
+pub struct HistoryAnswer {
     /// The canonical messages, oldest first.
-    pub messages: Vec<E>,
+    pub messages: Vec<UIMessage>,
     /// Why each message that could not be read was skipped.
     pub skipped: Vec<String>,
     /// What the answer says of a turn running on the server.
@@ -361,29 +361,26 @@ enum Name {
     Other,
 }
 
-/// What an element of the list is converted into, as soon as its last byte is in.
-pub trait Element: Sized {
-    /// The element's JSON as this, or why it was skipped.
-    fn read(v: Value) -> Result<Self, String>;
-}
+/// How an element of the list is converted, as soon as its last byte is in: the message, and
+/// beside it what the reader keeps of each part (a pi-native message's part ids; nothing for
+/// the messages route's).
+pub type ReadElement = fn(Value) -> Result<(UIMessage, Vec<Option<String>>), String>;
 
-impl Element for UIMessage {
-    fn read(v: Value) -> Result<Self, String> {
-        UIMessage::from_json(v)
-    }
+fn ui_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>), String> {
+    UIMessage::from_json(v).map(|m| (m, Vec::new()))
 }
 
 /// A pi-native `/state` answer read as it arrives ([`HistoryParser::for_state`]): the
 /// document with each message of its lists replaced by `0`, and the messages of the
-/// top-level `messages` list and of `state.messages`, converted.
+/// top-level `messages` list and of `state.messages`, converted, each with its part ids.
 #[derive(Debug)]
-pub struct StateLists<E> {
+pub struct StateLists {
     /// The document without the lists' elements.
     pub skeleton: Value,
     /// The top-level `messages` list (a bare snapshot's).
-    pub top: Vec<E>,
+    pub top: Vec<(UIMessage, Vec<Option<String>>)>,
     /// `state.messages` (the `{ref, seq, state}` answer's).
-    pub nested: Vec<E>,
+    pub nested: Vec<(UIMessage, Vec<Option<String>>)>,
 }
 
 /// Reads a messages-route answer (`{"messages": [...]}`) as its bytes arrive, converting each
@@ -396,8 +393,9 @@ pub struct StateLists<E> {
 /// and parsed at the end, so a document that is not valid JSON is refused whatever it holds,
 /// and a duplicate `messages` key means its last value.
 #[derive(Debug)]
-pub struct HistoryParser<E = UIMessage> {
+pub struct HistoryParser {
     max_messages: usize,
+    read: ReadElement,
     skeleton: Vec<u8>,
     /// The bytes of the element being received (inside the list).
     element: Vec<u8>,
@@ -410,7 +408,7 @@ pub struct HistoryParser<E = UIMessage> {
     first: bool,
     key: Key,
     /// Once `max_messages` are held, a ring: the next one replaces the oldest, at `oldest`.
-    messages: Vec<E>,
+    messages: Vec<UIMessage>,
     oldest: usize,
     skipped: Vec<String>,
     failed: bool,
@@ -422,30 +420,31 @@ pub struct HistoryParser<E = UIMessage> {
     list_nested: bool,
     /// The bracket depth of the list being read (2, or 3 for `state.messages`).
     list_depth: usize,
-    nested: Vec<E>,
+    nested: Vec<UIMessage>,
+    /// In a state, the part ids of `messages` and of `nested`, by position.
+    ids: [Vec<Vec<Option<String>>>; 2],
 }
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t' | b'\r')
 }
 
-impl HistoryParser<UIMessage> {
+impl HistoryParser {
     /// Keeps the newest `max_messages` messages.
     pub fn new(max_messages: usize) -> Self {
-        HistoryParser::of(max_messages, false)
-    }
-}
-
-impl<E: Element> HistoryParser<E> {
-    /// A pi-native `/state` answer: both lists it may hold its messages in, every message
-    /// ([`finish_state`](Self::finish_state)).
-    pub fn for_state() -> Self {
-        HistoryParser::of(usize::MAX, true)
+        HistoryParser::of(max_messages, ui_message, false)
     }
 
-    fn of(max_messages: usize, state_doc: bool) -> Self {
+    /// A pi-native `/state` answer: both lists it may hold its messages in, every message,
+    /// each read by `read` ([`finish_state`](Self::finish_state)).
+    pub fn for_state(read: ReadElement) -> Self {
+        HistoryParser::of(usize::MAX, read, true)
+    }
+
+    fn of(max_messages: usize, read: ReadElement, state_doc: bool) -> Self {
         HistoryParser {
             max_messages,
+            read,
             skeleton: Vec::new(),
             element: Vec::new(),
             depth: 0,
@@ -463,6 +462,7 @@ impl<E: Element> HistoryParser<E> {
             list_nested: false,
             list_depth: 2,
             nested: Vec::new(),
+            ids: [Vec::new(), Vec::new()],
         }
     }
 
@@ -480,7 +480,7 @@ impl<E: Element> HistoryParser<E> {
 
     /// The whole answer (the newest `max_messages` messages, why each skipped one was skipped,
     /// what it says of a running turn: SPEC §12), or why the answer is not usable.
-    pub fn finish_answer(self) -> Result<HistoryAnswer<E>, HistoryBodyError> {
+    pub fn finish_answer(self) -> Result<HistoryAnswer, HistoryBodyError> {
         if self.failed || self.in_list {
             return Err(HistoryBodyError::NotJson);
         }
@@ -504,27 +504,30 @@ impl<E: Element> HistoryParser<E> {
     }
 
     /// The whole `/state` answer ([`for_state`](Self::for_state)); `None` when it is not JSON.
-    pub fn finish_state(self) -> Option<StateLists<E>> {
+    pub fn finish_state(self) -> Option<StateLists> {
         if self.failed || self.in_list {
             return None;
         }
         let skeleton = crate::protocol::json::from_slice(&self.skeleton).ok()?;
         // Every message is kept (no ring): in order as they came.
+        let [top_ids, nested_ids] = self.ids;
         Some(StateLists {
             skeleton,
-            top: self.messages,
-            nested: self.nested,
+            top: self.messages.into_iter().zip(top_ids).collect(),
+            nested: self.nested.into_iter().zip(nested_ids).collect(),
         })
     }
 
     /// Where a key of the top-level object, or of the state's object, may stand.
     fn keyed(&self) -> bool {
-        self.depth == 1 || (self.in_state && self.depth == 2)
+        // `cfg!`: the AI SDK build has no pi-native state to read.
+        self.depth == 1 || (cfg!(feature = "pi") && self.in_state && self.depth == 2)
     }
 
     fn fail(&mut self) {
         self.failed = true;
         self.nested = Vec::new();
+        self.ids = [Vec::new(), Vec::new()];
         self.messages = Vec::new();
         self.skipped = Vec::new();
         self.element = Vec::new();
@@ -560,7 +563,7 @@ impl<E: Element> HistoryParser<E> {
                         Key::String(s, e) => Key::Colon(
                             match crate::protocol::json::from_slice(&self.skeleton[s..e]) {
                                 Ok(k) if k == "messages" => Name::Messages,
-                                Ok(k) if k == "state" => Name::State,
+                                Ok(k) if cfg!(feature = "pi") && k == "state" => Name::State,
                                 _ => Name::Other,
                             },
                         ),
@@ -580,11 +583,13 @@ impl<E: Element> HistoryParser<E> {
                         true => self.nested.clear(),
                         false => self.messages.clear(),
                     }
+                    self.ids[usize::from(self.list_nested)].clear();
                     self.oldest = 0;
                     self.skipped.clear();
                     return i + 1;
                 }
-                b'{' if self.state_doc
+                b'{' if cfg!(feature = "pi")
+                    && self.state_doc
                     && self.depth == 1
                     && self.key == Key::Colon(Name::State) =>
                 {
@@ -593,6 +598,7 @@ impl<E: Element> HistoryParser<E> {
                     self.key = Key::None;
                     self.in_state = true;
                     self.nested.clear();
+                    self.ids[1].clear();
                 }
                 b'[' | b'{' => {
                     self.depth += 1;
@@ -682,10 +688,18 @@ impl<E: Element> HistoryParser<E> {
             return self.fail();
         };
         self.skeleton.push(b'0');
-        match E::read(value) {
-            Ok(m) if self.list_nested => self.nested.push(m),
-            Ok(m) if self.messages.len() < self.max_messages => self.messages.push(m),
-            Ok(m) => {
+        match (self.read)(value) {
+            Ok((m, ids)) if cfg!(feature = "pi") && self.list_nested => {
+                self.nested.push(m);
+                self.ids[1].push(ids);
+            }
+            Ok((m, ids)) if self.messages.len() < self.max_messages => {
+                self.messages.push(m);
+                if cfg!(feature = "pi") && self.state_doc {
+                    self.ids[0].push(ids);
+                }
+            }
+            Ok((m, _)) => {
                 if let Some(slot) = self.messages.get_mut(self.oldest) {
                     *slot = m;
                     self.oldest = (self.oldest + 1) % self.max_messages;
