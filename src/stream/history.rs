@@ -373,6 +373,7 @@ fn ui_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>), String> {
 /// A pi-native `/state` answer read as it arrives ([`HistoryParser::for_state`]): the
 /// document with each message of its lists replaced by `0`, and the messages of the
 /// top-level `messages` list and of `state.messages`, converted, each with its part ids.
+#[cfg(feature = "pi")]
 #[derive(Debug)]
 pub struct StateLists {
     /// The document without the lists' elements.
@@ -437,6 +438,7 @@ impl HistoryParser {
 
     /// A pi-native `/state` answer: both lists it may hold its messages in, every message,
     /// each read by `read` ([`finish_state`](Self::finish_state)).
+    #[cfg(feature = "pi")]
     pub fn for_state(read: ReadElement) -> Self {
         HistoryParser::of(usize::MAX, read, true)
     }
@@ -504,6 +506,7 @@ impl HistoryParser {
     }
 
     /// The whole `/state` answer ([`for_state`](Self::for_state)); `None` when it is not JSON.
+    #[cfg(feature = "pi")]
     pub fn finish_state(self) -> Option<StateLists> {
         if self.failed || self.in_list {
             return None;
