@@ -47,7 +47,7 @@
 
 use crate::ndjson::{LineError, NdjsonDecoder};
 use crate::protocol::pi_native::{
-    classify_events_error, parse_addressed_line, parse_state, read_frame_head, EventKind, EventRef,
+    classify_events_error, parse_addressed_line, read_frame_head, read_state, EventKind, EventRef,
     Frame, FrameHead, NativeEvent,
 };
 use crate::protocol::ChatError;
@@ -550,9 +550,7 @@ impl NativeLink {
         }
         match read {
             Read::State if ok => {
-                let doc = crate::protocol::json::from_slice(body)
-                    .map_err(|e| e.to_string())
-                    .and_then(parse_state);
+                let doc = read_state(body);
                 match doc {
                     Ok(doc) => {
                         let rewind = std::mem::take(&mut self.rewind);

@@ -13,6 +13,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::hash::HashMap;
 use crate::protocol::ChatError;
 
 /// One session as the list shows it (`snapshot.sessions.items`).
@@ -87,9 +88,11 @@ pub fn parse_page(body: &[u8]) -> Result<Page, &'static str> {
         .ok_or("session list has no sessions array")?;
     let mut items: Vec<SessionItem> = Vec::with_capacity(list.len());
     let mut skipped = 0;
+    // The ids listed so far (a page of a list that ignores `limit` may hold them all).
+    let mut listed: HashMap<String, usize> = HashMap::default();
     for entry in list {
         match parse_item(entry) {
-            Some(item) if !items.iter().any(|i| i.id == item.id) => items.push(item),
+            Some(item) if listed.insert(item.id.clone(), 0).is_none() => items.push(item),
             _ => skipped += 1,
         }
     }
@@ -189,18 +192,36 @@ struct Edit {
 #[derive(Debug, Default)]
 struct Walk {
     items: Vec<SessionItem>,
+    /// The ids of `items` (the value unused): whether a session is listed is asked for every
+    /// session of every page, and a list may hold 100,000.
+    ids: HashMap<String, usize>,
     next: Option<String>,
     /// Pages loaded (0: never loaded).
     pages: u32,
 }
 
 impl Walk {
+    fn has(&self, id: &str) -> bool {
+        self.ids.contains_key(id)
+    }
+
     fn position(&self, id: &str) -> Option<usize> {
-        self.items.iter().position(|i| i.id == id)
+        match self.has(id) {
+            true => self.items.iter().position(|i| i.id == id),
+            false => None,
+        }
     }
 
     fn remove(&mut self, id: &str) -> Option<SessionItem> {
-        self.position(id).map(|k| self.items.remove(k))
+        let k = self.position(id)?;
+        self.ids.remove(id);
+        Some(self.items.remove(k))
+    }
+
+    /// Adds `item` at `at` (its id not listed yet).
+    fn insert(&mut self, at: usize, item: SessionItem) {
+        self.ids.insert(item.id.clone(), 0);
+        self.items.insert(at, item);
     }
 }
 
@@ -258,8 +279,9 @@ pub struct SessionList {
     opened: Vec<String>,
     /// Sessions `newSession` made: the server has them only once something is sent.
     made: Vec<String>,
-    /// Sessions some page listed: on the server, though maybe on a page not loaded now.
-    seen: Vec<String>,
+    /// Sessions some page listed (the value unused): on the server, though maybe on a page
+    /// not loaded now.
+    seen: HashMap<String, usize>,
     revision: u64,
 }
 
@@ -288,7 +310,7 @@ impl SessionList {
             named: Vec::new(),
             opened: vec![current.to_string()],
             made: Vec::new(),
-            seen: Vec::new(),
+            seen: HashMap::default(),
             revision: 0,
         }
     }
@@ -335,13 +357,13 @@ impl SessionList {
 
     /// Whether a loaded page lists `id` (in either walk).
     pub fn listed(&self, id: &str) -> bool {
-        self.walks.iter().any(|w| w.position(id).is_some())
+        self.walks.iter().any(|w| w.has(id))
     }
 
     /// Whether the server cannot have `id`: made here, never listed, and (`has_content`)
     /// nothing sent in it.
     pub fn unsent(&self, id: &str, has_content: bool) -> bool {
-        !has_content && self.made.iter().any(|m| m == id) && !self.seen.iter().any(|m| m == id)
+        !has_content && self.made.iter().any(|m| m == id) && !self.seen.contains_key(id)
     }
 
     /// The page to ask for: the first (`more: false`) or the next of the walk. `None` when
@@ -448,9 +470,7 @@ impl SessionList {
                 titles.push((item.id.clone(), t));
             }
             drop_key(&mut self.named, &item.id);
-            if !self.seen.contains(&item.id) {
-                self.seen.push(item.id.clone());
-            }
+            self.seen.insert(item.id.clone(), 0);
         }
         let walk = self.walk_mut(ask.archived);
         if ask.page == 0 {
@@ -461,13 +481,22 @@ impl SessionList {
             let mut kept = items;
             if deeper {
                 let old = std::mem::take(&mut walk.items);
+                let fresh: HashMap<&str, usize> = kept.iter().map(|k| (k.id.as_str(), 0)).collect();
                 let later: Vec<_> = (old.into_iter())
-                    .filter(|i| !kept.iter().any(|k| k.id == i.id))
+                    .filter(|i| !fresh.contains_key(i.id.as_str()))
                     .collect();
+                // What stays listed is what was, and this page.
+                for k in &kept {
+                    walk.ids.insert(k.id.clone(), 0);
+                }
                 kept.extend(later);
             } else {
                 walk.next = next_cursor;
                 walk.pages = 1;
+                walk.ids.clear();
+                for k in &kept {
+                    walk.ids.insert(k.id.clone(), 0);
+                }
             }
             walk.items = kept;
         } else {
@@ -476,7 +505,10 @@ impl SessionList {
                     // A server whose cursor is an offset lists a session again once newer
                     // ones pushed it down: it keeps its place.
                     Some(k) => walk.items[k] = item,
-                    None => walk.items.push(item),
+                    None => {
+                        let end = walk.items.len();
+                        walk.insert(end, item);
+                    }
                 }
             }
             walk.next = next_cursor;
@@ -551,7 +583,7 @@ impl SessionList {
                     w.remove(id);
                 }
                 self.opened.retain(|o| o != id);
-                self.seen.retain(|o| o != id);
+                self.seen.remove(id);
                 self.applied.retain(|(s, _, _)| s != id);
                 drop_key(&mut self.titles, id);
                 drop_key(&mut self.named, id);
@@ -582,7 +614,7 @@ impl SessionList {
                 item.archived = *archived;
                 let walk = self.walk_mut(*archived);
                 walk.remove(id);
-                walk.items.insert(0, item);
+                walk.insert(0, item);
             }
         }
     }
@@ -657,7 +689,7 @@ impl SessionList {
             if self.listed(id) && !(open && self.deleting(id)) {
                 continue;
             }
-            let on_server = self.seen.contains(id);
+            let on_server = self.seen.contains_key(id);
             if !open && (self.deleting(id) || on_server) {
                 continue;
             }

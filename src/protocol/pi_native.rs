@@ -537,11 +537,17 @@ pub(crate) fn native_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>
             metadata.insert(k.into(), v);
         }
     }
-    let mut out = json!({"id": m.remove("id"), "role": m.remove("role"), "parts": parts});
-    if !metadata.is_empty() {
-        out["metadata"] = Value::Object(metadata);
+    // `{id, role, metadata?, parts}` made by hand: the `json!` macro copied every part again
+    // through serde.
+    let mut out = Object::new();
+    for k in ["id", "role"] {
+        out.insert(k.into(), m.remove(k).unwrap_or(Value::Null));
     }
-    let msg = UIMessage::from_json(out)?;
+    out.insert("parts".into(), Value::Array(parts));
+    if !metadata.is_empty() {
+        out.insert("metadata".into(), Value::Object(metadata));
+    }
+    let msg = UIMessage::from_json(Value::Object(out))?;
     // A part the reader left out would shift every id after it: then none is known.
     let ids = match ids.len() == msg.parts.len() {
         true => ids,
@@ -610,8 +616,14 @@ fn part_from_native(p: Value) -> Option<(Value, Option<String>)> {
             .unwrap_or_else(|| json!(""))
     };
     let part = match ty.as_str() {
-        "text" => json!({"type": "text", "text": text(&mut p), "state": "done"}),
-        "reasoning" => json!({"type": "reasoning", "text": text(&mut p), "state": "done"}),
+        // Not `json!`: it would copy the text once more through serde.
+        "text" | "reasoning" => {
+            let mut o = Object::new();
+            o.insert("type".into(), Value::String(ty.clone()));
+            o.insert("text".into(), text(&mut p));
+            o.insert("state".into(), Value::String("done".into()));
+            Value::Object(o)
+        }
         "tool-call" => {
             let name = take_str(&mut p, "toolName")?;
             // Named beside its type, as a streamed pi tool part is (SPEC §7): a reload renders
@@ -721,11 +733,51 @@ fn streaming_parts(m: &UIMessage, ids: &[Option<String>]) -> Option<(String, Vec
 /// Reads a `/state` answer (`{ref, seq, summary, state}`; a bare `PiChatSnapshot` too).
 /// A `protocolVersion` other than 1 is refused, as the upstream client refuses it.
 pub fn parse_state(v: Value) -> Result<StateDoc, String> {
+    state_doc(v, |_, list| match list {
+        Some(Value::Array(ms)) => ms
+            .into_iter()
+            .filter_map(|m| native_message(m).ok())
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// [`parse_state`] of a `/state` answer's bytes, without a JSON tree of the whole history:
+/// each message is converted as soon as the reader has it (the messages route's
+/// `HistoryParser`, which tells the lists a state holds its messages in), and the rest of
+/// the document is read as [`parse_state`] reads it. A body that is not JSON is refused with
+/// the JSON reader's own words.
+pub fn read_state(body: &[u8]) -> Result<StateDoc, String> {
+    let mut reader = crate::stream::history::HistoryParser::for_state(native_message);
+    reader.push(body);
+    let Some(lists) = reader.finish_state() else {
+        // In the whole document's reader's words (it refuses what the list reader refuses).
+        let error = crate::protocol::json::from_slice(body).err();
+        return Err(error.map_or_else(|| "state is not JSON".into(), |e| e.to_string()));
+    };
+    let crate::stream::history::StateLists {
+        skeleton,
+        top,
+        nested,
+    } = lists;
+    let mut lists = [top, nested];
+    state_doc(skeleton, |nested, list| match list {
+        Some(Value::Array(_)) => std::mem::take(&mut lists[usize::from(nested)]),
+        _ => Vec::new(),
+    })
+}
+
+/// The `/state` document of [`parse_state`], whose messages `messages` converts: told
+/// whether they are `state.messages` (else the top-level list) and given that key's value.
+fn state_doc(
+    v: Value,
+    messages: impl FnOnce(bool, Option<Value>) -> Vec<(UIMessage, Vec<Option<String>>)>,
+) -> Result<StateDoc, String> {
     let outer_seq = v.get("seq").and_then(Value::as_u64);
-    let mut s = match v {
+    let (mut s, nested) = match v {
         Value::Object(mut o) => match o.remove("state") {
-            Some(Value::Object(s)) => s,
-            _ => o,
+            Some(Value::Object(s)) => (s, true),
+            _ => (o, false),
         },
         _ => return Err("state is not an object".into()),
     };
@@ -742,13 +794,10 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
     let seq = opt_u64(&s, "seq")
         .or(outer_seq)
         .ok_or("state without seq")?;
-    let raw = match s.remove("messages") {
-        Some(Value::Array(ms)) => ms,
-        _ => Vec::new(),
-    };
+    let converted = messages(nested, s.remove("messages"));
     let mut streaming = Vec::new();
-    let mut messages = Vec::with_capacity(raw.len());
-    for (m, ids) in raw.into_iter().filter_map(|m| native_message(m).ok()) {
+    let mut messages = Vec::with_capacity(converted.len());
+    for (m, ids) in converted {
         streaming.extend(streaming_parts(&m, &ids));
         messages.push(m);
     }

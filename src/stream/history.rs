@@ -343,14 +343,45 @@ impl RunningTurn {
 const MAX_DEPTH: usize = 128;
 
 /// Where a byte outside the messages list stands, to tell the `"messages": [` of the top-level
-/// object.
+/// object (and, in a pi-native state, of its `state` object).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Key {
     None,
-    /// A string at depth 1 ended: its range in the skeleton.
+    /// A string where a key may be ended: its range in the skeleton.
     String(usize, usize),
-    /// … followed by a colon: whether the string was `messages`.
-    Colon(bool),
+    /// … followed by a colon: which key it was.
+    Colon(Name),
+}
+
+/// The keys the reader looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Name {
+    Messages,
+    State,
+    Other,
+}
+
+/// How an element of the list is converted, as soon as its last byte is in: the message, and
+/// beside it what the reader keeps of each part (a pi-native message's part ids; nothing for
+/// the messages route's).
+pub type ReadElement = fn(Value) -> Result<(UIMessage, Vec<Option<String>>), String>;
+
+fn ui_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>), String> {
+    UIMessage::from_json(v).map(|m| (m, Vec::new()))
+}
+
+/// A pi-native `/state` answer read as it arrives ([`HistoryParser::for_state`]): the
+/// document with each message of its lists replaced by `0`, and the messages of the
+/// top-level `messages` list and of `state.messages`, converted, each with its part ids.
+#[cfg(feature = "pi")]
+#[derive(Debug)]
+pub struct StateLists {
+    /// The document without the lists' elements.
+    pub skeleton: Value,
+    /// The top-level `messages` list (a bare snapshot's).
+    pub top: Vec<(UIMessage, Vec<Option<String>>)>,
+    /// `state.messages` (the `{ref, seq, state}` answer's).
+    pub nested: Vec<(UIMessage, Vec<Option<String>>)>,
 }
 
 /// Reads a messages-route answer (`{"messages": [...]}`) as its bytes arrive, converting each
@@ -365,6 +396,7 @@ enum Key {
 #[derive(Debug)]
 pub struct HistoryParser {
     max_messages: usize,
+    read: ReadElement,
     skeleton: Vec<u8>,
     /// The bytes of the element being received (inside the list).
     element: Vec<u8>,
@@ -381,6 +413,17 @@ pub struct HistoryParser {
     oldest: usize,
     skipped: Vec<String>,
     failed: bool,
+    /// A pi-native state: `state.messages` is read too, into `nested`.
+    state_doc: bool,
+    /// The object that is the top-level `state` value is open (it is at depth 2).
+    in_state: bool,
+    /// The list being read is `state.messages`.
+    list_nested: bool,
+    /// The bracket depth of the list being read (2, or 3 for `state.messages`).
+    list_depth: usize,
+    nested: Vec<UIMessage>,
+    /// In a state, the part ids of `messages` and of `nested`, by position.
+    ids: [Vec<Vec<Option<String>>>; 2],
 }
 
 fn is_ws(b: u8) -> bool {
@@ -390,8 +433,20 @@ fn is_ws(b: u8) -> bool {
 impl HistoryParser {
     /// Keeps the newest `max_messages` messages.
     pub fn new(max_messages: usize) -> Self {
+        HistoryParser::of(max_messages, ui_message, false)
+    }
+
+    /// A pi-native `/state` answer: both lists it may hold its messages in, every message,
+    /// each read by `read` ([`finish_state`](Self::finish_state)).
+    #[cfg(feature = "pi")]
+    pub fn for_state(read: ReadElement) -> Self {
+        HistoryParser::of(usize::MAX, read, true)
+    }
+
+    fn of(max_messages: usize, read: ReadElement, state_doc: bool) -> Self {
         HistoryParser {
             max_messages,
+            read,
             skeleton: Vec::new(),
             element: Vec::new(),
             depth: 0,
@@ -404,6 +459,12 @@ impl HistoryParser {
             oldest: 0,
             skipped: Vec::new(),
             failed: false,
+            state_doc,
+            in_state: false,
+            list_nested: false,
+            list_depth: 2,
+            nested: Vec::new(),
+            ids: [Vec::new(), Vec::new()],
         }
     }
 
@@ -444,8 +505,32 @@ impl HistoryParser {
         }
     }
 
+    /// The whole `/state` answer ([`for_state`](Self::for_state)); `None` when it is not JSON.
+    #[cfg(feature = "pi")]
+    pub fn finish_state(self) -> Option<StateLists> {
+        if self.failed || self.in_list {
+            return None;
+        }
+        let skeleton = crate::protocol::json::from_slice(&self.skeleton).ok()?;
+        // Every message is kept (no ring): in order as they came.
+        let [top_ids, nested_ids] = self.ids;
+        Some(StateLists {
+            skeleton,
+            top: self.messages.into_iter().zip(top_ids).collect(),
+            nested: self.nested.into_iter().zip(nested_ids).collect(),
+        })
+    }
+
+    /// Where a key of the top-level object, or of the state's object, may stand.
+    fn keyed(&self) -> bool {
+        // `cfg!`: the AI SDK build has no pi-native state to read.
+        self.depth == 1 || (cfg!(feature = "pi") && self.in_state && self.depth == 2)
+    }
+
     fn fail(&mut self) {
         self.failed = true;
+        self.nested = Vec::new();
+        self.ids = [Vec::new(), Vec::new()];
         self.messages = Vec::new();
         self.skipped = Vec::new();
         self.element = Vec::new();
@@ -465,7 +550,7 @@ impl HistoryParser {
                     self.escaped = true;
                 } else if b == b'"' {
                     self.in_string = false;
-                    if let (1, Key::String(start, _)) = (self.depth, self.key) {
+                    if let (true, Key::String(start, _)) = (self.keyed(), self.key) {
                         self.key = Key::String(start, at + 1);
                     }
                 }
@@ -476,26 +561,47 @@ impl HistoryParser {
                     self.in_string = true;
                     self.key = Key::String(at, at);
                 }
-                b':' if self.depth == 1 => {
+                b':' if self.keyed() => {
                     self.key = match self.key {
                         Key::String(s, e) => Key::Colon(
-                            crate::protocol::json::from_slice(&self.skeleton[s..e])
-                                .is_ok_and(|k| k == "messages"),
+                            match crate::protocol::json::from_slice(&self.skeleton[s..e]) {
+                                Ok(k) if k == "messages" => Name::Messages,
+                                Ok(k) if cfg!(feature = "pi") && k == "state" => Name::State,
+                                _ => Name::Other,
+                            },
                         ),
                         _ => Key::None,
                     };
                 }
                 b if is_ws(b) => {}
-                b'[' if self.depth == 1 && self.key == Key::Colon(true) => {
-                    self.depth = 2;
+                b'[' if self.keyed() && self.key == Key::Colon(Name::Messages) => {
+                    self.list_nested = self.depth == 2;
+                    self.depth += 1;
+                    self.list_depth = self.depth;
                     self.key = Key::None;
                     self.in_list = true;
                     self.first = true;
                     // A later `messages` key wins, as in a JSON object.
-                    self.messages.clear();
+                    match self.list_nested {
+                        true => self.nested.clear(),
+                        false => self.messages.clear(),
+                    }
+                    self.ids[usize::from(self.list_nested)].clear();
                     self.oldest = 0;
                     self.skipped.clear();
                     return i + 1;
+                }
+                b'{' if cfg!(feature = "pi")
+                    && self.state_doc
+                    && self.depth == 1
+                    && self.key == Key::Colon(Name::State) =>
+                {
+                    // A later `state` key wins: its list is read anew.
+                    self.depth = 2;
+                    self.key = Key::None;
+                    self.in_state = true;
+                    self.nested.clear();
+                    self.ids[1].clear();
                 }
                 b'[' | b'{' => {
                     self.depth += 1;
@@ -503,6 +609,7 @@ impl HistoryParser {
                 }
                 b']' | b'}' => {
                     self.depth = self.depth.saturating_sub(1);
+                    self.in_state &= self.depth >= 2;
                     self.key = Key::None;
                 }
                 _ => self.key = Key::None,
@@ -547,8 +654,8 @@ impl HistoryParser {
                         return bytes.len();
                     }
                 }
-                b']' | b'}' if self.depth > 2 => self.depth -= 1,
-                c @ (b',' | b']' | b'}') if self.depth == 2 => {
+                b']' | b'}' if self.depth > self.list_depth => self.depth -= 1,
+                c @ (b',' | b']' | b'}') if self.depth == self.list_depth => {
                     self.element.extend_from_slice(&bytes[start..i]);
                     let close = c != b',';
                     self.end_element(close);
@@ -584,9 +691,18 @@ impl HistoryParser {
             return self.fail();
         };
         self.skeleton.push(b'0');
-        match UIMessage::from_json(value) {
-            Ok(m) if self.messages.len() < self.max_messages => self.messages.push(m),
-            Ok(m) => {
+        match (self.read)(value) {
+            Ok((m, ids)) if cfg!(feature = "pi") && self.list_nested => {
+                self.nested.push(m);
+                self.ids[1].push(ids);
+            }
+            Ok((m, ids)) if self.messages.len() < self.max_messages => {
+                self.messages.push(m);
+                if cfg!(feature = "pi") && self.state_doc {
+                    self.ids[0].push(ids);
+                }
+            }
+            Ok((m, _)) => {
                 if let Some(slot) = self.messages.get_mut(self.oldest) {
                     *slot = m;
                     self.oldest = (self.oldest + 1) % self.max_messages;
@@ -873,6 +989,78 @@ mod parser_tests {
             prop_assert_eq!(parse(&split, 3), oracle(bytes, 3));
             let doc = format!(r#"{{"messages":[{body}]}}"#);
             prop_assert_eq!(parse(&[doc.as_bytes()], 3), oracle(doc.as_bytes(), 3));
+        }
+    }
+}
+
+#[cfg(all(test, feature = "pi"))]
+mod state_tests {
+    use crate::protocol::pi_native::{parse_state, read_state};
+    use proptest::prelude::*;
+
+    /// What the store did before a state was read message by message: the whole body parsed
+    /// into one `Value`, then read.
+    fn oracle(body: &[u8]) -> Result<crate::protocol::pi_native::StateDoc, String> {
+        crate::protocol::json::from_slice(body)
+            .map_err(|e| e.to_string())
+            .and_then(parse_state)
+    }
+
+    const U: &str = r#"{"id":"u","role":"user","clientNonce":"n","parts":[{"type":"text","id":"u:text:0","text":"hi [\"messages\"] {,}"}]}"#;
+    const A: &str = r#"{"id":"a","role":"assistant","status":"streaming","parts":[{"type":"text","id":"a:text:0","text":"x"},{"type":"tool-call","id":"c","toolName":"ls","input":{"p":[1,{"q":"]"}]},"state":"output-available","output":{"content":[1],"details":{"d":1}}}]}"#;
+    const V: &str = r#""protocolVersion":1,"seq":3"#;
+
+    #[test]
+    fn a_state_means_what_the_whole_document_means() {
+        let cases = [
+            format!(
+                r#"{{"ref":{{}},"seq":3,"state":{{{V},"status":"streaming","messages":[{U},{A}],"queue":{{"followUps":[{{"id":"q"}}]}}}}}}"#
+            ),
+            format!(r#"{{{V},"messages":[{U},{A}]}}"#),
+            format!(r#"{{"messages":[{U}],"state":{{{V},"messages":[{A}]}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}]}},"messages":[{U}]}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}]}},"state":{{{V}}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}]}},"state":{{{V},"messages":[{U}]}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{A}],"messages":null}}}}"#),
+            format!(r#"{{"state":[{U}],{V},"messages":[{A}]}}"#),
+            format!(r#"{{"state":{{{V},"x":{{"messages":[{A}]}},"messages":[5,null,{U}]}}}}"#),
+            format!(r#"{{"ref":{{"messages":[{A}]}},"state":{{{V},"\u006dessages":[{U}]}}}}"#),
+            format!(r#"{{"state":{{"protocolVersion":2,"messages":[{U}]}}}}"#),
+            format!(r#"{{"state":{{"messages":[{U}]}}}}"#),
+            format!(r#"{{"seq":9,"state":{{"protocolVersion":1,"messages":[{U}]}}}}"#),
+            format!(r#"[{{{V},"messages":[{U}]}}]"#),
+            format!(r#"{{"state":{{{V},"messages":[{U},]}}}}"#),
+            format!(r#"{{"state":{{{V},"messages":[{U}]}}"#),
+            format!(r#"{{"state":{{{V},"messages":[]}}}} x"#),
+            format!(r#"{{"state":{{{V},"messages":[ ]}}}}"#),
+            String::new(),
+        ];
+        for body in &cases {
+            assert_eq!(
+                read_state(body.as_bytes()),
+                oracle(body.as_bytes()),
+                "{body}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_states_mean_what_the_oracle_says(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("{"), Just("}"), Just("["), Just("]"), Just(","), Just(":"), Just(" "),
+                    Just("\""), Just("\"messages\""), Just("\"state\""), Just(V),
+                    Just("\"id\":\"a\""), Just("\"role\":\"user\""), Just("\"parts\":[]"),
+                    Just("1"), Just("null"), Just(U), Just(A),
+                ],
+                0..24,
+            ),
+        ) {
+            let body = pieces.concat();
+            prop_assert_eq!(read_state(body.as_bytes()), oracle(body.as_bytes()));
+            let doc = format!(r#"{{"state":{{{V},"messages":[{body}]}}}}"#);
+            prop_assert_eq!(read_state(doc.as_bytes()), oracle(doc.as_bytes()));
         }
     }
 }

@@ -71,3 +71,65 @@ pub fn bench_exported_messages(store: &super::JsChatStore) -> String {
         .collect();
     agent_chat_store::shell_json::to_string(&list)
 }
+
+/// `benchInput(kind, n) → Uint8Array`: the generated big inputs of issue 38
+/// (`bench_scenarios`, the bytes `benches/native.rs` reads): `"state"`, a pi-native `/state`
+/// answer of `n` messages; `"history"`, the messages route's answer of the same messages;
+/// `"state-tiny"`, `"history-tiny"`: messages of a word each.
+#[wasm_bindgen(js_name = benchInput, skip_typescript)]
+pub fn bench_input(kind: &str, n: u32) -> Vec<u8> {
+    let n = n as usize;
+    match kind {
+        "state" => bench_scenarios::native_state_body(n, false),
+        "history" => bench_scenarios::history_body(n, false),
+        "state-tiny" => bench_scenarios::native_state_body(n, true),
+        "history-tiny" => bench_scenarios::history_body(n, true),
+        _ => Vec::new(),
+    }
+}
+
+/// `benchNativeState(bytes, chunkSize?) → number`: a pi-native store reads `bytes` as its
+/// `/state` answer; the messages it shows.
+#[cfg(feature = "pi")]
+#[wasm_bindgen(js_name = benchNativeState, skip_typescript)]
+pub fn bench_native_state(bytes: &[u8], chunk: Option<u32>) -> u32 {
+    bench_scenarios::native_state(bytes, chunk_size(chunk)) as u32
+}
+
+/// `benchHistory(bytes, chunkSize?) → number`: a store on the messages routes hydrates from
+/// `bytes`; the messages it shows.
+#[wasm_bindgen(js_name = benchHistory, skip_typescript)]
+pub fn bench_history(bytes: &[u8], chunk: Option<u32>) -> u32 {
+    bench_scenarios::history(bytes, chunk_size(chunk)) as u32
+}
+
+/// A pi-native session list of `n` generated sessions (`new BenchSessionList(n, perPage?)`,
+/// pages of the store's default size unless `perPage`): `load()` reads every page as a list scrolled to its end,
+/// `refresh()` the first page again as after a turn; each returns the sessions shown.
+#[cfg(feature = "pi")]
+#[wasm_bindgen(js_name = BenchSessionList, skip_typescript)]
+pub struct BenchSessionList {
+    run: bench_scenarios::SessionListRun,
+    pages: Vec<Vec<u8>>,
+}
+
+#[cfg(feature = "pi")]
+#[wasm_bindgen(js_class = BenchSessionList)]
+impl BenchSessionList {
+    #[wasm_bindgen(constructor)]
+    pub fn new(n: u32, per_page: Option<u32>) -> BenchSessionList {
+        let per_page = per_page.map_or(bench_scenarios::SESSION_PAGE, |p| p as usize);
+        BenchSessionList {
+            run: bench_scenarios::SessionListRun::new(),
+            pages: bench_scenarios::session_pages(n as usize, per_page),
+        }
+    }
+
+    pub fn load(&mut self) -> u32 {
+        self.run.load(&self.pages) as u32
+    }
+
+    pub fn refresh(&mut self) -> u32 {
+        self.run.refresh(&self.pages[0]) as u32
+    }
+}
