@@ -35,10 +35,11 @@
 //! when a recovery worked, an event applied past the seq it was for (a gap's end, the cursor
 //! it met), or after [`QUIET_MS`] without one: a state that does not fill the gap it was read
 //! for, or a connect answered by the same range error, clears nothing. With the reference's
-//! backoff (its jitter is ±25 %) a loop of gaps or range errors gives up 23–39 s after it
-//! began (12 requests: a state read and a connect each time), one of failed state reads 46–69 s
-//! after the first failure (7 reads; one that never answers adds its 15 s deadline to each,
-//! 2.5–3 min in all): never more than two requests within 0.75 s. A state answer over
+//! backoff (its jitter is ±25 %) a loop of gaps or range errors gives up 23–38 s after it
+//! began (11 requests: the connect, then a state read and a connect each time), one of failed
+//! state reads 23–39 s after the first failure (6 reads; one that never answers adds its 15 s
+//! deadline to each, about 2 min in all, said as a typed error from the first failure on):
+//! never more than three reads within a second. A state answer over
 //! `limits.maxBodyBytes` stops the link at once (it would be the same again). The events
 //! stream itself is reconnected as long as it fails, as upstream does, after the backoff (at
 //! most 30 s); after [`UNREACHABLE_AFTER`] failures in a row without a connect (a `/state` never
@@ -68,7 +69,7 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 pub const READ_DEADLINE_MS: u64 = 15_000;
 
 /// Recoveries in a row (see the module doc) before the link gives up with a typed error.
-pub const MAX_STRIKES: u32 = 6;
+pub const MAX_STRIKES: u32 = 5;
 
 /// Failed attempts in a row after which a read that keeps failing is said
 /// ([`LinkNote::Unreachable`]) while it is still tried: a hung connect (15 s each) is said within
@@ -508,9 +509,11 @@ impl NativeLink {
         if !self.strike(&error, now_ms, out) {
             return;
         }
+        // From the second on, the backoff of its rank from 2 s: with the stream's own
+        // connect before it, never more than three reads within a second.
         let delay = match self.strikes {
             1 => 0,
-            n => backoff_ms(n - 2, rng.unit()),
+            n => backoff_ms(n - 1, rng.unit()),
         };
         self.due = Some((now_ms + delay, Read::State));
         out.push(LinkNote::Retrying(error.message));

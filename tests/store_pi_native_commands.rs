@@ -415,3 +415,41 @@ fn a_follow_up_never_answered_fails_after_its_attempts_and_retries_unchanged() {
     assert!(h.retry_queued(&item.id));
     assert_eq!(h.the_open(RequestKind::FollowUpPost).body, first.body);
 }
+
+/// The run's events come before the prompt's receipt (the server answers the POST after it
+/// wrote them): the answer is held to `limits.maxMessageChars` all the same.
+#[test]
+fn a_runaway_answer_before_the_receipt_stops_at_the_message_bound() {
+    let (mut h, ev) = following_with(|o| o.limits.max_message_chars = 10_000);
+    h.send("hi");
+    let prompt = h.the_open(RequestKind::NativePrompt);
+    let nonce = prompt.body()["clientNonce"].clone();
+    feed(
+        &mut h,
+        ev,
+        &[
+            json!({"type": "agent-start", "seq": 1, "turnId": "t1"}),
+            json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
+            json!({"type": "message-start", "seq": 3, "messageId": "a1", "role": "assistant"}),
+        ],
+    );
+    // Lines of 4,000 characters, each given in chunks of 500 bytes (as a network splits a
+    // long line): the chunks without a line's end count too.
+    let chunk = "x".repeat(4_000);
+    let mut seq = 4;
+    while h.store.status() != Status::Error && seq < 100 {
+        let line = lines(&[
+            json!({"type": "message-delta", "seq": seq, "messageId": "a1", "partId": "0", "kind": "text", "delta": chunk}),
+        ]);
+        for part in line.chunks(500) {
+            h.body(ev, part);
+        }
+        seq += 1;
+    }
+    assert_eq!(h.store.status(), Status::Error, "{:?}", h.store.status());
+    let error = h.store.error().cloned().unwrap();
+    assert_eq!(error.kind, ErrorKind::LimitExceeded);
+    // Passed by one line at most: the bound is not measured on line ends alone.
+    let kept = h.history()[1]["parts"][0]["text"].as_str().unwrap().len();
+    assert!(kept <= 10_000 + 4_000, "kept {kept}");
+}

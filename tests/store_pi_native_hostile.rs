@@ -9,6 +9,7 @@
 
 mod common;
 
+use agent_chat_store::MAX_STRIKES;
 use agent_chat_store::{ErrorKind, LossCode, RequestKind, Status, StoreOptions, SubmitKind};
 use common::native_store::*;
 use common::*;
@@ -280,7 +281,7 @@ fn a_state_that_answers_500_ends_in_a_typed_error_within_seventy_seconds() {
     let at = answer_every(&mut h, RequestKind::NativeState, || {
         Some(Reply::error(500, "INTERNAL_ERROR", "boom"))
     });
-    assert_eq!(at.len(), 7, "{at:?}");
+    assert_eq!(at.len(), MAX_STRIKES as usize + 1, "{at:?}");
     let error = h.store.error().expect("a typed error");
     assert_eq!((error.kind, error.status), (ErrorKind::Server, Some(500)));
     assert!(error.message.contains("reopen"), "{}", error.message);
@@ -293,7 +294,7 @@ fn a_state_that_never_answers_times_out_and_ends_in_a_typed_error() {
     let mut h = native();
     let t0 = h.now;
     let at = answer_every(&mut h, RequestKind::NativeState, || None);
-    assert_eq!(at.len(), 7, "{at:?}");
+    assert_eq!(at.len(), MAX_STRIKES as usize + 1, "{at:?}");
     let next = at[1] - at[0];
     assert!(
         (15_750..=16_250).contains(&next),
@@ -427,7 +428,7 @@ fn a_failing_first_state_read_is_said_at_once_and_a_send_after_the_give_up_follo
         assert!(reads < 20, "no end");
     }
     assert!(h.store.error().unwrap().message.contains("reopen"));
-    assert_eq!(reads, 7);
+    assert_eq!(reads, MAX_STRIKES + 1);
     h.advance(600_000);
     assert!(h.open(RequestKind::NativeState).is_empty(), "given up");
     // The user's send follows the session again: its state, then its run.

@@ -184,7 +184,9 @@ impl ChatStore {
             &mut notes,
         );
         if notes.is_empty() && self.session.link.gate().seq() == seq {
-            return; // heartbeats, a line's part: nothing changed, nobody is told
+            // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
+            // towards the answer's bound all the same (a line is read in many chunks).
+            return self.native_growth(bytes.len(), now_ms);
         }
         self.on_link_notes(notes, now_ms);
         self.native_growth(bytes.len(), now_ms);
