@@ -10,7 +10,9 @@
 mod common;
 
 use agent_chat_store::MAX_STRIKES;
-use agent_chat_store::{ErrorKind, LossCode, RequestKind, Status, StoreOptions, SubmitKind};
+use agent_chat_store::{
+    ErrorKind, LossCode, RequestKind, Status, StoreEvent, StoreOptions, SubmitKind,
+};
 use common::native_store::*;
 use common::*;
 use serde_json::{json, Value};
@@ -441,4 +443,52 @@ fn a_failing_first_state_read_is_said_at_once_and_a_send_after_the_give_up_follo
         format!("{BASE}/events?cursor=0")
     );
     assert_eq!(h.count(RequestKind::NativePrompt), 1);
+}
+
+/// A turn's error stays while the events stream is said unreachable and then reached again:
+/// the connect takes back only what the unreachable stream said (a fuzzer finding: status
+/// `error` with no error).
+#[test]
+fn a_turns_error_outlives_an_unreachable_events_stream() {
+    let (mut h, ev) = following_with(options(), 0);
+    run_started(&mut h, ev, "hi");
+    let error = json!({"type": "error", "seq": 2, "turnId": "t1",
+        "error": {"code": "INTERNAL_ERROR", "message": "the model failed"}});
+    h.body(ev, &lines(&[error]));
+    assert_eq!(h.store.status(), Status::Error);
+    let shown = h.store.error().cloned().expect("the turn's error");
+    h.end(ev);
+    // Connects that end at once, with nothing read, until the stream is said unreachable.
+    let mut ended = 0;
+    let said = |h: &Harness| {
+        h.events
+            .iter()
+            .any(|e| matches!(e, StoreEvent::Error { error } if error.message.contains("in a row")))
+    };
+    while !said(&h) {
+        let t = h.store.poll_timeout().expect("a reconnect");
+        h.advance(t.saturating_sub(h.now));
+        let ids: Vec<u64> = h
+            .open(RequestKind::NativeEvents)
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        for id in ids {
+            let blank = Reply::bytes(200, Some("application/x-ndjson"), b"\n".to_vec());
+            h.respond(id, blank);
+            ended += 1;
+        }
+        assert!(ended < 20, "never said");
+    }
+    assert_eq!(
+        h.store.error(),
+        Some(&shown),
+        "said beside the turn's error, not over it"
+    );
+    let t = h.store.poll_timeout().expect("a reconnect");
+    h.advance(t.saturating_sub(h.now));
+    let r = h.the_open(RequestKind::NativeEvents);
+    h.respond(r.id, ndjson(&[]));
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.error(), Some(&shown));
 }

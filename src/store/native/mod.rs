@@ -354,7 +354,11 @@ impl ChatStore {
                     self.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Unreachable(error) => {
-                    self.session.error = Some(error.clone());
+                    // Said beside an error already shown (a turn's), never over it: the
+                    // connect that takes this one back must not take that one with it.
+                    if self.session.error.is_none() {
+                        self.session.error = Some(error.clone());
+                    }
                     self.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Missing => {
