@@ -544,3 +544,37 @@ fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
     feed(&mut h, ev, &[queue_updated(4, vec![])]);
     assert!(h.store.queued().is_empty());
 }
+
+/// A clear of the whole queue the server never answers is given up after 15 s and asked
+/// again under the same request id: the follow-ups waiting on it are not held forever.
+#[test]
+fn a_clear_that_never_answers_times_out_and_is_asked_again() {
+    let (mut h, ev) = following(0);
+    run_started(&mut h, ev, "prompt");
+    prompt_message(&mut h, ev);
+    h.send("drop");
+    let sel = accept_posts(&mut h, 1);
+    feed(
+        &mut h,
+        ev,
+        &[queue_updated(
+            3,
+            vec![row("q0", "drop", Some((&sel[0].0, sel[0].1)))],
+        )],
+    );
+    let id = h.store.queued()[0].id.clone();
+    h.act(|s, now| s.remove_queued(&id, now));
+    let clear = h.the_open(RequestKind::FollowUpDelete);
+    h.respond(
+        clear.id,
+        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
+    );
+    let first = h.the_open(RequestKind::NativeClear);
+    h.advance(15_000);
+    assert!(h.open(RequestKind::NativeClear).is_empty(), "timed out");
+    let t = h.store.poll_timeout().expect("asked again");
+    h.advance(t - h.now);
+    let second = h.the_open(RequestKind::NativeClear);
+    assert_ne!(second.id, first.id);
+    assert_eq!(second.body(), first.body(), "the same request id");
+}

@@ -229,8 +229,13 @@ impl ChatStore {
             RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
                 Some(now_ms + self.opts.followup_timeout_ms)
             }
+            // Every pi-native command: a stop or a queue clear that never answers would hold
+            // the follow-ups waiting on it forever.
             #[cfg(feature = "pi")]
-            RequestKind::NativePrompt | RequestKind::NativeCreate => Some(
+            RequestKind::NativePrompt
+            | RequestKind::NativeCreate
+            | RequestKind::NativeStop
+            | RequestKind::NativeClear => Some(
                 now_ms + (self.opts.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS),
             ),
             // A stream that says nothing (not even a keep-alive comment) for this long is
