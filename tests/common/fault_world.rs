@@ -97,8 +97,8 @@ pub struct World {
     pub busiest_second: usize,
     /// The same, reads made on a command's answer included.
     pub busiest_second_all: usize,
-    /// Commands whose answer the page got, as `act` saw them.
-    pub answers_seen: HashSet<(u32, RequestId)>,
+    /// Commands sent whose answer `act` has not seen yet.
+    pub commands_out: Vec<(u32, RequestId)>,
     /// The current `act` takes in a command's answer.
     pub on_receipt: bool,
 }
@@ -219,7 +219,7 @@ impl World {
             opening: true,
             busiest_second: 0,
             busiest_second_all: 0,
-            answers_seen: HashSet::new(),
+            commands_out: Vec::new(),
             on_receipt: false,
         };
         if live {
@@ -276,20 +276,10 @@ impl World {
     /// A command's answer has just reached the page (`deliver` marks it answered before its
     /// `act`): the reads this `act` makes are made on it.
     fn takes_command_answer(&mut self) -> bool {
-        use agent_chat_store::RequestKind::*;
-        let new: Vec<(u32, RequestId)> = (self.reqs.iter())
-            .filter(|((p, _), r)| *p == self.page_no && r.answered)
-            .filter(|(_, r)| {
-                matches!(
-                    r.kind,
-                    NativePrompt | FollowUpPost | FollowUpDelete | NativeClear | NativeStop
-                )
-            })
-            .map(|(k, _)| *k)
-            .filter(|k| !self.answers_seen.contains(k))
-            .collect();
-        self.answers_seen.extend(new.iter().copied());
-        !new.is_empty()
+        let reqs = &self.reqs;
+        let answered = (self.commands_out.iter()).any(|k| reqs.get(k).is_some_and(|r| r.answered));
+        (self.commands_out).retain(|k| reqs.get(k).is_some_and(|r| !r.answered && !r.aborted));
+        answered
     }
 
     /// The current page's waiting bubbles, one word each (`FAULT_TRACE=1` logs it as it
@@ -318,7 +308,13 @@ impl World {
         while self.sent_seen < self.page.sent.len() {
             let sent = self.page.sent[self.sent_seen].clone();
             self.sent_seen += 1;
-            use agent_chat_store::RequestKind::{NativeEvents, NativeState};
+            use agent_chat_store::RequestKind::*;
+            if matches!(
+                sent.kind,
+                NativePrompt | FollowUpPost | FollowUpDelete | NativeClear | NativeStop
+            ) {
+                self.commands_out.push((self.page_no, sent.id));
+            }
             if matches!(sent.kind, NativeState | NativeEvents) {
                 self.reads.push(ReadRec {
                     page: self.page_no,

@@ -273,7 +273,7 @@ impl Hostile {
     pub const MAX_STATE_FAILURES: u32 = 2;
 
     pub fn new(seed: u64, max_event_bytes: usize) -> Hostile {
-        let mut rng = Prng::new(seed ^ 0x4854_494c_45);
+        let mut rng = Prng::new(seed ^ 0x0048_5449_4c45);
         let percent = rng.range(5, 25);
         let state_500_percent = rng.range(0, 20);
         Hostile {
