@@ -1621,7 +1621,7 @@ fn answer_take_backs(h: &mut Harness, queue: &mut Vec<(String, &str)>, seq: &mut
 /// Written while reducing seed 696 of 2000 (`FAULT_NATIVE_HOSTILE=1`, the protocol as
 /// written), which this does not reproduce: the seed still fails (see the branch's report).
 /// The run ends with "a", "c" and "b" stranded in the server's queue, "b"'s POST still
-/// unanswered (the server has it). The store takes back "a" and "c" to send them as new
+/// unanswered (its first try failed after the server had it; the retry is out). The store takes back "a" and "c" to send them as new
 /// messages and waits for "b"; a switch away cuts "b"'s POST. Back on the session, "a" is not
 /// sent before the state read says where "b" is, and "b", still queued there, is taken back
 /// first: sent as a prompt ahead of it, "a" would let the server run "b" before "c".
@@ -1631,10 +1631,14 @@ fn a_held_message_waits_for_the_take_back_of_a_stranded_follow_up_whose_post_was
     let mut posts = Vec::new();
     for text in ["a", "c", "b"] {
         h.submit(text);
-        let p = h.the_open(RequestKind::FollowUpPost);
+        let mut p = h.the_open(RequestKind::FollowUpPost);
         if text != "b" {
             let receipt = json!({"accepted": true, "queued": true});
             h.respond(p.id, Reply::json(202, receipt));
+        } else {
+            h.fail(p.id, "connection reset after the server");
+            h.advance(2_000);
+            p = h.the_open(RequestKind::FollowUpPost);
         }
         posts.push(p);
     }
