@@ -26,6 +26,19 @@
 //! 503, no answer, delivered twice, slow), the reads fewer (slow, dropped, 503), and cuts the
 //! events stream mid-line or closes it (the store resumes from its cursor).
 //!
+//! Half the seeds meet hostile input (`Hostile` in `tests/common/sim_server.rs`; SPEC §10,
+//! `src/native_link.rs`'s rules): the events stream carries bad lines between events (an
+//! event for another session with the next seq, a string seq, an envelope seq that differs
+//! from its event's, a line not JSON, not UTF-8, or with trailing garbage, heartbeats with and
+//! without a byte order mark; none takes a seq), events of an unknown type and lines over the
+//! pages' small `limits.maxEventBytes` (each takes the seq a real event would), a byte order
+//! mark before some real events; `/state` answers 500 at most twice in a row. On top of the
+//! invariants above, checked when each page ends: every loss-making line its streams carried
+//! is recorded as one loss, no bad line is carried to it again once a stream went past it (no
+//! re-download loop), and it makes at most six reads in a simulated second besides those of
+//! opening a session and those made on a command's answer. `FAULT_NATIVE_HOSTILE=1` (or `0`)
+//! puts every seed on one side.
+//!
 //! Every fault class of the first transport's schedules is on (session switches and
 //! switch-backs, commands dropped before or after the server, 503s, timeouts, duplicates,
 //! requests overtaking each other on odd seeds), plus user stops and faults of every

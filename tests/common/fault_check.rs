@@ -11,11 +11,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use agent_chat_store::ItemState;
 use agent_chat_store::Status;
-use agent_chat_store::{RequestId, RequestKind};
+use agent_chat_store::{RequestId, RequestKind, StoreEvent};
 use serde_json::Value;
 
 use super::fault_world::{ItemRec, Transport, World, SESSIONS};
-use super::sim_server::{Commit, PostSeen, Via};
+use super::sim_server::{BadLine, Commit, PostSeen, Via};
 use super::T0;
 
 // ===== the schedule ==========================================================================
@@ -89,7 +89,9 @@ impl World {
         for s in order {
             if self.page.store.session_id() != s {
                 self.note(format!("settle: switch to {s}"));
+                self.opening = true;
                 self.act(|h| h.switch_session(&s));
+                self.opening = false;
             }
             self.settle();
             let q = self
@@ -253,6 +255,99 @@ impl World {
         }
     }
 
+    /// Checked when a page ends (a reload, the end of the schedule), over pi-native: the
+    /// bad lines its events streams carried are each one loss, none carried again once the
+    /// stream went past it, and its reads stay few per second.
+    pub(super) fn check_page_end(&mut self) {
+        if self.transport != Transport::Native {
+            return;
+        }
+        let losses = self.check_lines();
+        *(self.server.stats)
+            .entry("hostile: line losses the pages recorded")
+            .or_default() += losses as u64;
+        let busiest = self.busiest_second(false);
+        self.busiest_second = self.busiest_second.max(busiest);
+        self.busiest_second_all = (self.busiest_second_all).max(self.busiest_second(true));
+        assert!(
+            busiest <= MAX_READS_PER_SECOND,
+            "READ_RATE: page {} made {busiest} reads within one second that neither an opening \
+             of a session nor a command's answer made (at most {MAX_READS_PER_SECOND})",
+            self.page_no
+        );
+    }
+
+    /// Every loss-making bad line the page's events streams carried is recorded as one loss
+    /// (the store says each with an event whose message begins "an event"), and no line is
+    /// carried to the page again unless the connection that carried it stopped before the
+    /// next event with a seq (the line itself, if it takes one): the cursor went past it, so
+    /// a reconnect from it would be a re-download loop.
+    fn check_lines(&self) -> usize {
+        let page = self.page_no;
+        let server = &self.server;
+        assert_eq!(server.conns.len(), server.events_served.len());
+        let (mut carried_lost, mut maybe_carried) = (0, 0);
+        let mut carried: BTreeMap<(&str, usize), Vec<usize>> = BTreeMap::new();
+        for (c, start) in server.conns.iter().zip(&server.events_served) {
+            if c.page != page {
+                continue;
+            }
+            let log = &server.sessions[&c.session].log;
+            for (i, line) in log.iter().enumerate().take(c.pos).skip(*start) {
+                if let Some(bad) = line.bad {
+                    carried_lost += usize::from(bad.is_loss());
+                    carried.entry((&c.session, i)).or_default().push(c.pos);
+                }
+            }
+            // Carried whole, but the store closed the stream while taking it: not counted in
+            // the connection's place.
+            if !c.open && (log.get(c.pos)).is_some_and(|l| l.bad.is_some_and(BadLine::is_loss)) {
+                maybe_carried += 1;
+            }
+        }
+        let losses = (self.page.events.iter())
+            .filter(|e| match e {
+                StoreEvent::Error { error } => error.message.starts_with("an event"),
+                StoreEvent::Diagnostic { message } => message.starts_with("an event"),
+                _ => false,
+            })
+            .count();
+        assert!(
+            carried_lost <= losses && losses <= carried_lost + maybe_carried,
+            "LOSSES: page {page} recorded {losses} losses of lines; its streams carried \
+             {carried_lost} bad lines (+{maybe_carried} maybe)"
+        );
+        for ((session, i), ends) in &carried {
+            let log = &server.sessions[*session].log;
+            let next_seq = (*i..log.len())
+                .find(|&j| log[j].seq.is_some())
+                .unwrap_or(log.len());
+            for end in &ends[..ends.len() - 1] {
+                assert!(
+                    *end <= next_seq,
+                    "RE_DOWNLOAD: page {page} was sent bad line {i} of {session} ({:?}) again \
+                     after a stream carried it and the event after it (up to line {end})",
+                    log[*i].bad
+                );
+            }
+        }
+        losses
+    }
+
+    /// The most reads (`/state`, `/events`) the page made within one simulated second, not
+    /// counting those an opening of a session made, nor (unless `receipts`) those made on a
+    /// command's answer.
+    fn busiest_second(&self, receipts: bool) -> usize {
+        let at: Vec<u64> = (self.reads.iter())
+            .filter(|r| r.page == self.page_no && !r.opening && (receipts || !r.on_receipt))
+            .map(|r| r.at)
+            .collect();
+        (0..at.len())
+            .map(|i| at[i..].iter().take_while(|&&t| t < at[i] + 1_000).count())
+            .max()
+            .unwrap_or(0)
+    }
+
     fn check_final(&self) {
         // Server commits by text.
         let mut commits: HashMap<&str, Vec<&Commit>> = HashMap::new();
@@ -379,8 +474,16 @@ impl World {
 
 // ===== the test ==============================================================================
 
+/// Reads (`/state`, `/events`) a page makes within one simulated second, at most, besides
+/// those of the user opening a session and those made on a command's answer: the link's
+/// recoveries go at most two within 0.75 s (`src/native_link.rs`), a stream that ends or
+/// breaks is connected again, and a bad line or a failed state read makes no burst.
+const MAX_READS_PER_SECOND: usize = 6;
+
 struct Outcome {
     items: usize,
+    busiest_second: usize,
+    busiest_second_all: usize,
     committed: usize,
     failed_or_stalled: usize,
     stats: BTreeMap<&'static str, u64>,
@@ -391,6 +494,7 @@ fn run_seed(seed: u64, transport: Transport, log: std::rc::Rc<RefCell<Vec<String
     let steps = 40 + w.rng.below(120) as usize;
     w.run(steps);
     w.quiesce();
+    w.check_page_end();
     w.check_final();
     let last_page: Vec<&ItemRec> = w.items.iter().filter(|i| i.page == w.page_no).collect();
     Outcome {
@@ -408,7 +512,33 @@ fn run_seed(seed: u64, transport: Transport, log: std::rc::Rc<RefCell<Vec<String
                     .any(|(id, _, _)| *id == i.id)
             })
             .count(),
-        stats: w.server.stats.clone(),
+        stats: {
+            let mut stats = w.server.stats.clone();
+            if let Some(h) = &w.server.hostile {
+                for (kind, n) in &h.written {
+                    *stats.entry(bad_line_stat(*kind)).or_default() += n;
+                }
+            }
+            stats
+        },
+        busiest_second: w.busiest_second,
+        busiest_second_all: w.busiest_second_all,
+    }
+}
+
+/// The coverage line of a bad line's kind.
+fn bad_line_stat(kind: BadLine) -> &'static str {
+    match kind {
+        BadLine::Elsewhere => "hostile: line for another session",
+        BadLine::BomHeartbeat => "hostile: heartbeat after a byte order mark",
+        BadLine::Heartbeat => "hostile: heartbeat between events",
+        BadLine::StringSeq => "hostile: line with a string seq",
+        BadLine::SeqMismatch => "hostile: envelope seq differs from its event's",
+        BadLine::Garbage => "hostile: line not JSON",
+        BadLine::TrailingGarbage => "hostile: heartbeat with trailing garbage",
+        BadLine::NotUtf8 => "hostile: line not UTF-8",
+        BadLine::UnknownType => "hostile: event of unknown type (takes a seq)",
+        BadLine::Oversize => "hostile: line over limits.maxEventBytes (takes a seq)",
     }
 }
 
@@ -443,8 +573,14 @@ pub fn run_schedules(transport: Transport, test: &str, default_seeds: u64) {
         print_schedule(seed, &log);
         match result {
             Ok(o) => eprintln!(
-                "seed {seed}: {} items, {} committed, {} visible at the end; server: {:?}",
-                o.items, o.committed, o.failed_or_stalled, o.stats
+                "seed {seed}: {} items, {} committed, {} visible at the end; busiest second: \
+                 {} reads ({} with those on command answers); server: {:?}",
+                o.items,
+                o.committed,
+                o.failed_or_stalled,
+                o.busiest_second,
+                o.busiest_second_all,
+                o.stats
             ),
             Err(e) => panic!("seed {seed} failed: {e}"),
         }
@@ -457,6 +593,7 @@ pub fn run_schedules(transport: Transport, test: &str, default_seeds: u64) {
     // FAULT_KEEP_GOING=1 runs every seed and lists the failures at the end.
     let keep_going = std::env::var("FAULT_KEEP_GOING").is_ok_and(|v| v == "1");
     let (mut items, mut committed, mut visible) = (0, 0, 0);
+    let (mut busiest, mut busiest_all) = (0, 0);
     let mut stats: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut failures = Vec::new();
     for seed in 0..seeds {
@@ -465,6 +602,8 @@ pub fn run_schedules(transport: Transport, test: &str, default_seeds: u64) {
                 items += o.items;
                 committed += o.committed;
                 visible += o.failed_or_stalled;
+                busiest = busiest.max(o.busiest_second);
+                busiest_all = busiest_all.max(o.busiest_second_all);
                 for (k, v) in o.stats {
                     *stats.entry(k).or_default() += v;
                 }
@@ -482,7 +621,8 @@ pub fn run_schedules(transport: Transport, test: &str, default_seeds: u64) {
     }
     eprintln!(
         "{seeds} fault schedules ({transport:?}): {items} follow-ups queued, {committed} committed \
-         once, {visible} left visible (failed/stalled/blocked) at the end"
+         once, {visible} left visible (failed/stalled/blocked) at the end; at most {busiest} \
+         reads in a simulated second ({busiest_all} with those made on command answers)"
     );
     for (k, v) in &stats {
         eprintln!("  server: {k}: {v}");

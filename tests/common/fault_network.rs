@@ -514,9 +514,7 @@ impl World {
         let events: Vec<Vec<u8>> = if native {
             // The session's NDJSON log from the connection's place: one line per event.
             let log = &self.server.sessions[&conn.session].log;
-            (log[conn.pos..].iter())
-                .map(|l| format!("{l}\n").into_bytes())
-                .collect()
+            log[conn.pos..].iter().map(|l| l.wire()).collect()
         } else {
             let turn = &self.server.sessions[&conn.session].turns[conn.turn];
             (turn.events[conn.pos..].iter())
@@ -628,7 +626,7 @@ impl World {
         let resp = match kind {
             RequestKind::NativeState => {
                 let session = native_path_session(path);
-                Resp::Http(200, self.server.native_state(&session))
+                http(self.server.native_state(&session))
             }
             RequestKind::NativeEvents => {
                 let session = native_path_session(path);
@@ -703,8 +701,17 @@ impl World {
         let turn = s.turns.last().unwrap().id.clone();
         let new: Vec<String> = (s.log[before..].iter())
             .map(|l| {
-                let v: Value = serde_json::from_str(l).unwrap_or(Value::Null);
-                format!("{}#{}", v["event"]["type"].as_str().unwrap_or(l), v["seq"])
+                let text = l.text();
+                let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+                    .unwrap_or(Value::Null);
+                match l.bad {
+                    Some(bad) => format!("bad line {bad:?}"),
+                    None => format!(
+                        "{}#{}",
+                        v["event"]["type"].as_str().unwrap_or(&text),
+                        v["seq"]
+                    ),
+                }
             })
             .collect();
         self.note(format!("server {session} {turn}: {}", new.join(", ")));

@@ -15,7 +15,7 @@ use agent_chat_store::{ItemState, RetryPolicy};
 use agent_chat_store::{RequestId, StoreEvent, StoreOptions, SubmitKind};
 
 use super::fault_network::{Ev, ReqInfo, Scheduled};
-use super::sim_server::{LiveFacts, Prng, Server, NATIVE_AGENT};
+use super::sim_server::{Hostile, LiveFacts, Prng, Server, NATIVE_AGENT};
 use super::{options_with, Harness, PI_CAPS, SESSION, T0};
 
 /// The sessions the user switches between.
@@ -85,12 +85,48 @@ pub struct World {
     /// `FAULT_TRACE=1`: the schedule's log also shows the page's queue as it changes.
     pub trace: bool,
     pub traced_queue: String,
+    /// pi-native with hostile input: the pages' `limits.maxEventBytes` (the oversize lines
+    /// are over it).
+    pub max_event_bytes: Option<usize>,
+    /// Every read (`/state`, `/events`) the pages made: page, session, kind, when, and
+    /// whether the user's opening of a session (a switch, a reload) made it.
+    pub reads: Vec<ReadRec>,
+    /// The user is opening a session (a switch, a reload): the reads made are the user's.
+    pub opening: bool,
+    /// The most reads a page made within one simulated second (see `check_page_end`).
+    pub busiest_second: usize,
+    /// The same, reads made on a command's answer included.
+    pub busiest_second_all: usize,
+    /// Commands sent whose answer `act` has not seen yet.
+    pub commands_out: Vec<(u32, RequestId)>,
+    /// The current `act` takes in a command's answer.
+    pub on_receipt: bool,
 }
 
-pub fn page_options(transport: Transport) -> StoreOptions {
+/// A read a page made (pi-native).
+#[derive(Debug, Clone)]
+pub struct ReadRec {
+    pub page: u32,
+    pub session: String,
+    pub kind: agent_chat_store::RequestKind,
+    pub at: u64,
+    pub opening: bool,
+    /// Made on the answer to a command (a receipt or a refusal): the store reads the state
+    /// after some (a selective clear that cleared nothing, …), one read per answer.
+    pub on_receipt: bool,
+}
+
+/// The pages' `limits.maxEventBytes` on hostile seeds: small enough that an oversize line is
+/// cheap to write, well over every real line of the simulated server (its `nemit` checks).
+pub const HOSTILE_MAX_EVENT_BYTES: usize = 8 * 1024;
+
+pub fn page_options(transport: Transport, max_event_bytes: Option<usize>) -> StoreOptions {
     let mut o = options_with(PI_CAPS);
     if transport == Transport::Native {
         o.pi_native = Some(NATIVE_AGENT.into());
+    }
+    if let Some(limit) = max_event_bytes {
+        o.limits.max_event_bytes = limit;
     }
     o.hydrate = true;
     // Few attempts, short waits: items reach `failed` often enough to matter.
@@ -110,12 +146,22 @@ impl World {
         log: std::rc::Rc<RefCell<Vec<String>>>,
         step_check: fn(&World),
     ) -> World {
+        let native = transport == Transport::Native;
+        // Half the pi-native seeds meet hostile input: bad lines between events, oversize
+        // ones, failing `/state` answers (`Hostile`). `FAULT_NATIVE_HOSTILE=1` (or `0`) puts
+        // every seed on one side.
+        let hostile = native
+            && match std::env::var("FAULT_NATIVE_HOSTILE").as_deref() {
+                Ok("1") => true,
+                Ok("0") => false,
+                _ => (seed / 2) % 2 == 1,
+            };
+        let max_event_bytes = hostile.then_some(HOSTILE_MAX_EVENT_BYTES);
         let page = Harness::at(
-            page_options(transport),
+            page_options(transport, max_event_bytes),
             T0,
             seed.wrapping_mul(31).wrapping_add(1),
         );
-        let native = transport == Transport::Native;
         // Two pi-native seeds in three meet the live server's ways, the others the protocol
         // as written (the reference server's default): a store must keep its rules with
         // both. `FAULT_NATIVE_LIVE=1` (or `0`) puts every seed on one side.
@@ -149,6 +195,7 @@ impl World {
                 } else {
                     LiveFacts::default()
                 },
+                hostile: max_event_bytes.map(|limit| Hostile::new(seed, limit)),
                 ..Server::default()
             },
             reqs: HashMap::new(),
@@ -167,11 +214,26 @@ impl World {
             step_check,
             trace: std::env::var("FAULT_TRACE").is_ok_and(|v| v == "1"),
             traced_queue: String::new(),
+            max_event_bytes,
+            reads: Vec::new(),
+            opening: true,
+            busiest_second: 0,
+            busiest_second_all: 0,
+            commands_out: Vec::new(),
+            on_receipt: false,
         };
         if live {
             w.note("server: the live server's ways (LiveFacts::ALL)".into());
         }
+        if let Some(h) = &w.server.hostile {
+            w.note(format!(
+                "server: hostile input (a bad line before {}% of events, /state 500 {}%, \
+                 limits.maxEventBytes {})",
+                h.percent, h.state_500_percent, h.max_event_bytes
+            ));
+        }
         w.sync();
+        w.opening = false;
         w
     }
 
@@ -185,6 +247,7 @@ impl World {
     /// asked for.
     pub fn act<R>(&mut self, f: impl FnOnce(&mut Harness) -> R) -> R {
         self.page.now = self.now;
+        self.on_receipt = self.takes_command_answer();
         let events_before = self.page.events.len();
         let status_before = self.page.store.status();
         let r = f(&mut self.page);
@@ -205,8 +268,18 @@ impl World {
             }
         }
         self.sync();
+        self.on_receipt = false;
         (self.step_check)(self);
         r
+    }
+
+    /// A command's answer has just reached the page (`deliver` marks it answered before its
+    /// `act`): the reads this `act` makes are made on it.
+    fn takes_command_answer(&mut self) -> bool {
+        let reqs = &self.reqs;
+        let answered = (self.commands_out.iter()).any(|k| reqs.get(k).is_some_and(|r| r.answered));
+        (self.commands_out).retain(|k| reqs.get(k).is_some_and(|r| !r.answered && !r.aborted));
+        answered
     }
 
     /// The current page's waiting bubbles, one word each (`FAULT_TRACE=1` logs it as it
@@ -235,6 +308,23 @@ impl World {
         while self.sent_seen < self.page.sent.len() {
             let sent = self.page.sent[self.sent_seen].clone();
             self.sent_seen += 1;
+            use agent_chat_store::RequestKind::*;
+            if matches!(
+                sent.kind,
+                NativePrompt | FollowUpPost | FollowUpDelete | NativeClear | NativeStop
+            ) {
+                self.commands_out.push((self.page_no, sent.id));
+            }
+            if matches!(sent.kind, NativeState | NativeEvents) {
+                self.reads.push(ReadRec {
+                    page: self.page_no,
+                    session: super::sim_server::native_path_session(&sent.path),
+                    kind: sent.kind,
+                    at: sent.at,
+                    opening: self.opening,
+                    on_receipt: self.on_receipt,
+                });
+            }
             self.register(sent);
         }
         // The store lists aborts in its own (hash map) order: sorted, a seed replays exactly.
@@ -376,7 +466,9 @@ impl World {
         let next = SESSIONS.iter().find(|s| **s != cur).unwrap().to_string();
         self.note(format!("user switches {cur} → {next}"));
         let sent = self.page.sent.len();
+        self.opening = true;
         self.act(|h| h.switch_session(&next));
+        self.opening = false;
         if self.transport == Transport::Native {
             // Named here rather than left to hang the schedule on a timer that never clears.
             let read = self.page.sent[sent..]
@@ -401,6 +493,7 @@ impl World {
     /// the old page had on the wire may still reach the server; its answers go nowhere.
     pub fn reload(&mut self) {
         let session = self.page.store.session_id().to_string();
+        self.check_page_end();
         self.now += self.rng.range(1_000, 5_000);
         let old = self.page_no;
         self.page_no += 1;
@@ -430,13 +523,15 @@ impl World {
                 c.open = false;
             }
         }
-        let mut opts = page_options(self.transport);
+        let mut opts = page_options(self.transport, self.max_event_bytes);
         opts.session_id = session.clone();
         let seed = self.rng.next();
         self.page = Harness::at(opts, self.now, seed);
         self.sent_seen = 0;
         self.aborted_seen = 0;
         self.visited = vec![session];
+        self.opening = true;
         self.sync();
+        self.opening = false;
     }
 }

@@ -114,9 +114,14 @@ pub struct SrvSession {
     pub pending: VecDeque<(String, u64, String)>,
     pub turns: Vec<Turn>,
     pub not_ready_until: u64,
-    /// pi-native: the session's event log, one NDJSON line (`{ref, seq, event}`) per event;
-    /// an event's session-wide seq is its index + 1.
-    pub log: Vec<String>,
+    /// pi-native: the session's events stream, one NDJSON line (`{ref, seq, event}`) per
+    /// event, each under the next session-wide seq, and (with [`Hostile`]) the bad lines put
+    /// between them; a connection's place in it is an index.
+    pub log: Vec<LogLine>,
+    /// pi-native: the latest seq an event took.
+    pub seq: u64,
+    /// pi-native with [`Hostile`]: `/state` answers that failed (500) in a row.
+    pub state_failures: u32,
     /// pi-native: the settled messages `GET …/state` lists, in the protocol's shape.
     pub state_msgs: Vec<Value>,
     /// pi-native: the request ledger, `operation:requestId` → (the command, its receipt).
@@ -174,6 +179,111 @@ pub struct Server {
     /// pi-native: how often a clear of the whole queue removed each nonce (the store posts
     /// the items of its own such a clear took along again, under a fresh `clientSeq`).
     pub cleared_by_all: HashMap<String, u32>,
+    /// pi-native: the events stream carries bad lines and `/state` fails now and then.
+    pub hostile: Option<Hostile>,
+    /// pi-native: where each events connection began in its session's log, in the order of
+    /// `conns` (the lines a connection carried are `start..conn.pos`).
+    pub events_served: Vec<usize>,
+}
+
+/// One line of a session's events stream (pi-native).
+#[derive(Debug, Clone)]
+pub struct LogLine {
+    /// The line, without its newline (not UTF-8 for one kind of bad line).
+    pub bytes: Vec<u8>,
+    /// The seq the line takes (a real event's, or a bad line's that takes one: an unknown
+    /// type, an oversize line); `None`: the cursor cannot move past it.
+    pub seq: Option<u64>,
+    /// What bad line it is, if one.
+    pub bad: Option<BadLine>,
+}
+
+impl LogLine {
+    /// The line as the stream writes it.
+    pub fn wire(&self) -> Vec<u8> {
+        let mut b = self.bytes.clone();
+        b.push(b'\n');
+        b
+    }
+
+    /// The line as text, for the schedule's log.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+/// The kinds of bad line the hostile server writes between events (SPEC §10, §14; the rules
+/// are `src/native_link.rs`'s module doc). Those without a usable seq take none, so the seq
+/// of the next real event stays the next one; an unknown type and an oversize line take the
+/// seq a real event would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BadLine {
+    /// A well-formed event whose envelope's `ref.sessionId` names another session, with the
+    /// seq the next real event gets (dropped without taking it).
+    Elsewhere,
+    /// A heartbeat after a byte order mark (read as a heartbeat: no loss).
+    BomHeartbeat,
+    /// A plain heartbeat between events (no loss).
+    Heartbeat,
+    /// An envelope whose seq (and its event's) is a string.
+    StringSeq,
+    /// An envelope whose seq differs from its event's.
+    SeqMismatch,
+    /// Not JSON.
+    Garbage,
+    /// A heartbeat followed by garbage on the same line.
+    TrailingGarbage,
+    /// A line that is not UTF-8 (no seq in it).
+    NotUtf8,
+    /// An event of a type the protocol does not have (takes a seq).
+    UnknownType,
+    /// An unknown event padded over the page's `limits.maxEventBytes` (takes a seq; its
+    /// head, first on the line, says so).
+    Oversize,
+}
+
+impl BadLine {
+    /// The store records it as a loss (a heartbeat is none).
+    pub fn is_loss(self) -> bool {
+        !matches!(self, BadLine::BomHeartbeat | BadLine::Heartbeat)
+    }
+
+    /// It takes a seq (the cursor moves past it).
+    pub fn takes_seq(self) -> bool {
+        matches!(self, BadLine::UnknownType | BadLine::Oversize)
+    }
+}
+
+/// The hostile-input fault class of the pi-native schedules.
+pub struct Hostile {
+    /// Its own draws, so that the world's stay as they were.
+    pub rng: Prng,
+    /// How often (percent) a bad line comes before an event.
+    pub percent: u64,
+    /// The page's `limits.maxEventBytes` (no real line comes near it).
+    pub max_event_bytes: usize,
+    /// `/state` answers 500 this often (percent), at most [`Hostile::MAX_STATE_FAILURES`] times in a row.
+    pub state_500_percent: u64,
+    /// How many of each kind were written.
+    pub written: std::collections::BTreeMap<BadLine, u64>,
+}
+
+impl Hostile {
+    /// Failed `/state` answers in a row at most (the link gives up after 7 failed reads).
+    pub const MAX_STATE_FAILURES: u32 = 2;
+
+    pub fn new(seed: u64, max_event_bytes: usize) -> Hostile {
+        let mut rng = Prng::new(seed ^ 0x0048_5449_4c45);
+        let percent = rng.range(5, 25);
+        let state_500_percent = rng.range(0, 20);
+        Hostile {
+            rng,
+            percent,
+            max_event_bytes,
+            state_500_percent,
+            written: Default::default(),
+        }
+    }
 }
 
 /// What the server answers to one request.
@@ -231,15 +341,116 @@ impl Server {
     /// Appends a pi-native event to the session's log under the next session-wide seq, in its
     /// `{ref, seq, event}` envelope (one NDJSON line).
     fn nemit(&mut self, session: &str, mut event: Value) {
+        self.maybe_bad_line(session);
         let s = self.session(session);
-        let seq = s.log.len() as u64 + 1;
+        s.seq += 1;
+        let seq = s.seq;
         event["seq"] = json!(seq);
         let envelope = json!({
             "ref": {"agentTypeId": NATIVE_AGENT, "sessionId": session},
             "seq": seq,
             "event": event,
         });
-        s.log.push(envelope.to_string());
+        let mut bytes = envelope.to_string().into_bytes();
+        if let Some(h) = &self.hostile {
+            assert!(
+                bytes.len() < h.max_event_bytes,
+                "a real event line over the hostile seed's limit: {} bytes",
+                bytes.len()
+            );
+        }
+        // A byte order mark before a real event: read as the event (no loss).
+        if self.hostile.as_mut().is_some_and(|h| h.rng.chance(3)) {
+            bytes.splice(0..0, "\u{feff}".bytes());
+            self.count("hostile: a byte order mark before an event");
+        }
+        self.session(session).log.push(LogLine {
+            bytes,
+            seq: Some(seq),
+            bad: None,
+        });
+    }
+
+    /// With [`Hostile`], sometimes a bad line before the next event.
+    fn maybe_bad_line(&mut self, session: &str) {
+        let Some(h) = &mut self.hostile else {
+            return;
+        };
+        if !h.rng.chance(h.percent) {
+            return;
+        }
+        use BadLine::*;
+        let kind = [
+            Elsewhere,
+            BomHeartbeat,
+            Heartbeat,
+            StringSeq,
+            SeqMismatch,
+            Garbage,
+            TrailingGarbage,
+            NotUtf8,
+            UnknownType,
+            Oversize,
+        ][h.rng.weighted(&[4, 2, 2, 3, 3, 2, 2, 2, 4, 2])];
+        let pad_to = h.max_event_bytes + h.rng.range(1, 3 * h.max_event_bytes as u64) as usize;
+        *h.written.entry(kind).or_default() += 1;
+        let s = self.session(session);
+        let next = s.seq + 1;
+        let at = json!({"agentTypeId": NATIVE_AGENT, "sessionId": session});
+        let sample = |seq: Value| json!({"type": "telemetry-sample", "seq": seq, "tokens": 7});
+        let hb = r#"{"type":"heartbeat","now":"2026-01-01T00:00:00.000Z"}"#;
+        let (bytes, seq): (Vec<u8>, Option<u64>) = match kind {
+            Elsewhere => {
+                let other =
+                    json!({"agentTypeId": NATIVE_AGENT, "sessionId": format!("{session}-other")});
+                let ev = json!({"type": "message-delta", "messageId": "elsewhere", "partId": "0",
+                    "kind": "text", "delta": "not here ", "seq": next});
+                let line = json!({"ref": other, "seq": next, "event": ev});
+                (line.to_string().into_bytes(), None)
+            }
+            BomHeartbeat => (format!("\u{feff}{hb}").into_bytes(), None),
+            Heartbeat => (hb.as_bytes().to_vec(), None),
+            StringSeq => {
+                let q = json!(next.to_string());
+                let line = json!({"ref": at, "seq": q, "event": sample(q.clone())});
+                (line.to_string().into_bytes(), None)
+            }
+            SeqMismatch => {
+                let line = json!({"ref": at, "seq": next, "event": sample(json!(next + 1))});
+                (line.to_string().into_bytes(), None)
+            }
+            Garbage => (b"<html>502 Bad Gateway</html>".to_vec(), None),
+            TrailingGarbage => (format!("{hb} }}garbage").into_bytes(), None),
+            NotUtf8 => {
+                let mut b = br#"{"type":"telemetry-sample","note":""#.to_vec();
+                b.extend_from_slice(&[0xff, 0xfe, 0xc3]);
+                b.extend_from_slice(br#""}"#);
+                (b, None)
+            }
+            UnknownType => {
+                let line = json!({"ref": at, "seq": next, "event": sample(json!(next))});
+                (line.to_string().into_bytes(), Some(next))
+            }
+            Oversize => {
+                // Written by hand: the seqs first, where the line's head has them.
+                let head = format!(
+                    r#"{{"ref":{at},"seq":{next},"event":{{"type":"telemetry-sample","seq":{next},"pad":""#
+                );
+                let mut b = head.into_bytes();
+                b.resize(pad_to, b'x');
+                b.extend_from_slice(br#""}}"#);
+                (b, Some(next))
+            }
+        };
+        let s = self.session(session);
+        if let Some(q) = seq {
+            s.seq = q;
+        }
+        s.log.push(LogLine {
+            bytes,
+            seq,
+            bad: Some(kind),
+        });
     }
 
     /// Counts something the native server did (the coverage the test reports).
@@ -613,7 +824,7 @@ fn gateway_error(code: &str, message: &str, details: Option<Value>) -> Vec<u8> {
 
 impl Server {
     fn latest(&mut self, session: &str) -> u64 {
-        self.session(session).log.len() as u64
+        self.session(session).seq
     }
 
     /// pi's follow-up queue as the protocol shows it: positional ids and each row's
@@ -787,7 +998,17 @@ impl Server {
     }
 
     /// `GET …/state`: the session document (protocolVersion 1) at the latest seq.
-    pub fn native_state(&mut self, session: &str) -> Vec<u8> {
+    pub fn native_state(&mut self, session: &str) -> (u16, Vec<u8>) {
+        if let Some(h) = &mut self.hostile {
+            let fails = self.sessions.get(session).map_or(0, |s| s.state_failures);
+            if fails < Hostile::MAX_STATE_FAILURES && h.rng.chance(h.state_500_percent) {
+                self.session(session).state_failures += 1;
+                self.count("hostile: state 500");
+                let b = gateway_error("INTERNAL_ERROR", "state unavailable", None);
+                return (500, b);
+            }
+        }
+        self.session(session).state_failures = 0;
         self.count("state reads");
         let seq = self.latest(session);
         let by_text = self.live.selectors_by_text;
@@ -818,9 +1039,8 @@ impl Server {
         if let Some(t) = running {
             state["activeTurnId"] = json!(t.id);
         }
-        json!({"ref": {"agentTypeId": NATIVE_AGENT, "sessionId": session}, "seq": seq, "state": state})
-            .to_string()
-            .into_bytes()
+        let doc = json!({"ref": {"agentTypeId": NATIVE_AGENT, "sessionId": session}, "seq": seq, "state": state});
+        (200, doc.to_string().into_bytes())
     }
 
     /// `GET …/events?cursor=N`: the position in the log to stream from (then live), or the
@@ -851,7 +1071,18 @@ impl Server {
             return Err(Resp::Http(409, b));
         }
         self.count("events connections");
-        Ok(cursor as usize)
+        // The lines after the one that took the cursor's seq (bad lines without one included).
+        let log = &self.session(session).log;
+        let pos = match cursor {
+            0 => 0,
+            c => {
+                1 + (log.iter())
+                    .position(|l| l.seq == Some(c))
+                    .expect("every seq up to the latest is in the log")
+            }
+        };
+        self.events_served.push(pos);
+        Ok(pos)
     }
 
     /// `POST …/prompt`: starts a run when none is on (its events come on the stream);
