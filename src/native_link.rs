@@ -185,6 +185,8 @@ pub struct NativeLink {
     /// The state is read because the server said the cursor is out of range: a lower seq is
     /// taken.
     rewind: bool,
+    /// The state moved while a read of it was in flight: read it once more after that one.
+    read_again: bool,
 }
 
 impl Default for NativeLink {
@@ -217,6 +219,7 @@ impl NativeLink {
             hydrated: false,
             stopped: false,
             rewind: false,
+            read_again: false,
         }
     }
 
@@ -253,6 +256,7 @@ impl NativeLink {
         // A read in flight when the session was left was aborted with it.
         self.reading = None;
         self.stopped = false;
+        self.read_again = false;
         self.due = Some((0, Read::State));
         self.strikes = 0;
         self.trouble_at = None;
@@ -261,11 +265,19 @@ impl NativeLink {
 
     /// Reads the state again now (the store learned the session moved on without the
     /// events saying so yet); the read in flight is given up.
+    ///
+    /// A state read already in flight is kept, and one more follows its answer (it may have
+    /// left before the move): however many moves come at once, two reads at most.
     pub fn reread(&mut self) {
-        if !self.stopped {
-            self.reading = None;
-            self.due = Some((0, Read::State));
+        if self.stopped {
+            return;
         }
+        if self.reading == Some(Read::State) {
+            self.read_again = true;
+            return;
+        }
+        self.reading = None;
+        self.due = Some((0, Read::State));
     }
 
     /// Stops following (a session switch, `dispose`): the store aborts the read in flight.
@@ -564,7 +576,11 @@ impl NativeLink {
                         }
                         self.hydrated = true;
                         self.reading = None;
-                        self.due = Some((now_ms, Read::Events));
+                        let next = match std::mem::take(&mut self.read_again) {
+                            true => Read::State,
+                            false => Read::Events,
+                        };
+                        self.due = Some((now_ms, next));
                         out.push(LinkNote::Hydrated);
                     }
                     Err(e) => {

@@ -720,3 +720,20 @@ fn an_envelope_is_known_by_its_session_id_not_its_agent_type() {
     assert_eq!(w.link.gate().seq(), 3);
     assert!(w.losses().is_empty());
 }
+
+#[test]
+fn moves_during_a_state_read_keep_it_and_bring_one_more_read() {
+    let mut w = World::following(2);
+    w.link.reread();
+    assert_eq!(w.ask(), Some(Ask::State));
+    // Three more moves while it is on its way: it is not given up, and one read follows it.
+    for _ in 0..3 {
+        w.link.reread();
+        assert_eq!(w.link.reading(), Some(Read::State));
+        assert_eq!(w.ask(), None);
+    }
+    w.answer(Read::State, 200, &state(3, json!([])));
+    assert_eq!(w.ask(), Some(Ask::State));
+    w.answer(Read::State, 200, &state(3, json!([])));
+    assert_eq!(w.ask(), Some(Ask::Events { cursor: 3 }));
+}
