@@ -217,6 +217,8 @@ struct Walk {
 }
 
 impl Walk {
+    // One lookup's code, not one per caller.
+    #[inline(never)]
     fn position(&self, id: &str) -> Option<usize> {
         self.ids.get(id).copied()
     }

@@ -108,8 +108,9 @@ pub(crate) struct SnapshotCache {
     tools_js: JsValue,
     composer: Option<(String, Vec<FileAttachment>, ComposerState)>,
     composer_js: JsValue,
-    /// The session list as last exported, and its frozen object.
-    sessions: Option<SessionsExport>,
+    /// The session list as last exported (its JSON, error and walks' generations: the same
+    /// text of the same walks is the same list), and its frozen object.
+    sessions: Option<(String, Option<ChatError>, [u64; 2])>,
     sessions_js: JsValue,
     /// Per walk of the server's pages (unarchived, archived): its generation, and a plain
     /// array (never handed out) of the frozen objects of its items exported so far. A page
@@ -126,7 +127,7 @@ type SessionsKey = (u64, String, bool, Option<(usize, u64)>, usize);
 
 /// `snapshot.sessions` (SPEC §11), without its error (a `ChatStoreError` set apart) and its
 /// items (runs of the walks' exported items, joined in JS).
-#[derive(PartialEq, Serialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SessionsExport {
     available: bool,
@@ -140,8 +141,6 @@ struct SessionsExport {
     items: Vec<SessionListPart>,
     #[serde(skip)]
     error: Option<ChatError>,
-    #[serde(skip)]
-    generations: [u64; 2],
 }
 
 impl SessionsExport {
@@ -156,7 +155,6 @@ impl SessionsExport {
             archivable: core.sessions_archivable(),
             items: core.session_view(),
             error: core.sessions_error().cloned(),
-            generations: [false, true].map(|a| core.sessions_listed(a).1),
         }
     }
 }
@@ -531,13 +529,15 @@ impl SnapshotCache {
         if self.sessions_key.as_ref() != Some(&key) {
             self.sessions_key = Some(key);
             let sessions = SessionsExport::of(core);
-            if self.sessions.as_ref() != Some(&sessions) {
-                let error = sessions.error.as_ref().map_or(JsValue::NULL, js_error);
+            let SessionsExport { error, .. } = &sessions;
+            let generations = [false, true].map(|a| core.sessions_listed(a).1);
+            let now = (to_string(&sessions), error.clone(), generations);
+            if self.sessions.as_ref() != Some(&now) {
+                let error = now.1.as_ref().map_or(JsValue::NULL, js_error);
                 self.update_listed(core);
                 let [(_, active, _), (_, archived, _)] = &self.listed;
-                self.sessions_js =
-                    js::sessions_snapshot(&to_string(&sessions), &error, active, archived);
-                self.sessions = Some(sessions);
+                self.sessions_js = js::sessions_snapshot(&now.0, &error, active, archived);
+                self.sessions = Some(now);
             }
         }
         // The scalars without JSON: flags, and the status as its index in the JS list.
