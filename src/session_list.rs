@@ -214,6 +214,10 @@ struct Walk {
     /// Moves whenever an item changes other than by a page added at the end: until it moves,
     /// what was exported of `items` is still theirs (a page is exported alone).
     generation: u64,
+    /// The last time the first page came again past one page: the generation it made, the
+    /// page's length (the items it did not list keep their order after it) and the walk's
+    /// before. What a refresh after a turn changed, for an export to redo only that.
+    refreshed: Option<(u64, usize, usize)>,
 }
 
 impl Walk {
@@ -503,13 +507,17 @@ impl SessionList {
             // this page lists it now: newer sessions pushed it down, and the walk's cursor
             // still leads on from the deepest page.
             let mut kept = items;
+            let page = kept.len();
+            walk.refreshed = None;
             if walk.pages > 1 {
-                let mut fresh = vec![false; walk.items.len()];
+                let before = walk.items.len();
+                let mut fresh = vec![false; before];
                 for k in kept.iter().filter_map(|k| walk.position(&k.id)) {
                     fresh[k] = true;
                 }
                 let old = std::mem::take(&mut walk.items).into_iter().zip(fresh);
                 kept.extend(old.filter_map(|(i, fresh)| (!fresh).then_some(i)));
+                walk.refreshed = Some((walk.generation + 1, page, before));
             } else {
                 walk.next = next_cursor;
                 walk.pages = 1;
@@ -817,6 +825,13 @@ impl SessionList {
     /// Moves whenever a walk's items change other than by a page added at their end.
     pub fn generation(&self, archived: bool) -> u64 {
         self.walk(archived).generation
+    }
+
+    /// The last refresh of a walk's first page past one page: the generation it made, the
+    /// page's length (its first items now, which the walk's items it did not list follow in
+    /// their order), and the walk's length before.
+    pub fn refreshed(&self, archived: bool) -> Option<(u64, usize, usize)> {
+        self.walk(archived).refreshed
     }
 
     /// The items `view` gives, one by one.

@@ -35,6 +35,12 @@ impl ChatStore {
         (list.listed_items(archived), list.generation(archived))
     }
 
+    /// The last refresh of a walk's first page past one page
+    /// ([`SessionList::refreshed`](crate::SessionList::refreshed)).
+    pub fn sessions_refreshed(&self, archived: bool) -> Option<(u64, usize, usize)> {
+        self.sessions.refreshed(archived)
+    }
+
     /// `sessions.available`: false once the server answered the list route with 404.
     pub fn sessions_available(&self) -> bool {
         self.sessions.available

@@ -108,6 +108,12 @@ export function sessions_snapshot(json, error, active, archived) {
   s.error = error;
   return freeze(s);
 }
+// The first page listed again: its items, then the others in their order.
+export function refront(arr, json) {
+  const page = JSON.parse(json).map(freeze);
+  const ids = new Set(page.map((i) => i.id));
+  return page.concat(arr.filter((i) => !ids.has(i.id)));
+}
 export function append_frozen(arr, json) { for (const v of JSON.parse(json)) arr.push(freeze(v)); }
 export function call_safely(f, a) {
   try { f(a); } catch (e) { setTimeout(() => { throw e; }, 0); }
@@ -210,6 +216,7 @@ extern "C" {
         archived: &JsValue,
     ) -> JsValue;
     pub fn append_frozen(arr: &JsValue, json: &str);
+    pub fn refront(arr: &JsValue, json: &str) -> JsValue;
     pub fn call_safely(f: &Function, a: &JsValue);
     pub fn call2_safely(f: &Function, a: &JsValue, b: &JsValue);
     pub fn queue_microtask(f: &Function);

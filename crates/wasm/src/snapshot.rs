@@ -584,11 +584,22 @@ impl SnapshotCache {
         for (archived, (generation, master, len)) in [false, true].into_iter().zip(&mut self.listed)
         {
             let (items, now) = core.sessions_listed(archived);
-            if *generation != now {
-                *generation = now;
-                *master = Array::new().into();
-                *len = 0;
+            match core.sessions_refreshed(archived) {
+                _ if *generation == now => {}
+                // The first page came again (after a turn), and nothing else changed since the
+                // last export: its items exported, the others kept.
+                Some((at, page, before))
+                    if at == now && *generation + 1 == now && *len == before =>
+                {
+                    *master = js::refront(master, &to_string(&&items[..page]));
+                    *len = items.len();
+                }
+                _ => {
+                    *master = Array::new().into();
+                    *len = 0;
+                }
             }
+            *generation = now;
             if *len < items.len() {
                 js::append_frozen(master, &to_string(&&items[*len..]));
                 *len = items.len();
