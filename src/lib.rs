@@ -143,7 +143,7 @@ pub use stream::pi_native::{Gate, NativeEffect, NativeGate, NativeSession, RunSt
 pub use session_list::{
     derived_title, parse_item as parse_session_item, parse_page as parse_session_page,
     Change as SessionChange, Held as HeldSession, Page as SessionPage, PageAsk, PageOutcome,
-    SessionItem, SessionList, MAX_TITLE_CHARS,
+    SessionItem, SessionList, Shown as SessionListPart, MAX_TITLE_CHARS,
 };
 pub use sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_MAX_EVENT_BYTES};
 pub use stream::conversation::{Conversation, Effect, TurnView};

@@ -146,6 +146,19 @@ pub fn derived_title(first_user_text: &str) -> Option<String> {
     })
 }
 
+/// A piece of the list as shown ([`SessionList::view`]); as JSON, `[archived, from, to]` or
+/// the item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Shown {
+    /// Items of a walk shown as listed ([`SessionList::listed_items`]): the walk (the
+    /// archived one or not), and the positions `from..to` in it.
+    Listed(bool, usize, usize),
+    /// One item shown otherwise: a session opened here, or one that a change on its way or
+    /// the store's own state alters.
+    Own(SessionItem),
+}
+
 /// What the store holds of a session, for the list to show it.
 #[derive(Debug, Clone, Default)]
 pub struct Held {
@@ -192,36 +205,52 @@ struct Edit {
 #[derive(Debug, Default)]
 struct Walk {
     items: Vec<SessionItem>,
-    /// The ids of `items` (the value unused): whether a session is listed is asked for every
-    /// session of every page, and a list may hold 100,000.
+    /// The position of each of `items` by id: whether a session is listed, and where, is asked
+    /// for every session of every page, and a list may hold 100,000.
     ids: HashMap<String, usize>,
     next: Option<String>,
     /// Pages loaded (0: never loaded).
     pages: u32,
+    /// Moves whenever an item changes other than by a page added at the end: until it moves,
+    /// what was exported of `items` is still theirs (a page is exported alone).
+    generation: u64,
+    /// The last time the first page came again past one page: the generation it made, the
+    /// page's length (the items it did not list keep their order after it) and the walk's
+    /// before. What a refresh after a turn changed, for an export to redo only that.
+    refreshed: Option<(u64, usize, usize)>,
 }
 
 impl Walk {
-    fn has(&self, id: &str) -> bool {
-        self.ids.contains_key(id)
+    // One lookup's code, not one per caller.
+    #[inline(never)]
+    fn position(&self, id: &str) -> Option<usize> {
+        self.ids.get(id).copied()
     }
 
-    fn position(&self, id: &str) -> Option<usize> {
-        match self.has(id) {
-            true => self.items.iter().position(|i| i.id == id),
-            false => None,
+    /// The positions from `from` on written again (items moved).
+    fn reindex(&mut self, from: usize) {
+        self.generation += 1;
+        for (k, item) in self.items.iter().enumerate().skip(from) {
+            if let Some(at) = self.ids.get_mut(&item.id) {
+                *at = k;
+            }
         }
     }
 
     fn remove(&mut self, id: &str) -> Option<SessionItem> {
-        let k = self.position(id)?;
-        self.ids.remove(id);
-        Some(self.items.remove(k))
+        let k = self.ids.remove(id)?;
+        let item = self.items.remove(k);
+        self.reindex(k);
+        Some(item)
     }
 
     /// Adds `item` at `at` (its id not listed yet).
     fn insert(&mut self, at: usize, item: SessionItem) {
-        self.ids.insert(item.id.clone(), 0);
+        self.ids.insert(item.id.clone(), at);
         self.items.insert(at, item);
+        if at + 1 < self.items.len() {
+            self.reindex(at + 1);
+        }
     }
 }
 
@@ -357,7 +386,7 @@ impl SessionList {
 
     /// Whether a loaded page lists `id` (in either walk).
     pub fn listed(&self, id: &str) -> bool {
-        self.walks.iter().any(|w| w.has(id))
+        self.walks.iter().any(|w| w.ids.contains_key(id))
     }
 
     /// Whether the server cannot have `id`: made here, never listed, and (`has_content`)
@@ -477,34 +506,41 @@ impl SessionList {
             // The first page again. Past one page, what the walk listed stays after it unless
             // this page lists it now: newer sessions pushed it down, and the walk's cursor
             // still leads on from the deepest page.
-            let deeper = walk.pages > 1;
             let mut kept = items;
-            if deeper {
-                let old = std::mem::take(&mut walk.items);
-                let fresh: HashMap<&str, usize> = kept.iter().map(|k| (k.id.as_str(), 0)).collect();
-                let later: Vec<_> = (old.into_iter())
-                    .filter(|i| !fresh.contains_key(i.id.as_str()))
-                    .collect();
-                // What stays listed is what was, and this page.
-                for k in &kept {
-                    walk.ids.insert(k.id.clone(), 0);
+            let page = kept.len();
+            walk.refreshed = None;
+            if walk.pages > 1 {
+                let before = walk.items.len();
+                let mut fresh = vec![false; before];
+                for k in kept.iter().filter_map(|k| walk.position(&k.id)) {
+                    fresh[k] = true;
                 }
-                kept.extend(later);
+                let old = std::mem::take(&mut walk.items).into_iter().zip(fresh);
+                kept.extend(old.filter_map(|(i, fresh)| (!fresh).then_some(i)));
+                walk.refreshed = Some((walk.generation + 1, page, before));
             } else {
                 walk.next = next_cursor;
                 walk.pages = 1;
                 walk.ids.clear();
-                for k in &kept {
-                    walk.ids.insert(k.id.clone(), 0);
+            }
+            // What stays listed is what was, and this page.
+            for (k, item) in kept.iter().enumerate() {
+                match walk.ids.get_mut(&item.id) {
+                    Some(at) => *at = k,
+                    None => drop(walk.ids.insert(item.id.clone(), k)),
                 }
             }
             walk.items = kept;
+            walk.generation += 1;
         } else {
             for item in items {
                 match walk.position(&item.id) {
                     // A server whose cursor is an offset lists a session again once newer
                     // ones pushed it down: it keeps its place.
-                    Some(k) => walk.items[k] = item,
+                    Some(k) => {
+                        walk.items[k] = item;
+                        walk.generation += 1;
+                    }
                     None => {
                         let end = walk.items.len();
                         walk.insert(end, item);
@@ -592,6 +628,7 @@ impl SessionList {
                 let title = (server.and_then(|s| s.title)).unwrap_or_else(|| title.clone());
                 match self.walks.iter_mut().find_map(|w| {
                     let k = w.position(id)?;
+                    w.generation += 1;
                     Some(&mut w.items[k])
                 }) {
                     Some(item) => item.title = Some(title),
@@ -682,7 +719,17 @@ impl SessionList {
     /// server has not listed, then the unarchived sessions, then the archived ones, each in the
     /// server's order, with the changes on their way applied. The open session is always
     /// there (its own delete on its way or not).
-    pub fn view(&self, current: &str, held: impl Fn(&str) -> Held) -> Vec<SessionItem> {
+    ///
+    /// Given as runs of a walk's items shown as listed, between the few items shown otherwise:
+    /// those of a change on their way and those of the sessions the store holds (`held_ids`,
+    /// which `held` tells about). A page read costs the page, not the list: a list may hold
+    /// 100,000 sessions, read 20 at a time.
+    pub fn view<'a>(
+        &'a self,
+        current: &str,
+        mut held_ids: Vec<&'a str>,
+        held: impl Fn(&str) -> Held,
+    ) -> Vec<Shown> {
         let mut out = Vec::new();
         for id in &self.opened {
             let open = id == current;
@@ -701,7 +748,7 @@ impl SessionList {
                 .or_else(|| value_of(&self.named, id).cloned())
                 .or_else(|| value_of(&self.titles, id).cloned())
                 .or(h.title);
-            out.push(SessionItem {
+            out.push(Shown::Own(SessionItem {
                 id: id.clone(),
                 title,
                 created_at: None,
@@ -709,7 +756,7 @@ impl SessionList {
                 running: h.running.unwrap_or(false),
                 archived: false,
                 local: !on_server,
-            });
+            }));
         }
         let shown = |item: &SessionItem| {
             if self.deleting(&item.id) {
@@ -734,26 +781,70 @@ impl SessionList {
             }
             Some(s)
         };
-        let [active, archived] = &self.walks;
-        let (mut moved_in, mut stay, mut moved_out) = (Vec::new(), Vec::new(), Vec::new());
-        for s in active.items.iter().filter_map(shown) {
-            match s.archived {
-                false => stay.push(s),
-                true => moved_out.push(s),
+        // Only these may be shown otherwise than listed.
+        held_ids.extend(self.edits.iter().map(|e| e.session.as_str()));
+        let special = held_ids;
+        // Per walk: its runs, and its items a change on its way moves to the other walk.
+        let [(active, moved_out), (archived, mut moved_in)] = [false, true].map(|archived| {
+            let walk = self.walk(archived);
+            let (mut runs, mut moved, mut from) = (Vec::new(), Vec::new(), 0);
+            loop {
+                // The next special one (they are few: no sort, and none of its code).
+                let next = (special.iter().filter_map(|id| walk.position(id)))
+                    .filter(|k| *k >= from)
+                    .min();
+                let k = next.unwrap_or(walk.items.len());
+                if from < k {
+                    runs.push(Shown::Listed(archived, from, k));
+                }
+                let Some(item) = next.and_then(|k| walk.items.get(k)) else {
+                    break;
+                };
+                from = k + 1;
+                match shown(item) {
+                    Some(s) if s.archived == archived => runs.push(Shown::Own(s)),
+                    Some(s) => moved.push(Shown::Own(s)),
+                    None => {}
+                }
             }
-        }
-        let mut archived_stay = Vec::new();
-        for s in archived.items.iter().filter_map(shown) {
-            match s.archived {
-                true => archived_stay.push(s),
-                false => moved_in.push(s),
-            }
-        }
+            (runs, moved)
+        });
         // Moved by a change on its way: at the top of where it goes.
         out.append(&mut moved_in);
-        out.append(&mut stay);
-        out.append(&mut moved_out);
-        out.append(&mut archived_stay);
+        out.extend(active);
+        out.extend(moved_out);
+        out.extend(archived);
+        out
+    }
+
+    /// The items of a walk as listed (what [`Shown::Listed`] names).
+    pub fn listed_items(&self, archived: bool) -> &[SessionItem] {
+        &self.walk(archived).items
+    }
+
+    /// Moves whenever a walk's items change other than by a page added at their end.
+    pub fn generation(&self, archived: bool) -> u64 {
+        self.walk(archived).generation
+    }
+
+    /// The last refresh of a walk's first page past one page: the generation it made, the
+    /// page's length (its first items now, which the walk's items it did not list follow in
+    /// their order), and the walk's length before.
+    pub fn refreshed(&self, archived: bool) -> Option<(u64, usize, usize)> {
+        self.walk(archived).refreshed
+    }
+
+    /// The items `view` gives, one by one.
+    pub fn items(&self, view: Vec<Shown>) -> Vec<SessionItem> {
+        let mut out = Vec::new();
+        for part in view {
+            match part {
+                Shown::Own(item) => out.push(item),
+                Shown::Listed(archived, from, to) => {
+                    out.extend_from_slice(&self.listed_items(archived)[from..to])
+                }
+            }
+        }
         out
     }
 }

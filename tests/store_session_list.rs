@@ -791,3 +791,53 @@ fn dispose_aborts_the_list_requests_too() {
     assert!(h.aborted.contains(&get.id) && h.aborted.contains(&patch.id));
     assert_eq!(h.store.poll_timeout(), None);
 }
+
+/// The list as runs of the server's pages shown as listed: a page added at the end keeps the
+/// walk's generation (an export of it adds that page alone), only the sessions the store holds
+/// and those with a change on their way are items of their own, and the refresh after a turn
+/// records what it changed.
+#[test]
+fn the_view_is_runs_of_pages_with_only_the_held_and_changed_sessions_apart() {
+    use agent_chat_store::SessionListPart as Part;
+    let mut h = listed(&["a", "S", "b"], Some("c1"));
+    let generation = h.store.sessions_listed(false).1;
+    h.act(|s, now| s.load_more_sessions(false, now));
+    let more = h.the_open(RequestKind::SessionsGet);
+    h.respond(more.id, page(&["c", "d", "e"], Some("c2")));
+    assert_eq!(h.store.sessions_listed(false).1, generation, "a page added");
+    assert_eq!(h.store.sessions_listed(false).0.len(), 6);
+    let view = h.store.session_view();
+    // The open session `S` (held: its own status) shown apart, in its place.
+    assert_eq!(view[0], Part::Listed(false, 0, 1));
+    assert!(matches!(&view[1], Part::Own(i) if i.id == "S"));
+    assert_eq!(view[2], Part::Listed(false, 2, 6));
+    assert_eq!(view.len(), 3);
+    assert_eq!(ids(&h), ["a", "S", "b", "c", "d", "e"]);
+
+    // A rename on its way: that session apart too, with its new title.
+    h.act(|s, now| s.rename_session("d", "New", now));
+    let view = h.store.session_view();
+    assert_eq!(view.len(), 5);
+    assert!(matches!(&view[3], Part::Own(i) if i.id == "d" && i.title.as_deref() == Some("New")));
+    assert_eq!(view[4], Part::Listed(false, 5, 6));
+    let patch = h.the_open(RequestKind::SessionPatch);
+    h.respond(patch.id, Reply::json(200, json!({})));
+    let taken = h.store.sessions_listed(false).1;
+    assert!(taken > generation, "an item changed in place");
+    assert_eq!(item(&h, "d").title.as_deref(), Some("New"));
+
+    // The first page again, `e` moved up: recorded as a refresh of a 2-item page over 6.
+    h.act(|s, now| s.load_sessions(false, now));
+    let first = h.the_open(RequestKind::SessionsGet);
+    h.respond(first.id, page(&["e", "a"], Some("c9")));
+    let (listed, now) = h.store.sessions_listed(false);
+    assert_eq!(
+        listed.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+        ["e", "a", "S", "b", "c", "d"]
+    );
+    assert_eq!(h.store.sessions_refreshed(false), Some((now, 2, 6)));
+    assert_eq!(ids(&h), ["e", "a", "S", "b", "c", "d"]);
+    // A session listed after the refresh is found in its new place (the index follows).
+    assert!(h.act(|s, now| s.rename_session("c", "Moved", now)));
+    assert_eq!(item(&h, "c").title.as_deref(), Some("Moved"));
+}

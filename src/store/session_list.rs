@@ -7,7 +7,7 @@ use super::*;
 #[cfg(feature = "pi")]
 use crate::native_link::commands;
 use crate::session_list::{
-    derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem,
+    derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem, Shown,
 };
 
 impl ChatStore {
@@ -15,7 +15,30 @@ impl ChatStore {
 
     /// `sessions.items`: the session list as shown (SPEC §11).
     pub fn session_items(&self) -> Vec<SessionItem> {
-        self.sessions.view(&self.session.id, |id| self.held(id))
+        self.sessions.items(self.session_view())
+    }
+
+    /// [`session_items`](Self::session_items) as runs of the server's pages shown as listed
+    /// ([`sessions_listed`](Self::sessions_listed)) and items shown otherwise: what it costs
+    /// grows with the sessions the store holds and the changes on their way, not with the list.
+    pub fn session_view(&self) -> Vec<Shown> {
+        let mut held: Vec<&str> = self.parked.iter().map(|(id, _)| id.as_str()).collect();
+        held.push(&self.session.id);
+        self.sessions
+            .view(&self.session.id, held, |id| self.held(id))
+    }
+
+    /// The sessions a walk of the server's pages listed (`archived` or not), and the number
+    /// that moves whenever they change other than by a page added at their end.
+    pub fn sessions_listed(&self, archived: bool) -> (&[SessionItem], u64) {
+        let list = &self.sessions;
+        (list.listed_items(archived), list.generation(archived))
+    }
+
+    /// The last refresh of a walk's first page past one page
+    /// ([`SessionList::refreshed`](crate::SessionList::refreshed)).
+    pub fn sessions_refreshed(&self, archived: bool) -> Option<(u64, usize, usize)> {
+        self.sessions.refreshed(archived)
     }
 
     /// `sessions.available`: false once the server answered the list route with 404.

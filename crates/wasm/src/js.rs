@@ -92,12 +92,29 @@ export function snapshot(flags, status, sessionId, sessions, pending, turnId, ca
     losses,
   });
 }
-// The session list's part of the snapshot; its `error` is a ChatStoreError (or null).
-export function sessions_snapshot(json, error) {
+// The session list's part of the snapshot; its `error` is a ChatStoreError (or null). Its
+// items are given as runs `[archived, from, to]` of a walk's exported (frozen) items, and items
+// of their own.
+export function sessions_snapshot(json, error, active, archived) {
   const s = JSON.parse(json);
+  let items = [];
+  for (const e of s.items) {
+    // A whole walk is joined as it is: one copy, not two (100,000 items, after every page).
+    const m = Array.isArray(e) && (e[0] ? archived : active);
+    if (m) items = items.concat(e[1] === 0 && e[2] === m.length ? m : m.slice(e[1], e[2]));
+    else items.push(freeze(e));
+  }
+  s.items = Object.freeze(items);
   s.error = error;
   return freeze(s);
 }
+// The first page listed again: its items, then the others in their order.
+export function refront(arr, json) {
+  const page = JSON.parse(json).map(freeze);
+  const ids = new Set(page.map((i) => i.id));
+  return page.concat(arr.filter((i) => !ids.has(i.id)));
+}
+export function append_frozen(arr, json) { for (const v of JSON.parse(json)) arr.push(freeze(v)); }
 export function call_safely(f, a) {
   try { f(a); } catch (e) { setTimeout(() => { throw e; }, 0); }
 }
@@ -192,7 +209,14 @@ extern "C" {
         error: &JsValue,
         losses: &JsValue,
     ) -> JsValue;
-    pub fn sessions_snapshot(json: &str, error: &JsValue) -> JsValue;
+    pub fn sessions_snapshot(
+        json: &str,
+        error: &JsValue,
+        active: &JsValue,
+        archived: &JsValue,
+    ) -> JsValue;
+    pub fn append_frozen(arr: &JsValue, json: &str);
+    pub fn refront(arr: &JsValue, json: &str) -> JsValue;
     pub fn call_safely(f: &Function, a: &JsValue);
     pub fn call2_safely(f: &Function, a: &JsValue, b: &JsValue);
     pub fn queue_microtask(f: &Function);

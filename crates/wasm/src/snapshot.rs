@@ -26,7 +26,7 @@ use wasm_bindgen::prelude::*;
 
 use agent_chat_store::shell_json::{has_marker, to_string};
 use agent_chat_store::shell_starts_with;
-use agent_chat_store::SessionItem;
+use agent_chat_store::SessionListPart;
 use agent_chat_store::ToolCatalogEntry;
 use agent_chat_store::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
 use agent_chat_store::{ChatStore, PendingCall};
@@ -108,9 +108,15 @@ pub(crate) struct SnapshotCache {
     tools_js: JsValue,
     composer: Option<(String, Vec<FileAttachment>, ComposerState)>,
     composer_js: JsValue,
-    /// The session list as last exported, and its frozen object.
-    sessions: Option<SessionsExport>,
+    /// The session list as last exported (its JSON, error and walks' generations: the same
+    /// text of the same walks is the same list), and its frozen object.
+    sessions: Option<(String, Option<ChatError>, [u64; 2])>,
     sessions_js: JsValue,
+    /// Per walk of the server's pages (unarchived, archived): its generation, and a plain
+    /// array (never handed out) of the frozen objects of its items exported so far. A page
+    /// added at the end is exported alone; the items are runs of these arrays.
+    /// And the number exported.
+    listed: [(u64, JsValue, usize); 2],
     /// The waiting calls as last exported (with their messages' positions), and their object.
     pending: (Vec<(usize, PendingCall)>, JsValue),
     /// [`ChatStore::sessions_key`] when `sessions` was computed.
@@ -119,8 +125,9 @@ pub(crate) struct SnapshotCache {
 
 type SessionsKey = (u64, String, bool, Option<(usize, u64)>, usize);
 
-/// `snapshot.sessions` (SPEC §11), without its error (a `ChatStoreError` set apart).
-#[derive(PartialEq, Serialize)]
+/// `snapshot.sessions` (SPEC §11), without its error (a `ChatStoreError` set apart) and its
+/// items (runs of the walks' exported items, joined in JS).
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SessionsExport {
     available: bool,
@@ -130,7 +137,8 @@ struct SessionsExport {
     archived_loaded: bool,
     archived_has_more: bool,
     archivable: bool,
-    items: Vec<SessionItem>,
+    /// Runs of the walks' exported items and items of their own, joined in JS.
+    items: Vec<SessionListPart>,
     #[serde(skip)]
     error: Option<ChatError>,
 }
@@ -145,7 +153,7 @@ impl SessionsExport {
             archived_loaded: core.sessions_loaded(true),
             archived_has_more: core.sessions_have_more(true),
             archivable: core.sessions_archivable(),
-            items: core.session_items(),
+            items: core.session_view(),
             error: core.sessions_error().cloned(),
         }
     }
@@ -176,6 +184,7 @@ impl Default for SnapshotCache {
             composer_js: JsValue::UNDEFINED,
             sessions: None,
             sessions_js: JsValue::UNDEFINED,
+            listed: [(0, Array::new().into(), 0), (0, Array::new().into(), 0)],
             sessions_key: None,
             pending: (Vec::new(), JsValue::UNDEFINED),
         }
@@ -520,10 +529,15 @@ impl SnapshotCache {
         if self.sessions_key.as_ref() != Some(&key) {
             self.sessions_key = Some(key);
             let sessions = SessionsExport::of(core);
-            if self.sessions.as_ref() != Some(&sessions) {
-                let error = sessions.error.as_ref().map_or(JsValue::NULL, js_error);
-                self.sessions_js = js::sessions_snapshot(&to_string(&sessions), &error);
-                self.sessions = Some(sessions);
+            let SessionsExport { error, .. } = &sessions;
+            let generations = [false, true].map(|a| core.sessions_listed(a).1);
+            let now = (to_string(&sessions), error.clone(), generations);
+            if self.sessions.as_ref() != Some(&now) {
+                let error = now.1.as_ref().map_or(JsValue::NULL, js_error);
+                self.update_listed(core);
+                let [(_, active, _), (_, archived, _)] = &self.listed;
+                self.sessions_js = js::sessions_snapshot(&now.0, &error, active, archived);
+                self.sessions = Some(now);
             }
         }
         // The scalars without JSON: flags, and the status as its index in the JS list.
@@ -562,6 +576,35 @@ impl SnapshotCache {
         );
         self.revision = core.revision();
         self.value.clone()
+    }
+
+    /// Brings the walks' exported items up to date: a page added at the end exported alone, a
+    /// walk otherwise changed exported anew.
+    fn update_listed(&mut self, core: &ChatStore) {
+        for (archived, (generation, master, len)) in [false, true].into_iter().zip(&mut self.listed)
+        {
+            let (items, now) = core.sessions_listed(archived);
+            match core.sessions_refreshed(archived) {
+                _ if *generation == now => {}
+                // The first page came again (after a turn), and nothing else changed since the
+                // last export: its items exported, the others kept.
+                Some((at, page, before))
+                    if at == now && *generation + 1 == now && *len == before =>
+                {
+                    *master = js::refront(master, &to_string(&&items[..page]));
+                    *len = items.len();
+                }
+                _ => {
+                    *master = Array::new().into();
+                    *len = 0;
+                }
+            }
+            *generation = now;
+            if *len < items.len() {
+                js::append_frozen(master, &to_string(&&items[*len..]));
+                *len = items.len();
+            }
+        }
     }
 
     /// Re-exports the messages whose version moved; the others keep their objects. Returns
