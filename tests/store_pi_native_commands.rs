@@ -36,11 +36,8 @@ fn finishes(h: &Harness) -> Vec<(bool, bool)> {
         .collect()
 }
 
-/// A runaway answer over many events stops at `limits.maxMessageChars`: the run is stopped on
-/// the server, what was shown stays, and the turn ends as the bound's error (`onFinish` says
-/// an error, not a stop).
-#[test]
-fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
+/// A run of this client's under `maxMessageChars` = 10,000, its answer `a1` begun (seq 2).
+fn answering_under_a_bound() -> (Harness, u64) {
     let (mut h, ev) = following_with(|o| o.limits.max_message_chars = 10_000);
     run_started(&mut h, ev, "hi");
     feed(
@@ -48,6 +45,15 @@ fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
         ev,
         &[json!({"type": "message-start", "seq": 2, "messageId": "a1", "role": "assistant"})],
     );
+    (h, ev)
+}
+
+/// A runaway answer over many events stops at `limits.maxMessageChars`: the run is stopped on
+/// the server, what was shown stays, and the turn ends as the bound's error (`onFinish` says
+/// an error, not a stop).
+#[test]
+fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
+    let (mut h, ev) = answering_under_a_bound();
     let chunk = "x".repeat(1_000);
     let mut seq = 3;
     while h.store.status() == Status::Streaming && seq < 100 {
@@ -94,13 +100,7 @@ fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
 /// run's end after the stop changes nothing (the test above).
 #[test]
 fn a_run_that_ignores_the_stop_is_no_longer_followed() {
-    let (mut h, ev) = following_with(|o| o.limits.max_message_chars = 10_000);
-    run_started(&mut h, ev, "hi");
-    feed(
-        &mut h,
-        ev,
-        &[json!({"type": "message-start", "seq": 2, "messageId": "a1", "role": "assistant"})],
-    );
+    let (mut h, ev) = answering_under_a_bound();
     let chunk = "x".repeat(1_000);
     for seq in 3..200 {
         if !h.open(RequestKind::NativeEvents).iter().any(|r| r.id == ev) {

@@ -507,10 +507,9 @@ fn a_state_read_after_a_gap_counts_texts_to_tell_a_follow_up_ran() {
     assert_eq!(users(&h), ["prompt", "again"]);
 }
 
-/// The clear of the whole queue whose answer is lost is asked again under the same request
-/// id: the server answers a repeat with the first receipt instead of clearing twice.
-#[test]
-fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
+/// A follow-up removed on a server whose selective clear clears nothing: the store's clear of
+/// the whole queue is on its way (the removed item "drop", the events stream `ev`).
+fn clearing_the_whole_queue() -> (Harness, u64, Sent) {
     let (mut h, ev) = following(0);
     run_started(&mut h, ev, "prompt");
     prompt_message(&mut h, ev);
@@ -532,6 +531,14 @@ fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
         Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
     );
     let first = h.the_open(RequestKind::NativeClear);
+    (h, ev, first)
+}
+
+/// The clear of the whole queue whose answer is lost is asked again under the same request
+/// id: the server answers a repeat with the first receipt instead of clearing twice.
+#[test]
+fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
+    let (mut h, ev, first) = clearing_the_whole_queue();
     h.fail(first.id, "connection reset");
     assert!(h.store.queued()[0].removing, "still on its way");
     h.advance(60_000);
@@ -549,27 +556,7 @@ fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
 /// again under the same request id: the follow-ups waiting on it are not held forever.
 #[test]
 fn a_clear_that_never_answers_times_out_and_is_asked_again() {
-    let (mut h, ev) = following(0);
-    run_started(&mut h, ev, "prompt");
-    prompt_message(&mut h, ev);
-    h.send("drop");
-    let sel = accept_posts(&mut h, 1);
-    feed(
-        &mut h,
-        ev,
-        &[queue_updated(
-            3,
-            vec![row("q0", "drop", Some((&sel[0].0, sel[0].1)))],
-        )],
-    );
-    let id = h.store.queued()[0].id.clone();
-    h.act(|s, now| s.remove_queued(&id, now));
-    let clear = h.the_open(RequestKind::FollowUpDelete);
-    h.respond(
-        clear.id,
-        Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 0})),
-    );
-    let first = h.the_open(RequestKind::NativeClear);
+    let (mut h, _, first) = clearing_the_whole_queue();
     h.advance(15_000);
     assert!(h.open(RequestKind::NativeClear).is_empty(), "timed out");
     let t = h.store.poll_timeout().expect("asked again");
