@@ -1619,7 +1619,9 @@ fn answer_take_backs(h: &mut Harness, queue: &mut Vec<(String, &str)>, seq: &mut
 }
 
 /// Written while reducing seed 696 of 2000 (`FAULT_NATIVE_HOSTILE=1`, the protocol as
-/// written), which this does not reproduce: the seed still fails (see the branch's report).
+/// written), which this does not reproduce: the seed's cause (no resend was held yet when
+/// the switch cut the POST) is pinned by
+/// `a_follow_up_whose_post_a_switch_cut_after_the_run_is_taken_back_before_the_next_message`.
 /// The run ends with "a", "c" and "b" stranded in the server's queue, "b"'s POST still
 /// unanswered (its first try failed after the server had it; the retry is out). The store takes back "a" and "c" to send them as new
 /// messages and waits for "b"; a switch away cuts "b"'s POST. Back on the session, "a" is not
@@ -1721,8 +1723,8 @@ fn a_held_message_waits_for_the_take_back_of_a_stranded_follow_up_whose_post_was
     assert!(b_back < a_sent, "\"b\" is taken back before \"a\" goes");
 }
 
-/// Seed 528 (default mix) and seed 696 (`FAULT_NATIVE_HOSTILE=1`) before the fix. A state
-/// read shows the run over with "a" and "b" in the server's queue, "b"'s POST still
+/// Seed 528 (default mix; seed 696 with `FAULT_NATIVE_HOSTILE=1` took the same path). A
+/// state read shows the run over with "a" and "b" in the server's queue, "b"'s POST still
 /// unanswered: "a" is taken back (its answer slow) to be sent again as a new message; "b" is
 /// not, its POST being out. A switch away and back cuts that POST: the server holds "b", and
 /// nothing answers for it. Back on the session, "b" is taken back too before "a" goes as a
