@@ -1619,7 +1619,9 @@ fn answer_take_backs(h: &mut Harness, queue: &mut Vec<(String, &str)>, seq: &mut
 }
 
 /// Written while reducing seed 696 of 2000 (`FAULT_NATIVE_HOSTILE=1`, the protocol as
-/// written), which this does not reproduce: the seed still fails (see the branch's report).
+/// written), which this does not reproduce: the seed's cause (no resend was held yet when
+/// the switch cut the POST) is pinned by
+/// `a_follow_up_whose_post_a_switch_cut_after_the_run_is_taken_back_before_the_next_message`.
 /// The run ends with "a", "c" and "b" stranded in the server's queue, "b"'s POST still
 /// unanswered (its first try failed after the server had it; the retry is out). The store takes back "a" and "c" to send them as new
 /// messages and waits for "b"; a switch away cuts "b"'s POST. Back on the session, "a" is not
@@ -1719,4 +1721,60 @@ fn a_held_message_waits_for_the_take_back_of_a_stranded_follow_up_whose_post_was
     });
     let a_sent = at(&|r| r.kind == RequestKind::NativePrompt && r.body()["content"] == "a");
     assert!(b_back < a_sent, "\"b\" is taken back before \"a\" goes");
+}
+
+/// Seed 528 (default mix; seed 696 with `FAULT_NATIVE_HOSTILE=1` took the same path). A
+/// state read shows the run over with "a" and "b" in the server's queue, "b"'s POST still
+/// unanswered: "a" is taken back (its answer slow) to be sent again as a new message; "b" is
+/// not, its POST being out. A switch away and back cuts that POST: the server holds "b", and
+/// nothing answers for it. Back on the session, "b" is taken back too before "a" goes as a
+/// prompt: else the server runs "b" as a follow-up of "a", and "c" after it.
+#[test]
+fn a_follow_up_whose_post_a_switch_cut_after_the_run_is_taken_back_before_the_next_message() {
+    let (mut h, ev, _) = first_running();
+    h.submit("a");
+    let pa = h.the_open(RequestKind::FollowUpPost);
+    h.respond(
+        pa.id,
+        Reply::json(202, json!({"accepted": true, "queued": true})),
+    );
+    h.submit("b");
+    let pb = h.the_open(RequestKind::FollowUpPost);
+    let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
+    // The store learns that the run is over from a state read (after a seq gap).
+    let late = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": rows}});
+    h.body(ev, &lines(SESSION, &[late]));
+    let st = h.the_open(RequestKind::NativeState);
+    h.respond(st.id, state_of(SESSION, 4, "idle", json!([]), rows));
+    let take_a = h.the_open(RequestKind::FollowUpDelete);
+    assert_eq!(take_a.body()["clientNonce"], pa.client_nonce());
+    // Away and back: "b"'s POST is cut, "a"'s take-back is still out.
+    h.switch_session("T");
+    let t = h.last(RequestKind::NativeState);
+    h.switch_session(SESSION);
+    let idle_t = Reply::json(
+        200,
+        json!({"ref": {"agentTypeId": "pi", "sessionId": "T"}, "seq": 1, "state": {
+            "protocolVersion": 1, "sessionId": "T", "seq": 1, "status": "idle",
+            "messages": [], "queue": {"followUps": []}, "followUpMode": "one-at-a-time"}}),
+    );
+    h.respond(t.id, idle_t);
+    // A message the user sends now queues behind "a" and "b", and "a" goes first.
+    h.submit("c");
+    let receipt = json!({"accepted": true, "cursor": 5, "cleared": 1});
+    h.respond(take_a.id, Reply::json(202, receipt));
+    h.advance(100);
+    assert_eq!(
+        prompts_sent(&h),
+        ["first"],
+        "\"a\" waits for \"b\"'s take-back"
+    );
+    let take_b = (h.open(RequestKind::FollowUpDelete).into_iter())
+        .find(|r| r.body()["clientNonce"] == pb.client_nonce())
+        .cloned()
+        .expect("\"b\", which the server may hold, is taken back");
+    let receipt = json!({"accepted": true, "cursor": 6, "cleared": 1});
+    h.respond(take_b.id, Reply::json(202, receipt));
+    h.advance(100);
+    assert_eq!(prompts_sent(&h), ["first", "a"]);
 }

@@ -97,6 +97,17 @@ impl ChatStore {
                 _ => self.session.native_prompt = None,
             }
         }
+        // Parked after its run ended, with a follow-up POST still out (the switch cut it),
+        // while taken-back follow-ups wait to go again as new messages: the server may hold
+        // that one, so it is taken back like them before the first goes (sent first, it
+        // would let the server run the cut one next, ahead of the rest). Nothing is held
+        // yet: the resends wait for the POST's answer, which the switch cut.
+        let resend_next = matches!(self.session.phase, Phase::Idle { .. })
+            && self.session.send_queue_when_idle
+            && self.session.queue.next_resend().is_some();
+        if resend_next {
+            self.take_back_stranded(true, now_ms);
+        }
         // A turn held for take-backs the server answered while the session was parked.
         self.start_held_turn(now_ms);
     }
