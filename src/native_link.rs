@@ -149,7 +149,7 @@ pub enum LinkNote {
     GaveUp(ChatError),
     /// The events stream failed [`UNREACHABLE_AFTER`] times in a row without connecting, or the
     /// first state read failed; it is still tried (after the backoff).
-    /// [`NativeLink::connected`] and [`NativeLink::reached`] give the error back.
+    /// [`NativeLink::reached`] gives the error back.
     Unreachable(ChatError),
 }
 
@@ -314,16 +314,10 @@ impl NativeLink {
         self.due.map(|(at, _)| at).filter(|_| !self.stopped)
     }
 
-    /// The events stream answered 2xx: connected. The error of a [`LinkNote::Unreachable`]
-    /// said before no longer holds. The backoff starts over only with the first event or
-    /// heartbeat read: a server that answers and ends at once is not reconnected every
-    /// second forever.
-    pub fn connected(&mut self) -> Option<ChatError> {
-        self.unreachable.take()
-    }
-
-    /// The state was read: as [`connected`](Self::connected), for a failure said before the
-    /// first state read.
+    /// The session was reached: the events stream answered 2xx, or the state was read. The
+    /// error of a [`LinkNote::Unreachable`] said before no longer holds and is given back.
+    /// The events backoff starts over only with the first event or heartbeat read: a server
+    /// that answers and ends at once is not reconnected every second forever.
     pub fn reached(&mut self) -> Option<ChatError> {
         self.unreachable.take()
     }

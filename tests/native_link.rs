@@ -83,7 +83,7 @@ impl World {
         assert_eq!(w.ask(), Some(Ask::State));
         w.answer(Read::State, 200, &state(seq, json!([])));
         assert_eq!(w.ask(), Some(Ask::Events { cursor: seq }));
-        w.link.connected();
+        w.link.reached();
         w
     }
 
@@ -113,7 +113,7 @@ fn the_state_first_then_the_events_from_its_seq() {
     assert!(w.notes.contains(&LinkNote::Hydrated));
     assert_eq!(w.texts(), ["earlier"]);
     assert_eq!(w.ask(), Some(Ask::Events { cursor: 4 }));
-    w.link.connected();
+    w.link.reached();
     w.events(&(r#"{"type":"heartbeat","now":"x"}"#.to_string() + "\n"));
     w.events(&line(
         json!({"type": "agent-start", "seq": 5, "turnId": "t1"}),
@@ -155,12 +155,12 @@ fn a_stream_that_ends_or_fails_reconnects_from_the_cursor_with_backoff() {
     assert_eq!(w.link.poll_timeout(), Some(w.now + 1500));
     w.now += 1500;
     assert_eq!(w.ask(), Some(Ask::Events { cursor: 3 }));
-    w.link.connected();
+    w.link.reached();
     w.answer(Read::Events, 200, b"");
     assert_eq!(w.link.poll_timeout(), Some(w.now + 3000));
     w.now += 3000;
     assert_eq!(w.ask(), Some(Ask::Events { cursor: 3 }));
-    w.link.connected();
+    w.link.reached();
     w.events(&line(
         json!({"type": "agent-end", "seq": 4, "turnId": "t1", "status": "ok"}),
     ));
@@ -367,7 +367,7 @@ impl World {
         assert_eq!(w.ask(), Some(Ask::State));
         w.answer(Read::State, 200, &state(seq, json!([])));
         assert_eq!(w.ask(), Some(Ask::Events { cursor: seq }));
-        w.link.connected();
+        w.link.reached();
         w
     }
 
@@ -468,7 +468,7 @@ fn a_line_over_the_limit_whose_seq_cannot_be_read_leaves_it_to_the_gap_and_never
         let Some((_, ask)) = w.next_ask() else { break };
         requests += 1;
         assert_eq!(ask, Ask::Events { cursor: 2 });
-        w.link.connected();
+        w.link.reached();
     }
     let error = w
         .gave_up()
@@ -589,7 +589,7 @@ fn a_gap_the_state_does_not_fill_backs_off_and_gives_up() {
         let Some((at, ask)) = w.next_ask() else { break };
         asks.push(at);
         assert_eq!(ask, Ask::Events { cursor: 5 });
-        w.link.connected();
+        w.link.reached();
         w.events("{\"type\":\"heartbeat\",\"now\":\"x\"}\n");
         assert!(asks.len() < 100, "no end");
     }
@@ -677,7 +677,7 @@ fn a_filled_gap_clears_the_strikes_once_the_events_go_past_it() {
         assert_eq!(w.ask(), Some(Ask::State), "round {round}");
         w.answer(Read::State, 200, &state(base + 2, json!([])));
         assert_eq!(w.ask(), Some(Ask::Events { cursor: base + 2 }));
-        w.link.connected();
+        w.link.reached();
         w.events(&line(
             json!({"type": "agent-end", "seq": base + 3, "turnId": "t", "status": "ok"}),
         ));
@@ -703,7 +703,7 @@ fn an_events_stream_that_keeps_failing_says_so_and_is_still_tried() {
     assert_eq!(said.len(), 1, "said once");
     assert_eq!(said[0].kind, ErrorKind::Network);
     assert_eq!(
-        w.link.connected().as_ref(),
+        w.link.reached().as_ref(),
         Some(said[0]),
         "a connect takes it back"
     );

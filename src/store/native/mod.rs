@@ -171,9 +171,8 @@ impl ChatStore {
         }
         if (200..300).contains(&status) {
             // Connected: an error saying the stream could not be reached no longer holds.
-            let said = self.session.link.connected();
-            if said.is_some() && self.session.error == said {
-                self.session.error = None;
+            let said = self.session.link.reached();
+            if self.unsay(said) {
                 self.touch();
             }
         }
@@ -334,9 +333,7 @@ impl ChatStore {
                 LinkNote::Hydrated => {
                     self.session.hydrated = true;
                     let said = self.session.link.reached();
-                    if said.is_some() && self.session.error == said {
-                        self.session.error = None;
-                    }
+                    self.unsay(said);
                     self.keep_unshown_prompts();
                     // What the state shows ran is consumed before a run it says is over ends
                     // here (whose end takes back what the server still holds).
@@ -674,10 +671,18 @@ impl ChatStore {
     /// longer holds; it reads again.
     fn follow_again(&mut self, now_ms: u64) {
         let said = self.session.link.open();
-        if said.is_some() && self.session.error == said {
+        self.unsay(said);
+        self.pump_native(now_ms);
+    }
+
+    /// An error the link said no longer holds: gone from the snapshot if it is the one shown
+    /// (never another, such as a turn's). Whether it went.
+    fn unsay(&mut self, said: Option<ChatError>) -> bool {
+        let shown = said.is_some() && self.session.error == said;
+        if shown {
             self.session.error = None;
         }
-        self.pump_native(now_ms);
+        shown
     }
 
     pub(super) fn start_native_prompt(
@@ -969,21 +974,19 @@ impl ChatStore {
         if refusals == 1 && self.session.link.gate().status() == RunStatus::Running {
             return self.prompt_as_follow_up(error, now_ms);
         }
-        {
-            // Else the state is read now and the prompt waits the backoff (from ~2 s): a run
-            // the state then shows takes it as a follow-up (`retry_prompt`), one it does not
-            // show is refused again at most a few times a minute.
-            let wait = crate::native_link::backoff_ms(refusals, self.rng.unit());
-            if let Some(out) = self.session.native_prompt.as_mut() {
-                out.retry_at = Some(now_ms + wait);
-                out.met_a_run = true;
-            }
-            self.diagnostic(&format!(
-                "the prompt was refused as busy again; sent again in {wait} ms"
-            ));
-            // A run the events did not show (started before this client read on) shows here.
-            self.reread_state(now_ms);
+        // Else the state is read now and the prompt waits the backoff (from ~2 s): a run the
+        // state then shows takes it as a follow-up (`retry_prompt`), one it does not show is
+        // refused again at most a few times a minute.
+        let wait = crate::native_link::backoff_ms(refusals, self.rng.unit());
+        if let Some(out) = self.session.native_prompt.as_mut() {
+            out.retry_at = Some(now_ms + wait);
+            out.met_a_run = true;
         }
+        self.diagnostic(&format!(
+            "the prompt was refused as busy again; sent again in {wait} ms"
+        ));
+        // A run the events did not show (started before this client read on) shows here.
+        self.reread_state(now_ms);
     }
 
     /// A prompt refused because a run is on: sent as a follow-up of that run instead.
