@@ -19,10 +19,11 @@
 //! `FUZZ_TRACE=1 cargo fuzz run native_hostile <crash file>` prints every step.
 #![no_main]
 
-#[path = "common/timer.rs"]
-mod timer;
+#[path = "common/harness.rs"]
+#[macro_use]
+mod harness;
+use harness::TimerWatch;
 use std::collections::VecDeque;
-use timer::TimerWatch;
 
 use agent_chat_store::{ChatStore, Output, RequestId, RequestKind, ResponseHead, SeededRandom};
 use agent_chat_store::{Status, StoreOptions};
@@ -36,25 +37,6 @@ const T0: u64 = 1_700_000_000_000;
 /// two: the state and the events; a gap or a range error two more).
 const MAX_READS_PER_SECOND: usize = 4;
 const FREE_READS: usize = 6;
-
-/// Known bug (issue 38, found by this target on its first run): a seq gap the state read does
-/// not fill, or a `409` range answer, reads the state and reconnects at once, again and again
-/// at the same instant. While true, the read-rate check is off (to look for other findings);
-/// false is the contract.
-const KNOWN_READ_FLOOD: bool = false;
-
-fn tracing() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("FUZZ_TRACE").is_some())
-}
-
-macro_rules! trace {
-    ($($t:tt)*) => {
-        if tracing() {
-            eprintln!($($t)*);
-        }
-    };
-}
 
 #[derive(Debug, Clone)]
 struct Req {
@@ -122,7 +104,7 @@ impl Host {
         while self.reads.front().is_some_and(|&t| t + 1000 <= self.now) {
             self.reads.pop_front();
         }
-        if self.reads_total > FREE_READS && !KNOWN_READ_FLOOD {
+        if self.reads_total > FREE_READS {
             assert!(
                 self.reads.len() <= MAX_READS_PER_SECOND,
                 "{} reads within a second of virtual time (at +{} ms): a flood",

@@ -20,10 +20,11 @@
 //! - at most one answer POST in flight per waiting tool call (SPEC §13).
 #![no_main]
 
-#[path = "common/timer.rs"]
-mod timer;
+#[path = "common/harness.rs"]
+#[macro_use]
+mod harness;
+use harness::TimerWatch;
 use std::collections::{HashMap, HashSet};
-use timer::TimerWatch;
 
 use agent_chat_store::ItemState;
 use agent_chat_store::SeededRandom;
@@ -86,20 +87,6 @@ fn enc(s: &str) -> String {
             },
         )
         .collect()
-}
-
-/// `FUZZ_TRACE=1 cargo fuzz run store <crash file>` prints every step, to read a finding.
-fn tracing() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("FUZZ_TRACE").is_some())
-}
-
-macro_rules! trace {
-    ($($t:tt)*) => {
-        if tracing() {
-            eprintln!($($t)*);
-        }
-    };
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,4 +1,19 @@
-//! What the store fuzz targets share about driving the store's timer.
+//! What the store fuzz targets share: their trace and the watch on the store's timer.
+
+/// `FUZZ_TRACE=1 cargo fuzz run <target> <crash file>` prints every step, to read a finding.
+pub fn tracing() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("FUZZ_TRACE").is_some())
+}
+
+/// `eprintln!` while [`tracing`].
+macro_rules! trace {
+    ($($t:tt)*) => {
+        if $crate::harness::tracing() {
+            eprintln!($($t)*);
+        }
+    };
+}
 
 /// Watches the times the store's timer fires at: one that keeps firing at the same instant
 /// without the store moving on is a livelock, not a schedule.
