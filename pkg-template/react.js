@@ -11,7 +11,7 @@ import { resolveToolRenderer, toolNameOf } from "./tool-ui.js";
 // The framework-free tool renderer registry, for one import in React apps.
 export * from "./tool-ui.js";
 // The drop-in for `@ai-sdk/react`'s `useChat`.
-export { useChat } from "./use-chat.js";
+export { Chat, useChat } from "./use-chat.js";
 
 const noopUnsubscribe = () => {};
 

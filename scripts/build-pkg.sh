@@ -135,7 +135,7 @@ if [ -n "$STANDARD" ] && [ "${PKG_AI_SDK:-1}" != 0 ]; then
   sed -e 's#"\./inflate\.js"#"../inflate.js"#' -e "$REPLAY_LINE" pkg-template/agent_chat_store.js \
     > "$AI/index.js"
   cp pkg-template/agent_chat_store.d.ts "$AI/index.d.ts"
-  for f in react.js react.d.ts; do
+  for f in react.js react.d.ts chat.js; do
     sed -e 's#"\./agent_chat_store\.js"#"./index.js"#' -e 's#"\./tool-ui\.js"#"../tool-ui.js"#' \
       "pkg-template/$f" > "$AI/$f"
   done

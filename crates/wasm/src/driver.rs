@@ -90,6 +90,13 @@ function feed(sink, chunk) {
     sink.body(chunk.subarray(at, at + FEED_BYTES));
   }
 }
+// A body chunk as bytes, known by what it is and not by its realm: jsdom, happy-dom, a worker or
+// an iframe each have their own `Uint8Array`, so `instanceof` refuses another's bytes.
+function bytes_of(value) {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (Object.prototype.toString.call(value) === '[object ArrayBuffer]') return new Uint8Array(value);
+  throw new Error('the body gave a chunk that is not bytes (no ArrayBuffer view)');
+}
 // Starts the request on the next microtask (never inside the store's call that asked for
 // it) and gives its AbortController at once: the core may abort it before it leaves.
 export function start_request(sink, host, method, path, body, chatBody, sendHeaders, metadata) {
@@ -139,8 +146,7 @@ async function run(sink, host, signal, method, path, body, chatBody, sendHeaders
         return;
       }
       if (step.done) break;
-      if (!(step.value instanceof Uint8Array)) throw new Error('the body gave a chunk that is no Uint8Array');
-      feed(sink, step.value);
+      feed(sink, bytes_of(step.value));
     }
   } else if (stream != null && sink.wanted()) {
     feed(sink, new Uint8Array(await response.arrayBuffer()));

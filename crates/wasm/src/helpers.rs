@@ -147,9 +147,16 @@ impl SseDecoder {
     /// Bytes split anywhere; returns the data of each completed event. An event over the size
     /// limit is skipped (counted in `skipped`), and decoding goes on after it.
     pub fn push(&mut self, bytes: JsValue) -> Result<Array, JsValue> {
-        let Some(bytes) = bytes.dyn_ref::<Uint8Array>() else {
+        // Known by what it is, not by realm (`instanceof` refuses jsdom's or a worker's bytes).
+        if !js_sys::ArrayBuffer::is_view(&bytes) {
             return Err(super::arg_error("bytes", "bytes must be a Uint8Array"));
-        };
+        }
+        let view = |key: &str| js_sys::Reflect::get(&bytes, &JsValue::from_str(key)).unwrap_or_default();
+        let bytes = Uint8Array::new_with_byte_offset_and_length(
+            &view("buffer"),
+            view("byteOffset").as_f64().unwrap_or(0.0) as u32,
+            view("byteLength").as_f64().unwrap_or(0.0) as u32,
+        );
         self.inner.push_into(&bytes.to_vec(), &mut self.batch);
         let out = Array::new();
         for item in self.batch.iter() {

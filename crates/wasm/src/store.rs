@@ -403,7 +403,9 @@ impl Shell {
 
     fn notify(&self) {
         self.notify_pending.set(false);
-        self.notify_timer.borrow_mut().take();
+        if let Some(handle) = self.notify_timer.borrow_mut().take() {
+            js::clear_timeout(&handle); // a flush before the throttle's end
+        }
         let rev = self.core.borrow().revision();
         if rev == self.notified_revision.get() {
             return;
@@ -566,6 +568,15 @@ impl JsChatStore {
     #[wasm_bindgen(getter, js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> Function {
         self.bound().1
+    }
+
+    /// Tells the listeners now of what changed since they were last told, instead of on the
+    /// next microtask (or at the end of `throttleMs`): the drop-in `useChat` shows a sent
+    /// message in the very render its click caused, as `@ai-sdk/react` does.
+    pub fn flush(&self) {
+        if !self.shell.disposed.get() {
+            self.shell.notify();
+        }
     }
 
     /// Replaces the composer's draft text (the files stay).

@@ -572,6 +572,8 @@ export class ChatStore {
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
   regenerate(messageId?: string | ({ messageId?: string } & RequestOptions)): boolean;
+  /** Tells the listeners now of what changed, instead of on the next microtask (or at the end of `throttleMs`). */
+  flush(): void;
   dispose(): void;
   free(): void;
 }

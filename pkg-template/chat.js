@@ -1,0 +1,806 @@
+// `Chat`: a chat with the surface of the `ai` package's `Chat` (`id`, `messages`, `status`,
+// `error`, `sendMessage`, `regenerate`, `stop`, …) on a `ChatStore`. `useChat` renders one, and
+// several components can share one through `useChat({ chat })`. Everything a turn does (the
+// request, the stream, what is busy, what continues by itself) is the store's; this file maps
+// the AI SDK's options and calls onto the store's, turns the store's answers into promises, and
+// gives a transport object (`DefaultChatTransport`, `TextStreamChatTransport`, a custom one) the
+// store's requests to make.
+import { ChatStore } from "./agent_chat_store.js";
+
+const EMPTY = Object.freeze([]);
+/** Marks this package's chats (an `ai` `Chat` passed to `useChat({chat})` is refused). */
+const OURS = Symbol.for("agent-chat-store.Chat");
+/** The hook's door into a chat it owns: each render's options. */
+export const UPDATE = Symbol("agent-chat-store.Chat.update");
+/** The hook's door: a chat the hook made is let go of (disposed once its turn is over). */
+export const RELEASE = Symbol("agent-chat-store.Chat.release");
+
+function defaultId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  return Math.random().toString(36).slice(2) + Date.now().toString(36);
+}
+
+// `await`s an AI SDK `Resolvable`: a value, a promise, or a function giving either.
+async function resolve(value) {
+  return typeof value === "function" ? await value() : await value;
+}
+
+function plain(headers) {
+  if (headers == null) return {};
+  if (typeof headers.entries === "function" && typeof headers.get === "function") {
+    return Object.fromEntries(headers.entries());
+  }
+  return headers;
+}
+
+/** Whether `options` point at a server of this store's family rather than a plain AI SDK route. */
+export function isFamily(options) {
+  return options.baseUrl !== undefined || options.routes !== undefined || options.capabilities !== undefined;
+}
+
+/** Whether `t` is a transport object to be used as one (`sendMessages`), not only read. */
+function usable(t) {
+  return t != null && typeof t.sendMessages === "function";
+}
+
+/**
+ * The store's options for the chat's: a plain AI SDK server (a `useChat` route handler at
+ * `/api/chat`, or whatever a transport object makes of the request) unless one of ours
+ * (`baseUrl`, `routes`, `capabilities`) says the server is of this store's family. `latest`
+ * holds the latest options: the transport is read per request, as `@ai-sdk/react` reads the
+ * latest one.
+ */
+function storeOptions(options, id, latest, viaTransport) {
+  const {
+    transport,
+    messages,
+    experimental_throttle,
+    throttle,
+    resume,
+    messageMetadataSchema,
+    dataPartSchemas,
+    generateId,
+    uploadFile,
+    onData,
+    chat,
+    id: _id,
+    ...ours
+  } = options;
+  const family = isFamily(ours);
+  const out = { ...ours, sessionId: id };
+  // `resume: true` asks the stream route once on mount, as `useChat` does.
+  if (out.attach === undefined) out.attach = false;
+  const hostHook = () => latest.current.transport?.prepareSendMessagesRequest ?? latest.current.prepareSendMessagesRequest;
+  const used = !family && usable(transport);
+  if (!used && (transport !== undefined || out.headers !== undefined)) {
+    // The transport's headers, then the hook's own, both resolved per request.
+    out.headers = async () => ({
+      ...plain(await resolve(latest.current.transport?.headers)),
+      ...plain(await resolve(latest.current.headers)),
+    });
+  }
+  if (!used && (transport !== undefined || out.fetch !== undefined)) {
+    out.fetch = (...args) => (latest.current.fetch ?? latest.current.transport?.fetch ?? globalThis.fetch)(...args);
+  }
+  if (!used && out.credentials === undefined && typeof transport?.credentials === "string") {
+    out.credentials = transport.credentials;
+  }
+  if (family) {
+    // This store's servers: the store's body (its own keys, then the `body` option's); a
+    // transport's `body` object joins the `body` option when the chat is created.
+    if (typeof transport?.body === "object" && transport.body !== null) out.body = { ...transport.body, ...out.body };
+    if (hostHook() !== undefined) out.prepareSendMessagesRequest = (req) => hostHook()?.(req);
+    return out;
+  }
+  const api = transport?.api ?? "/api/chat";
+  out.routes = { chat: api, stream: `${api}/{sessionId}/stream`, catalog: "", turn: "" };
+  // What a route handler written for `useChat` does: it takes the whole history with each
+  // POST, keeps none itself, runs no follow-ups, and answers one stream per POST.
+  out.capabilities = { nativeFollowUp: false, aiSdkOwnsHistory: true };
+  if (out.hydrate === undefined) out.hydrate = false;
+  if (out.persist === undefined) out.persist = false;
+  if (out.persistSeq === undefined) out.persistSeq = false;
+  if (out.aiSdkRequests === undefined) out.aiSdkRequests = true;
+  // A lost answer is not resumed (the handler keeps no stream): a disconnect, as `useChat`'s.
+  if (out.resumeAttempts === undefined) out.resumeAttempts = 0;
+  if (used) {
+    // The transport makes the requests: the store's chat POST and stream GET are handed to
+    // its `sendMessages` / `reconnectToStream`, and what they return is the answer.
+    out.prepareSendMessagesRequest = viaTransport.prepare;
+    out.fetch = viaTransport.fetch;
+    return out;
+  }
+  // A failed answer's text is what `useChat` shows as the error's message: it is read here,
+  // kept for the chat, and given back to the store as the same answer.
+  const fetchOf = out.fetch ?? ((...args) => globalThis.fetch(...args));
+  out.fetch = async (url, init) => {
+    const guard = viaTransport.guard(init?.signal);
+    const response = await fetchOf(url, { ...init, signal: guard.signal });
+    if (response == null || typeof response.status !== "number") return response;
+    if (response.status >= 200 && response.status < 300) {
+      const body = response.body;
+      if (body == null || typeof body.getReader !== "function") return response;
+      return { status: response.status, headers: response.headers, body: guard.follow(body.getReader()) };
+    }
+    const text = await response.text();
+    viaTransport.failed(text);
+    return textAnswer(response.status, text, response.headers?.get?.("content-type") ?? "text/plain");
+  };
+  // Every chat POST is made as `DefaultChatTransport.sendMessages` makes it, from the latest
+  // transport: its `api`, `body` and `credentials` resolved now, the host's hook over them,
+  // and the body `{...body, id, messages, trigger, messageId}` where the hook gives none.
+  out.prepareSendMessagesRequest = async (req) => {
+    const t = latest.current.transport ?? {};
+    const body = { ...(await resolve(t.body)), ...req.body };
+    const credentials = (await resolve(t.credentials)) ?? req.credentials;
+    const url = t.api ?? req.api;
+    const hook = hostHook();
+    const prepared = hook ? await hook({ ...req, api: url, body, credentials }) : undefined;
+    const { id: chatId, messages, trigger, messageId } = req;
+    return {
+      api: prepared?.api ?? url,
+      headers: prepared?.headers,
+      body: prepared?.body !== undefined ? prepared.body : { ...body, id: chatId, messages, trigger, messageId },
+      credentials: prepared?.credentials ?? credentials,
+    };
+  };
+  return out;
+}
+
+/**
+ * A stream of UI message chunk objects (what a transport returns) as the answer the store
+ * reads: a server-sent event per chunk, as an AI SDK route writes them. A `Response`-shaped
+ * object, so no `Response` global is needed.
+ */
+function answerOf(chunks, guard) {
+  const encoder = new TextEncoder();
+  const body = guard.follow(chunks.getReader(), (chunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`));
+  return {
+    status: 200,
+    headers: { get: (name) => (name.toLowerCase() === "content-type" ? "text/event-stream" : null) },
+    body,
+  };
+}
+
+/**
+ * The store aborts a request whenever its turn ends; `useChat` aborts it on a stop only, and
+ * at an `error` chunk (or a chunk it refuses) leaves the answer by cancelling its body. The
+ * store's `signal` is followed by another: aborted when the turn did not end in error,
+ * else the body is left. `failedTurn()` says which.
+ */
+function guardOf(outer, failedTurn) {
+  const inner = new AbortController();
+  let reader = null;
+  if (outer) {
+    const leave = () => {
+      if (reader !== null && failedTurn()) reader.cancel().catch(() => {});
+      else inner.abort(outer.reason);
+    };
+    if (outer.aborted) inner.abort(outer.reason);
+    else outer.addEventListener("abort", leave, { once: true });
+  }
+  return {
+    signal: inner.signal,
+    // A stream of what `from` reads (each value through `map`), cancelled with it.
+    follow(from, map = (v) => v) {
+      reader = from;
+      return new ReadableStream({
+        async pull(controller) {
+          const step = await from.read();
+          if (step.done) controller.close();
+          else controller.enqueue(map(step.value));
+        },
+        cancel(reason) {
+          return from.cancel(reason);
+        },
+      });
+    },
+  };
+}
+
+// An answer of `status` whose body is `text`.
+function textAnswer(status, text, type) {
+  const body = new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+  return { status, headers: { get: (n) => (n.toLowerCase() === "content-type" ? type : null) }, body };
+}
+
+// What a transport threw, as a failed answer the store reports (its text the message).
+const failedAnswer = (e) => textAnswer(500, String(e?.message ?? e), "text/plain");
+
+const NO_STREAM = Object.freeze({ status: 204, headers: { get: () => null }, body: null });
+
+function dataPart(d) {
+  const part = { type: `data-${d.name}`, data: d.data };
+  if (d.id !== undefined) part.id = d.id;
+  if (d.transient) part.transient = true;
+  return part;
+}
+
+/**
+ * Checks `value` against a schema as the `ai` package accepts one: a Standard Schema
+ * (`~standard`, zod 3.24+, valibot, arktype), an `ai` `Schema` (`validate`), or a zod-like
+ * `safeParse` / `parse`. Resolves to the error, or `null` when it passes.
+ */
+async function invalid(schema, value) {
+  try {
+    if (schema?.["~standard"]?.validate) {
+      const r = await schema["~standard"].validate(value);
+      return r.issues ? new TypeError(`Type validation failed: ${JSON.stringify(r.issues)}`) : null;
+    }
+    if (typeof schema?.validate === "function") {
+      const r = await schema.validate(value);
+      return r && r.success === false ? r.error ?? new TypeError("Type validation failed") : null;
+    }
+    if (typeof schema?.safeParse === "function") {
+      const r = await schema.safeParse(value);
+      return r.success ? null : r.error ?? new TypeError("Type validation failed");
+    }
+    if (typeof schema?.parse === "function") await schema.parse(value);
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e : new TypeError(String(e));
+  }
+}
+
+// Whether the files of a send must be read first (a `FileList` or `File`s, not `FileUIPart`s).
+function needsReading(files) {
+  if (files == null) return false;
+  return Array.from(files).some((f) => !(f && typeof f === "object" && typeof f.url === "string"));
+}
+
+// Reads a `FileList` (or an array of `File`s) as `data:` URL file parts, as `useChat` does.
+async function fileParts(files) {
+  if (files == null) return [];
+  return Promise.all(Array.from(files).map(async (f) => {
+    if (f && typeof f === "object" && typeof f.url === "string") return f; // a FileUIPart
+    const url = await new Promise((res, rej) => {
+      const reader = new FileReader();
+      reader.onload = () => res(reader.result);
+      reader.onerror = () => rej(reader.error);
+      reader.readAsDataURL(f);
+    });
+    return { type: "file", mediaType: f.type, filename: f.name, url };
+  }));
+}
+
+function attachment(part) {
+  const f = { mediaType: part.mediaType, url: part.url };
+  if (part.filename !== undefined) f.filename = part.filename;
+  if (part.providerReference !== undefined) f.providerReference = part.providerReference;
+  if (part.providerMetadata !== undefined) f.providerMetadata = part.providerMetadata;
+  return f;
+}
+
+const request = (o = {}) => ({ body: o.body, headers: o.headers, metadata: o.metadata });
+
+/**
+ * The store's error as `useChat` users read it: an `Error` whose `message` is the AI SDK's
+ * wording of the same failure (a failed answer's whole body text, as `DefaultChatTransport`
+ * throws it; the stream's `errorText`), with the
+ * store's `code`, `status`, `serverCode`, `field` and `retryable` beside.
+ */
+function sdkError(e, wording) {
+  const out = new Error(e.status !== undefined && wording != null ? wording : e.message);
+  for (const key of ["code", "status", "serverCode", "field", "retryable"]) {
+    if (e[key] !== undefined) out[key] = e[key];
+  }
+  return out;
+}
+
+/**
+ * A message as the `ai` package builds one: `metadata` always a key (undefined when none),
+ * an answer's text and reasoning parts with a `providerMetadata` key, and a tool part's
+ * `rawInput` only where the `ai` package keeps it (an input that failed to parse). Cached by
+ * the store's object, so an unchanged message keeps its identity from render to render.
+ */
+const shaped = new WeakMap();
+const isTool = (p) => p.type === "dynamic-tool" || p.type.startsWith("tool-");
+function sdkPart(p) {
+  if ((p.type === "text" || p.type === "reasoning") && !("providerMetadata" in p)) {
+    return Object.freeze({ ...p, providerMetadata: undefined });
+  }
+  if (isTool(p) && "rawInput" in p && p.state !== "output-error") {
+    const { rawInput: _raw, ...rest } = p;
+    return Object.freeze(rest);
+  }
+  return p;
+}
+function sdkMessage(m) {
+  let out = shaped.get(m);
+  if (out) return out;
+  const parts = m.role === "user" ? m.parts : m.parts.map(sdkPart);
+  if ("metadata" in m && parts.every((p, i) => p === m.parts[i])) return m;
+  out = Object.freeze({ id: m.id, role: m.role, metadata: m.metadata, ...m, parts: m.parts === parts ? parts : Object.freeze(parts) });
+  shaped.set(m, out);
+  return out;
+}
+const shapedLists = new WeakMap();
+function sdkMessages(list) {
+  let out = shapedLists.get(list);
+  if (!out) {
+    out = Object.freeze(list.map(sdkMessage));
+    shapedLists.set(list, out);
+  }
+  return out;
+}
+
+/**
+ * A chat with the `ai` package's `Chat` surface on a `ChatStore`. Its constructor makes no
+ * request: against a plain AI SDK route the store is made at once (it starts no IO), against
+ * a server of this store's family when the chat is first subscribed to or used.
+ */
+export class Chat {
+  #latest;
+  #store = null;
+  #unsubscribe = null;
+  #listeners = new Set();
+  #view = null;
+  #viewOf = { snapshot: undefined, local: undefined };
+  #local = null; // a validator's error: it lives outside the store
+  #waiters = [];
+  #chain = null; // sends still reading their files, in order
+  #stops = 0;
+  #thrown = null; // what a transport object threw, shown as it is
+  #wording = null; // a failed answer's body text, the message `useChat` shows for it
+  #shownError = { from: null, to: undefined };
+  #releasing = null;
+  #lastMeta = undefined;
+  // `throttle`: the messages shown, published at most once per `throttleMs` while a turn
+  // streams (its start and end at once); status and error are never held back (as
+  // `@ai-sdk/react`, whose throttle is its messages' alone).
+  #throttleMs = 0;
+  #shown = null;
+  #shownAt = 0;
+  #shownStatus = undefined;
+  #timer = null;
+
+  constructor(options = {}) {
+    this[OURS] = true;
+    this.#latest = { current: options };
+    this.generateId = options.generateId ?? defaultId;
+    /** The chat's id (the store's `sessionId`). */
+    this.id = options.id ?? this.generateId();
+    this.#throttleMs = options.throttle ?? options.experimental_throttle ?? 0;
+    if (!isFamily(options)) this.#open();
+  }
+
+  /** Whether `chat` is one of this package's chats. */
+  static isChat(chat) {
+    return chat != null && chat[OURS] === true;
+  }
+
+  /** The `ChatStore` under this chat (made on first use). */
+  get store() {
+    return this.#open();
+  }
+
+  #open() {
+    if (this.#store) return this.#store;
+    const latest = this.#latest;
+    const chat = this;
+    const hooks = {
+      onFinish: (event) => {
+        let thrown;
+        try {
+          latest.current.onFinish?.({ ...event, message: sdkMessage(event.message), messages: event.messages.map(sdkMessage) });
+        } catch (e) {
+          thrown = { error: e };
+        }
+        // A send's promise settles when its whole chain of requests has: an automatic
+        // continuation (sendAutomaticallyWhen) starts right after this finish, and is waited for.
+        setTimeout(() => {
+          if (!thrown && chat.#store?.getSnapshot().busy) return;
+          const waiting = chat.#waiters;
+          chat.#waiters = [];
+          for (const w of waiting) (thrown ? w.reject(thrown.error) : w.resolve());
+        });
+      },
+      onError: (error) => latest.current.onError?.(chat.#errorOf(error)),
+      onToolCall: (event) => latest.current.onToolCall?.(event),
+    };
+    const viaTransport = {
+      // The request the store would make, kept for `fetch` to hand to the transport.
+      prepare: (req) => {
+        const key = `acs-transport:${Math.random().toString(36).slice(2)}`;
+        chat.#requests.set(key, req);
+        return { api: key };
+      },
+      fetch: (url, init) => chat.#viaTransport(url, init),
+      failed: (text) => {
+        chat.#wording = text;
+      },
+      guard: (signal) => guardOf(signal, () => chat.#store?.getSnapshot().status === "error"),
+    };
+    const options = { ...storeOptions(latest.current, this.id, latest, viaTransport), ...hooks };
+    if (typeof latest.current.sendAutomaticallyWhen === "function") {
+      options.sendAutomaticallyWhen = (...args) => latest.current.sendAutomaticallyWhen?.(...args) ?? false;
+    }
+    if (latest.current.onData || latest.current.dataPartSchemas) {
+      // `onData` hears the data part as the AI SDK gives it: `{type: 'data-NAME', id, data}`.
+      options.onData = (d) => {
+        const part = dataPart(d);
+        const schema = latest.current.dataPartSchemas?.[d.name];
+        if (schema) chat.#validate(schema, part.data);
+        latest.current.onData?.(part);
+      };
+    }
+    const store = new ChatStore(options);
+    this.#store = store;
+    const initial = latest.current.messages;
+    if (initial?.length && store.getSnapshot().messages.length === 0 && !store.getSnapshot().busy) {
+      store.setMessages(initial);
+    }
+    this.#unsubscribe = store.subscribe(() => this.#changed());
+    return store;
+  }
+
+  #requests = new Map();
+
+  // The store's request, made by the transport object: a chat POST by `sendMessages`, a
+  // stream GET by `reconnectToStream`; what they return (chunk objects) is the answer.
+  async #viaTransport(url, init) {
+    const transport = this.#latest.current.transport;
+    const guard = guardOf(init?.signal, () => this.#store?.getSnapshot().status === "error");
+    if (init?.method === "GET") {
+      let stream;
+      try {
+        stream = await transport.reconnectToStream({ chatId: this.id, abortSignal: guard.signal });
+      } catch (e) {
+        if (e && e.name === "AbortError") throw e;
+        // A failed resume is the chat's error (a rejected GET would be a lost connection,
+        // which a resume gives up on quietly): an answer that failed, with the thrown message.
+        this.#thrown = e;
+        return failedAnswer(e);
+      }
+      return stream == null ? NO_STREAM : answerOf(stream, guard);
+    }
+    const req = this.#requests.get(url);
+    this.#requests.delete(url);
+    if (!req) throw new TypeError(`agent-chat-store: no request kept for ${url}`);
+    try {
+      const stream = await transport.sendMessages({
+        chatId: req.id ?? this.id,
+        messages: this.#messages(),
+        abortSignal: guard.signal,
+        metadata: req.requestMetadata,
+        headers: Object.keys(req.headers ?? {}).length ? req.headers : undefined,
+        body: Object.keys(req.body ?? {}).length ? req.body : undefined,
+        trigger: req.trigger,
+        messageId: req.messageId,
+      });
+      return answerOf(stream, guard);
+    } catch (e) {
+      if (!(e && e.name === "AbortError")) this.#thrown = e;
+      throw e;
+    }
+  }
+
+  // The messages a request carries: as the snapshot has them, in the `ai` package's shape,
+  // the answer being made left out (as the `ai` package sends the history before it).
+  #messages() {
+    const s = this.#store.getSnapshot();
+    const list = s.messages;
+    const last = list[list.length - 1];
+    const open = s.busy && last?.role === "assistant" && last.parts.length === 0;
+    return sdkMessages(open ? list.slice(0, -1) : list);
+  }
+
+  #changed() {
+    // A chat let go of is disposed once its turn is over.
+    if (this.#releasing && !this.#store?.getSnapshot().busy) {
+      this.#disposeNow();
+      return;
+    }
+    this.#publish();
+    this.#checkMetadata();
+    this.#tell();
+  }
+
+  #tell() {
+    for (const f of [...this.#listeners]) f();
+  }
+
+  // The messages to show now, under `throttle`: a status change other than the first words
+  // of an answer shows them at once; otherwise at most once per `throttleMs`.
+  #publish() {
+    const live = this.#store?.getSnapshot();
+    if (!live) return;
+    const ms = this.#throttleMs;
+    const was = this.#shownStatus;
+    this.#shownStatus = live.status;
+    const urgent = was !== live.status && !(was === "submitted" && live.status === "streaming");
+    const wait = ms - (Date.now() - this.#shownAt);
+    if (ms <= 0 || urgent || wait <= 0 || this.#shown === null) {
+      if (this.#timer !== null) clearTimeout(this.#timer);
+      this.#timer = null;
+      this.#shown = live.messages;
+      this.#shownAt = Date.now();
+    } else if (this.#timer === null) {
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        const now = this.#store?.getSnapshot();
+        if (!now) return;
+        this.#shown = now.messages;
+        this.#shownAt = Date.now();
+        this.#tell();
+      }, wait);
+    }
+  }
+
+  /** Subscribes to the chat's changes (`useSyncExternalStore`'s `subscribe`). */
+  subscribe(listener) {
+    this.#releasing = null;
+    this.#open();
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** `{messages, status, error}` and the store's own fields: the same object until one changed. */
+  getSnapshot() {
+    const snapshot = this.#store?.getSnapshot();
+    if (snapshot && this.#shown === null) this.#publish();
+    const shown = snapshot ? this.#shown : undefined;
+    const of = this.#viewOf;
+    if (this.#view && of.snapshot === snapshot && of.local === this.#local && of.shown === shown) return this.#view;
+    this.#viewOf = { snapshot, local: this.#local, shown };
+    const error = this.#local ?? (snapshot?.error ? this.#errorOf(snapshot.error) : undefined);
+    this.#view = Object.freeze({
+      messages: snapshot ? sdkMessages(shown) : this.#latest.current.messages ?? EMPTY,
+      status: this.#local ? "error" : snapshot?.status ?? "ready",
+      error,
+      busy: snapshot?.busy ?? false,
+      queued: snapshot?.queued ?? EMPTY,
+      composer: snapshot?.composer ?? null,
+      pending: snapshot?.pending ?? null,
+      sessions: snapshot?.sessions ?? null,
+      capabilities: snapshot?.capabilities ?? null,
+    });
+    return this.#view;
+  }
+
+  // One `Error` per failure: the object `onError` was given is the one `error` shows.
+  #errorOf(e) {
+    const held = this.#shownError;
+    if (held.from === e) return held.to;
+    if (held.from && held.from.message === e.message && held.from.code === e.code && held.from.status === e.status) {
+      this.#shownError = { from: e, to: held.to };
+      return held.to;
+    }
+    const thrown = this.#thrown;
+    const to = thrown != null && typeof thrown === "object" ? thrown : sdkError(e, this.#wording);
+    this.#shownError = { from: e, to };
+    return to;
+  }
+
+  /** The messages as they are now (a throttled hook may show older ones). */
+  get messages() {
+    const s = this.#store?.getSnapshot();
+    return s ? sdkMessages(s.messages) : this.#latest.current.messages ?? EMPTY;
+  }
+
+  set messages(messages) {
+    this.setMessages(messages);
+  }
+
+  get status() {
+    return this.getSnapshot().status;
+  }
+
+  get error() {
+    return this.getSnapshot().error;
+  }
+
+  get lastMessage() {
+    const m = this.messages;
+    return m[m.length - 1];
+  }
+
+  /** Replaces the messages (a function of the current ones, or an array); stops a running turn first. */
+  setMessages(next) {
+    const s = this.#open();
+    const messages = typeof next === "function" ? next(this.messages) : next;
+    // The store writes a running turn's stream into its last message: it stops first.
+    if (s.getSnapshot().busy) s.stop();
+    s.setMessages(messages);
+    s.flush();
+  }
+
+  #turnEnd() {
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  #clearLocal() {
+    this.#thrown = null;
+    this.#wording = null;
+    if (this.#local) {
+      this.#local = null;
+      this.#changed();
+    }
+  }
+
+  /**
+   * Sends a user message (`{text, files?}`, `{files}`, `{parts}`), or with no message asks
+   * for an answer to the history as it is. The message and status `submitted` are in the chat
+   * when this returns (once its files are read, for a `FileList`); resolves when the turn and
+   * its automatic continuations are over.
+   */
+  sendMessage(message, options) {
+    const asked = this.#stops;
+    const send = (files) => {
+      const s = this.#open();
+      this.#clearLocal();
+      if (message == null) {
+        const sent = s.continueTurn(request(options));
+        s.flush();
+        return sent ? this.#turnEnd() : Promise.resolve();
+      }
+      if (this.#stops !== asked) return Promise.resolve();
+      let text;
+      let parts;
+      if ("text" in message || "files" in message) {
+        text = message.text ?? "";
+        parts = files;
+      } else {
+        const all = message.parts ?? [];
+        text = all.filter((p) => p.type === "text").map((p) => p.text).join("");
+        parts = all.filter((p) => p.type === "file");
+      }
+      // As the `ai` package: the user message's id first, then the answer's.
+      const newId = () => this.generateId();
+      const id = message.messageId != null ? undefined : message.id ?? newId();
+      const r = s.send(text, parts.map(attachment), {
+        messageId: message.messageId,
+        id,
+        responseId: newId(),
+        messageMetadata: message.metadata,
+        ...request(options),
+      });
+      s.flush();
+      return r.kind === "sent" ? this.#turnEnd() : Promise.resolve();
+    };
+    const files = message != null && ("text" in message || "files" in message) ? message.files : undefined;
+    const upload = this.#latest.current.uploadFile;
+    if (this.#chain === null && !needsReading(files) && typeof upload !== "function") {
+      return send(files == null ? [] : Array.from(files)).then(() => {});
+    }
+    // Sends go out in the order they were asked, whatever their files take to read.
+    const before = this.#chain ?? Promise.resolve();
+    const run = before.then(async () => {
+      let parts = await fileParts(files);
+      if (typeof upload === "function") {
+        parts = await Promise.all(parts.map(async (p) => ({ ...p, ...(await upload(p)) })));
+      }
+      return send(parts);
+    });
+    const chain = run.catch(() => {});
+    this.#chain = chain;
+    chain.then(() => {
+      if (this.#chain === chain) this.#chain = null;
+    });
+    return run.then(() => {});
+  }
+
+  /** Asks again for the last answer (or the one of `messageId`). */
+  regenerate({ messageId, ...options } = {}) {
+    const s = this.#open();
+    this.#clearLocal();
+    const sent = s.regenerate({ messageId, responseId: this.generateId(), ...request(options) });
+    s.flush();
+    return sent ? this.#turnEnd() : Promise.resolve();
+  }
+
+  /** Stops the running turn, and the sends still reading their files. */
+  async stop() {
+    this.#stops += 1;
+    const s = this.#store;
+    if (!s) return;
+    s.stop();
+    s.flush();
+  }
+
+  /** Follows a turn still running on the server (its stream route), if there is one. */
+  async resumeStream(_options) {
+    const s = this.#open();
+    this.#thrown = null;
+    this.#wording = null;
+    if (s.resumeStream()) {
+      s.flush();
+      await this.#turnEnd();
+    }
+  }
+
+  /** A client tool's output (or `state: 'output-error'` with `errorText`). */
+  async addToolOutput({ toolCallId, output, state, errorText, options: o }) {
+    const s = this.#open();
+    const answer = state === "output-error" ? { toolCallId, errorText: errorText ?? "" } : { toolCallId, output };
+    if (o !== undefined) answer.options = request(o);
+    s.addToolOutput(answer);
+    s.flush();
+  }
+
+  /** The old name of `addToolOutput`. */
+  addToolResult(args) {
+    return this.addToolOutput(args);
+  }
+
+  /** The user's answer to a tool call's approval request. */
+  async addToolApprovalResponse({ id, approved, reason, options: o }) {
+    const s = this.#open();
+    const answer = { id, approved };
+    if (reason !== undefined) answer.reason = reason;
+    if (o !== undefined) answer.options = request(o);
+    s.addToolApprovalResponse(answer);
+    s.flush();
+  }
+
+  /** Takes the error away (status `ready`). */
+  clearError() {
+    this.#clearLocal();
+    const s = this.#store;
+    if (!s) return;
+    s.clearError();
+    s.flush();
+  }
+
+  /** Ends the chat: its request aborted, its timers cleared. A later use makes a new store. */
+  dispose() {
+    this.#releasing = null;
+    this.#disposeNow();
+  }
+
+  #disposeNow() {
+    const s = this.#store;
+    if (!s) return;
+    this.#store = null;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#shown = null;
+    this.#shownStatus = undefined;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    s.dispose();
+  }
+
+  [UPDATE](options) {
+    this.#latest.current = options;
+  }
+
+  // A chat its hook let go of (the hook's `id` changed, or it unmounted): as the `ai`
+  // package's, a turn still running goes on to its end unseen; then the store is disposed.
+  [RELEASE]() {
+    // After the commit: StrictMode's simulated remount subscribes again at once, and keeps it.
+    queueMicrotask(() => {
+      if (this.#listeners.size > 0) return;
+      if (this.#store?.getSnapshot().busy) this.#releasing = true;
+      else this.#disposeNow();
+    });
+  }
+
+  #validate(schema, value) {
+    invalid(schema, value).then((error) => {
+      if (!error || !this.#store) return;
+      // As the `ai` package: a part that fails its schema ends the turn with that error.
+      this.#store.stop();
+      this.#local = error;
+      this.#changed();
+      this.#latest.current.onError?.(error);
+    });
+  }
+
+  // The assistant message's metadata, checked when it changes (`messageMetadataSchema`).
+  #checkMetadata() {
+    const schema = this.#latest.current.messageMetadataSchema;
+    if (!schema || !this.#store) return;
+    const list = this.#store.getSnapshot().messages;
+    const last = list[list.length - 1];
+    if (!last || last.role !== "assistant" || last.metadata === this.#lastMeta) return;
+    this.#lastMeta = last.metadata;
+    if (last.metadata !== undefined) this.#validate(schema, last.metadata);
+  }
+}
