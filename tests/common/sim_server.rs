@@ -1358,7 +1358,7 @@ fn with_selectors(v: &mut Value, selectors: Option<&(String, Option<u64>)>) {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LiveFacts {
     /// pi's messages and queue carry no selectors; the server attaches them by text with
-    /// [`Reconciler`] (a port of upstream's `PiChatMessageMetadataReconciler`): a consumed
+    /// [`Reconciler`] (our own model of upstream's `PiChatMessageMetadataReconciler`): a consumed
     /// follow-up's user `message-start` usually has none (its queue read came first), of two
     /// alike the second may carry the first one's; a queue row whose text is shared may have
     /// none; `/state` user messages have none (unless the memory still holds their text); a
@@ -1400,10 +1400,10 @@ struct Remembered {
     at: u64,
 }
 
-/// How the live server finds the selectors of user messages and queue rows: a port of
+/// How the live server finds the selectors of user messages and queue rows: our own model of
 /// upstream's `PiChatMessageMetadataReconciler` (31361f15,
 /// `packages/agent/src/server/pi-chat/piChatMessageMetadataReconciler.ts`, as the reference
-/// server's `examples/server/lib/pi-native-reconciler.mjs` ports it), with the session's seq
+/// server's `examples/server/lib/pi-native-reconciler.mjs` models it), with the session's seq
 /// as its clock. pi's own messages and queue have no selectors: it remembers what was
 /// accepted and matches by text, and what it attaches depends on the order of events.
 #[derive(Debug, Default)]

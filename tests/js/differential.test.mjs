@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { replayUiMessageStream } from '../../pkg/agent_chat_store.js';
 import { aiReplay, normalise } from './differential/oracle.mjs';
 import { cases } from './differential/cases.mjs';
-import { cases as aiTests } from './differential/ai-tests.mjs';
+import { cases as scenarios } from './differential/scenarios.mjs';
 import { variants } from './differential/variants.mjs';
 import { generateStream, prng } from './differential/generate.mjs';
 
@@ -70,16 +70,16 @@ test('every hand-written case gives what the ai package gives, renaming and rese
   assert.equal(failures.length, 0, failures.join('\n\n'));
 });
 
-// The `ai` package's own scenarios (vercel/ai's tests of its stream processor, ported; each
-// names its source file in `src`), and variants that walk the branches of its 7.0.173 source
-// (lone surrogates split over deltas among them).
-test('the ai package\'s own test scenarios and their variants give what it gives', async () => {
+// Hand-written scenarios of the chunk families (scenarios.mjs, grouped by `topic`), and variants
+// that walk the branches of the `ai` package's 7.0.173 source (lone surrogates split over
+// deltas among them).
+test('the hand-written scenarios and their variants give what the ai package gives', async () => {
   const failures = [];
-  for (const c of [...aiTests, ...variants]) {
+  for (const c of [...scenarios, ...variants]) {
     const options = { ...(c.options ?? {}) };
     if (c.lastFrom) options.lastMessage = await built(c.lastFrom);
     const { diff: d } = await differ(c.chunks, options);
-    if (d) failures.push(`${c.src}: "${c.name}": ${d}`);
+    if (d) failures.push(`${c.topic}: "${c.name}": ${d}`);
   }
   assert.equal(failures.length, 0, failures.join('\n\n'));
 });

@@ -3,9 +3,11 @@
 // docs/04-ai-sdk-ui/02-chatbot.mdx, 03-chatbot-tool-usage.mdx) writes it, with the scripted
 // model in place of `__MODEL__` and the tools of the "Chatbot Tool Usage" page:
 // `getWeatherInformation` (a server tool), `askForConfirmation` (a client tool the user answers)
-// and `getLocation` (a client tool `onToolCall` answers). Stateless, as the docs' route is: the
-// client sends the whole history each time (`{id, messages, trigger, messageId}`), nothing is
-// kept, there is no stream to resume (`GET /api/chat/:id/stream` answers 204, app.mjs).
+// and `getLocation` (a client tool `onToolCall` answers), plus `deleteFile`, which needs the
+// user's approval (not on the docs' pages; the approval flow of `useChat`). Stateless, as the
+// docs' route is: the client sends the whole history each time (`{id, messages, trigger,
+// messageId}`), nothing is kept, there is no stream to resume (`GET /api/chat/:id/stream`
+// answers 204, app.mjs).
 //
 // The one thing kept is a count per chat and user message, so a regenerated answer names its
 // attempt (`Answer <head> (attempt 2): …`), as the AI SDK runtime's answers do.
@@ -17,6 +19,7 @@ import {
 } from 'ai';
 import { z } from 'zod';
 import { scriptedModel } from './ai-sdk-runtime.mjs';
+import { runDeleteFile } from './tools.mjs';
 
 /** The tools of the docs' "Chatbot Tool Usage" page, as it declares them. */
 export const DOCS_TOOLS = {
@@ -40,6 +43,17 @@ export const DOCS_TOOLS = {
   getLocation: {
     description: 'Get the user location. Always ask for confirmation before using this tool.',
     inputSchema: z.object({}),
+  },
+  // Not one of the docs' page's tools: a server tool that waits for the user's approval
+  // (`needsApproval`), so an app's approval flow (`addToolApprovalResponse`, then
+  // `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses`) has a route
+  // to talk to. The step ends at `tool-approval-request`; the next POST, carrying the answer,
+  // runs it (a pretend deletion) or reports it denied, and the model answers that.
+  deleteFile: {
+    description: 'Delete a file (asks the user for approval first)',
+    inputSchema: z.object({ path: z.string() }),
+    needsApproval: true,
+    execute: async (args) => (await runDeleteFile(args)).text,
   },
 };
 

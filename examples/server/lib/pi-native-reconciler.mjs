@@ -1,12 +1,12 @@
 // How the real pi-native server (boring-ui 31361f15) finds the selectors (`clientNonce`,
-// `clientSeq`) and display texts of user messages and queue rows: a port of its
+// `clientSeq`) and display texts of user messages and queue rows: our own model of its
 // `PiChatMessageMetadataReconciler` (packages/agent/src/server/pi-chat/), for the
 // `nativeSelectorsDropped` switch of pi-native.mjs.
 //
-// Why a port and not a rule such as "only the first consumed follow-up keeps its selectors":
+// Why a model of the reconciler and not a rule such as "only the first consumed follow-up keeps its selectors":
 // the real server's pi messages and pi queue carry no selectors at all; the reconciler
 // remembers what was accepted and matches by text, and what it attaches depends on the order
-// of events. Ported, it gives what the live server gave in every probe (pi-native-protocol.md
+// of events. Modelled, it gives what the live server gave in every probe (pi-native-protocol.md
 // §9, §14.2; upstream README "Known facts of the live servers"):
 // - a consumed follow-up's `queue-updated` comes first and re-syncs the remembered follow-ups
 //   to the rows that still have selectors, so the consumed one is forgotten before its user

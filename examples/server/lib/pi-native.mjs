@@ -29,7 +29,7 @@
 // meets; each difference is a switch here (off by default, `upstreamQuirks` turns all on; the
 // settings object is app.mjs's live one, so a switch acts from the next event or request):
 // - `nativeSelectorsDropped`: its pi messages and queue carry no selectors; they are recovered
-//   by text (pi-native-reconciler.mjs, a port of its reconciler), which loses most of them;
+//   by text (pi-native-reconciler.mjs, our own model of its reconciler), which loses most of them;
 // - `nativeSelectiveClearNoop`: `queue/clear` with a selector removes nothing (`cleared: 0`;
 //   the 409 check of two selectors still runs on the rows `/state` shows);
 // - `nativeNonceRequeue`: no nonce dedupe at all (its pi adapter, nonce memory included, is

@@ -4,12 +4,14 @@
 // regenerate, the client tools of "Chatbot Tool Usage" (`getLocation` answered by `onToolCall`,
 // `askForConfirmation` answered by the user, both continued by `sendAutomaticallyWhen:
 // lastAssistantMessageIsCompleteWithToolCalls`), the server tool `getWeatherInformation`, the
-// `failDocsChats` fault, and `GET /api/chat/:id/stream` (204).
+// `failDocsChats` fault, `deleteFile` approved and denied (`addToolApprovalResponse`, continued by
+// `lastAssistantMessageIsCompleteWithApprovalResponses`), and `GET /api/chat/:id/stream` (204).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
   AbstractChat,
   DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
 } from 'ai';
 import { postJson, readChunks, sid, sleep, startServer, textOf } from './helpers.mjs';
@@ -168,6 +170,38 @@ test('getWeatherInformation runs on the server; the automatic continuation answe
   assert.deepEqual(part.input, { city: 'New York' });
   assert.match(textOf(c.messages[1]), new RegExp(`The weather in New York is ${part.output}\\.$`));
 });
+
+for (const approved of [true, false]) {
+  test(`deleteFile waits for approval; ${approved ? 'approved, it runs' : 'denied, it does not run'} and the answer says so`, async () => {
+    const c = chat(s, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    await c.sendMessage({ text: 'please delete notes.txt now' });
+    assert.equal(c.status, 'ready', 'nothing is sent until the user answers');
+    const asked = c.messages[1].parts.find((p) => p.type === 'tool-deleteFile');
+    assert.equal(asked.state, 'approval-requested');
+    assert.deepEqual(asked.input, { path: 'notes.txt' });
+    assert.equal(typeof asked.approval.id, 'string');
+    assert.equal(textOf(c.messages[1]), 'Answer please delete notes.txt: calling deleteFile.');
+
+    await c.addToolApprovalResponse({ id: asked.approval.id, approved, ...(approved ? {} : { reason: 'not today' }) });
+    await until('the continuation', () => c.status === 'ready' && /(Deleted|Kept) notes\.txt\.$/.test(textOf(c.messages.at(-1))));
+    assert.equal(c.messages.length, 2, 'one assistant message, continued');
+    const part = c.messages[1].parts.find((p) => p.type === 'tool-deleteFile');
+    if (approved) {
+      assert.equal(part.state, 'output-available');
+      assert.equal(part.output, 'deleted notes.txt');
+    } else {
+      assert.equal(part.state, 'output-denied');
+      assert.equal(part.approval.reason, 'not today');
+    }
+    assert.equal(textOf(c.messages[1]), `Answer please delete notes.txt: calling deleteFile.${approved ? 'Deleted' : 'Kept'} notes.txt.`);
+    const posts = (await s.log()).filter((e) => e.route === 'docs-chat' && e.sessionId === c.id);
+    assert.equal(posts.length, 2, 'the call, then the automatic continuation carrying the answer');
+    const sent = posts[1].body.messages[1].parts.find((p) => p.type === 'tool-deleteFile');
+    assert.equal(sent.state, 'approval-responded');
+    assert.equal(sent.approval.approved, approved);
+    assert.deepEqual(c.errors, []);
+  });
+}
 
 test('failDocsChats: the next POST answers 500; regenerate then answers (attempt 2)', async () => {
   const c = chat(s);

@@ -1,5 +1,5 @@
-//! `fixJson`'s scanner, ported exactly (over UTF-16 code units, as JS): where the committed
-//! prefix ends and which closers the text needs.
+//! Our own model of `fixJson`'s scanner, state for state (over UTF-16 code units, as JS): where
+//! the committed prefix ends and which closers the text needs.
 
 use super::*;
 

@@ -9,8 +9,8 @@
 //!
 //! [`PartialJson`] gives the same answer with work proportional to each delta. Every char is
 //! seen once by each of
-//! * `Fix`, an exact port of `fixJson`'s state machine (over UTF-16 code units, like JS): it
-//!   moves the committed prefix and knows the closers;
+//! * `Fix`, our own model of `fixJson`'s state machine, state for state (over UTF-16 code
+//!   units, like JS): it moves the committed prefix and knows the closers;
 //! * a strict JSON lexer over the whole text: is the text itself valid JSON?
 //! * a strict JSON lexer over the committed prefix (fed as the prefix grows) driving `Tree`,
 //!   which builds the value in place.
