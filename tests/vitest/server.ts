@@ -98,6 +98,7 @@ export class ControlledStream {
   /** Ends the answer; an SSE one with `[DONE]` first. */
   end(done = true): void {
     if (!this.res) throw new Error('the stream was not requested yet');
+    if (this.ended) return;
     this.ended = true;
     this.res.end(done && this.headers['content-type'] === 'text/event-stream' ? 'data: [DONE]\n\n' : undefined);
   }
