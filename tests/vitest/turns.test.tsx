@@ -183,9 +183,13 @@ describe('resume', () => {
     }
     server.on('GET', '/api/chat/quiet-chat/stream', plain(204));
     render(<Logged />);
-    await act(async () => {
-      await shown.resumeStream();
+    // The promise resumeStream gives settles once the 204 was handled (waited for by waitFor,
+    // so a promise that never settles fails this test alone).
+    let settled = false;
+    act(() => {
+      void shown.resumeStream().then(() => (settled = true));
     });
+    await waitFor(() => expect(settled).toBe(true));
     expect(server.requestsTo('GET', '/api/chat/quiet-chat/stream')).toHaveLength(1);
     expect(text('status')).toBe('ready');
     expect(text('error')).toBe('');
