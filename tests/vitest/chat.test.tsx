@@ -58,6 +58,31 @@ describe('a shared Chat', () => {
     expect(text('only-status')).toBe('ready');
   });
 
+  it('messages set on the Chat show in its components, and lastMessage follows them', async () => {
+    const chat = new Chat({ id: 'set-room', transport: new DefaultChatTransport({ api: server.at('/api/chat') }) });
+    render(<Pane name="only" chat={chat} />);
+    act(() => {
+      chat.messages = [
+        { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Saved question' }] },
+        { id: 'm2', role: 'assistant', parts: [{ type: 'text', text: 'Saved answer' }] },
+      ];
+    });
+    await waitFor(() => expect(text('only-message-1')).toBe('assistant: Saved answer'));
+    expect(text('only-message-0')).toBe('user: Saved question');
+    expect(chat.lastMessage?.id).toBe('m2');
+  });
+
+  it('carries its store beside the AI SDK members (ours only)', async () => {
+    const chat: any = new Chat({ id: 'store-room', transport: new DefaultChatTransport({ api: server.at('/api/chat') }) });
+    server.on('POST', '/api/chat', sse(textAnswer(['Kept.'])));
+    render(<Pane name="only" chat={chat} />);
+    fireEvent.click(screen.getByText('send only'));
+    await waitFor(() => expect(text('only-message-1')).toBe('assistant: Kept.'));
+    expect(typeof chat.store?.getSnapshot).toBe('function');
+    expect(chat.store.getSnapshot().messages.map((m: any) => m.id)).toEqual(chat.messages.map((m: any) => m.id));
+    expect(typeof chat.dispose).toBe('function');
+  });
+
   it("refuses the AI SDK's own Chat with a TypeError (ours only)", () => {
     const foreign = new AiSdkChat({ id: 'foreign', transport: new DefaultChatTransport({ api: server.at('/api/chat') }) });
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});

@@ -11,10 +11,13 @@ import { ChatView } from './view';
 const server = scriptedServer();
 afterEach(() => vi.useRealTimers());
 
-/** A fetch whose answer bodies report each piece the chat reads (decoded), for `until`. */
+/**
+ * A fetch whose answer bodies record each piece the chat reads (decoded), and `until(needle)`:
+ * I/O turns pass (the fake clock stays) until the chat has read `needle`. It fails at once if
+ * the chat shows an error first, and after a bounded number of turns otherwise.
+ */
 function watchedFetch() {
   const read: string[] = [];
-  const waiting: Array<{ needle: string; resolve: () => void }> = [];
   const fetchAndWatch: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     const decoder = new TextDecoder();
@@ -22,15 +25,22 @@ function watchedFetch() {
       transform(chunk, controller) {
         controller.enqueue(chunk);
         read.push(decoder.decode(chunk, { stream: true }));
-        const all = read.join('');
-        for (const w of waiting.splice(0)) (all.includes(w.needle) ? w.resolve() : waiting.push(w));
       },
     });
     return new Response(response.body!.pipeThrough(tap), { status: response.status, headers: response.headers });
   };
-  /** Resolves once the chat has read `needle`. */
-  const until = (needle: string) =>
-    new Promise<void>((resolve) => (read.join('').includes(needle) ? resolve() : waiting.push({ needle, resolve })));
+  const until = async (needle: string) => {
+    for (let turn = 0; turn < 5000; turn++) {
+      if (read.join('').includes(needle)) return;
+      if (screen.queryByTestId('status')?.textContent === 'error') {
+        throw new Error(`the chat failed before reading ${needle}: ${screen.getByTestId('error').textContent}`);
+      }
+      await act(async () => {
+        await new Promise((r) => setImmediate(r));
+      });
+    }
+    throw new Error(`${needle} was not read in 5000 I/O turns`);
+  };
   return { fetch: fetchAndWatch, until };
 }
 
