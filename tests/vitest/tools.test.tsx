@@ -1,11 +1,15 @@
 // Client-side tools through `useChat`: `onToolCall` answering with `addToolOutput` (the latest
 // callback passed is the one called), and a tool that asks for approval before it runs.
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import {
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
+} from 'ai';
 import { useChat } from 'agent-chat-store/react';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import { scriptedServer, sse } from './server';
+import { scriptedServer, sse, textAnswer } from './server';
 import { ChatView } from './view';
 
 const server = scriptedServer();
@@ -52,6 +56,64 @@ describe('onToolCall', () => {
     expect(heard.mock.calls[0][1]).toMatchObject({ toolCallId: 'call-7', toolName: 'homeAirport', input: { near: 'home' } });
     // No sendAutomaticallyWhen: the output stays on this side.
     expect(server.requestsTo('POST', '/api/chat')).toHaveLength(1);
+  });
+});
+
+describe('tool outputs sent on', () => {
+  it('an output (and an output error) completing the step sends it by sendAutomaticallyWhen', async () => {
+    function Converter() {
+      const chat = useChat({
+        id: 'units-chat',
+        transport: new DefaultChatTransport({ api: server.at('/api/chat') }),
+        sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+        onToolCall: ({ toolCall }: any) => {
+          if (toolCall.toolName === 'toCelsius') {
+            void chat.addToolOutput({ tool: 'toCelsius', toolCallId: toolCall.toolCallId, output: { celsius: 20 } });
+          } else {
+            void chat.addToolOutput({
+              tool: toolCall.toolName,
+              toolCallId: toolCall.toolCallId,
+              state: 'output-error',
+              errorText: 'no such unit here',
+            });
+          }
+        },
+      });
+      return (
+        <ChatView chat={chat}>
+          <button onClick={() => void chat.sendMessage({ text: '68°F and 3 leagues?' })}>ask</button>
+        </ChatView>
+      );
+    }
+    server.on(
+      'POST',
+      '/api/chat',
+      sse([
+        { type: 'start', messageId: 'conv-1' },
+        { type: 'start-step' },
+        { type: 'tool-input-available', toolCallId: 'call-c', toolName: 'toCelsius', input: { fahrenheit: 68 } },
+        { type: 'tool-input-available', toolCallId: 'call-l', toolName: 'toKm', input: { leagues: 3 } },
+        { type: 'finish-step' },
+        { type: 'finish' },
+      ]),
+    );
+    server.on('POST', '/api/chat', sse(textAnswer(['20 °C; leagues I cannot convert.'])));
+    render(<Converter />);
+    fireEvent.click(screen.getByText('ask'));
+    await waitFor(() => expect(server.requestsTo('POST', '/api/chat')).toHaveLength(2));
+    const followUp = server.requestsTo('POST', '/api/chat')[1].body;
+    expect(followUp.trigger).toBe('submit-message');
+    const parts = followUp.messages[1].parts;
+    expect(parts).toContainEqual(
+      expect.objectContaining({ toolCallId: 'call-c', state: 'output-available', output: { celsius: 20 } }),
+    );
+    expect(parts).toContainEqual(
+      expect.objectContaining({ toolCallId: 'call-l', state: 'output-error', errorText: 'no such unit here' }),
+    );
+    await waitFor(() => expect(text('status')).toBe('ready'));
+    expect(text('message-1')).toBe(
+      'assistant: [toCelsius output-available {"celsius":20}][toKm output-error]20 °C; leagues I cannot convert.',
+    );
   });
 });
 

@@ -102,4 +102,43 @@ describe('a transport of the app', () => {
     expect(transport.sendMessages.mock.calls[0][0]).toMatchObject({ chatId: 'desk-5', trigger: 'submit-message' });
     expect(server.requests).toHaveLength(0);
   });
+
+  it("resume: true reads the transport's reconnectToStream and shows what it gives", async () => {
+    const transport = {
+      sendMessages: vi.fn(async () => {
+        throw new Error('not asked in this test');
+      }),
+      reconnectToStream: vi.fn(async () =>
+        new ReadableStream({
+          start(controller) {
+            for (const chunk of textAnswer(['picked up again'], { messageId: 'back-1' })) controller.enqueue(chunk);
+            controller.close();
+          },
+        }),
+      ),
+    };
+    function Returning() {
+      const chat = useChat({ id: 'desk-6', transport, resume: true });
+      return <ChatView chat={chat} />;
+    }
+    render(<Returning />);
+    await waitFor(() => expect(text('message-0')).toBe('assistant: picked up again'));
+    await waitFor(() => expect(text('status')).toBe('ready'));
+    expect(transport.reconnectToStream).toHaveBeenCalledWith(expect.objectContaining({ chatId: 'desk-6' }));
+    expect(transport.sendMessages).not.toHaveBeenCalled();
+  });
+
+  it("a sendMessages that throws is the chat's error, its message kept", async () => {
+    const transport = {
+      sendMessages: vi.fn(async () => {
+        throw new Error('offline: the queue is full');
+      }),
+      reconnectToStream: vi.fn(async () => null),
+    };
+    render(<Desk id="desk-7" transport={transport} />);
+    fireEvent.click(screen.getByText('ask'));
+    await waitFor(() => expect(text('status')).toBe('error'));
+    expect(text('error')).toBe('offline: the queue is full');
+    expect(text('message-0')).toBe('user: Book a room.');
+  });
 });

@@ -122,6 +122,23 @@ describe('errors', () => {
     expect(text('message-0')).toBe('user: Will it rain?');
   });
 
+  it('clearError clears the error and makes the chat ready again; the next send works', async () => {
+    server.on('POST', '/api/chat', plain(503, 'Try again in a moment.'));
+    server.on('POST', '/api/chat', sse(textAnswer(['Now it works.'])));
+    let shown: any;
+    render(<Weather expose={(c) => (shown = c)} />);
+    fireEvent.click(screen.getByText('ask'));
+    await waitFor(() => expect(text('status')).toBe('error'));
+    act(() => shown.clearError());
+    expect(text('status')).toBe('ready');
+    expect(text('error')).toBe('');
+    fireEvent.click(screen.getByText('ask'));
+    // The failed turn left no answer: the history is both questions, then the answer.
+    await waitFor(() => expect(text('message-2')).toBe('assistant: Now it works.'));
+    expect(text('message-1')).toBe('user: Will it rain?');
+    expect(text('status')).toBe('ready');
+  });
+
   it("a stream's error chunk ends the turn with its errorText, the text before it kept", async () => {
     const answer = server.stream('POST', '/api/chat');
     render(<Weather />);
@@ -199,6 +216,34 @@ describe('resume', () => {
 });
 
 describe('sending', () => {
+  it('starts from the messages option and sends them with the first POST', async () => {
+    server.on('POST', '/api/chat', sse(textAnswer(['Yes, still.'])));
+    const earlier = [
+      { id: 'old-1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'Is it cold?' }] },
+      { id: 'old-2', role: 'assistant' as const, parts: [{ type: 'text' as const, text: 'Near zero.' }] },
+    ];
+    function Continued() {
+      const chat = useChat({
+        id: 'continued-chat',
+        messages: earlier,
+        transport: new DefaultChatTransport({ api: server.at('/api/chat') }),
+      });
+      return (
+        <ChatView chat={chat}>
+          <button onClick={() => void chat.sendMessage({ text: 'Still?' })}>ask</button>
+        </ChatView>
+      );
+    }
+    render(<Continued />);
+    expect(text('message-0')).toBe('user: Is it cold?');
+    expect(text('message-1')).toBe('assistant: Near zero.');
+    fireEvent.click(screen.getByText('ask'));
+    await waitFor(() => expect(text('message-3')).toBe('assistant: Yes, still.'));
+    const [sent] = server.requestsTo('POST', '/api/chat');
+    expect(sent.body.messages.map((m: any) => m.id).slice(0, 2)).toEqual(['old-1', 'old-2']);
+    expect(sent.body.messages).toHaveLength(3);
+  });
+
   it('POSTs {id, messages, trigger, messageId} as a useChat route expects, for a send and a regenerate', async () => {
     server.on('POST', '/api/chat', sse(textAnswer(['First try.'], { messageId: 'answer-1' })));
     server.on('POST', '/api/chat', sse(textAnswer(['Second try.'], { messageId: 'answer-2' })));
