@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command (README): everything CI runs, in order, failing on the first failure.
 #   native cargo test · lints · the wasm build · the npm package built and loaded in Node ·
-#   the .d.ts checked by tsc --strict · wasm-bindgen-test in headless Chromium against a
-#   scripted local server · the reference server's tests · the packed tarball installed into
+#   the .d.ts checked by tsc --strict · useChat and Chat rendered under jsdom and happy-dom
+#   (vitest) · wasm-bindgen-test in headless Chromium against a scripted local server · the
+#   reference server's tests · the packed tarball installed into
 #   fresh Vite, webpack, Next.js and Node apps (the README quick starts among them) · the
 #   example apps end to end in headless Chromium against the reference server (a real pi agent) ·
 #   the package and the React example against the real upstream servers (../shared/upstream/).
@@ -47,6 +48,10 @@ node bench/size-check.mjs
 step "Node: the installed package (release build) and the .d.ts"
 node --test tests/js/
 node_modules/.bin/tsc -p tests/ts/tsconfig.json
+
+step "React: useChat and Chat rendered under jsdom (one file under happy-dom), then all under happy-dom"
+node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs
+node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs --environment happy-dom
 
 step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
 bash bench/build.sh
