@@ -118,6 +118,8 @@ function storeOptions(options, id, latest, viaTransport) {
     const guard = viaTransport.guard(init?.signal);
     const response = await fetchOf(url, { ...init, signal: guard.signal });
     if (response == null || typeof response.status !== "number") return response;
+    // A resume with no stream to follow ends no turn: what waits for one is let go here.
+    if (response.status === 204) viaTransport.settle();
     if (response.status >= 200 && response.status < 300) {
       const body = response.body;
       if (body == null || typeof body.getReader !== "function") return response;
@@ -199,6 +201,24 @@ function guardOf(outer, failedTurn) {
   };
 }
 
+/**
+ * A transport whose requests go through its own `fetch` field (the `ai` package's
+ * `HttpChatTransport`s keep the `fetch` option there) is called through a view of it whose
+ * `fetch` notes each answer's status: what it throws for a failed answer says no status.
+ */
+function observed(transport) {
+  let status;
+  const answered = () => status;
+  if (transport == null || !("fetch" in transport)) return { target: transport, answered };
+  const own = transport.fetch;
+  const fetch = async (...args) => {
+    const response = await (own ?? globalThis.fetch)(...args);
+    status = response?.status;
+    return response;
+  };
+  return { target: Object.create(transport, { fetch: { value: fetch } }), answered };
+}
+
 // An answer of `status` whose body is `text`.
 function textAnswer(status, text, type) {
   const body = new ReadableStream({
@@ -210,8 +230,6 @@ function textAnswer(status, text, type) {
   return { status, headers: { get: (n) => (n.toLowerCase() === "content-type" ? type : null) }, body };
 }
 
-// What a transport threw, as a failed answer the store reports (its text the message).
-const failedAnswer = (e) => textAnswer(500, String(e?.message ?? e), "text/plain");
 
 const NO_STREAM = Object.freeze({ status: 204, headers: { get: () => null }, body: null });
 
@@ -293,6 +311,16 @@ function sdkError(e, wording) {
   return out;
 }
 
+// What a transport threw, shown as it is, with the store's `code` and `status` beside where
+// it has none of its own (not enumerable: its printed form stays the thrower's).
+function withCode(thrown, e) {
+  for (const key of ["code", "status"]) {
+    if (e[key] === undefined || key in thrown || !Object.isExtensible(thrown)) continue;
+    Object.defineProperty(thrown, key, { value: e[key], configurable: true, writable: true });
+  }
+  return thrown;
+}
+
 /**
  * A message as the `ai` package builds one: `metadata` always a key (undefined when none),
  * an answer's text and reasoning parts with a `providerMetadata` key, and a tool part's
@@ -344,6 +372,7 @@ export class Chat {
   #viewOf = { snapshot: undefined, local: undefined };
   #local = null; // a validator's error: it lives outside the store
   #waiters = [];
+  #finishThrew = null;
   #chain = null; // sends still reading their files, in order
   #stops = 0;
   #thrown = null; // what a transport object threw, shown as it is
@@ -386,20 +415,12 @@ export class Chat {
     const chat = this;
     const hooks = {
       onFinish: (event) => {
-        let thrown;
         try {
           latest.current.onFinish?.({ ...event, message: sdkMessage(event.message), messages: event.messages.map(sdkMessage) });
         } catch (e) {
-          thrown = { error: e };
+          chat.#finishThrew = { error: e };
         }
-        // A send's promise settles when its whole chain of requests has: an automatic
-        // continuation (sendAutomaticallyWhen) starts right after this finish, and is waited for.
-        setTimeout(() => {
-          if (!thrown && chat.#store?.getSnapshot().busy) return;
-          const waiting = chat.#waiters;
-          chat.#waiters = [];
-          for (const w of waiting) (thrown ? w.reject(thrown.error) : w.resolve());
-        });
+        chat.#settleSoon();
       },
       onError: (error) => latest.current.onError?.(chat.#errorOf(error)),
       onToolCall: (event) => latest.current.onToolCall?.(event),
@@ -415,6 +436,7 @@ export class Chat {
       failed: (text) => {
         chat.#wording = text;
       },
+      settle: () => chat.#settleSoon(),
       guard: (signal) => guardOf(signal, () => chat.#store?.getSnapshot().status === "error"),
     };
     const options = { ...storeOptions(latest.current, this.id, latest, viaTransport), ...hooks };
@@ -447,24 +469,35 @@ export class Chat {
   async #viaTransport(url, init) {
     const transport = this.#latest.current.transport;
     const guard = guardOf(init?.signal, () => this.#store?.getSnapshot().status === "error");
+    const { target, answered } = observed(transport);
+    // What the transport threw: the chat's error as it is. Thrown over an HTTP answer (an
+    // `HttpChatTransport`'s `!response.ok`), it is that failed answer for the store, which
+    // classifies it by status; thrown otherwise, a lost request (a failed resume: an answer
+    // that failed, as a resume gives up on a lost one quietly).
+    const failed = (e, resume) => {
+      if (e && e.name === "AbortError") throw e;
+      this.#thrown = e;
+      const status = answered();
+      if (status !== undefined && status >= 400) return textAnswer(status, String(e?.message ?? e), "text/plain");
+      if (resume) return textAnswer(500, String(e?.message ?? e), "text/plain");
+      throw e;
+    };
     if (init?.method === "GET") {
       let stream;
       try {
-        stream = await transport.reconnectToStream({ chatId: this.id, abortSignal: guard.signal });
+        stream = await transport.reconnectToStream.call(target, { chatId: this.id, abortSignal: guard.signal });
       } catch (e) {
-        if (e && e.name === "AbortError") throw e;
-        // A failed resume is the chat's error (a rejected GET would be a lost connection,
-        // which a resume gives up on quietly): an answer that failed, with the thrown message.
-        this.#thrown = e;
-        return failedAnswer(e);
+        return failed(e, true);
       }
-      return stream == null ? NO_STREAM : answerOf(stream, guard);
+      if (stream != null) return answerOf(stream, guard);
+      this.#settleSoon(); // no stream to follow: no turn ends, what waits for one is let go
+      return NO_STREAM;
     }
     const req = this.#requests.get(url);
     this.#requests.delete(url);
     if (!req) throw new TypeError(`agent-chat-store: no request kept for ${url}`);
     try {
-      const stream = await transport.sendMessages({
+      const stream = await transport.sendMessages.call(target, {
         chatId: req.id ?? this.id,
         messages: this.#messages(),
         abortSignal: guard.signal,
@@ -476,8 +509,7 @@ export class Chat {
       });
       return answerOf(stream, guard);
     } catch (e) {
-      if (!(e && e.name === "AbortError")) this.#thrown = e;
-      throw e;
+      return failed(e, false);
     }
   }
 
@@ -499,6 +531,7 @@ export class Chat {
     }
     this.#publish();
     this.#checkMetadata();
+    if (this.#waiters.length > 0 && !this.#store?.getSnapshot().busy) this.#settleSoon();
     this.#tell();
   }
 
@@ -573,7 +606,7 @@ export class Chat {
       return held.to;
     }
     const thrown = this.#thrown;
-    const to = thrown != null && typeof thrown === "object" ? thrown : sdkError(e, this.#wording);
+    const to = thrown != null && typeof thrown === "object" ? withCode(thrown, e) : sdkError(e, this.#wording);
     this.#shownError = { from: e, to };
     return to;
   }
@@ -613,6 +646,21 @@ export class Chat {
 
   #turnEnd() {
     return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  // A send's promise settles when its whole chain of requests has: an automatic continuation
+  // (sendAutomaticallyWhen) starts right after a finish and is waited for; a turn that ends
+  // without a finish (a resume that found no stream) settles it too.
+  #settleSoon() {
+    if (this.#waiters.length === 0 && this.#finishThrew === null) return;
+    setTimeout(() => {
+      const threw = this.#finishThrew;
+      if (!threw && this.#store?.getSnapshot().busy) return;
+      this.#finishThrew = null;
+      const waiting = this.#waiters;
+      this.#waiters = [];
+      for (const w of waiting) (threw ? w.reject(threw.error) : w.resolve());
+    });
   }
 
   #clearLocal() {
@@ -762,6 +810,9 @@ export class Chat {
     this.#timer = null;
     this.#shown = null;
     this.#shownStatus = undefined;
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiting) w.resolve();
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     s.dispose();

@@ -173,7 +173,9 @@ describe('stop', () => {
 });
 
 describe('resume', () => {
-  it('resume: true reads GET /api/chat/{id}/stream on mount and shows that stream, never submitted', async () => {
+  // While the resumed stream has written nothing the status is `submitted`, as `ai` 7.0.77's
+  // chat shows it (later versions stay `ready` until the first chunk); not checked here.
+  it('resume: true reads GET /api/chat/{id}/stream on mount and shows that stream', async () => {
     const { seen, useLog } = statusLog();
     function Logged() {
       return <Weather id="resumed-chat" resume log={useLog} />;
@@ -187,7 +189,7 @@ describe('resume', () => {
     for (const c of textAnswer(['still ', 'writing']).slice(5)) stream.write(c);
     stream.end();
     await waitFor(() => expect(text('status')).toBe('ready'));
-    expect(seen).not.toContain('submitted');
+    expect(seen.filter((s) => s !== 'submitted')).toEqual(['ready', 'streaming', 'ready']);
     expect(server.requestsTo('POST', '/api/chat')).toHaveLength(0);
     expect(server.requestsTo('GET', '/api/chat/resumed-chat/stream')).toHaveLength(1);
   });
