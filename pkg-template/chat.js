@@ -373,7 +373,8 @@ export class Chat {
   #local = null; // a validator's error: it lives outside the store
   #waiters = [];
   #finishThrew = null;
-  #chain = null; // sends still reading their files, in order
+  #chain = null; // the last send, until its turn is over: later sends wait for it
+  #unsent = 0; // sends not yet handed to the store (files being read, or held)
   #stops = 0;
   #thrown = null; // what a transport object threw, shown as it is
   #wording = null; // a failed answer's body text, the message `useChat` shows for it
@@ -714,18 +715,29 @@ export class Chat {
     };
     const files = message != null && ("text" in message || "files" in message) ? message.files : undefined;
     const upload = this.#latest.current.uploadFile;
-    if (this.#chain === null && !needsReading(files) && typeof upload !== "function") {
-      return send(files == null ? [] : Array.from(files)).then(() => {});
+    // A send while a turn runs, where the server takes no follow-ups (a plain AI SDK route
+    // runs one stream per POST), is held and sent when that turn and what continues it are
+    // over, as are the sends after it: in the order asked, each once. A stop drops the held.
+    const now = this.#open().getSnapshot();
+    const held = now.busy && !now.capabilities?.nativeFollowUp;
+    let run;
+    if (this.#unsent === 0 && !held && !needsReading(files) && typeof upload !== "function") {
+      run = send(files == null ? [] : Array.from(files));
+    } else {
+      this.#unsent += 1;
+      const before = (held ? this.#chain ?? this.#turnEnd() : this.#chain ?? Promise.resolve()).catch(() => {});
+      run = before.then(async () => {
+        try {
+          let parts = await fileParts(files);
+          if (typeof upload === "function") {
+            parts = await Promise.all(parts.map(async (p) => ({ ...p, ...(await upload(p)) })));
+          }
+          return send(parts);
+        } finally {
+          this.#unsent -= 1;
+        }
+      });
     }
-    // Sends go out in the order they were asked, whatever their files take to read.
-    const before = this.#chain ?? Promise.resolve();
-    const run = before.then(async () => {
-      let parts = await fileParts(files);
-      if (typeof upload === "function") {
-        parts = await Promise.all(parts.map(async (p) => ({ ...p, ...(await upload(p)) })));
-      }
-      return send(parts);
-    });
     const chain = run.catch(() => {});
     this.#chain = chain;
     chain.then(() => {
