@@ -218,6 +218,33 @@ describe('resume', () => {
 });
 
 describe('sending', () => {
+  it('a send while an answer streams is held, then posted once after it, in order (ours)', async () => {
+    const first = server.stream('POST', '/api/chat');
+    server.on('POST', '/api/chat', sse(textAnswer(['Then snow.'])));
+    let shown: any;
+    render(<Weather expose={(c) => (shown = c)} />);
+    fireEvent.click(screen.getByText('ask'));
+    await first.opened;
+    first.write({ type: 'text-start', id: 'x' });
+    first.write({ type: 'text-delta', id: 'x', delta: 'Rain.' });
+    await waitFor(() => expect(text('status')).toBe('streaming'));
+    let sent = false;
+    act(() => {
+      void shown.sendMessage({ text: 'And tomorrow?' }).then(() => (sent = true));
+    });
+    // Held: not shown, not posted while the first answer runs.
+    expect(screen.queryByTestId('message-2')).toBeNull();
+    expect(server.requestsTo('POST', '/api/chat')).toHaveLength(1);
+    first.write({ type: 'text-end', id: 'x' });
+    first.end();
+    await waitFor(() => expect(sent).toBe(true));
+    expect(text('message-2')).toBe('user: And tomorrow?');
+    expect(text('message-3')).toBe('assistant: Then snow.');
+    const posts = server.requestsTo('POST', '/api/chat');
+    expect(posts).toHaveLength(2);
+    expect(posts[1].body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
   it('starts from the messages option and sends them with the first POST', async () => {
     server.on('POST', '/api/chat', sse(textAnswer(['Yes, still.'])));
     const earlier = [
