@@ -1,6 +1,6 @@
 // The AI SDK build (`agent-chat-store/ai-sdk`, its own wasm without the pi modes and the replay
 // helpers; issue 22), installed from pkg/ as a user installs it: the same store for an AI SDK
-// server, and a clear refusal of what it leaves out. vercel/ai's useChat suite runs on its
+// server, and a clear refusal of what it leaves out. The `useChat` scenarios run on its
 // `/react` entry in tests/js/use-chat.test.mjs.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,27 +1,23 @@
-// vercel/ai's `useChat` tests that apply to a plain HTTP AI SDK server, run against three
-// implementations of the hook:
-// - `ai-sdk`: `useChat` of `@ai-sdk/react` 4.0.177 (root devDependency), which proves the tests;
+// Scenarios of what an app sees of `useChat` against a plain HTTP AI SDK server, each run
+// against three implementations of the hook:
+// - `ai-sdk`: `useChat` of `@ai-sdk/react` 4.0.177 (root devDependency), which proves each one;
 // - `ours`:   `useChat` of `agent-chat-store/react`, from /work/main/pkg installed into a fresh
 //             consumer folder (as tests/js/sessions.test.mjs does), sharing the root's React;
 // - `ours-ai-sdk`: the same from `agent-chat-store/ai-sdk/react`, the AI SDK build's own wasm.
 // `USE_CHAT_IMPL=ai-sdk,ours,ours-ai-sdk` (the default; any subset) picks them.
 //
-// Sources (vercel/ai, newest snapshot reachable here: packages/react 4.0.80 / packages/ai 7.0.77;
-// the installed packages are newer, 4.0.177 / 7.0.173, and pass every test below):
-// - packages/react/src/use-chat.ui.test.tsx  ("ui: <describe> > <test>" in the titles)
-// - packages/ai/src/ui/chat.test.ts          ("chat: <describe> > <test>")
-// Tests not taken: the text-stream protocol (`TextStreamChatTransport`, not a UI message stream
-// server), the `chat` option ("chat instance changes": a `Chat` object, which ours has no
-// equivalent of), the fake-transport internals of chat.test.ts (overlapping resumes, the job
-// executor, `activeResponse`) and `experimental_queue`. Scenarios the brief asks for that vercel
-// does not test (onData, transient parts, setMessages, providerReference, per-request metadata on
-// regenerate, a send while busy) say "(no vercel test)".
+// Each title says what the scenario checks: the history and status over a turn, errors, what
+// a request carries, tool calls and approvals, files, regenerate and edits, resume, stop and a
+// dropped connection, automatic sends, throttle, ids, data parts and metadata, and a send while
+// a turn streams. Left out: the text-stream protocol (`TextStreamChatTransport`, not a UI
+// message stream server), the `chat` option (a `Chat` object, which ours has no equivalent of),
+// what only a fake transport can show (overlapping resumes, the job executor, `activeResponse`)
+// and `experimental_queue`.
 //
 // The DOM is jsdom (its globals copied onto Node's where Node has none: Node's fetch, streams and
 // AbortController stay), rendering is react-dom's createRoot, and the server is a node:http server
 // on 127.0.0.1 writing `data: {json}\n\n` SSE chunk by chunk with `x-vercel-ai-ui-message-stream: v1`.
-// Timers are real (vercel's throttle tests use fake timers; here the throttle windows are long
-// enough to be measured).
+// Timers are real: the throttle windows are long enough to be measured.
 import { describe, test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -82,10 +78,10 @@ async function loadOurs(entry) {
 // ----- helpers ---------------------------------------------------------------------------------
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** JSON's view of a value, as vercel's tests compare rendered `JSON.stringify(messages)`. */
+/** JSON's view of a value: what a page rendering `JSON.stringify(messages)` shows. */
 const plain = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
 const formatChunk = (part) => `data: ${JSON.stringify(part)}\n\n`;
-/** As @ai-sdk/provider-utils/test's mockId. */
+/** Ids `${prefix}-0`, `${prefix}-1`, … in the order they are asked for. */
 const mockId = ({ prefix = 'id' } = {}) => {
   let i = 0;
   return () => `${prefix}-${i++}`;
@@ -339,15 +335,15 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(picked, expected);
     }
 
-    // ----- use-chat.ui.test.tsx ----------------------------------------------------------------
+    // ----- a turn: history, status, requests, tools, files, edits, resume, stop, errors ----------
 
-    test('ui: initial messages > should show initial messages', async () => {
+    test('the messages option is the first history, with status ready', async () => {
       const h = await mount(() => ({ id: uid('first'), messages: [user('id-0', 'hi')] }));
       assert.deepStrictEqual(plain(h.current.messages), [{ role: 'user', parts: [{ text: 'hi', type: 'text' }], id: 'id-0' }]);
       assert.equal(h.current.status, 'ready');
     });
 
-    test('ui: data protocol stream > should show streamed response', async () => {
+    test('a streamed answer becomes the assistant message after the user one', async () => {
       server.respond('chat', streamChunks(helloWorld));
       const gen = mockId();
       const h = await mount(() => ({ id: uid('first'), generateId: gen }));
@@ -360,7 +356,7 @@ for (const implName of IMPLS) {
       );
     });
 
-    test('ui: data protocol stream > should show user message immediately', async () => {
+    test('the user message is in the history before any answer arrives', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('first'), generateId: mockId() }));
@@ -368,18 +364,18 @@ for (const implName of IMPLS) {
       await waitFor(() => assert.deepStrictEqual(plain(h.current.messages), [{ role: 'user', parts: [{ text: 'hi', type: 'text' }], id: 'id-0' }]));
     });
 
-    test('ui: data protocol stream > should show error response when there is a server error (+ status error)', async () => {
+    test('an answer of 404 is an error carrying its body, with status error', async () => {
       server.respond('chat', { type: 'error', status: 404, body: 'Not found' });
       const h = await mount(() => ({ id: uid('first'), generateId: mockId() }));
       h.current.sendMessage({ parts: [{ text: 'hi', type: 'text' }] });
       await waitFor(() => assert.ok(h.current.error));
-      // vercel: toHaveTextContent('Error: Not found') of `error.toString()` (a substring match)
+      // the error's string form carries the answer's body (a substring check)
       assert.ok(String(h.current.error).includes('Error: Not found'), `error.toString() = ${String(h.current.error)}`);
-      // ui: status > should set status to error when there is a server error
+      // and the status says the turn failed
       assert.equal(h.current.status, 'error');
     });
 
-    test('ui: data protocol stream > should show error response when there is a streaming error', async () => {
+    test('an error chunk in the stream is an error carrying its text, with status error', async () => {
       server.respond('chat', streamChunks([formatChunk({ type: 'error', errorText: 'custom error message' })]));
       const h = await mount(() => ({ id: uid('first'), generateId: mockId() }));
       h.current.sendMessage({ parts: [{ text: 'hi', type: 'text' }] });
@@ -388,7 +384,7 @@ for (const implName of IMPLS) {
       assert.equal(h.current.status, 'error');
     });
 
-    test('ui: data protocol stream > status > should show status (submitted → streaming → ready)', async () => {
+    test('one turn moves status ready → submitted → streaming → ready', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('first'), generateId: mockId() }));
@@ -403,7 +399,7 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(statusHistory(h), ['ready', 'submitted', 'streaming', 'ready']);
     });
 
-    test('chat: should remain submitted after a start chunk (messageId, metadata, none) until content arrives', async () => {
+    test('start (with an id, metadata or neither) and start-step leave status submitted until a part opens', async () => {
       let n = 0;
       for (const chunk of [{ type: 'start', messageId: 'response-id' }, { type: 'start', messageMetadata: { model: 'test-model' } }, { type: 'start' }]) {
         const id = uid(`c${n++}`);
@@ -427,7 +423,7 @@ for (const implName of IMPLS) {
       }
     });
 
-    test('ui: data protocol stream > should invoke onFinish when the stream finishes (message metadata from finish)', async () => {
+    test('onFinish is called once with the answer, the history and the metadata finish carried', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const onFinishCalls = [];
@@ -445,7 +441,7 @@ for (const implName of IMPLS) {
       ]);
     });
 
-    test('ui: data protocol stream > id > send the id to the server', async () => {
+    test('a send POSTs the chat id, the messages and trigger submit-message to /api/chat', async () => {
       server.respond('chat', streamChunks(helloWorld));
       const id = uid('first');
       const h = await mount(() => ({ id, generateId: mockId() }));
@@ -457,7 +453,7 @@ for (const implName of IMPLS) {
       await waitFor(() => assert.equal(h.current.status, 'ready'));
     });
 
-    test('ui: prepareChatRequest > should show streamed response (transport body/headers, prepareSendMessagesRequest, per-request body/headers/metadata)', async () => {
+    test('prepareSendMessagesRequest sees transport and per-call body, headers, metadata merged; what it returns is sent', async () => {
       server.respond('chat', streamChunks(helloWorld));
       let options;
       const transport = new DefaultChatTransport({
@@ -497,7 +493,7 @@ for (const implName of IMPLS) {
       assert.equal(server.calls[0].headers['request-header-key'], undefined, 'the prepared headers replace the merged ones');
     });
 
-    test('(no vercel test) regenerate passes body, headers and metadata to prepareSendMessagesRequest', async () => {
+    test('regenerate hands its body, headers and metadata to prepareSendMessagesRequest', async () => {
       server.respond('chat', [streamChunks(textChunks('first response')), streamChunks(textChunks('second response'))]);
       const seen = [];
       const transport = new DefaultChatTransport({
@@ -520,7 +516,7 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(plain(seen[1].messages), [{ id: 'id-0', role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
     });
 
-    test('ui: onToolCall > should invoke onToolCall when a tool call is received from the server\'s response', async () => {
+    test('onToolCall gets the streamed tool call, and an addToolOutput from it fills the part', async () => {
       server.respond(
         'chat',
         streamChunks([formatChunk({ type: 'tool-input-available', toolCallId: 'tool-call-0', toolName: 'test-tool', input: { testArg: 'test-value' } })]),
@@ -558,7 +554,7 @@ for (const implName of IMPLS) {
       );
     });
 
-    test('ui: onToolCall > should call the latest onToolCall after prop change (no stale closure)', async () => {
+    test('the onToolCall of the latest render is the one called', async () => {
       server.respond(
         'chat',
         streamChunks([formatChunk({ type: 'tool-input-available', toolCallId: 'tool-call-0', toolName: 'test-tool', input: { testArg: 'test-value' } })]),
@@ -577,7 +573,7 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(plain({ toolCallId, toolName, input }), { toolCallId: 'tool-call-0', toolName: 'test-tool', input: { testArg: 'test-value' } });
     });
 
-    test('(no vercel test) the latest onFinish, onError and onData are called after a re-render', async () => {
+    test('the onFinish, onError and onData of the latest render are the ones called', async () => {
       server.respond('chat', [
         streamChunks([formatChunk({ type: 'data-x', data: 1 }), ...textChunks('ok')]),
         { type: 'error', status: 500, body: 'boom' },
@@ -602,7 +598,7 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(log, ['data-B', 'finish-B', 'error-C', 'finish-C']);
     });
 
-    test('ui: stale transport > should use the latest transport body after a state change (no stale closure)', async () => {
+    test('a transport rebuilt with a new body on a re-render sends that body', async () => {
       server.respond('chat', streamChunks([formatChunk({ type: 'text-start', id: '0' }), formatChunk({ type: 'text-delta', id: '0', delta: 'Hello' }), formatChunk({ type: 'text-end', id: '0' })]));
       const h = await mount((p) => ({ id: uid('c'), transport: new DefaultChatTransport({ api: server.api, body: { subagent: p.subagent } }) }), { subagent: 'todos-agent' });
       await h.rerender({ subagent: 'research-agent' });
@@ -612,13 +608,13 @@ for (const implName of IMPLS) {
       await waitFor(() => assert.equal(h.current.status, 'ready'));
     });
 
-    test('ui: tool invocations > should display partial tool call, tool call, and tool result', async () => {
+    test('a streamed tool call shows its partial input, then its whole input, then its output', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       h.current.sendMessage({ parts: [{ text: 'hi', type: 'text' }] });
-      // @ai-sdk/react 4.0.177 also shows the raw input text while it streams (`rawInput`, not in
-      // vercel's snapshot test): compared without it
+      // @ai-sdk/react 4.0.177 also keeps the raw input text while it streams (`rawInput`, a
+      // detail of that version): compared without it
       const tool = () => plain(staticTools(h.current.messages[1])).map(({ rawInput, ...p }) => p);
       controller.write(formatChunk({ type: 'tool-input-start', toolCallId: 'tool-call-0', toolName: 'test-tool' }));
       await waitFor(() => assert.deepStrictEqual(tool(), [{ state: 'input-streaming', toolCallId: 'tool-call-0', type: 'tool-test-tool' }]));
@@ -641,7 +637,7 @@ for (const implName of IMPLS) {
       );
     });
 
-    test('ui: tool invocations > should display tool call and tool result (when there is no tool call streaming)', async () => {
+    test('a tool call sent whole is input-available at once, then output-available', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
@@ -660,7 +656,7 @@ for (const implName of IMPLS) {
       );
     });
 
-    test('ui: tool invocations > should update tool call to result when addToolOutput is called (during the stream)', async () => {
+    test('addToolOutput while the answer streams fills the part, and later text joins the same message', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
@@ -714,7 +710,7 @@ for (const implName of IMPLS) {
       ['text', 'test file content', 'test.txt', 'text/plain', 'dGVzdCBmaWxlIGNvbnRlbnQ='],
       ['image', 'test image content', 'test.png', 'image/png', 'dGVzdCBpbWFnZSBjb250ZW50'],
     ]) {
-      test(`ui: file attachments with data url > should handle ${kind} file attachment and submission (a FileList)`, async () => {
+      test(`a FileList of one ${kind} file is sent as a data URL part before the text`, async () => {
         server.respond('chat', streamChunks(textChunks(`Response to message with ${kind} attachment`)));
         const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
         const files = fileList([new window.File([content], name, { type })]);
@@ -738,7 +734,7 @@ for (const implName of IMPLS) {
       });
     }
 
-    test('ui: file attachments with url > should handle image file attachment and submission (FileUIPart[])', async () => {
+    test('file parts given as objects keep their URL and go before the text', async () => {
       server.respond('chat', streamChunks(textChunks('Response to message with image attachment')));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       h.current.sendMessage({ text: 'Message with image attachment', files: [{ type: 'file', mediaType: 'image/png', url: 'https://example.com/image.png' }] });
@@ -759,7 +755,7 @@ for (const implName of IMPLS) {
       assertBody(server.calls[0].json, { id: uid('c'), messages: [userMsg], trigger: 'submit-message' });
     });
 
-    test('(no vercel test) a FileUIPart keeps its providerReference and providerMetadata in the message and the request', async () => {
+    test('a file part keeps providerReference and providerMetadata in the history and the request', async () => {
       server.respond('chat', streamChunks(textChunks('ok')));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       const file = {
@@ -777,7 +773,7 @@ for (const implName of IMPLS) {
       assertBody(server.calls[0].json, { id: uid('c'), messages: [userMsg], trigger: 'submit-message' });
     });
 
-    test('ui: attachments with empty submit > should handle image file attachment and submission (files, no text)', async () => {
+    test('files without text make a user message of file parts alone', async () => {
       server.respond('chat', streamChunks(textChunks('Response to message with image attachment')));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       const file = { type: 'file', filename: 'test.png', mediaType: 'image/png', url: 'https://example.com/image.png' };
@@ -792,7 +788,7 @@ for (const implName of IMPLS) {
       assertBody(server.calls[0].json, { id: uid('c'), messages: [userMsg], trigger: 'submit-message' });
     });
 
-    test('ui: should send message with attachments > should handle image file attachment and submission (parts)', async () => {
+    test('a message given as parts is kept and sent as given', async () => {
       server.respond('chat', streamChunks(textChunks('Response to message with image attachment')));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       const parts = [
@@ -810,7 +806,7 @@ for (const implName of IMPLS) {
       assertBody(server.calls[0].json, { id: uid('c'), messages: [userMsg], trigger: 'submit-message' });
     });
 
-    test('ui: regenerate > should show streamed response (body and headers of regenerate)', async () => {
+    test('regenerate sends its body and headers with trigger regenerate-message and replaces the answer', async () => {
       server.respond('chat', [streamChunks(textChunks('first response')), streamChunks(textChunks('second response'))]);
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       h.current.sendMessage({ parts: [{ text: 'hi', type: 'text' }] });
@@ -830,7 +826,7 @@ for (const implName of IMPLS) {
       assert.equal(h.current.messages.length, 2);
     });
 
-    test('chat: regenerate > preserves a preceding assistant message (regenerate({messageId}))', async () => {
+    test('regenerate({messageId}) replaces that assistant message and keeps the one before it', async () => {
       server.respond('chat', streamChunks([
         formatChunk({ type: 'start' }),
         formatChunk({ type: 'text-start', id: 'text-1' }),
@@ -858,7 +854,7 @@ for (const implName of IMPLS) {
       assert.equal(textOf(m[2]), 'regenerated target');
     });
 
-    test('ui: test sending additional fields during message submission > should send metadata with the message', async () => {
+    test('the metadata of a message given as parts goes out with it', async () => {
       server.respond('chat', streamChunks(textChunks('first response')));
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       h.current.sendMessage({ role: 'user', metadata: { test: 'example' }, parts: [{ text: 'hi', type: 'text' }] });
@@ -872,7 +868,7 @@ for (const implName of IMPLS) {
       assert.equal(textOf(h.current.messages[0]), 'hi');
     });
 
-    test('chat: should include the metadata of text message', async () => {
+    test('the metadata of a text message stays on it, in the request and the history', async () => {
       server.respond('chat', streamChunks([
         formatChunk({ type: 'start' }),
         formatChunk({ type: 'start-step' }),
@@ -896,7 +892,7 @@ for (const implName of IMPLS) {
       );
     });
 
-    test('chat: should replace an existing user message (sendMessage({messageId}) edits)', async () => {
+    test('sendMessage with the id of a user message edits it and drops what came after', async () => {
       server.respond('chat', streamChunks([
         formatChunk({ type: 'start' }),
         formatChunk({ type: 'start-step' }),
@@ -928,14 +924,14 @@ for (const implName of IMPLS) {
           { id: 'newid-0', parts: [{ type: 'step-start' }, { state: 'done', text: 'Hello, world.', type: 'text' }], role: 'assistant' },
         ]),
       );
-      // the edit dropped what followed before the answer streamed (chat.history's 2nd entry)
+      // the edit dropped what followed before the answer streamed: a render shows it alone
       assert.ok(
         h.renders.some((r) => r.messages.length === 1 && textOf(r.messages[0]) === 'Hello, world!'),
         'a render with only the edited user message',
       );
     });
 
-    test('ui: resume ongoing stream and return assistant message > construct messages from resumed stream', async () => {
+    test('resume: true GETs the stream of the chat on mount and builds the answer from it', async () => {
       const controller = new Controller();
       server.respond('stream', controlled(controller));
       const h = await mount(() => ({ id: '123', messages: [user('msg_123', 'hi')], generateId: mockId(), resume: true }));
@@ -956,7 +952,7 @@ for (const implName of IMPLS) {
       assert.equal(server.calls[0].url, `${server.base}/api/chat/123/stream`);
     });
 
-    test('ui: resume with no active stream should not flash submitted status (204)', async () => {
+    test('a resume answered 204 leaves the history as it was and status ready, never submitted', async () => {
       server.respond('stream', { type: 'empty', status: 204 });
       const h = await mount(() => ({ id: '123', messages: [user('msg_123', 'hi')], generateId: mockId(), resume: true }));
       await waitFor(() => assert.equal(server.calls.length, 1));
@@ -968,7 +964,7 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(plain(h.current.messages), [user('msg_123', 'hi')]);
     });
 
-    test('ui: resume with server error should set error status without flashing submitted > should set error status and call onError', async () => {
+    test('a resume answered 500 is an error, reported once, never submitted', async () => {
       server.respond('stream', { type: 'error', status: 500, body: 'Internal server error' });
       const onErrorCalls = [];
       const h = await mount(() => ({ id: '123', messages: [user('msg_123', 'hi')], generateId: mockId(), resume: true, onError: (e) => onErrorCalls.push(e) }));
@@ -979,7 +975,7 @@ for (const implName of IMPLS) {
       assert.equal(onErrorCalls.length, 1);
     });
 
-    test('chat: should not copy the previous assistant message when resuming a stream (resumeStream())', async () => {
+    test('resumeStream() adds the resumed answer as a message of its own after the last one', async () => {
       server.respond('stream', streamChunks([
         formatChunk({ type: 'start', messageId: 'assistant-2' }),
         formatChunk({ type: 'text-start', id: 'text-1' }),
@@ -1004,7 +1000,7 @@ for (const implName of IMPLS) {
       assert.equal(server.calls[0].pathname, '/api/chat/123/stream');
     });
 
-    test('ui: stop > should show stop response + chat: send handle a stop and an aborted response stream (onFinish isAbort)', async () => {
+    test('stop() closes the request, keeps the text so far, ignores later chunks; onFinish says isAbort', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const onFinishCalls = [];
@@ -1020,7 +1016,7 @@ for (const implName of IMPLS) {
       });
       await h.current.stop();
       await waitFor(() => assert.equal(h.current.status, 'ready'));
-      // the request was aborted: the server sees the client go (vercel: controller.write rejects)
+      // the request was aborted: the server sees the client go
       const gone = await Promise.race([controller.clientClosed, sleep(2000).then(() => false)]);
       assert.equal(gone, true, 'the server saw the client close the connection');
       controller.write(formatChunk({ type: 'text-delta', id: 'text-1', delta: ', world!' }));
@@ -1042,12 +1038,12 @@ for (const implName of IMPLS) {
       assert.ok('finishReason' in onFinishCalls[0] && onFinishCalls[0].finishReason === undefined, 'finishReason: undefined');
     });
 
-    test('chat: send handle a disconnected response stream (onFinish isDisconnect, isError)', async () => {
+    test('a connection dropped mid-answer keeps the text so far; onFinish says isDisconnect and isError', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       // Node's fetch reports a dropped body as TypeError('terminated'); browsers say "network
-      // error" / "Failed to fetch", which is what the AI SDK recognises as a disconnect (and what
-      // vercel's test raises). The transport's `fetch` makes Node's answer a browser's.
+      // error" / "Failed to fetch", which is what the AI SDK recognises as a disconnect. The
+      // transport's `fetch` makes Node's answer a browser's.
       const browserFetch = async (...args) => {
         const res = await fetch(...args);
         if (!res.body) return res;
@@ -1090,7 +1086,7 @@ for (const implName of IMPLS) {
       await waitFor(() => assert.deepStrictEqual(plain(h.current.messages), plain(onFinishCalls[0].messages)));
     });
 
-    test('chat: send a simple message > onFinish, request, final messages, messages during the streaming', async () => {
+    test('one turn: onFinish, the request, the final history, and renders that only move forward', async () => {
       server.respond('chat', streamChunks(
         [
           formatChunk({ type: 'start' }),
@@ -1113,15 +1109,15 @@ for (const implName of IMPLS) {
       await sent;
       const userMsg = { id: 'id-0', parts: [{ text: 'Hello, world!', type: 'text' }], role: 'user' };
       const assistant = { id: 'id-1', parts: [{ type: 'step-start' }, { state: 'done', text: 'Hello, world.', type: 'text' }], role: 'assistant' };
-      // should call onFinish with message and messages
+      // onFinish: the assistant message and the whole history
       assert.deepStrictEqual(plain(onFinishCalls), [{ finishReason: 'stop', isAbort: false, isDisconnect: false, isError: false, message: assistant, messages: [userMsg, assistant] }]);
-      // should send the messages to the API
+      // the request: the user message
       assertBody(server.calls[0].json, { id: '123', messages: [userMsg], trigger: 'submit-message' });
-      // should return the correct final messages
+      // the history at the end
       await waitFor(() => assert.deepStrictEqual(plain(h.current.messages), [userMsg, assistant]));
       assert.equal(h.current.status, 'ready');
-      // should update the messages during the streaming: every rendered history is a step of
-      // vercel's (React may batch some), the user message alone first, the text growing, 'done' last
+      // the renders on the way, each a step of the stream (React may batch some): the user
+      // message alone first, then the text growing, 'done' last
       const allowed = ['', 'Hello', 'Hello,', 'Hello, world', 'Hello, world.'];
       const seen = h.renders.map((r) => r.messages);
       assert.deepStrictEqual(seen[0], []);
@@ -1139,7 +1135,7 @@ for (const implName of IMPLS) {
       assert.ok(seen.some((m) => m.length === 2 && m[1].parts[1].state === 'streaming'), 'a render while the text streamed');
     });
 
-    test('chat: should handle error parts + clearError > should clear the error and set the status to ready', async () => {
+    test('an error chunk reaches onError and error; clearError brings status back to ready', async () => {
       server.respond('chat', streamChunks([formatChunk({ type: 'start' }), formatChunk({ type: 'error', errorText: 'test-error' })]));
       const errors = [];
       const h = await mount(() => ({ id: '123', generateId: mockId(), onError: (e) => errors.push(e) }));
@@ -1155,7 +1151,7 @@ for (const implName of IMPLS) {
       assert.equal(h.current.error, undefined);
     });
 
-    test('(no vercel test) onError, error and clearError on a 500', async () => {
+    test('a 500 reaches onError and error and keeps the user message; clearError brings status back to ready', async () => {
       server.respond('chat', { type: 'error', status: 500, body: 'Internal Server Error' });
       const errors = [];
       const h = await mount(() => ({ id: uid('c'), onError: (e) => errors.push(e) }));
@@ -1171,7 +1167,7 @@ for (const implName of IMPLS) {
       assert.equal(h.current.error, undefined);
     });
 
-    test('chat: should reject when onFinish throws', async () => {
+    test('an onFinish that throws makes sendMessage reject with that error', async () => {
       server.respond('chat', streamChunks([formatChunk({ type: 'start' }), formatChunk({ type: 'start-step' }), formatChunk({ type: 'finish-step' }), formatChunk({ type: 'finish', finishReason: 'stop' })]));
       const onFinishError = new Error('onFinish failed');
       const h = await mount(() => ({
@@ -1184,7 +1180,7 @@ for (const implName of IMPLS) {
       await assert.rejects(h.current.sendMessage({ text: 'Hello, world!' }), (e) => e === onFinishError);
     });
 
-    test('chat: should not send a message when stopped during message preparation', async () => {
+    test('stop() while the files are still being read sends nothing and adds no message', async () => {
       const h = await mount(() => ({ id: uid('c'), generateId: mockId() }));
       const files = fileList([new window.File(['x'], 'x.txt', { type: 'text/plain' })]);
       const sent = h.current.sendMessage({ text: 'Hello, world!', files });
@@ -1196,7 +1192,7 @@ for (const implName of IMPLS) {
       assert.equal(h.current.status, 'ready');
     });
 
-    // ----- sendAutomaticallyWhen (chat.test.ts) -------------------------------------------------
+    // ----- sendAutomaticallyWhen ----------------------------------------------------------------
 
     const toolCallChunks = (extra = {}) => [
       formatChunk({ type: 'start' }),
@@ -1208,7 +1204,7 @@ for (const implName of IMPLS) {
     const emptyStep = [formatChunk({ type: 'start' }), formatChunk({ type: 'start-step' }), formatChunk({ type: 'finish-step' }), formatChunk({ type: 'finish' })];
     const userHello = { id: 'id-0', parts: [{ text: 'Hello, world!', type: 'text' }], role: 'user' };
 
-    test('chat: sendAutomaticallyWhen > should delay tool output submission until the stream is finished', async () => {
+    test('an automatic send waits for the stream to end, and sendMessage resolves after it went', async () => {
       const controller1 = new Controller();
       server.respond('chat', [controlled(controller1), streamChunks([formatChunk({ type: 'start' })])]);
       let resolveToolCall;
@@ -1249,17 +1245,17 @@ for (const implName of IMPLS) {
 
     for (const [title, answer, part] of [
       [
-        'should send message when a tool output is submitted',
+        'a tool output',
         { tool: 'test-tool', toolCallId: 'tool-call-0', output: 'test-output' },
         { input: { testArg: 'test-value' }, output: 'test-output', state: 'output-available', toolCallId: 'tool-call-0', type: 'tool-test-tool' },
       ],
       [
-        'should send message when a tool error result is submitted',
+        'a tool error (output-error)',
         { state: 'output-error', tool: 'test-tool', toolCallId: 'tool-call-0', errorText: 'test-error' },
         { errorText: 'test-error', input: { testArg: 'test-value' }, state: 'output-error', toolCallId: 'tool-call-0', type: 'tool-test-tool' },
       ],
     ]) {
-      test(`chat: sendAutomaticallyWhen > ${title}`, async () => {
+      test(`answering every tool call with ${title} sends the next request automatically`, async () => {
         server.respond('chat', [streamChunks(toolCallChunks()), streamChunks(emptyStep)]);
         let callCount = 0;
         const h = await mount(() => ({
@@ -1274,13 +1270,13 @@ for (const implName of IMPLS) {
         await waitFor(() => assert.deepStrictEqual(plain(h.current.messages.slice(0, 2)), [userHello, assistant]));
         await waitFor(() => assert.ok(callCount >= 2));
         // the empty second step leaves the last step's tool calls complete, so @ai-sdk/react sends a
-        // third request (answered 404 here; vercel's test stops looking after the second)
+        // third request (answered 404 here; only the first two are checked)
         assert.ok(server.calls.length >= 2);
         assertBody(server.calls[1].json, { id: '123', messageId: 'id-1', messages: [userHello, assistant], trigger: 'submit-message' });
       });
     }
 
-    test('chat: addToolResult > should send message when a tool result is submitted (the alias)', async () => {
+    test('addToolResult, the older name of addToolOutput, also leads to the automatic send', async () => {
       server.respond('chat', [streamChunks(toolCallChunks()), streamChunks(emptyStep)]);
       let callCount = 0;
       const h = await mount(() => ({ id: '123', generateId: mockId(), sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls, onFinish: () => callCount++ }));
@@ -1288,7 +1284,7 @@ for (const implName of IMPLS) {
       await h.current.addToolResult({ tool: 'test-tool', toolCallId: 'tool-call-0', output: 'test-output' });
       await waitFor(() => assert.ok(callCount >= 2));
       // the empty second step leaves the last step's tool calls complete, so @ai-sdk/react sends a
-      // third request (answered 404 here; vercel's test stops looking after the second)
+      // third request (answered 404 here; only the first two are checked)
       assert.ok(server.calls.length >= 2);
       assertBody(server.calls[1].json, {
         id: '123',
@@ -1305,7 +1301,7 @@ for (const implName of IMPLS) {
       });
     });
 
-    test('chat: sendAutomaticallyWhen > should send message when a dynamic tool output is submitted', async () => {
+    test('an output for a dynamic tool leads to the automatic send; the next step joins the same message', async () => {
       server.respond('chat', [
         streamChunks(toolCallChunks({ dynamic: true })),
         streamChunks([
@@ -1339,7 +1335,7 @@ for (const implName of IMPLS) {
       );
     });
 
-    test('chat: sendAutomaticallyWhen > should not send message when the server responded with an error', async () => {
+    test('an automatic send answered 500 is an error and adds nothing to the history', async () => {
       server.respond('chat', [streamChunks(toolCallChunks({ dynamic: true })), { type: 'error', status: 500, body: 'Internal Server Error' }]);
       let callCount = 0;
       const h = await mount(() => ({ id: '123', generateId: mockId(), sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls, onFinish: () => callCount++ }));
@@ -1357,11 +1353,11 @@ for (const implName of IMPLS) {
       assert.equal(server.calls.length, 2);
       assertBody(server.calls[1].json, { id: '123', messageId: 'id-1', messages: expected, trigger: 'submit-message' });
       await waitFor(() => assert.equal(h.current.status, 'error'));
-      assert.deepStrictEqual(plain(h.current.messages), expected, 'UI should not show the response');
+      assert.deepStrictEqual(plain(h.current.messages), expected, 'the failed answer adds nothing to the history');
       assert.ok(h.current.error.message.includes('Internal Server Error'), h.current.error.message);
     });
 
-    test('chat: sendAutomaticallyWhen > should not send message when sendAutomaticallyWhen returns false via promise', async () => {
+    test('a sendAutomaticallyWhen that resolves to false sends nothing', async () => {
       server.respond('chat', [streamChunks(toolCallChunks())]);
       let finished = 0;
       const h = await mount(() => ({ id: '123', generateId: mockId(), sendAutomaticallyWhen: () => Promise.resolve(false), onFinish: () => finished++ }));
@@ -1373,7 +1369,7 @@ for (const implName of IMPLS) {
       assert.equal(server.calls.length, 1);
     });
 
-    test('chat: addToolOutput options forwarding > should forward options to makeRequest when auto-sending', async () => {
+    test('the headers and body given to addToolOutput go with the automatic send', async () => {
       server.respond('chat', [streamChunks(toolCallChunks({ dynamic: true })), streamChunks(emptyStep)]);
       let callCount = 0;
       const h = await mount(() => ({ id: '123', generateId: mockId(), sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls, onFinish: () => callCount++ }));
@@ -1387,13 +1383,13 @@ for (const implName of IMPLS) {
       });
       await waitFor(() => assert.ok(callCount >= 2));
       // the empty second step leaves the last step's tool calls complete, so @ai-sdk/react sends a
-      // third request (answered 404 here; vercel's test stops looking after the second)
+      // third request (answered 404 here; only the first two are checked)
       assert.ok(server.calls.length >= 2);
       assert.equal(server.calls[1].headers['x-custom'], 'test-value');
       assert.equal(server.calls[1].json.extra, 'data');
     });
 
-    // ----- tool approval (chat.test.ts) ---------------------------------------------------------
+    // ----- tool approval -------------------------------------------------------------------------
 
     const approvalMessages = (approval = { id: 'approval-1' }) => [
       { id: 'id-0', role: 'user', parts: [{ text: 'What is the weather in Tokyo?', type: 'text' }] },
@@ -1414,7 +1410,7 @@ for (const implName of IMPLS) {
       formatChunk({ type: 'finish', finishReason: 'stop' }),
     ];
 
-    test('chat: addToolApprovalResponse > approved > should update tool invocation to show the approval response', async () => {
+    test('an approval marks the part approval-responded; without sendAutomaticallyWhen nothing is sent', async () => {
       const h = await mount(() => ({ id: uid('c'), generateId: mockId({ prefix: 'newid' }), messages: approvalMessages() }));
       await h.current.addToolApprovalResponse({ id: 'approval-1', approved: true });
       await waitFor(() =>
@@ -1434,7 +1430,7 @@ for (const implName of IMPLS) {
       assert.equal(server.calls.length, 0, 'no sendAutomaticallyWhen: nothing sent');
     });
 
-    test('chat: addToolApprovalResponse > should preserve signed approval metadata when recording the response', async () => {
+    test('an approval response keeps the fields the request came with (isAutomatic, signature) and adds the reason', async () => {
       const h = await mount(() => ({
         id: uid('c'),
         generateId: mockId({ prefix: 'newid' }),
@@ -1446,7 +1442,7 @@ for (const implName of IMPLS) {
       assert.deepStrictEqual(part.approval, { id: 'approval-1', approved: true, reason: 'looks good', isAutomatic: false, signature: 'signed-approval-envelope' });
     });
 
-    test('chat: addToolApprovalResponse > approved with automatic sending > should update tool invocation to show the approval response', async () => {
+    test('with sendAutomaticallyWhen an approval is sent at once, and the answer fills in the output of the tool', async () => {
       server.respond('chat', [streamChunks(weatherAnswer)]);
       let finished = 0;
       const h = await mount(() => ({
@@ -1493,7 +1489,7 @@ for (const implName of IMPLS) {
       });
     });
 
-    test('chat: addToolApprovalResponse options forwarding > should forward options to makeRequest when auto-sending', async () => {
+    test('the headers and body given to addToolApprovalResponse go with the automatic send', async () => {
       server.respond('chat', [streamChunks(weatherAnswer)]);
       let finished = 0;
       const h = await mount(() => ({
@@ -1510,7 +1506,7 @@ for (const implName of IMPLS) {
       assert.equal(server.calls[0].json.extra, 'data');
     });
 
-    test('(no vercel test) a denied approval with a reason, then sendMessage() continues', async () => {
+    test('a denial keeps its reason, and sendMessage() with no message sends it on', async () => {
       server.respond('chat', [streamChunks(textChunks('ok, not calling it'))]);
       const h = await mount(() => ({ id: uid('c'), generateId: mockId({ prefix: 'newid' }), messages: approvalMessages() }));
       await h.current.addToolApprovalResponse({ id: 'approval-1', approved: false, reason: 'no' });
@@ -1524,10 +1520,10 @@ for (const implName of IMPLS) {
       assert.ok(textOf(h.current.messages.at(-1)).includes('ok, not calling it'));
     });
 
-    // ----- throttle (use-chat.ui.test.tsx, real timers) ----------------------------------------
+    // ----- throttle (real timers) ----------------------------------------------------------------
 
     for (const option of ['throttle', 'experimental_throttle']) {
-      test(`ui: ${option === 'throttle' ? 'throttle > should throttle UI updates when throttle is set' : 'experimental_throttle (deprecated) > should throttle UI updates when the deprecated experimental_throttle option is set'}`, async () => {
+      test(`${option}: the streamed text is shown at most once per window`, async () => {
         const throttleMs = 250;
         const controller = new Controller();
         server.respond('chat', controlled(controller));
@@ -1562,7 +1558,7 @@ for (const implName of IMPLS) {
       });
     }
 
-    test('ui: throttle > should not publish a new message snapshot during an unrelated render', async () => {
+    test('with throttle, an unrelated render shows no text the window holds back', async () => {
       const throttleMs = 400;
       const controller = new Controller();
       server.respond('chat', controlled(controller));
@@ -1581,7 +1577,7 @@ for (const implName of IMPLS) {
       controller.close();
     });
 
-    test('ui: throttle > should publish the final message snapshot with ready status', async () => {
+    test('with throttle, the end of the stream shows the whole text with status ready at once', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('t'), generateId: mockId(), throttle: 1000 }));
@@ -1595,7 +1591,7 @@ for (const implName of IMPLS) {
       assert.equal(textOf(h.current.messages[1]), 'Hello');
     });
 
-    test('ui: throttle > should publish the latest message snapshot with error status', async () => {
+    test('with throttle, an error shows the text so far with status error at once', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('t'), generateId: mockId(), throttle: 1000 }));
@@ -1610,7 +1606,7 @@ for (const implName of IMPLS) {
       assert.equal(textOf(h.current.messages[1]), 'Hello');
     });
 
-    test('ui: throttle > should publish the latest message snapshot when an abort becomes ready', async () => {
+    test('with throttle, stop() shows the held-back text with status ready', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount(() => ({ id: uid('t'), generateId: mockId(), throttle: 1500 }));
@@ -1626,9 +1622,9 @@ for (const implName of IMPLS) {
       assert.equal(textOf(h.current.messages[1]), 'Hello');
     });
 
-    // ----- ids (use-chat.ui.test.tsx) ----------------------------------------------------------
+    // ----- ids -----------------------------------------------------------------------------------
 
-    test('ui: id changes > should update chat instance when the id changes', async () => {
+    test('a new id on a re-render starts an empty chat under that id', async () => {
       server.respond('chat', streamChunks(helloWorld));
       const h = await mount((p) => ({ id: p.id, generateId: mockId() }), { id: uid('initial-id') });
       h.current.sendMessage({ parts: [{ text: 'hi', type: 'text' }] });
@@ -1644,7 +1640,7 @@ for (const implName of IMPLS) {
       assert.equal(h.current.id, second);
     });
 
-    test('ui: undefined id > should not recreate chat when id is explicitly undefined (+ setMessages value and function)', async () => {
+    test('id: undefined keeps one generated id across renders; setMessages takes a value or a function', async () => {
       const h = await mount(() => ({ id: undefined, generateId: mockId() }));
       const initialId = h.current.id;
       assert.equal(typeof initialId, 'string');
@@ -1655,14 +1651,14 @@ for (const implName of IMPLS) {
       await waitFor(() => assert.ok(h.renders.length > before));
       assert.equal(h.current.id, initialId);
       assert.deepStrictEqual(plain(h.current.messages), [{ id: 'message-0', role: 'user', parts: [{ text: 'hi', type: 'text' }] }]);
-      // (no vercel test) setMessages with a function of the current messages
+      // setMessages with a function of the current messages
       h.current.setMessages((old) => [...old, { id: 'message-1', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }]);
       await waitFor(() => assert.deepStrictEqual(plain(h.current.messages).map((m) => m.id), ['message-0', 'message-1']));
       h.current.setMessages((old) => old.slice(1));
       await waitFor(() => assert.deepStrictEqual(plain(h.current.messages).map((m) => m.id), ['message-1']));
     });
 
-    test('ui: streaming with id change from undefined to defined > should handle streaming correctly', async () => {
+    test('an id given after the first render is sent, and its turn streams to the end', async () => {
       const controller = new Controller();
       server.respond('chat', controlled(controller));
       const h = await mount((p) => ({ id: p.id, generateId: mockId() }), { id: undefined });
@@ -1684,9 +1680,9 @@ for (const implName of IMPLS) {
       assert.equal(server.calls[0].json.id, chatId);
     });
 
-    // ----- data parts (no vercel test in these files; the useChat docs' onData / transient parts)
+    // ----- data parts and metadata (onData, transient parts) --------------------------------------
 
-    test('(no vercel test) onData gets every data part; transient ones stay out of the message; a data part with the same id is updated', async () => {
+    test('onData gets every data part; a transient one stays out of the message; a reused id replaces the part', async () => {
       server.respond('chat', streamChunks([
         formatChunk({ type: 'start' }),
         formatChunk({ type: 'data-weather', id: 'w1', data: { city: 'Tokyo', status: 'loading' } }),
@@ -1710,7 +1706,7 @@ for (const implName of IMPLS) {
       ]);
     });
 
-    test('(no vercel test) message metadata from start and message-metadata chunks', async () => {
+    test('metadata from start, message-metadata and finish merge on the assistant message', async () => {
       server.respond('chat', streamChunks([
         formatChunk({ type: 'start', messageId: 'srv-1', messageMetadata: { model: 'm1' } }),
         ...textChunks('hi there'),
@@ -1730,7 +1726,7 @@ for (const implName of IMPLS) {
 
     // ----- a send while a turn runs (the contract's known difference) --------------------------
 
-    test('(no vercel test) a second sendMessage while a turn streams', async () => {
+    test('a second sendMessage while a turn streams: @ai-sdk/react sends it at once, ours refuses it', async () => {
       const controller = new Controller();
       server.respond('chat', [controlled(controller), streamChunks(textChunks('second'))]);
       const h = await mount(() => ({ id: uid('b'), generateId: mockId() }));
