@@ -151,7 +151,8 @@ impl SseDecoder {
         if !js_sys::ArrayBuffer::is_view(&bytes) {
             return Err(super::arg_error("bytes", "bytes must be a Uint8Array"));
         }
-        let view = |key: &str| js_sys::Reflect::get(&bytes, &JsValue::from_str(key)).unwrap_or_default();
+        let view =
+            |key: &str| js_sys::Reflect::get(&bytes, &JsValue::from_str(key)).unwrap_or_default();
         let bytes = Uint8Array::new_with_byte_offset_and_length(
             &view("buffer"),
             view("byteOffset").as_f64().unwrap_or(0.0) as u32,
