@@ -121,7 +121,8 @@ export function Chat() {
 // The drop-in `useChat`, written as the AI SDK's documentation writes it.
 export function DocsChat() {
   const { messages, sendMessage, status, stop, error, regenerate, addToolOutput, setMessages } = useChat({
-    transport: { api: "/api/chat", body: { model: "m" }, prepareSendMessagesRequest: ({ body, messages: m }) => ({ body: { ...body, messages: m } }) },
+    body: { model: "m" },
+    prepareSendMessagesRequest: ({ body, messages: m }) => ({ body: { ...body, messages: m } }),
     onFinish: ({ message, messages: all, isAbort, isDisconnect, isError, finishReason }) => {
       const n: number = all.length + message.parts.length;
       const flags: boolean[] = [isAbort, isDisconnect, isError];
