@@ -525,6 +525,9 @@ export type UIMessageChunk<METADATA = unknown, DATA_TYPES extends UIDataTypes = 
   | { type: "abort"; reason?: string }
   | { type: "message-metadata"; messageMetadata: METADATA };
 
+/** The chunk type of a message type's stream (its metadata and data part types). */
+export type InferUIMessageChunk<T extends UIMessage> = UIMessageChunk<InferUIMessageMetadata<T>, InferUIMessageData<T>>;
+
 /** What one request adds: headers, body keys, and metadata for the transport's hooks. */
 export type ChatRequestOptions = {
   headers?: Record<string, string> | Headers;

@@ -47,6 +47,8 @@ node bench/size-check.mjs
 step "Node: the installed package (release build) and the .d.ts"
 node --test tests/js/
 node_modules/.bin/tsc -p tests/ts/tsconfig.json
+# The same .d.ts for an app without `ai` (it is an optional peer): `ai` resolves to nothing there.
+node_modules/.bin/tsc -p tests/ts/no-ai/tsconfig.json
 
 step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
 bash bench/build.sh

@@ -152,7 +152,14 @@ export function DocsChat() {
 
 // The AI SDK build: the same types, its own module.
 export function AiSdkBuildChat() {
-  const { messages, sendMessage, status } = useAiSdkChat({ transport: { api: "/api/chat" } });
+  // A transport is any object with these two methods (as the `ai` package's `ChatTransport`).
+  const { messages, sendMessage, status } = useAiSdkChat({
+    transport: {
+      sendMessages: async ({ messages: sent }) =>
+        new ReadableStream({ start: (c) => { c.enqueue({ type: "text-start", id: `t${sent.length}` }); c.close(); } }),
+      reconnectToStream: async () => null,
+    },
+  });
   const direct = new AiSdkChatStore({ baseUrl: "/", sessionId: "s" });
   const snap: AiSdkSnapshot = direct.getSnapshot();
   void snap.status;
