@@ -613,10 +613,13 @@ export type ChatAddToolApproveResponseFunction = (args: {
   options?: ChatRequestOptions;
 }) => void | PromiseLike<void>;
 
-/** Gives a client-run tool call its output (or its error). */
+/**
+ * Gives a client-run tool call its output (or its error). `tool` types `output`; it may be left
+ * out (the store finds the call by `toolCallId`), as when answering `snapshot.pending.questions`.
+ */
 export type ChatAddToolOutputFunction<UI_MESSAGE extends UIMessage> = <TOOL extends keyof InferUIMessageTools<UI_MESSAGE>>(
   args: {
-    tool: TOOL;
+    tool?: TOOL;
     toolCallId: string;
     /** Used by the request `sendAutomaticallyWhen` may send next. */
     options?: ChatRequestOptions;

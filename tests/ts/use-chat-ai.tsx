@@ -314,7 +314,8 @@ export function roundTrip(ours: AppMessage[], theirs: AiUIMessage[]) {
 }
 
 // What must not compile.
-import { Chat as AiChat } from '@ai-sdk/react';
+import { Chat as AiChat, type UseChatHelpers as AiUseChatHelpers } from '@ai-sdk/react';
+import type { AbstractChat } from 'ai';
 export function Refusals(aiChat: AiChat<AppMessage>) {
   const { messages, sendMessage, addToolOutput } = useChat<AppMessage>();
   const part = messages[0].parts[0];
@@ -378,3 +379,17 @@ export function CheckedChat() {
   });
   return <>{messages.length}</>;
 }
+
+// `ai`'s chat options are ours (schemas included), and our hook's result is `@ai-sdk/react`'s
+// (less its experimental queue, which the store has as `queued`).
+type AiQueue = 'experimental_queuedMessages' | 'experimental_removeQueuedMessage' | 'experimental_sendQueuedMessageNow';
+export function fromAiOptions(init: Omit<AiChatInit<AiAppMessage>, 'experimental_queue'>, ours: UseChatHelpers<AppMessage>) {
+  const options: ChatInit<AppMessage> = init;
+  const helpers: Omit<AiUseChatHelpers<AiAppMessage>, AiQueue> = ours;
+  return [options, helpers, useChat<AppMessage>(init)];
+}
+
+// Our `Chat` has `ai`'s `Chat`'s public surface.
+type ChatSurface = 'id' | 'generateId' | 'status' | 'error' | 'messages' | 'lastMessage' | 'sendMessage' | 'regenerate'
+  | 'resumeStream' | 'clearError' | 'addToolApprovalResponse' | 'addToolOutput' | 'addToolResult' | 'stop';
+export const asAiChat: Pick<AbstractChat<AiAppMessage>, ChatSurface> = shared;

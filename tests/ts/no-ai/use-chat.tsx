@@ -81,6 +81,8 @@ export function Notes() {
       },
     });
   const snapshot = useChatStore(store);
+  // A question the server asks (pending.questions) is answered by its call id alone.
+  const answer = (toolCallId: string) => void addToolOutput({ toolCallId, output: { id: 'n1' } });
   const attach = (f: FileUIPart) => void sendMessage({ files: [f], metadata: { model: 'small' } });
   return (
     <section data-busy={busy} data-approvals={pending.approvals.length} data-draft={snapshot?.composer.canSend}>
@@ -110,6 +112,7 @@ export function Notes() {
       <button onClick={() => void sendMessage({ role: 'user', parts: [{ type: 'text', text }] })}>Send parts</button>
       <button onClick={() => attach({ type: 'file', mediaType: 'text/plain', url: 'data:text/plain,hi' })}>Attach</button>
       <button onClick={() => void stop()}>Stop</button>
+      {pending.questions.map((q) => <button key={q.toolCallId} onClick={() => answer(q.toolCallId)}>Answer</button>)}
     </section>
   );
 }
