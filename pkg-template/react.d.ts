@@ -390,12 +390,48 @@ export type DynamicToolUIPart = {
   providerExecuted?: boolean;
 } & ToolCallStates<unknown, unknown, unknown, unknown>;
 
+/** One part of a message type. */
+type PartOf<T extends UIMessage> = T["parts"][number];
+
+/** The data part types of a message type, read back from its parts. */
+type DataTypesFromParts<T extends UIMessage> = {
+  [P in Extract<PartOf<T>, { type: `data-${string}` }> as P["type"] extends `data-${infer NAME}` ? NAME : never]: P extends {
+    data: infer DATA;
+  }
+    ? DATA
+    : never;
+};
+/** The tools of a message type, read back from its parts. */
+type ToolsFromParts<T extends UIMessage> = {
+  [P in Extract<PartOf<T>, { type: `tool-${string}` }> as P["type"] extends `tool-${infer NAME}` ? NAME : never]: {
+    input: P extends { state: "input-available"; input: infer INPUT } ? INPUT : never;
+    output: P extends { state: "output-available"; output: infer OUTPUT } ? OUTPUT : never;
+  };
+};
+
+// The `Infer*` types take a message type's own type arguments, so that ours and `ai`'s name the
+// very same types (generic functions such as `addToolOutput` then match `ai`'s). A message type
+// built from `ai`'s `UIMessage` gives no type arguments to ours (they cannot be inferred through
+// another package's look-alike part types): its names are then read back from its parts.
+
 /** The metadata type of a message type. */
-export type InferUIMessageMetadata<T extends UIMessage> = T extends UIMessage<infer METADATA> ? METADATA : unknown;
-/** The data part types of a message type. */
-export type InferUIMessageData<T extends UIMessage> = T extends UIMessage<unknown, infer DATA_TYPES> ? DATA_TYPES : UIDataTypes;
-/** The tools of a message type. */
-export type InferUIMessageTools<T extends UIMessage> = T extends UIMessage<unknown, UIDataTypes, infer TOOLS> ? TOOLS : UITools;
+export type InferUIMessageMetadata<T extends UIMessage> = T extends { metadata?: infer METADATA } ? METADATA : unknown;
+/** The data part types of a message type, by name. */
+export type InferUIMessageData<T extends UIMessage> = T extends UIMessage<unknown, infer DATA_TYPES>
+  ? string extends keyof DATA_TYPES
+    ? string extends keyof DataTypesFromParts<T>
+      ? DATA_TYPES
+      : DataTypesFromParts<T>
+    : DATA_TYPES
+  : UIDataTypes;
+/** The tools of a message type, by name: each one's `input` and `output`. */
+export type InferUIMessageTools<T extends UIMessage> = T extends UIMessage<unknown, UIDataTypes, infer TOOLS>
+  ? string extends keyof TOOLS
+    ? string extends keyof ToolsFromParts<T>
+      ? TOOLS
+      : ToolsFromParts<T>
+    : TOOLS
+  : UITools;
 
 /** A tool call as `onToolCall` gets it. */
 interface ToolCallOf<NAME extends string, INPUT> {
@@ -624,7 +660,11 @@ export type ChatAddToolOutputFunction<UI_MESSAGE extends UIMessage> = <TOOL exte
     /** Used by the request `sendAutomaticallyWhen` may send next. */
     options?: ChatRequestOptions;
   } & (
-    | { state?: "output-available"; output: InferUIMessageTools<UI_MESSAGE>[TOOL]["output"]; errorText?: never }
+    | {
+        state?: "output-available";
+        output: InferUIMessageTools<UI_MESSAGE>[TOOL]["output"];
+        errorText?: never;
+      }
     | { state: "output-error"; output?: never; errorText: string }
   ),
 ) => void | PromiseLike<void>;

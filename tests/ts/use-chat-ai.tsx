@@ -393,3 +393,23 @@ export function fromAiOptions(init: Omit<AiChatInit<AiAppMessage>, 'experimental
 type ChatSurface = 'id' | 'generateId' | 'status' | 'error' | 'messages' | 'lastMessage' | 'sendMessage' | 'regenerate'
   | 'resumeStream' | 'clearError' | 'addToolApprovalResponse' | 'addToolOutput' | 'addToolResult' | 'stop';
 export const asAiChat: Pick<AbstractChat<AiAppMessage>, ChatSurface> = shared;
+
+// An app that keeps its message type built from `ai`'s `UIMessage`.
+export function AiTypedChat() {
+  const { messages, addToolOutput, sendMessage } = useChat<AiAppMessage>({
+    transport: new DefaultChatTransport({ api: '/api/chat' }),
+    onToolCall: ({ toolCall }) => {
+      if (!toolCall.dynamic && toolCall.toolName === 'forecast') {
+        const days: number = toolCall.input.days;
+        void addToolOutput({ tool: 'forecast', toolCallId: toolCall.toolCallId, output: [{ city: 'Rome', celsius: days }] });
+      }
+    },
+    onData: (part) => void (part.type === 'data-weather' ? part.data.city : part.data.done),
+  });
+  // @ts-expect-error forecast's output is a list
+  void addToolOutput({ tool: 'forecast', toolCallId: 'c', output: 'warm' });
+  void sendMessage({ text: 'x', metadata: { createdAt: 2 } });
+  // @ts-expect-error the metadata is `{createdAt: number}`
+  void sendMessage({ text: 'x', metadata: { createdAt: '2' } });
+  return <>{messages.map((m) => m.parts.map((p) => (p.type === 'tool-forecast' && p.state === 'output-available' ? p.output.length : 0)))}</>;
+}
