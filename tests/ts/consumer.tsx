@@ -118,7 +118,8 @@ export function Chat() {
   );
 }
 
-// The drop-in `useChat`, written as the AI SDK's documentation writes it.
+// The drop-in `useChat` as the AI SDK's documentation writes it, the request shaped by the store's
+// own `body` and `prepareSendMessagesRequest` options (no `ai` here: see use-chat-ai.tsx).
 export function DocsChat() {
   const { messages, sendMessage, status, stop, error, regenerate, addToolOutput, setMessages } = useChat({
     body: { model: "m" },

@@ -413,3 +413,15 @@ export function AiTypedChat() {
   void sendMessage({ text: 'x', metadata: { createdAt: '2' } });
   return <>{messages.map((m) => m.parts.map((p) => (p.type === 'tool-forecast' && p.state === 'output-available' ? p.output.length : 0)))}</>;
 }
+
+// No type argument anywhere: everything falls back to the plain `UIMessage`.
+export function Untyped({ initial }: { initial: AiUIMessage[] }) {
+  const chat = new Chat({ transport: new DefaultChatTransport() });
+  const { messages, addToolOutput } = useChat({
+    messages: initial,
+    transport: new DefaultChatTransport({ api: '/api/plain', fetch: (input, init) => fetch(input, init) }),
+    onToolCall: ({ toolCall }) => void addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output: null }),
+  });
+  const other = useChat({ chat });
+  return <>{messages.length + other.messages.length}</>;
+}
