@@ -742,7 +742,8 @@ export type ChatOptions<UI_MESSAGE extends UIMessage = UIMessage> = ChatInit<UI_
  * `useChat({chat})`. As `ai`'s `Chat` (its public members), plus `store` and `dispose()`.
  */
 export declare class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
-  constructor(init?: ChatOptions<UI_MESSAGE>);
+  /** The options of `useChat` without `chat`. */
+  constructor(init?: ChatOptions<UI_MESSAGE> & UseChatRenderOptions);
   /** The chat id (the store's session id). */
   readonly id: string;
   readonly generateId: () => string;
@@ -806,8 +807,8 @@ export type UseChatHelpers<UI_MESSAGE extends UIMessage = UIMessage> = {
   /** As the AI SDK words it, with the store's `code` (and HTTP `status`) on it. */
   error: Error | undefined;
   clearError: () => void;
-  /** The store (`null` during the first render). */
-  readonly store: ChatStore | null;
+  /** The store under the chat (`chat.store`). */
+  readonly store: ChatStore;
   /** A turn is on its way (`submitted` or `streaming`). */
   readonly busy: boolean;
   readonly queued: Snapshot["queued"];

@@ -118,9 +118,10 @@ export function Notes() {
 }
 
 // One chat shared by a header and the page.
-const notesChat = new Chat<NotesMessage>({ transport: lines, baseUrl: '/' });
+const notesChat = new Chat<NotesMessage>({ transport: lines, baseUrl: '/', throttle: 50 });
 export function NotesHeader() {
-  const { status, messages } = useChat({ chat: notesChat });
+  const { status, messages, store } = useChat({ chat: notesChat });
+  void store.getSnapshot().sessionId;
   return <header data-status={status}>{messages.filter((m) => m.role === 'user').length}</header>;
 }
 export function NotesPage() {
