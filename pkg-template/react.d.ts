@@ -768,7 +768,7 @@ export declare class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
   stop: () => Promise<void>;
   /** The store under the chat. */
   readonly store: ChatStore;
-  /** Stops, releases the store and closes the transport. */
+  /** Ends the chat: its request aborted, its store disposed (a later use makes a new one). */
   dispose(): void;
 }
 
