@@ -48,6 +48,8 @@ node bench/size-check.mjs
 step "Node: the installed package (release build) and the .d.ts"
 node --test tests/js/
 node_modules/.bin/tsc -p tests/ts/tsconfig.json
+# The same .d.ts for an app without `ai` (it is an optional peer): `ai` resolves to nothing there.
+node_modules/.bin/tsc -p tests/ts/no-ai/tsconfig.json
 
 step "React: useChat and Chat rendered under jsdom (one file under happy-dom), then all under happy-dom"
 node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs

@@ -351,10 +351,12 @@ test('Node ESM: every entry, server rendering, a turn; the .d.ts under tsc --str
   // The consumer of every public type, against the installed package's own .d.ts and exports
   // map, under both module resolutions a TypeScript app uses.
   cpSync(resolve(root, 'tests/ts/consumer.tsx'), join(dir, 'consumer.tsx'));
+  // The drop-in useChat's types where `ai` is not installed (this consumer has none).
+  cpSync(resolve(root, 'tests/ts/no-ai/use-chat.tsx'), join(dir, 'use-chat.tsx'));
   for (const [module, moduleResolution] of [['ESNext', 'Bundler'], ['NodeNext', 'NodeNext']]) {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module, moduleResolution, jsx: 'react-jsx', skipLibCheck: false, lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: ['node'] },
-      files: ['consumer.tsx'],
+      files: ['consumer.tsx', 'use-chat.tsx'],
     }));
     await run(join(dir, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: dir }).catch((e) => {
       throw new Error(`tsc (${moduleResolution}) failed:\n${e.stdout}${e.stderr}`);

@@ -118,10 +118,12 @@ export function Chat() {
   );
 }
 
-// The drop-in `useChat`, written as the AI SDK's documentation writes it.
+// The drop-in `useChat` as the AI SDK's documentation writes it, the request shaped by the store's
+// own `body` and `prepareSendMessagesRequest` options (no `ai` here: see use-chat-ai.tsx).
 export function DocsChat() {
   const { messages, sendMessage, status, stop, error, regenerate, addToolOutput, setMessages } = useChat({
-    transport: { api: "/api/chat", body: { model: "m" }, prepareSendMessagesRequest: ({ body, messages: m }) => ({ body: { ...body, messages: m } }) },
+    body: { model: "m" },
+    prepareSendMessagesRequest: ({ body, messages: m }) => ({ body: { ...body, messages: m } }),
     onFinish: ({ message, messages: all, isAbort, isDisconnect, isError, finishReason }) => {
       const n: number = all.length + message.parts.length;
       const flags: boolean[] = [isAbort, isDisconnect, isError];
@@ -151,7 +153,14 @@ export function DocsChat() {
 
 // The AI SDK build: the same types, its own module.
 export function AiSdkBuildChat() {
-  const { messages, sendMessage, status } = useAiSdkChat({ transport: { api: "/api/chat" } });
+  // A transport is any object with these two methods (as the `ai` package's `ChatTransport`).
+  const { messages, sendMessage, status } = useAiSdkChat({
+    transport: {
+      sendMessages: async ({ messages: sent }) =>
+        new ReadableStream({ start: (c) => { c.enqueue({ type: "text-start", id: `t${sent.length}` }); c.close(); } }),
+      reconnectToStream: async () => null,
+    },
+  });
   const direct = new AiSdkChatStore({ baseUrl: "/", sessionId: "s" });
   const snap: AiSdkSnapshot = direct.getSnapshot();
   void snap.status;
