@@ -397,6 +397,10 @@ export class Chat {
     /** The chat's id (the store's `sessionId`). */
     this.id = options.id ?? this.generateId();
     this.#throttleMs = options.throttle ?? options.experimental_throttle ?? 0;
+    // Own, bound members, as the `ai` `Chat`'s: `const { sendMessage } = chat` works.
+    for (const name of ["sendMessage", "regenerate", "stop", "resumeStream", "addToolOutput", "addToolResult", "addToolApprovalResponse", "clearError", "setMessages"]) {
+      this[name] = this[name].bind(this);
+    }
     if (!isFamily(options)) this.#open();
   }
 

@@ -94,8 +94,12 @@ type ValuesOf<T> = T[keyof T];
 
 /** A JSON value, as provider metadata carries it. */
 export type JSONValue = null | string | number | boolean | Readonly<JSONObject> | readonly JSONValue[];
-/** A JSON object (a key may be present and `undefined`). */
-export type JSONObject = { [key: string]: JSONValue | undefined };
+/**
+ * A JSON object (a key may be present and `undefined`). Its values are `any`: the `ai`
+ * package's own JSON type is mutable in some 7.x versions and readonly in others, and provider
+ * metadata and tool metadata must go both ways with either.
+ */
+export type JSONObject = { [key: string]: any };
 /** Per-provider data on a part or chunk, keyed by the provider's name. */
 export type ProviderMetadata = Record<string, JSONObject>;
 /** A file's id at each provider it was uploaded to; never an object with a `type`. */

@@ -81,6 +81,9 @@ node --test --test-concurrency=1 tests/packaging/
 
 step "end to end: the example apps against the reference server in headless Chromium"
 bash scripts/build-examples.sh
+# Our useChat pages under tsc --strict: as written for @ai-sdk/react, and with the import changed.
+(cd examples/use-chat-pages && node_modules/.bin/tsc -p tsconfig.json)
+(cd examples/use-chat-pages/ours && node_modules/.bin/tsc -p tsconfig.json)
 node --test --test-concurrency=1 examples/e2e/
 echo "(screenshots of each scenario: target/e2e/)"
 
