@@ -2,10 +2,10 @@
 // on its way, a failed reply shows its error with Try again (`regenerate`) and Dismiss
 // (`clearError`), and `onFinish` tells how the last reply ended.
 import { useChat } from '@ai-sdk/react';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { MessageForm } from './message-form';
 
 export default function ChatPage() {
-  const [draft, setDraft] = useState('');
   const [lastEnd, setLastEnd] = useState('none yet');
   const { messages, sendMessage, status, stop, error, regenerate, clearError } = useChat({
     onFinish({ isAbort, isDisconnect, isError }) {
@@ -15,13 +15,6 @@ export default function ChatPage() {
 
   const busy = status === 'submitted' || status === 'streaming';
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const text = draft.trim();
-    if (!text) return;
-    void sendMessage({ text });
-    setDraft('');
-  }
 
   return (
     <>
@@ -57,18 +50,7 @@ export default function ChatPage() {
         </div>
       )}
 
-      <form onSubmit={submit}>
-        <input
-          value={draft}
-          onChange={(event) => setDraft(event.target.value)}
-          placeholder="Type a message"
-          aria-label="Message"
-          disabled={status !== 'ready'}
-        />
-        <button type="submit" disabled={status !== 'ready' || draft.trim() === ''}>
-          Send
-        </button>
-      </form>
+      <MessageForm ready={status === 'ready'} onSend={(text) => void sendMessage({ text })} />
 
       <p className="last-end">Last reply: {lastEnd}</p>
     </>

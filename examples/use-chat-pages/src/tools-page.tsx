@@ -8,13 +8,13 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
 } from 'ai';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
+import { MessageForm } from './message-form';
 import { HERE, type ToolsMessage } from './tools';
 
 type Part = ToolsMessage['parts'][number];
 
 export default function ToolsPage() {
-  const [draft, setDraft] = useState('');
   const { messages, sendMessage, status, stop, error, addToolOutput, addToolApprovalResponse } = useChat<ToolsMessage>({
     sendAutomaticallyWhen: ({ messages }) =>
       lastAssistantMessageIsCompleteWithToolCalls({ messages }) ||
@@ -28,13 +28,6 @@ export default function ToolsPage() {
     },
   });
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const text = draft.trim();
-    if (!text) return;
-    void sendMessage({ text });
-    setDraft('');
-  }
 
   function answer(toolCallId: string, output: string) {
     void addToolOutput({ tool: 'askForConfirmation', toolCallId, output });
@@ -147,18 +140,7 @@ export default function ToolsPage() {
         </p>
       )}
 
-      <form onSubmit={submit}>
-        <input
-          value={draft}
-          onChange={(event) => setDraft(event.target.value)}
-          placeholder="Type a message"
-          aria-label="Message"
-          disabled={status !== 'ready'}
-        />
-        <button type="submit" disabled={status !== 'ready' || draft.trim() === ''}>
-          Send
-        </button>
-      </form>
+      <MessageForm ready={status === 'ready'} onSend={(text) => void sendMessage({ text })} />
     </>
   );
 }
