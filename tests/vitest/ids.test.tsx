@@ -3,7 +3,7 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { DefaultChatTransport } from 'ai';
 import { useChat } from 'agent-chat-store/react';
-import { useLayoutEffect, useState } from 'react';
+import { StrictMode, useLayoutEffect, useState } from 'react';
 import { describe, expect, it } from 'vitest';
 import { scriptedServer, sse, textAnswer } from './server';
 import { ChatView } from './view';
@@ -67,5 +67,29 @@ describe('id changes', () => {
     });
     expect(renders).toBe(settled);
     expect(text('status')).toBe('ready');
+  });
+});
+
+describe('StrictMode', () => {
+  it('its double render and simulated remount leave one chat that sends once and shows its answer', async () => {
+    function Inbox() {
+      const chat = useChat({ id: 'strict-inbox', transport: new DefaultChatTransport({ api: server.at('/api/chat') }) });
+      return (
+        <ChatView chat={chat}>
+          <button onClick={() => void chat.sendMessage({ text: 'Any mail?' })}>ask</button>
+        </ChatView>
+      );
+    }
+    server.on('POST', '/api/chat', sse(textAnswer(['One letter.'])));
+    render(
+      <StrictMode>
+        <Inbox />
+      </StrictMode>,
+    );
+    fireEvent.click(screen.getByText('ask'));
+    expect(text('message-0')).toBe('user: Any mail?');
+    await waitFor(() => expect(text('message-1')).toBe('assistant: One letter.'));
+    await waitFor(() => expect(text('status')).toBe('ready'));
+    expect(server.requestsTo('POST', '/api/chat')).toHaveLength(1);
   });
 });
