@@ -512,9 +512,23 @@ impl PiReducer {
                     // is that message twice, and goes.
                     let own = client_nonce.is_none() && role == Role::User;
                     let local = if own { self.pending_user.take() } else { None };
-                    if let Some(i) = local.and_then(|l| h.position(&l).filter(|_| l != id)) {
-                        h.remove(i);
-                        return true;
+                    // Only a copy that says what the start says is that message: a start
+                    // replayed with another text is an older message's, and the prompt's copy
+                    // waits on for its own start.
+                    let same = |l: &String| {
+                        let says =
+                            |m: &UIMessage| m.text().trim() == text.as_deref().unwrap_or("").trim();
+                        text.is_none() || h.get(l).is_some_and(says)
+                    };
+                    match local {
+                        Some(l) if l != id && !same(&l) => self.pending_user = Some(l),
+                        Some(l) => {
+                            if let Some(i) = h.position(&l).filter(|_| l != id) {
+                                h.remove(i);
+                                return true;
+                            }
+                        }
+                        None => {}
                     }
                     if self.state.contains_key(&id) {
                         return false;
@@ -1205,5 +1219,35 @@ mod tests {
             total_hits > 1000,
             "the shortcut was tried {total_hits} times"
         );
+    }
+
+    /// A user message's start replayed with its own text while this client's prompt waits
+    /// for its start: the prompt's optimistic copy is not that message and stays; a start
+    /// replayed with the prompt's text is the copy twice, which goes.
+    #[test]
+    fn a_replayed_start_of_another_text_leaves_the_prompt_copy() {
+        let start = |id: &str, text: &str| PiEvent::MessageStart {
+            seq: None,
+            message_id: id.into(),
+            role: Role::User,
+            client_nonce: None,
+            text: Some(text.into()),
+        };
+        let mut r = PiReducer::new();
+        let mut h = History::new();
+        let mut out = Vec::new();
+        r.apply(&mut h, start("u1", "older"), &mut out);
+        h.push(UIMessage::user_text("local-1", "again"));
+        r.set_pending_user(Some("local-1".into()));
+        r.apply(&mut h, start("u1", "older"), &mut out);
+        let ids: Vec<&str> = h.messages().iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["u1", "local-1"]);
+        assert_eq!(r.pending_user(), Some("local-1"));
+
+        h.push(UIMessage::user_text("local-2", "older"));
+        r.set_pending_user(Some("local-2".into()));
+        r.apply(&mut h, start("u1", "older"), &mut out);
+        let ids: Vec<&str> = h.messages().iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["u1", "local-1"]);
     }
 }
