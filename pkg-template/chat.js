@@ -378,6 +378,7 @@ export class Chat {
   #stops = 0;
   #thrown = null; // what a transport object threw, shown as it is
   #wording = null; // a failed answer's body text, the message `useChat` shows for it
+  #requests = new Map(); // the store's chat requests, kept for a transport to make
   #shownError = { from: null, to: undefined };
   #releasing = null;
   #lastMeta = undefined;
@@ -442,7 +443,7 @@ export class Chat {
         chat.#wording = text;
       },
       settle: () => chat.#settleSoon(),
-      guard: (signal) => guardOf(signal, () => chat.#store?.getSnapshot().status === "error"),
+      guard: (signal) => chat.#guard(signal),
     };
     const options = { ...storeOptions(latest.current, this.id, latest, viaTransport), ...hooks };
     if (typeof latest.current.sendAutomaticallyWhen === "function") {
@@ -467,13 +468,16 @@ export class Chat {
     return store;
   }
 
-  #requests = new Map();
+  // A request's signal followed as `useChat` would: a turn that ended in error leaves the body.
+  #guard(signal) {
+    return guardOf(signal, () => this.#store?.getSnapshot().status === "error");
+  }
 
   // The store's request, made by the transport object: a chat POST by `sendMessages`, a
   // stream GET by `reconnectToStream`; what they return (chunk objects) is the answer.
   async #viaTransport(url, init) {
     const transport = this.#latest.current.transport;
-    const guard = guardOf(init?.signal, () => this.#store?.getSnapshot().status === "error");
+    const guard = this.#guard(init?.signal);
     const { target, answered } = observed(transport);
     // What the transport threw: the chat's error as it is. Thrown over an HTTP answer (an
     // `HttpChatTransport`'s `!response.ok`), it is that failed answer for the store, which
@@ -483,9 +487,9 @@ export class Chat {
       if (e && e.name === "AbortError") throw e;
       this.#thrown = e;
       const status = answered();
-      if (status !== undefined && status >= 400) return textAnswer(status, String(e?.message ?? e), "text/plain");
-      if (resume) return textAnswer(500, String(e?.message ?? e), "text/plain");
-      throw e;
+      const answer = status !== undefined && status >= 400 ? status : resume ? 500 : undefined;
+      if (answer === undefined) throw e;
+      return textAnswer(answer, String(e?.message ?? e), "text/plain");
     };
     if (init?.method === "GET") {
       let stream;
