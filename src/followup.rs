@@ -667,6 +667,14 @@ impl FollowUpQueue {
         &self.items[self.items.len() - 1]
     }
 
+    /// A user message with `text` that is none of the items was committed: the items of that
+    /// text waiting now count it before their own ([`FollowUpItem::texts_before`]).
+    pub fn one_more_text(&mut self, text: &str) {
+        for item in self.items.iter_mut().filter(|i| i.text == text) {
+            item.texts_before += 1;
+        }
+    }
+
     /// Sets [`FollowUpItem::texts_before`] of `item_id`.
     pub fn set_texts_before(&mut self, item_id: &str, n: usize) {
         if let Some(item) = self.items.iter_mut().find(|i| i.id == item_id) {

@@ -65,8 +65,11 @@ pub enum NativeEffect {
         /// no selectors, the follow-up it ran is known by it (SPEC §14.1).
         text: Option<String>,
     },
-    /// The server's queue changed (authoritative for the waiting bubbles).
-    Queue,
+    /// The server's queue changed (authoritative for the waiting bubbles): the seq of the
+    /// `queue-updated` and its rows. Several may come in one batch of events, each seen by
+    /// the store at its own seq (a clear of the whole queue is known by the queue just
+    /// before the event that emptied it).
+    Queue(u64, Vec<QueueRow>),
     /// A run began (its turn id, and the seq of its `agent-start`).
     RunStarted(String, u64),
     /// A run ended for good (a `willRetry` end is not one).
@@ -408,8 +411,9 @@ impl NativeGate {
                 return out.push(NativeEffect::RunEnded(status));
             }
             EventKind::QueueUpdated { rows } => {
+                out.push(NativeEffect::Queue(ev.seq, rows.clone()));
                 self.queue = rows;
-                return out.push(NativeEffect::Queue);
+                return;
             }
             EventKind::Error {
                 turn_id,

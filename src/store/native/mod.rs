@@ -532,7 +532,7 @@ impl ChatStore {
     }
 
     /// An optimistic message of this client's (a prompt's, a held turn's), not the server's.
-    fn is_local(&self, id: &str) -> bool {
+    pub(super) fn is_local(&self, id: &str) -> bool {
         let s = &self.session;
         let held =
             matches!(&s.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
@@ -541,7 +541,7 @@ impl ChatStore {
 
     /// The server's user messages with `text` in the history: this client's optimistic ones
     /// (its prompts', a held turn's) left out.
-    fn server_texts(&self, text: &str) -> usize {
+    pub(super) fn server_texts(&self, text: &str) -> usize {
         (self.session.conversation.history().messages().iter())
             .filter(|m| m.role == Role::User && !self.is_local(&m.id) && m.text() == text)
             .count()
@@ -654,7 +654,9 @@ impl ChatStore {
                 let (nonce, text) = (client_nonce.as_deref(), text.as_deref());
                 self.on_native_user_message(nonce, client_seq, text, now_ms)
             }
-            NativeEffect::Queue => self.follow_server_queue(ServerView::Event, now_ms),
+            NativeEffect::Queue(seq, rows) => {
+                self.follow_server_queue(ServerView::Event(seq, rows), now_ms)
+            }
             NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
                 name,
                 id: None,

@@ -63,10 +63,11 @@ pub(in crate::store) struct ClearAll {
 }
 
 /// Where the server's queue was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(in crate::store) enum ServerView {
-    /// A `queue-updated` event.
-    Event,
+    /// A `queue-updated` event: its seq and its rows (the gate may be past it already, at
+    /// the end of the batch of events it came in).
+    Event(u64, Vec<QueueRow>),
     /// A state read (after a gap, a reconnect, the opening): the history may hold messages
     /// whose events this store never saw.
     State,
@@ -85,14 +86,21 @@ impl ChatStore {
     /// What the server holds while no run is on was accepted after the last one's end: it is
     /// stranded, and taken back as at a turn's end (SPEC §6).
     pub(in crate::store) fn follow_server_queue(&mut self, read: ServerView, now_ms: u64) {
-        let seq = self.session.link.gate().seq();
-        let rows = self.session.link.gate().queue().to_vec();
         if let Some(clear) = self.session.native_clear.as_mut() {
-            clear.log.push((seq, rows.clone()));
+            // The queue at the seq it was shown at: the rows a clear removed are read from it.
+            let shown = match &read {
+                ServerView::Event(seq, rows) => (*seq, rows.clone()),
+                ServerView::State => {
+                    let gate = self.session.link.gate();
+                    (gate.seq(), gate.queue().to_vec())
+                }
+            };
+            clear.log.push(shown);
         }
+        let rows = self.session.link.gate().queue().to_vec();
         let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
         let mut changed = self.session.queue.follow_server(&server_rows);
-        if self.consume_what_ran(read) {
+        if self.consume_what_ran(&read) {
             // Take-backs of what ran are moot: a message held for them goes.
             self.start_held_turn(now_ms);
             changed = true;
@@ -117,7 +125,7 @@ impl ChatStore {
     /// Items the server may hold that its history shows ran (a state read after a gap that
     /// lost their messages' events): consumed. By nonce always; by the count of their text
     /// after a state read, the only time the events did not say it themselves.
-    fn consume_what_ran(&mut self, read: ServerView) -> bool {
+    fn consume_what_ran(&mut self, read: &ServerView) -> bool {
         let candidates: Vec<String> = (self.session.queue.items().iter())
             .filter(|i| i.may_be_on_server() && !i.held)
             .map(|i| i.client_nonce.clone())
@@ -127,7 +135,7 @@ impl ChatStore {
         }
         let ran = match read {
             ServerView::State => self.ran_per_history(&candidates),
-            ServerView::Event => {
+            ServerView::Event(..) => {
                 let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
                 self.committed_of(&refs)
             }
@@ -164,6 +172,11 @@ impl ChatStore {
             (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
             (c, _) => c,
         };
+        if let (None, Some(t)) = (&consumed, text) {
+            // Not one of the queued items (a prompt, another client's message): one more
+            // message of its text before theirs, for a later count of the history.
+            q.one_more_text(t);
+        }
         if let Some(item) = consumed {
             // A take-back of it is moot: it ran, and a message held for it goes.
             self.session.take_backs.ran(&item.client_nonce);
@@ -180,9 +193,12 @@ impl ChatStore {
         let refs: Vec<&str> = nonces.iter().map(String::as_str).collect();
         let by_nonce = self.committed_of(&refs);
         let mut ran = by_nonce.clone();
+        // The server's messages only: a bubble of this client's (a held turn's, a prompt's
+        // optimistic copy) of the same text is not one of them, and counting it took a
+        // queued item of that text for run.
         let history = self.session.conversation.history().messages();
         let users: Vec<String> = (history.iter())
-            .filter(|m| m.role == Role::User)
+            .filter(|m| m.role == Role::User && !self.is_local(&m.id))
             .map(UIMessage::text)
             .collect();
         let items = self.session.queue.items();
@@ -211,12 +227,10 @@ impl ChatStore {
         ran
     }
 
-    /// The user message count the item queued now with `text` starts from.
+    /// The server's user message count the item queued now with `text` starts from (this
+    /// client's own bubbles left out, as [`Self::ran_per_history`] counts).
     pub(in crate::store) fn texts_in_history(&self, text: &str) -> usize {
-        let history = self.session.conversation.history().messages();
-        (history.iter())
-            .filter(|m| m.role == Role::User && m.text() == text)
-            .count()
+        self.server_texts(text)
     }
 
     /// The user removes a waiting bubble. One the server may hold stays, marked, until the
