@@ -1,9 +1,9 @@
 // The card's build: `wasm-pack build crates/wasm --target web` on this checkout (wasm-pack from
-// scripts/setup.sh, wasm-opt from the npm `binaryen` package through PATH, as the README says)
+// scripts/setup.sh, wasm-opt from the npm `binaryen` package through PATH, as docs/building.md says)
 // gives a working module: the exports of the package's two modules (the store's and the replay
 // helpers', which the package builds apart), and a real turn through
 // `fetch` against an AI SDK route handler on 127.0.0.1. Its size beside the package's is printed:
-// it lacks only build-pkg.sh's unstable std rebuild (README, "Building the wasm yourself").
+// it lacks only build-pkg.sh's unstable std rebuild (docs/building.md, "With wasm-pack").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
