@@ -225,3 +225,40 @@ fn without_pi_a_server_that_owns_history_is_refused_with_a_typed_error() {
     refused(&mut h);
     assert!(!h.store.capabilities().ai_sdk_owns_history);
 }
+
+/// A turn sent on the default capabilities before their answer came, answered "the server
+/// keeps the history" in a build without `pi`: the turn is stopped on the server and ends
+/// once, as a failure (`onFinish` says `isError`, not a user's stop), with the typed error.
+#[test]
+#[cfg(not(feature = "pi"))]
+fn without_pi_a_turn_sent_before_the_refusal_ends_once_as_an_error() {
+    use agent_chat_store::{ErrorKind, StoreEvent};
+    let mut h = Harness::new(options());
+    let caps = h.the_open(RequestKind::Capabilities);
+    h.store.set_draft("hi");
+    h.act(|s, now| s.submit(now));
+    let chat = h.the_open(RequestKind::Chat);
+    let answer = [
+        json!({"type": "start"}),
+        json!({"type": "text-start", "id": "t"}),
+        json!({"type": "text-delta", "id": "t", "delta": "Hel"}),
+    ];
+    h.respond(chat.id, Reply::sse(sse(&answer)).open());
+    assert_eq!(h.store.status(), Status::Streaming);
+    h.respond(
+        caps.id,
+        Reply::json(200, json!({"aiSdkOwnsHistory": false})),
+    );
+    assert_eq!(h.store.status(), Status::Error);
+    assert_eq!(h.store.error().map(|e| e.kind), Some(ErrorKind::Protocol));
+    assert!(h.aborted.contains(&chat.id), "its stream is aborted");
+    let finishes: Vec<(bool, bool)> = (h.events.iter())
+        .filter_map(|e| match e {
+            StoreEvent::Finish {
+                is_abort, is_error, ..
+            } => Some((*is_abort, *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finishes, [(false, true)], "one ending, an error's");
+}

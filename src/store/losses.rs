@@ -108,7 +108,7 @@ impl ChatStore {
     /// A line of the pi-native events stream the link skipped (SPEC §14, `native_link`'s
     /// module doc): kept as a loss; a tool result that was lost fails its part, and an
     /// answer's final too large to take ends the turn as a limit would
-    /// ([`stopped_at_limit`](Self::stopped_at_limit)).
+    /// ([`refuse_turn`](Self::refuse_turn)).
     pub(super) fn on_line_lost(&mut self, loss: crate::native_link::LineLoss, now_ms: u64) {
         use crate::native_link::LineLossKind as Kind;
         let head = &loss.head;
@@ -147,7 +147,7 @@ impl ChatStore {
                 ),
             );
             error.field = Some("limits.maxEventBytes".into());
-            self.stopped_at_limit(error, now_ms);
+            self.refuse_turn(error, now_ms);
         }
     }
 }

@@ -189,23 +189,28 @@ impl ChatStore {
     /// parts it left open closed, what it showed kept), and failed with the bound's error —
     /// `onFinish` says an error, not a stop.
     pub(super) fn limit_passed(&mut self, passed: growth::Passed, now_ms: u64) {
-        self.stopped_at_limit(passed.error(), now_ms);
+        self.refuse_turn(passed.error(), now_ms);
     }
 
-    /// The turn went past one of the `limits` (`error` says which): stopped, what it showed
-    /// kept, and failed with `error`.
-    pub(super) fn stopped_at_limit(&mut self, error: ChatError, now_ms: u64) {
-        if !self.session.phase.running() {
-            // Chunks a host fed with no turn of this store's running: nothing to stop.
-            let s = &mut self.session;
-            s.phase = Phase::Idle { failed: true };
-            s.error = Some(error.clone());
-            self.events.push_back(StoreEvent::Error { error });
-            return self.touch();
+    /// The store follows the turn no further (`error` says why: a bound passed, a history
+    /// this build cannot read): a running turn is stopped on the server, what it showed
+    /// kept, and ends once, as [`Ending::Refused`] (an error, not a user's stop). With none
+    /// running (chunks a host fed, a history read) the store shows the error; a message held
+    /// to be sent goes back where it came from, as at a stop.
+    pub(super) fn refuse_turn(&mut self, error: ChatError, now_ms: u64) {
+        if self.session.phase.running() {
+            // A pending `sendAutomaticallyWhen` answer is moot, as after a stop.
+            self.stops = self.stops.wrapping_add(1);
+            return self.stop_on_server(Ending::Refused(error), now_ms);
         }
-        // A pending `sendAutomaticallyWhen` answer is moot, as after a stop.
-        self.stops = self.stops.wrapping_add(1);
-        self.stop_on_server(Ending::Limited(error), now_ms);
+        if matches!(self.session.phase, Phase::Held(_)) {
+            self.stop(now_ms);
+        }
+        let s = &mut self.session;
+        s.phase = Phase::Idle { failed: true };
+        s.error = Some(error.clone());
+        self.events.push_back(StoreEvent::Error { error });
+        self.touch();
     }
 
     pub(super) fn stream_error(&mut self, text: String) {

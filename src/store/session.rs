@@ -387,19 +387,12 @@ impl ChatStore {
         if self.session.caps.ai_sdk_owns_history {
             return;
         }
-        if self.status().is_busy() {
-            self.stop(now_ms);
-        }
         let mut error = ChatError::protocol(
             "the server keeps the history as a pi projection (aiSdkOwnsHistory: false), and \
              this build of agent-chat-store has no pi reducer: use the full build",
         );
         error.field = Some("aiSdkOwnsHistory".into());
-        let s = &mut self.session;
-        s.phase = Phase::Idle { failed: true };
-        s.error = Some(error.clone());
-        self.events.push_back(StoreEvent::Error { error });
-        self.touch();
+        self.refuse_turn(error, now_ms);
     }
 
     pub(super) fn on_history(

@@ -111,9 +111,11 @@ pub(super) enum Ending {
     /// taken back and posted again as new (each would run twice, and a chat POST of one
     /// meets the running turn, attaches, finds 204 again, and starts over).
     Unseen,
-    /// Its stream grew past a bound (`limits`): stopped as the user stops it (the server
-    /// told, what it showed kept and closed), and reported as this error, not as a stop.
-    Limited(ChatError),
+    /// The store follows it no further: its stream grew past a bound (`limits`), or its
+    /// server keeps a history this build cannot read. Stopped as the user stops it (the
+    /// server told, what it showed kept and closed), and reported as this error, not as a
+    /// stop ([`ChatStore::refuse_turn`]).
+    Refused(ChatError),
 }
 
 impl ChatStore {
@@ -460,7 +462,7 @@ impl ChatStore {
         let (is_abort, is_error, is_disconnect) = match &ending {
             Ending::Finished | Ending::Unseen => (false, s.turn.stream_error, false),
             Ending::Stopped => (true, false, false),
-            Ending::Limited(_) => (false, true, false),
+            Ending::Refused(_) => (false, true, false),
             Ending::Failed(e) => (
                 e.kind == ErrorKind::Aborted,
                 e.kind != ErrorKind::Aborted,
@@ -479,7 +481,7 @@ impl ChatStore {
                 s.phase = Phase::IDLE;
                 self.after_ai_sdk_turn(now_ms);
             }
-            Ending::Limited(error) => {
+            Ending::Refused(error) => {
                 s.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
                 self.events.push_back(StoreEvent::Error { error });
