@@ -128,7 +128,7 @@ impl ChatStore {
             None => {}
         }
         self.after_followup_answer(now_ms);
-        if !self.session.phase.running() {
+        if !self.session.turn.phase.running() {
             // Accepted after the turn ended: the server will not run it in that turn, but may
             // after whatever comes next. Sent again after a natural end, kept after a stop.
             let natural = self.session.send_queue_when_idle;
@@ -148,7 +148,7 @@ impl ChatStore {
         }
         !self.disposed
             && matches!(
-                self.session.phase,
+                self.session.turn.phase,
                 Phase::Streaming { .. } | Phase::Resuming { .. }
             )
             && self.capabilities().native_follow_up
@@ -220,14 +220,14 @@ impl ChatStore {
         if !server_may_have_it {
             let unposted = (item.client_nonce, item.client_seq);
             self.start_turn(item.text, item.files, options, now_ms);
-            if let Phase::Held(h) = &mut self.session.phase {
+            if let Phase::Held(h) = &mut self.session.turn.phase {
                 h.unposted = Some(unposted);
             }
             return;
         }
         self.take_back(item.client_seq, &item.client_nonce, now_ms);
         self.start_turn(item.text, item.files, options, now_ms);
-        if let Phase::Held(h) = &mut self.session.phase {
+        if let Phase::Held(h) = &mut self.session.turn.phase {
             h.nonce = Some(item.client_nonce);
             h.texts_before = item.texts_before;
         }

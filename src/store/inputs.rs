@@ -18,7 +18,7 @@ impl ChatStore {
         if !kind.is_stream() {
             return;
         }
-        if self.session.probe == Some(id) && !self.on_probe_head(id, head.status) {
+        if self.session.turn.probe == Some(id) && !self.on_probe_head(id, head.status) {
             return; // nothing runs (its end changes nothing), or this client's turn runs
         }
         let ok = (200..300).contains(&head.status);
@@ -90,15 +90,15 @@ impl ChatStore {
             let n = bytes.len().min(SNIFF_BYTES - p.body.len());
             p.body.extend_from_slice(&bytes[..n]);
         }
-        if self.session.phase.stream() != Some(id) {
+        if self.session.turn.phase.stream() != Some(id) {
             return;
         }
         // pi mode streams from the first byte; the AI SDK's status waits for the first chunk
         // that changes the message (`begin_streaming`).
         if let (Phase::Submitted { stream }, true) =
-            (&self.session.phase, self.session.pi_owns_history())
+            (&self.session.turn.phase, self.session.pi_owns_history())
         {
-            self.session.phase = Phase::Streaming { stream: *stream };
+            self.session.turn.phase = Phase::Streaming { stream: *stream };
             self.touch();
             // Follow-ups queued while the chat POST was on its way may go now.
             self.pump(now_ms);
@@ -211,7 +211,7 @@ impl ChatStore {
                 self.on_answer(id, Err(error), now_ms)
             }
             RequestKind::Chat | RequestKind::StreamResume => {
-                if self.session.phase.stream() != Some(id) {
+                if self.session.turn.phase.stream() != Some(id) {
                     return;
                 }
                 let streaming = p.status.is_some_and(|s| (200..300).contains(&s));
@@ -257,11 +257,17 @@ impl ChatStore {
         self.pump_native(now_ms);
         #[cfg(feature = "pi")]
         self.retry_prompt(now_ms);
-        if self.session.phase.resume_at().is_some_and(|t| t <= now_ms) {
+        if self
+            .session
+            .turn
+            .phase
+            .resume_at()
+            .is_some_and(|t| t <= now_ms)
+        {
             let path = self.stream_path(&self.session.cursor());
             self.session.conversation.resumed();
             let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-            self.session.phase = Phase::Streaming { stream };
+            self.session.turn.phase = Phase::Streaming { stream };
         }
         self.pump(now_ms);
     }

@@ -134,7 +134,7 @@ impl ChatStore {
         }
         let answer = event == Some("message-end") && head.role.as_deref() != Some("user");
         let limit = match loss.kind {
-            Kind::TooLarge { limit } if answer && self.session.phase.running() => Some(limit),
+            Kind::TooLarge { limit } if answer && self.session.turn.phase.running() => Some(limit),
             _ => None,
         };
         self.lose_call(code, loss.message, call, error && limit.is_none());

@@ -84,9 +84,9 @@ use actions::AutoSendQuestion;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
 use outbox::Pending;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
-use session::{SentTurn, Session, TurnState};
+use session::Session;
 use takeback::{DeleteAnswer, TakeBacks};
-use turn::{Ending, Phase};
+use turn::{Ending, Phase, Turn};
 pub use wire::history_for_storage;
 use wire::{encode, looks_like_sse, refusal, replace_all, HistoryJson, SNIFF_BYTES};
 
@@ -260,7 +260,7 @@ impl std::fmt::Debug for ChatStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChatStore")
             .field("session", &self.session.id)
-            .field("status", &self.session.phase)
+            .field("status", &self.session.turn.phase)
             .field("generation", &self.generation)
             .finish_non_exhaustive()
     }
@@ -336,7 +336,7 @@ impl ChatStore {
 
     /// The chat's `status` (SPEC §5): busy while `submitted` or `streaming`.
     pub fn status(&self) -> Status {
-        self.session.phase.status()
+        self.session.turn.phase.status()
     }
 
     /// The `error` of the open session's last turn, while it stands.
@@ -557,16 +557,19 @@ impl ChatStore {
         };
         let deadlines = deadlines
             .chain(queue)
-            .chain(self.session.phase.resume_at())
+            .chain(self.session.turn.phase.resume_at())
             .chain(self.session.take_backs.due_at())
             .chain(self.answers_due_at());
         #[cfg(feature = "pi")]
-        let deadlines = deadlines.chain(self.session.link.poll_timeout()).chain(
-            self.session
-                .native_prompt
-                .as_ref()
-                .and_then(|p| p.retry_at()),
-        );
+        let deadlines = deadlines
+            .chain(self.session.native.link.poll_timeout())
+            .chain(
+                self.session
+                    .native
+                    .prompt
+                    .as_ref()
+                    .and_then(|p| p.retry_at()),
+            );
         deadlines.min()
     }
 
@@ -697,7 +700,7 @@ impl ChatStore {
     /// What opening a session does by itself unless the `attach` option is off. Returns false
     /// when this client already follows a turn (or the store is disposed).
     pub fn resume_stream(&mut self, now_ms: u64) -> bool {
-        if self.disposed || !matches!(self.session.phase, Phase::Idle { .. }) {
+        if self.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
             return false;
         }
         self.probe(now_ms);
@@ -710,10 +713,10 @@ impl ChatStore {
     pub fn clear_error(&mut self) {
         // Only a failed turn's error: while a turn runs, its error decides how it ends.
         let s = &mut self.session;
-        if !matches!(s.phase, Phase::Idle { failed: true }) {
+        if !matches!(s.turn.phase, Phase::Idle { failed: true }) {
             return;
         }
-        s.phase = Phase::IDLE;
+        s.turn.phase = Phase::IDLE;
         s.error = None;
         self.touch();
     }
@@ -737,8 +740,8 @@ impl ChatStore {
         let s = &mut self.session;
         // The store follows no turn any more: it is not ended (the server's may go on), only
         // let go of.
-        if !matches!(s.phase, Phase::Idle { .. }) {
-            s.phase = Phase::IDLE;
+        if !matches!(s.turn.phase, Phase::Idle { .. }) {
+            s.turn.phase = Phase::IDLE;
         }
         s.turn.turn_id = None;
         self.requests.clear();

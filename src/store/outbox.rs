@@ -332,7 +332,7 @@ impl ChatStore {
         self.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
         #[cfg(feature = "pi")]
-        if let Some(id) = (self.session.native_clear.as_mut()).and_then(|c| c.request.take()) {
+        if let Some(id) = (self.session.native.clear_all.as_mut()).and_then(|c| c.request.take()) {
             // Aborted with the rest: asked again, under its request id (a clear the server
             // made answers its first receipt), once the session is current again.
             self.session.take_backs.unsent(id, 0);
@@ -343,18 +343,18 @@ impl ChatStore {
                 a.due_at = Some(0);
             }
         }
-        if self.session.phase.stream().is_some() {
+        if self.session.turn.phase.stream().is_some() {
             // The body was dropped wherever it was, maybe mid-event: the resume's body must
             // not be read as the rest of that event.
             self.session.turn.decoder.finish();
         }
-        if self.session.phase.running() {
+        if self.session.turn.phase.running() {
             // The server's turn may go on; switching back resumes its stream.
-            self.session.phase = Phase::Resuming { at: None };
+            self.session.turn.phase = Phase::Resuming { at: None };
         }
         // Aborted with the rest; reopening the session asks again.
-        self.session.probe = None;
-        self.session.running_hint = None;
-        self.session.after_stop = false;
+        self.session.turn.probe = None;
+        self.session.turn.running_hint = None;
+        self.session.turn.after_stop = false;
     }
 }

@@ -8,9 +8,9 @@ use crate::stream::conversation::{Effect, TurnView};
 impl ChatStore {
     pub(super) fn apply_events(&mut self, batch: &SseBatch, now_ms: u64) {
         let before = self.session.conversation.history().revision();
-        let stream = self.session.phase.stream();
+        let stream = self.session.turn.phase.stream();
         for item in batch.iter() {
-            if self.session.phase.stream() != stream {
+            if self.session.turn.phase.stream() != stream {
                 // A violation failed the turn (or an error ended it) mid-read: the `ai` package
                 // stops processing there, and so does the store — the rest of the read is
                 // dropped with the stream (found by the store fuzz target).
@@ -69,7 +69,7 @@ impl ChatStore {
         let s = &mut self.session;
         let turn = TurnView {
             running_id: s.turn.turn_id.as_deref(),
-            busy: s.phase.status().is_busy(),
+            busy: s.turn.phase.status().is_busy(),
         };
         feed(&mut s.conversation, turn, self.rng.as_mut(), &mut effects);
         // Most text deltas say nothing more.
@@ -94,7 +94,7 @@ impl ChatStore {
                     // chunk fed while none runs (a host's own transport through
                     // `handle_chunk`) starts the reducers' turn only.
                     let s = &mut self.session;
-                    if s.phase.running() && s.turn.turn_id.as_deref() != Some(&turn_id) {
+                    if s.turn.phase.running() && s.turn.turn_id.as_deref() != Some(&turn_id) {
                         s.turn.turn_id = Some(turn_id);
                         self.touch();
                     }
@@ -115,7 +115,7 @@ impl ChatStore {
                 }),
                 Effect::ServerError(text) => self.stream_error(text),
                 Effect::StreamStops => {
-                    if let Some(id) = self.session.phase.stream() {
+                    if let Some(id) = self.session.turn.phase.stream() {
                         self.abort(id);
                         self.end_turn(Ending::Finished, now_ms);
                     }
@@ -123,7 +123,7 @@ impl ChatStore {
                 Effect::Finish(reason) => self.session.turn.finish_reason = reason,
                 Effect::ToolCall(call) => self.events.push_back(StoreEvent::ToolCall { call }),
                 Effect::Violation(v) => {
-                    if let Some(id) = self.session.phase.stream() {
+                    if let Some(id) = self.session.turn.phase.stream() {
                         self.abort(id);
                     }
                     self.end_turn(Ending::Failed(ChatError::protocol(v)), now_ms);
@@ -151,8 +151,8 @@ impl ChatStore {
     /// the message (the gate's [`Effect::Streams`]), not at the first byte: a UI shows its
     /// waiting indicator until then, and no empty answer.
     pub(super) fn begin_streaming(&mut self, now_ms: u64) {
-        if let Phase::Submitted { stream } = self.session.phase {
-            self.session.phase = Phase::Streaming { stream };
+        if let Phase::Submitted { stream } = self.session.turn.phase {
+            self.session.turn.phase = Phase::Streaming { stream };
             self.touch();
             self.pump(now_ms);
         }
@@ -198,16 +198,16 @@ impl ChatStore {
     /// running (chunks a host fed, a history read) the store shows the error; a message held
     /// to be sent goes back where it came from, as at a stop.
     pub(super) fn refuse_turn(&mut self, error: ChatError, now_ms: u64) {
-        if self.session.phase.running() {
+        if self.session.turn.phase.running() {
             // A pending `sendAutomaticallyWhen` answer is moot, as after a stop.
             self.stops = self.stops.wrapping_add(1);
             return self.stop_on_server(Ending::Refused(error), now_ms);
         }
-        if matches!(self.session.phase, Phase::Held(_)) {
+        if matches!(self.session.turn.phase, Phase::Held(_)) {
             self.stop(now_ms);
         }
         let s = &mut self.session;
-        s.phase = Phase::Idle { failed: true };
+        s.turn.phase = Phase::Idle { failed: true };
         s.error = Some(error.clone());
         self.events.push_back(StoreEvent::Error { error });
         self.touch();

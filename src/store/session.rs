@@ -21,21 +21,11 @@ pub(super) struct Session {
     pub(super) conversation: Conversation,
     /// The history's JSON by message, for the bodies of AI SDK mode.
     pub(super) history_json: HistoryJson,
-    /// The turn this client follows: what a new turn starts afresh.
-    pub(super) turn: TurnState,
+    /// The turn this client follows: where it is, and what a new turn starts afresh.
+    pub(super) turn: Turn,
     pub(super) queue: FollowUpQueue,
     /// The DELETEs of posted follow-ups not answered yet.
     pub(super) take_backs: TakeBacks,
-    /// Where the turn is; the status is derived from it.
-    pub(super) phase: Phase,
-    /// What the history answer said of a running turn, until the store can act on it (the
-    /// capabilities decide which reducer reads the turn).
-    pub(super) running_hint: Option<RunningTurn>,
-    /// The stream route asked whether a turn runs (no `activeTurn` said): its answer decides.
-    pub(super) probe: Option<RequestId>,
-    /// The history asked for after a stop: what the server kept, not a turn to attach to (the
-    /// stopped one may still be winding down there).
-    pub(super) after_stop: bool,
     pub(super) error: Option<ChatError>,
     pub(super) hydrated: bool,
     /// The last turn ended on its own: items still waiting to be posted go out as the next
@@ -51,105 +41,9 @@ pub(super) struct Session {
     pub(super) answers: Vec<super::answers::Answer>,
     /// Why the last answer to a waiting call did not get through, by tool call.
     pub(super) answer_errors: Vec<(String, ChatError)>,
-    /// pi-native: what is read of the session and when (SPEC §14).
+    /// pi-native: the session's link, prompts and take-backs by clear (SPEC §14).
     #[cfg(feature = "pi")]
-    pub(super) link: crate::native_link::NativeLink,
-    /// pi-native: the read in flight (the state, or the events stream).
-    #[cfg(feature = "pi")]
-    pub(super) native_read: Option<RequestId>,
-    /// The last turn ended unseen (`Ending::Unseen`): what the server accepted is left to
-    /// the history, never taken back, until a turn's end is seen again.
-    pub(super) end_unseen: bool,
-    /// pi-native: the server has no such session (made by `newSession`, or its state read
-    /// answered 404): the first send creates one, and the session takes the server's id.
-    #[cfg(feature = "pi")]
-    pub(super) native_missing: bool,
-    /// pi-native: the nonce of a prompt stopped before its run started (its POST may still
-    /// have reached the server): if its run shows up, it is stopped.
-    #[cfg(feature = "pi")]
-    pub(super) stopped_prompt: Option<String>,
-    /// pi-native: each prompt sent here whose run the events have not shown yet, with its
-    /// optimistic user message: that goes when the server's message shows, and it is kept
-    /// across a state read until then (a failed send's message stays, as it would over the
-    /// first transport).
-    #[cfg(feature = "pi")]
-    pub(super) prompts: Vec<super::native::SentPrompt>,
-    /// pi-native: the receipt's `cursor` of the prompt on its way: a run that starts at or
-    /// after it is that prompt's (the server admits a prompt only when no run is on).
-    #[cfg(feature = "pi")]
-    pub(super) prompt_cursor: Option<u64>,
-    /// pi-native: the prompt of the turn started here, until the server took it.
-    #[cfg(feature = "pi")]
-    pub(super) native_prompt: Option<super::native::PromptOut>,
-    /// pi-native: a prompt given up while its outcome is unknown (never answered, or refused
-    /// as busy while the server says idle), with its nonce: `regenerate()` sends it again
-    /// under that same `requestId`, so it runs once however often it is tried.
-    #[cfg(feature = "pi")]
-    pub(super) unsent_prompt: Option<(String, super::native::PromptOut)>,
-    /// pi-native: prompts refused as busy (409) in a row with no run showing since.
-    #[cfg(feature = "pi")]
-    pub(super) busy_refusals: u32,
-    /// pi-native: whether the server removes a follow-up named by its selectors.
-    #[cfg(feature = "pi")]
-    pub(super) selective_clear: super::native::SelectiveClear,
-    /// pi-native: the clear of the whole queue on its way or waiting for its events.
-    #[cfg(feature = "pi")]
-    pub(super) native_clear: Option<super::native::ClearAll>,
-}
-
-/// What a chat POST asked ([`TurnState::sent`]).
-#[derive(Debug)]
-pub(super) struct SentTurn {
-    /// The user message it showed (a new or edited one), if any.
-    pub(super) user_message: Option<String>,
-    pub(super) text: String,
-    pub(super) files: Vec<FileAttachment>,
-}
-
-/// What a turn this client follows holds: made anew by each turn it starts
-/// ([`TurnState::new`]), so nothing of the last turn leaks into the next. The status, the
-/// error and what happens to the queue afterwards belong to the session; a turn's ending is
-/// [`ChatStore::end_turn`].
-#[derive(Debug)]
-pub(super) struct TurnState {
-    /// The `clientTurnId` of the turn this client started last.
-    pub(super) client_turn_id: Option<String>,
-    /// The server's id of the running turn (`x-turn-id`, `data-turn-start`).
-    pub(super) turn_id: Option<String>,
-    pub(super) decoder: SseDecoder,
-    /// Events received in this turn's stream (across resumes): the cursor when the server
-    /// sends no ids.
-    pub(super) events_seen: u64,
-    /// The stream reached `[DONE]`.
-    pub(super) stream_done: bool,
-    /// An `error` chunk was seen in this turn.
-    pub(super) stream_error: bool,
-    pub(super) finish_reason: Option<String>,
-    pub(super) resume_tries: u32,
-    /// What this client's chat POST asked, for a refusal that hands it back (a 409
-    /// `turn_already_active`): the user message it showed, its text and files.
-    pub(super) sent: Option<SentTurn>,
-    /// What the turn's stream made the history hold, against `limits`.
-    pub(super) growth: super::growth::Growth,
-}
-
-impl TurnState {
-    /// A turn as it starts (`client_turn_id` when this client started it), or none at all
-    /// (a new session).
-    pub(super) fn new(client_turn_id: Option<String>, max_event_bytes: usize) -> Self {
-        TurnState {
-            client_turn_id,
-            turn_id: None,
-            decoder: SseDecoder::with_max_event_bytes(max_event_bytes),
-            events_seen: 0,
-            stream_done: false,
-            stream_error: false,
-            finish_reason: None,
-            resume_tries: 0,
-            sent: None,
-            growth: Default::default(),
-        }
-    }
+    pub(super) native: super::native::NativeSession,
 }
 
 impl Session {
@@ -167,12 +61,8 @@ impl Session {
             tool_ui: ToolUiUpdates::new(),
             conversation: Conversation::new(!caps.unwrap_or_default().ai_sdk_owns_history),
             history_json: HistoryJson::default(),
-            turn: TurnState::new(None, limits.max_event_bytes),
+            turn: Turn::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
-            phase: Phase::IDLE,
-            running_hint: None,
-            probe: None,
-            after_stop: false,
             error: None,
             hydrated: false,
             send_queue_when_idle: false,
@@ -183,28 +73,7 @@ impl Session {
             answers: Vec::new(),
             answer_errors: Vec::new(),
             #[cfg(feature = "pi")]
-            link: crate::native_link::NativeLink::with_max_line_bytes(limits.max_event_bytes),
-            #[cfg(feature = "pi")]
-            native_read: None,
-            end_unseen: false,
-            #[cfg(feature = "pi")]
-            native_missing: false,
-            #[cfg(feature = "pi")]
-            stopped_prompt: None,
-            #[cfg(feature = "pi")]
-            prompts: Vec::new(),
-            #[cfg(feature = "pi")]
-            prompt_cursor: None,
-            #[cfg(feature = "pi")]
-            native_prompt: None,
-            #[cfg(feature = "pi")]
-            unsent_prompt: None,
-            #[cfg(feature = "pi")]
-            busy_refusals: 0,
-            #[cfg(feature = "pi")]
-            selective_clear: Default::default(),
-            #[cfg(feature = "pi")]
-            native_clear: None,
+            native: super::native::NativeSession::new(limits.max_event_bytes),
         }
     }
 
@@ -288,7 +157,7 @@ impl ChatStore {
             );
             self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
         }
-        if let Phase::Resuming { at } = &mut self.session.phase {
+        if let Phase::Resuming { at } = &mut self.session.turn.phase {
             // Parked mid-turn: pick the stream up where it was left.
             *at = Some(now_ms);
             self.session.turn.resume_tries = 0;
@@ -306,7 +175,7 @@ impl ChatStore {
             // Parked after its turn ended, with the answer to a follow-up POST still out (the
             // switch aborted it): the server may hold that one, so it is taken back like the
             // rest, and what waited for that answer moves on now.
-            if matches!(self.session.phase, Phase::Idle { .. }) {
+            if matches!(self.session.turn.phase, Phase::Idle { .. }) {
                 let natural = self.session.send_queue_when_idle;
                 self.take_back_stranded(natural, now_ms);
             }
@@ -402,7 +271,7 @@ impl ChatStore {
         parser: Option<Box<HistoryParser>>,
         now_ms: u64,
     ) {
-        let after_stop = std::mem::take(&mut self.session.after_stop);
+        let after_stop = std::mem::take(&mut self.session.turn.after_stop);
         let first = !std::mem::replace(&mut self.session.hydrated, true);
         self.touch();
         if status == 404 {
@@ -444,7 +313,7 @@ impl ChatStore {
         }
         // A turn started before the history came, running or already ended (a first history
         // that finds messages found this client's own): the conversation merges.
-        let merge = !matches!(self.session.phase, Phase::Idle { .. })
+        let merge = !matches!(self.session.turn.phase, Phase::Idle { .. })
             || (first && !self.session.conversation.history().is_empty());
         self.session.conversation.hydrate(messages, merge);
         // Every message has a new version: the old JSON would only be replaced.
@@ -452,7 +321,7 @@ impl ChatStore {
         #[cfg(feature = "pi")]
         self.consume_shown_follow_ups();
         if self.opts.attach && !after_stop {
-            self.session.running_hint = Some(running);
+            self.session.turn.running_hint = Some(running);
             self.maybe_attach(now_ms);
         }
     }
@@ -464,10 +333,10 @@ impl ChatStore {
         if self.disposed || !self.opts.hydrate || !s.pi_owns_history() {
             return;
         }
-        if !matches!(s.phase, Phase::Idle { .. }) {
+        if !matches!(s.turn.phase, Phase::Idle { .. }) {
             return; // a new turn started meanwhile: its own history comes with it
         }
-        self.session.after_stop = true;
+        self.session.turn.after_stop = true;
         self.hydrate(now_ms);
     }
 
@@ -476,14 +345,14 @@ impl ChatStore {
     /// POST would meet a running turn as a 409, which attaches too).
     pub(super) fn maybe_attach(&mut self, now_ms: u64) {
         let s = &self.session;
-        if self.disposed || !s.caps_loaded || !matches!(s.phase, Phase::Idle { .. }) {
+        if self.disposed || !s.caps_loaded || !matches!(s.turn.phase, Phase::Idle { .. }) {
             return;
         }
         // Nothing to follow it with (`refuse_server_history`).
         if !cfg!(feature = "pi") && !s.caps.ai_sdk_owns_history {
             return;
         }
-        match self.session.running_hint.take() {
+        match self.session.turn.running_hint.take() {
             Some(RunningTurn::Turn { turn_id, cursor }) => {
                 self.attach(Some(turn_id), cursor, now_ms)
             }
@@ -509,23 +378,23 @@ impl ChatStore {
         self.drop_probe();
         let path = self.stream_path("-1");
         let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        self.session.probe = Some(id);
+        self.session.turn.probe = Some(id);
     }
 
     /// The probe's answer began: a stream (and no turn of this client's since) is the running
     /// turn, read from its start.
     pub(super) fn on_probe_head(&mut self, id: RequestId, status: u16) -> bool {
-        self.session.probe = None;
+        self.session.turn.probe = None;
         let running = (200..300).contains(&status) && status != 204;
         if !running {
             if self.opts.ai_sdk_requests && status >= 300 {
                 // The `ai` package's resume fails with such an answer: its end says why
                 // (`on_stream_end`), the status going from `ready` to `error`.
-                self.session.probe = Some(id);
+                self.session.turn.probe = Some(id);
             }
             return false;
         }
-        if !matches!(self.session.phase, Phase::Idle { .. }) {
+        if !matches!(self.session.turn.phase, Phase::Idle { .. }) {
             // This client's own turn is on its way (a held one): the answer is not read.
             self.abort(id);
             return false;
@@ -543,7 +412,7 @@ impl ChatStore {
         cursor: Option<&str>,
     ) {
         let s = &mut self.session;
-        s.turn = TurnState::new(None, self.opts.limits.max_event_bytes);
+        s.turn.restart(None, self.opts.limits.max_event_bytes);
         s.turn.turn_id = turn_id;
         if let Some(c) = cursor.and_then(|c| c.parse::<i64>().ok()) {
             s.turn.events_seen = (c + 1).max(0) as u64;
@@ -551,7 +420,7 @@ impl ChatStore {
         s.conversation.attach(cursor.is_none());
         s.error = None;
         // As the `ai` package's resume: `submitted` until the first chunk that writes.
-        s.phase = match self.opts.ai_sdk_requests && !s.pi_owns_history() {
+        s.turn.phase = match self.opts.ai_sdk_requests && !s.pi_owns_history() {
             true => Phase::Submitted { stream },
             false => Phase::Streaming { stream },
         };
@@ -560,7 +429,7 @@ impl ChatStore {
 
     /// A probe no longer wanted (a turn of this client's, an attach): aborted.
     pub(super) fn drop_probe(&mut self) {
-        if let Some(id) = self.session.probe.take() {
+        if let Some(id) = self.session.turn.probe.take() {
             self.abort(id);
         }
     }

@@ -297,7 +297,7 @@ impl ChatStore {
         }
         let text_of = |s: &Session, nonce: &str| {
             let item = s.queue.items().iter().find(|i| i.client_nonce == nonce);
-            let held = match &s.phase {
+            let held = match &s.turn.phase {
                 Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.clone()),
                 _ => None,
             };
@@ -408,7 +408,7 @@ impl ChatStore {
                 self.start_held_turn(now_ms);
                 // Its run is the server's: the history shows it (and attaches if it goes on);
                 // without one, the stream route is asked.
-                if matches!(self.session.phase, Phase::Idle { .. }) {
+                if matches!(self.session.turn.phase, Phase::Idle { .. }) {
                     self.follow_run_elsewhere(now_ms);
                 }
             }
@@ -472,8 +472,8 @@ impl Session {
     /// send its text again is dropped with its bubble (the server's run shows it).
     pub(super) fn runs_on_server(&mut self, nonce: &str) {
         self.queue.consume_by_nonce(nonce);
-        if matches!(&self.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
-            if let Some(bubble) = self.phase.take_held().and_then(|h| h.bubble) {
+        if matches!(&self.turn.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
+            if let Some(bubble) = self.turn.phase.take_held().and_then(|h| h.bubble) {
                 self.conversation.withdraw(&bubble.id);
             }
         }

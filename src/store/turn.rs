@@ -1,122 +1,11 @@
 //! A turn's life: starting one (the chat POST), its stream ending, resuming it, stopping
-//! it, failing it, and what runs next.
+//! it, failing it, and what runs next. The turn's state and its endings are in
+//! `turn/machine.rs`; [`ChatStore::end_turn`] is the one way a turn ends.
 
 use super::*;
 
-/// Where the turn this client follows is. The public [`Status`] is derived from it, and a
-/// combination that cannot happen (a stream while idle, a resume time while streaming, a held
-/// turn beside a running one) cannot be written.
-#[derive(Debug)]
-pub(super) enum Phase {
-    /// No turn runs; `failed` when the last one ended in an error (status `error`).
-    Idle { failed: bool },
-    /// A follow-up re-sent as a new message: its user message is shown, and its chat POST
-    /// waits for the DELETE of the server's copy (or the copy could still run first).
-    Held(Box<HeldTurn>),
-    /// The chat POST is out and nothing of its answer is shown yet.
-    Submitted { stream: RequestId },
-    /// The turn's stream (the chat POST's body, or a resume's) is being read.
-    Streaming { stream: RequestId },
-    /// No stream is read but the server's turn may go on: a resume is due at `at`, or, while
-    /// the session is parked (`None`), when it is current again.
-    Resuming { at: Option<u64> },
-}
-
-/// A turn whose chat POST waits for the follow-up DELETEs still out ([`TakeBacks`]): a copy
-/// the server still holds would run after its message, out of the user's order (or unasked,
-/// if the user removed it). One that got no answer goes again after a backoff, and the turn
-/// waits; its user message is shown meanwhile.
-#[derive(Debug)]
-pub(super) struct HeldTurn {
-    /// The `clientNonce` of the server's copy of the text it sends (a follow-up sent again as
-    /// a new message): if that copy runs already, the turn is not sent.
-    pub(super) nonce: Option<String>,
-    /// The user message this turn added (shown while it waits; a state read that replaces
-    /// the history shows it again), withdrawn if it never goes.
-    pub(super) bubble: Option<UIMessage>,
-    /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
-    /// sends as the next message: a stop puts it back in the queue.
-    pub(super) unposted: Option<(String, u64)>,
-    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::followup::FollowUpItem)
-    /// (the copy `nonce` names): a state read that shows a server message of its text more
-    /// says that copy ran.
-    pub(super) texts_before: usize,
-    pub(super) trigger: &'static str,
-    pub(super) message_id: Option<String>,
-    pub(super) text: String,
-    pub(super) files: Vec<FileAttachment>,
-    pub(super) options: SendOptions,
-}
-
-impl Phase {
-    pub(super) const IDLE: Phase = Phase::Idle { failed: false };
-
-    pub(super) fn status(&self) -> Status {
-        match self {
-            Phase::Idle { failed: false } => Status::Ready,
-            Phase::Idle { failed: true } => Status::Error,
-            Phase::Held(_) | Phase::Submitted { .. } => Status::Submitted,
-            Phase::Streaming { .. } | Phase::Resuming { .. } => Status::Streaming,
-        }
-    }
-
-    /// The server may be running a turn this client started (or followed).
-    pub(super) fn running(&self) -> bool {
-        matches!(
-            self,
-            Phase::Submitted { .. } | Phase::Streaming { .. } | Phase::Resuming { .. }
-        )
-    }
-
-    /// The request whose body is the turn's stream.
-    pub(super) fn stream(&self) -> Option<RequestId> {
-        match self {
-            Phase::Submitted { stream } | Phase::Streaming { stream } => Some(*stream),
-            _ => None,
-        }
-    }
-
-    /// The held turn, leaving the phase idle; `None` (and the phase as it was) otherwise.
-    pub(super) fn take_held(&mut self) -> Option<HeldTurn> {
-        if !matches!(self, Phase::Held(_)) {
-            return None;
-        }
-        match std::mem::replace(self, Phase::IDLE) {
-            Phase::Held(held) => Some(*held),
-            _ => None,
-        }
-    }
-
-    pub(super) fn resume_at(&self) -> Option<u64> {
-        match self {
-            Phase::Resuming { at } => *at,
-            _ => None,
-        }
-    }
-}
-
-/// How a turn this client follows ends; [`ChatStore::end_turn`] is the one path.
-pub(super) enum Ending {
-    /// Its stream ended on its own (or a resume found nothing left): ready, or failed after
-    /// an `error` chunk. Queued items move on.
-    Finished,
-    /// The user stopped it (the server was told); queued items wait for the user.
-    Stopped,
-    /// A request of it failed with this error; queued items wait for the user.
-    Failed(ChatError),
-    /// A resume found nothing to follow (204, 416): its end was not seen here. Ready, as after
-    /// `Finished`, except for the follow-ups the server accepted: their fate is unknown (a
-    /// server whose resume route answers 204 while its turn runs consumes them still), so
-    /// they keep their nonce and seq, `accepted`, until the history shows them ran; never
-    /// taken back and posted again as new (each would run twice, and a chat POST of one
-    /// meets the running turn, attaches, finds 204 again, and starts over).
-    Unseen,
-    /// The store follows it no further: its stream grew past a bound (`limits`), or its
-    /// server keeps a history this build cannot read. Stopped as the user stops it (the
-    /// server told, what it showed kept and closed), and reported as this error, not as a
-    /// stop ([`ChatStore::refuse_turn`]).
-    Refused(ChatError),
-}
+mod machine;
+pub(super) use machine::{Ending, HeldTurn, Phase, SentTurn, Turn};
 
 impl ChatStore {
     /// Stops the running turn: the stream is aborted, the server is told (`DELETE …/turn`),
@@ -127,7 +16,7 @@ impl ChatStore {
         if !self.status().is_busy() {
             return;
         }
-        if let Some(held) = self.session.phase.take_held() {
+        if let Some(held) = self.session.turn.phase.take_held() {
             if let Some(bubble) = &held.bubble {
                 self.session.conversation.withdraw(&bubble.id);
             }
@@ -161,7 +50,7 @@ impl ChatStore {
     /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`; the turn ends as
     /// `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_sse(&mut self, ending: Ending, now_ms: u64) {
-        if let Some(id) = self.session.phase.stream() {
+        if let Some(id) = self.session.turn.phase.stream() {
             self.abort(id);
         }
         self.drop_answers();
@@ -195,7 +84,7 @@ impl ChatStore {
         if let Some(sent) = &mut self.session.turn.sent {
             sent.user_message.get_or_insert_with(|| id.clone());
         }
-        if let Phase::Held(h) = &mut self.session.phase {
+        if let Phase::Held(h) = &mut self.session.turn.phase {
             h.bubble = self.session.conversation.history().get(&id).cloned();
         }
     }
@@ -227,7 +116,7 @@ impl ChatStore {
         if self.session.take_backs.any_open() {
             return;
         }
-        if let Some(h) = self.session.phase.take_held() {
+        if let Some(h) = self.session.turn.phase.take_held() {
             self.start_request_turn(h.trigger, h.message_id, h.text, h.files, h.options, now_ms);
         }
     }
@@ -246,7 +135,7 @@ impl ChatStore {
             let s = &mut self.session;
             s.error = None;
             s.send_queue_when_idle = false;
-            s.phase = Phase::Held(Box::new(HeldTurn {
+            s.turn.phase = Phase::Held(Box::new(HeldTurn {
                 nonce: None,
                 bubble: None,
                 unposted: None,
@@ -308,9 +197,10 @@ impl ChatStore {
         // This client's turn: a question still out about a running one is moot (a running one
         // answers the chat POST with a 409, which attaches).
         self.drop_probe();
-        self.session.running_hint = None;
+        self.session.turn.running_hint = None;
         let s = &mut self.session;
-        s.turn = TurnState::new(Some(client_turn_id), self.opts.limits.max_event_bytes);
+        s.turn
+            .restart(Some(client_turn_id), self.opts.limits.max_event_bytes);
         s.turn.sent = Some(SentTurn {
             user_message: shown,
             text,
@@ -332,7 +222,7 @@ impl ChatStore {
             options,
             now_ms,
         );
-        self.session.phase = Phase::Submitted { stream };
+        self.session.turn.phase = Phase::Submitted { stream };
         self.touch();
         self.pump(now_ms);
     }
@@ -347,12 +237,12 @@ impl ChatStore {
         no_event: bool,
         now_ms: u64,
     ) {
-        if self.session.probe == Some(id) {
+        if self.session.turn.probe == Some(id) {
             // A probe refused (kept past its head by `on_probe_head`): the resume failed.
-            self.session.probe = None;
+            self.session.turn.probe = None;
             return self.end_turn(Ending::Failed(refusal(status, body, "answer")), now_ms);
         }
-        if self.session.phase.stream() != Some(id) {
+        if self.session.turn.phase.stream() != Some(id) {
             return;
         }
         let ok = (200..300).contains(&status);
@@ -434,7 +324,7 @@ impl ChatStore {
             .resume_delay_ms
             .saturating_mul(1 << s.turn.resume_tries.min(16));
         s.turn.resume_tries += 1;
-        s.phase = Phase::Resuming {
+        s.turn.phase = Phase::Resuming {
             at: Some(now_ms + delay),
         };
         self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
@@ -456,7 +346,7 @@ impl ChatStore {
         s.turn.turn_id = None;
         s.send_queue_when_idle = false;
         let natural = finished && !s.turn.stream_error;
-        s.end_unseen = matches!(ending, Ending::Unseen);
+        s.turn.end_unseen = matches!(ending, Ending::Unseen);
         self.take_back_stranded(natural, now_ms);
         let s = &mut self.session;
         let (is_abort, is_error, is_disconnect) = match &ending {
@@ -472,17 +362,17 @@ impl ChatStore {
         let finish_reason = s.turn.finish_reason.take();
         match ending {
             Ending::Finished | Ending::Unseen => {
-                s.phase = Phase::Idle {
+                s.turn.phase = Phase::Idle {
                     failed: s.turn.stream_error,
                 };
                 self.after_ai_sdk_turn(now_ms);
             }
             Ending::Stopped => {
-                s.phase = Phase::IDLE;
+                s.turn.phase = Phase::IDLE;
                 self.after_ai_sdk_turn(now_ms);
             }
             Ending::Refused(error) => {
-                s.phase = Phase::Idle { failed: true };
+                s.turn.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
                 self.events.push_back(StoreEvent::Error { error });
                 // Stopped as the user stops a turn: what it showed is kept, and stored as a
@@ -493,7 +383,7 @@ impl ChatStore {
                 // A turn held for a DELETE's answer fails with it (its user message stays, as
                 // after a failed chat POST): kept, the answer would start it beside a turn the
                 // user sends next.
-                s.phase = Phase::Idle { failed: true };
+                s.turn.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
                 self.events.push_back(StoreEvent::Error { error });
             }
@@ -515,7 +405,7 @@ impl ChatStore {
             self.send_next_queued(now_ms);
             // Tool outputs that arrived while it streamed may complete the message (useChat's
             // check when a response ends).
-            if self.session.phase.status() == Status::Ready {
+            if self.session.turn.phase.status() == Status::Ready {
                 self.send_automatically(now_ms);
             }
         }
@@ -529,7 +419,7 @@ impl ChatStore {
     pub(super) fn take_back_stranded(&mut self, natural: bool, now_ms: u64) {
         // All at once: the first may wait for a follow-up POST's answer before it goes out,
         // and its copy could run meanwhile, after another client's message.
-        if self.session.end_unseen {
+        if self.session.turn.end_unseen {
             // The server may run them still (`Ending::Unseen`): the history says.
             return;
         }
@@ -547,7 +437,7 @@ impl ChatStore {
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
         use crate::followup::ItemState;
         let s = &mut self.session;
-        let idle = matches!(s.phase, Phase::Idle { .. });
+        let idle = matches!(s.turn.phase, Phase::Idle { .. });
         if self.disposed || !s.send_queue_when_idle || !idle {
             return;
         }

@@ -5,9 +5,11 @@
 //! transport: the link's notes are turned into the store's own moves.
 
 mod queue;
+mod state;
 
 use queue::ServerView;
 pub(super) use queue::{ClearAll, SelectiveClear};
+pub(super) use state::NativeSession;
 
 use super::*;
 use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
@@ -80,21 +82,21 @@ impl ChatStore {
     /// on the server yet (the protocol makes sessions by `POST …/sessions`): nothing to read.
     pub(super) fn open_native(&mut self, now_ms: u64) {
         self.session.caps_loaded = true;
-        self.session.native_read = None;
+        self.session.native.read = None;
         if std::mem::take(&mut self.session.fresh) {
-            self.session.native_missing = true;
+            self.session.native.missing = true;
             self.session.hydrated = true;
         }
-        if !self.session.native_missing {
+        if !self.session.native.missing {
             self.follow_again(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
         // the same bytes, so the server takes it once. Only while its turn waits for it (the
         // switch parked it as resuming): a state read that showed its run ended that turn.
-        if self.session.native_prompt.is_some() {
-            match self.session.phase {
+        if self.session.native.prompt.is_some() {
+            match self.session.turn.phase {
                 Phase::Submitted { .. } | Phase::Resuming { .. } => self.post_prompt(now_ms),
-                _ => self.session.native_prompt = None,
+                _ => self.session.native.prompt = None,
             }
         }
         // Parked after its run ended, with a follow-up POST still out (the switch cut it),
@@ -102,7 +104,7 @@ impl ChatStore {
         // that one, so it is taken back like them before the first goes (sent first, it
         // would let the server run the cut one next, ahead of the rest). Nothing is held
         // yet: the resends wait for the POST's answer, which the switch cut.
-        let resend_next = matches!(self.session.phase, Phase::Idle { .. })
+        let resend_next = matches!(self.session.turn.phase, Phase::Idle { .. })
             && self.session.send_queue_when_idle
             && self.session.queue.next_resend().is_some();
         if resend_next {
@@ -114,7 +116,7 @@ impl ChatStore {
 
     /// Reads the state again now: the events have not said (yet) what the store must know.
     pub(super) fn reread_state(&mut self, now_ms: u64) {
-        self.session.link.reread();
+        self.session.native.link.reread();
         self.pump_native(now_ms);
     }
 
@@ -123,16 +125,16 @@ impl ChatStore {
         if !self.native() || self.disposed {
             return;
         }
-        if self.session.link.reading().is_none() {
+        if self.session.native.link.reading().is_none() {
             // The link gave up the read in flight (a gap, a range error): its answer is moot.
-            if let Some(id) = self.session.native_read.take() {
+            if let Some(id) = self.session.native.read.take() {
                 self.abort(id);
             }
         }
         // Events addressed to another session are not this one's (a session the server named
         // after its creation is followed under that name).
-        self.session.link.address(&self.session.id);
-        while let Some(ask) = self.session.link.poll_ask(now_ms) {
+        self.session.native.link.address(&self.session.id);
+        while let Some(ask) = self.session.native.link.poll_ask(now_ms) {
             let base = self.native_base();
             let (kind, path) = match ask {
                 Ask::State => (RequestKind::NativeState, format!("{base}/state")),
@@ -142,7 +144,7 @@ impl ChatStore {
                 ),
             };
             let id = self.request(kind, Method::Get, path, None, now_ms);
-            self.session.native_read = Some(id);
+            self.session.native.read = Some(id);
         }
     }
 
@@ -162,7 +164,7 @@ impl ChatStore {
         status: u16,
         now_ms: u64,
     ) {
-        if kind != RequestKind::NativeEvents || self.session.native_read != Some(id) {
+        if kind != RequestKind::NativeEvents || self.session.native.read != Some(id) {
             return;
         }
         let idle = self.opts.stream_idle_timeout_ms;
@@ -171,7 +173,7 @@ impl ChatStore {
         }
         if (200..300).contains(&status) {
             // Connected: an error saying the stream could not be reached no longer holds.
-            let said = self.session.link.reached();
+            let said = self.session.native.link.reached();
             if self.unsay(said) {
                 self.touch();
             }
@@ -180,20 +182,20 @@ impl ChatStore {
 
     /// Bytes of the events stream.
     pub(super) fn on_native_events(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
-        if self.session.native_read != Some(id) {
+        if self.session.native.read != Some(id) {
             return;
         }
         let mut notes = Vec::new();
         let s = &mut self.session;
-        let seq = s.link.gate().seq();
-        s.link.events_body(
+        let seq = s.native.link.gate().seq();
+        s.native.link.events_body(
             &mut s.conversation,
             bytes,
             now_ms,
             self.rng.as_mut(),
             &mut notes,
         );
-        if notes.is_empty() && self.session.link.gate().seq() == seq {
+        if notes.is_empty() && self.session.native.link.gate().seq() == seq {
             // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
             // towards the answer's bound all the same (a line is read in many chunks).
             return self.native_growth(bytes.len(), now_ms);
@@ -215,19 +217,19 @@ impl ChatStore {
         let limits = self.opts.limits;
         let s = &mut self.session;
         let history = s.conversation.history().messages();
-        if s.phase.running() {
+        if s.turn.phase.running() {
             if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
                 s.turn.growth.stopped();
                 self.limit_passed(passed, now_ms);
             }
             return;
         }
-        let runs_on = s.link.gate().status() == RunStatus::Running;
+        let runs_on = s.native.link.gate().status() == RunStatus::Running;
         if !(runs_on && s.turn.growth.ignored_stop(bytes, history, &limits)) {
             return;
         }
-        self.session.link.close();
-        if let Some(id) = self.session.native_read.take() {
+        self.session.native.link.close();
+        if let Some(id) = self.session.native.read.take() {
             self.abort(id);
         }
         let mut error = growth::Passed::Message(limits.max_message_chars).error();
@@ -256,14 +258,14 @@ impl ChatStore {
             &mut Vec<LinkNote>,
         ),
     ) {
-        if self.session.native_read != Some(id) {
+        if self.session.native.read != Some(id) {
             return;
         }
-        self.session.native_read = None;
+        self.session.native.read = None;
         let mut notes = Vec::new();
         let s = &mut self.session;
         tell(
-            &mut s.link,
+            &mut s.native.link,
             &mut s.conversation,
             Self::read_of(kind),
             self.rng.as_mut(),
@@ -315,7 +317,7 @@ impl ChatStore {
                 })
             }
             RequestKind::NativePrompt | RequestKind::NativeCreate => {
-                if self.session.phase.stream() == Some(id) {
+                if self.session.turn.phase.stream() == Some(id) {
                     self.prompt_failed(ChatError::network(message), now_ms);
                 }
             }
@@ -332,7 +334,7 @@ impl ChatStore {
             match note {
                 LinkNote::Hydrated => {
                     self.session.hydrated = true;
-                    let said = self.session.link.reached();
+                    let said = self.session.native.link.reached();
                     self.unsay(said);
                     self.keep_unshown_prompts();
                     // What the state shows ran is consumed before a run it says is over ends
@@ -355,7 +357,7 @@ impl ChatStore {
                 LinkNote::GaveUp(error) => {
                     // Nothing more comes: what waits on the events ends with the error.
                     self.session.hydrated = true;
-                    if self.session.phase.running() {
+                    if self.session.turn.phase.running() {
                         self.end_turn(Ending::Failed(error.clone()), now_ms);
                     }
                     self.session.error = Some(error.clone());
@@ -371,7 +373,7 @@ impl ChatStore {
                 }
                 LinkNote::Missing => {
                     // Nothing to show and nothing to follow: a send creates it.
-                    self.session.native_missing = true;
+                    self.session.native.missing = true;
                     self.session.hydrated = true;
                     self.on_native_state(now_ms);
                 }
@@ -387,16 +389,22 @@ impl ChatStore {
     /// A state was read: a run it says is on is followed (as an attach), one this client
     /// thought was on and is not any more has ended.
     fn on_native_state(&mut self, now_ms: u64) {
-        let running = self.session.link.gate().status() == RunStatus::Running;
+        let running = self.session.native.link.gate().status() == RunStatus::Running;
         if running {
             // A busy refusal met a real run.
-            self.session.busy_refusals = 0;
+            self.session.native.busy_refusals = 0;
         }
-        match (&self.session.phase, running) {
+        match (&self.session.turn.phase, running) {
             // Its start was among the events the gap lost, or another client's run.
             (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
             (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
-                let turn = self.session.link.gate().turn_id().map(str::to_string);
+                let turn = self
+                    .session
+                    .native
+                    .link
+                    .gate()
+                    .turn_id()
+                    .map(str::to_string);
                 self.prompt_runs(turn);
             }
             // Ended while this client did not read its events (a gap, a switch away).
@@ -414,13 +422,13 @@ impl ChatStore {
     /// The run `turn_id` is on: this client's prompt's, or one it follows.
     fn prompt_runs(&mut self, turn_id: Option<String>) {
         // The server has the prompt: an attempt still due (its answer was lost) is moot.
-        self.session.native_prompt = None;
-        self.session.busy_refusals = 0;
+        self.session.native.prompt = None;
+        self.session.native.busy_refusals = 0;
         self.session.turn.growth.run_started();
         self.session.turn.turn_id = turn_id;
-        if !matches!(self.session.phase, Phase::Streaming { .. }) {
-            let stream = self.session.native_read.unwrap_or(0);
-            self.session.phase = Phase::Streaming { stream };
+        if !matches!(self.session.turn.phase, Phase::Streaming { .. }) {
+            let stream = self.session.native.read.unwrap_or(0);
+            self.session.turn.phase = Phase::Streaming { stream };
             self.session.error = None;
         }
     }
@@ -430,11 +438,12 @@ impl ChatStore {
         let s = &mut self.session;
         let nonce = s.turn.client_turn_id.as_deref();
         if let Some(i) = s
+            .native
             .prompts
             .iter()
             .position(|p| Some(p.nonce.as_str()) == nonce)
         {
-            let bubble = s.prompts.remove(i).bubble;
+            let bubble = s.native.prompts.remove(i).bubble;
             s.conversation.withdraw(&bubble.id);
         }
     }
@@ -444,10 +453,10 @@ impl ChatStore {
     /// one shown; a stopped or failed prompt's run can come after another was sent).
     fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
         let s = &mut self.session;
-        let Some(i) = nonce.and_then(|n| s.prompts.iter().position(|p| p.nonce == n)) else {
+        let Some(i) = nonce.and_then(|n| s.native.prompts.iter().position(|p| p.nonce == n)) else {
             return;
         };
-        let bubble = s.prompts.remove(i).bubble;
+        let bubble = s.native.prompts.remove(i).bubble;
         if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
             s.conversation.withdraw(&bubble.id);
         }
@@ -457,16 +466,16 @@ impl ChatStore {
     /// message of one it does not show is shown again, after the server's messages, and so
     /// is the message of a turn held for a take-back (not sent yet).
     fn keep_unshown_prompts(&mut self) {
-        if let Phase::Held(h) = &self.session.phase {
+        if let Phase::Held(h) = &self.session.turn.phase {
             let shown = |m: &UIMessage| self.session.conversation.history().get(&m.id).is_some();
             if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
                 self.session.conversation.keep_local(bubble.clone());
             }
         }
-        let shown: Vec<Option<String>> = (0..self.session.prompts.len())
+        let shown: Vec<Option<String>> = (0..self.session.native.prompts.len())
             .map(|i| self.prompt_message(i))
             .collect();
-        let prompts = std::mem::take(&mut self.session.prompts);
+        let prompts = std::mem::take(&mut self.session.native.prompts);
         for (prompt, shown) in prompts.into_iter().zip(shown) {
             if let Some(id) = shown {
                 // The server's message is this prompt's from now on, whatever it names.
@@ -483,7 +492,7 @@ impl ChatStore {
             if history.get(&prompt.bubble.id).is_none() {
                 self.session.conversation.keep_local(prompt.bubble.clone());
             }
-            self.session.prompts.push(prompt);
+            self.session.native.prompts.push(prompt);
         }
     }
 
@@ -492,7 +501,12 @@ impl ChatStore {
         let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
             return false;
         };
-        let sent = self.session.prompts.iter().position(|p| p.nonce == nonce);
+        let sent = self
+            .session
+            .native
+            .prompts
+            .iter()
+            .position(|p| p.nonce == nonce);
         self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
     }
 
@@ -509,7 +523,7 @@ impl ChatStore {
     /// nonce, or, where the server named none, the one more of its text than there were when
     /// it was sent (after this client's earlier prompts of that text).
     fn prompt_message(&self, i: usize) -> Option<String> {
-        let prompts = &self.session.prompts;
+        let prompts = &self.session.native.prompts;
         let p = &prompts[i];
         let users = self.session.conversation.history().messages().iter();
         let users = users.filter(|m| m.role == Role::User);
@@ -534,9 +548,8 @@ impl ChatStore {
     /// An optimistic message of this client's (a prompt's, a held turn's), not the server's.
     pub(super) fn is_local(&self, id: &str) -> bool {
         let s = &self.session;
-        let held =
-            matches!(&s.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
-        held || s.prompts.iter().any(|p| p.bubble.id == id)
+        let held = matches!(&s.turn.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
+        held || s.native.prompts.iter().any(|p| p.bubble.id == id)
     }
 
     /// The server's user messages with `text` in the history: this client's optimistic ones
@@ -567,16 +580,16 @@ impl ChatStore {
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
         if matches!(e, NativeEffect::RunStarted(..)) {
-            self.session.busy_refusals = 0;
+            self.session.native.busy_refusals = 0;
         }
         match e {
-            NativeEffect::RunStarted(turn_id, seq) => match self.session.phase {
+            NativeEffect::RunStarted(turn_id, seq) => match self.session.turn.phase {
                 // A run that starts while this client's prompt is on its way is that prompt's
                 // only at or after its receipt's cursor, else when its user message carries
                 // the prompt's nonce: before, it is an earlier run (another tab's), whose end
                 // must not end this turn nor take its follow-ups back.
                 Phase::Submitted { .. } => {
-                    if self.session.prompt_cursor.is_some_and(|c| seq >= c) {
+                    if self.session.native.prompt_cursor.is_some_and(|c| seq >= c) {
                         self.prompt_runs(Some(turn_id));
                     }
                 }
@@ -589,7 +602,7 @@ impl ChatStore {
                 _ => self.prompt_runs(Some(turn_id)),
             },
             NativeEffect::RunEnded(status) => {
-                let ours = match self.session.phase {
+                let ours = match self.session.turn.phase {
                     Phase::Streaming { .. } => true,
                     // The run's start was lost in a gap the state did not cover; another
                     // run's end is not this prompt's.
@@ -599,7 +612,7 @@ impl ChatStore {
                 if !ours {
                     return;
                 }
-                let ending = match (status, self.session.link.gate().error()) {
+                let ending = match (status, self.session.native.link.gate().error()) {
                     (EndStatus::Error, m) | (_, m @ Some(_)) => Ending::Failed(ChatError::new(
                         ErrorKind::Server,
                         m.unwrap_or("the run failed"),
@@ -613,7 +626,7 @@ impl ChatStore {
             // before it started (a user message, then this) ends here too.
             NativeEffect::Error(code, message) => {
                 self.diagnostic(&format!("the run failed: {code}: {message}"));
-                let ours = match self.session.phase {
+                let ours = match self.session.turn.phase {
                     Phase::Streaming { .. } | Phase::Resuming { .. } => true,
                     Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
                     _ => false,
@@ -631,23 +644,34 @@ impl ChatStore {
                 text,
             } => {
                 self.server_shows_prompt(&message_id, client_nonce.as_deref());
-                let unsent = self.session.unsent_prompt.as_ref().map(|(n, _)| n.as_str());
+                let unsent = self
+                    .session
+                    .native
+                    .unsent_prompt
+                    .as_ref()
+                    .map(|(n, _)| n.as_str());
                 if unsent.is_some() && unsent == client_nonce.as_deref() {
                     // A prompt given up did land: nothing to send again.
-                    self.session.unsent_prompt = None;
+                    self.session.native.unsent_prompt = None;
                 }
                 let turn = self.session.turn.client_turn_id.as_deref();
-                let submitted = matches!(self.session.phase, Phase::Submitted { .. });
+                let submitted = matches!(self.session.turn.phase, Phase::Submitted { .. });
                 if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
-                    let turn_id = self.session.link.gate().turn_id().map(str::to_string);
+                    let turn_id = self
+                        .session
+                        .native
+                        .link
+                        .gate()
+                        .turn_id()
+                        .map(str::to_string);
                     self.prompt_runs(turn_id);
                 }
-                let stopped = self.session.stopped_prompt.as_deref();
+                let stopped = self.session.native.stopped_prompt.as_deref();
                 if stopped.is_some() && client_nonce.as_deref() == stopped {
                     // The prompt the user stopped on its way ran after all: stopped again.
-                    self.session.stopped_prompt = None;
+                    self.session.native.stopped_prompt = None;
                     self.post_stop(now_ms);
-                    if matches!(self.session.phase, Phase::Streaming { .. }) {
+                    if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
                         self.end_turn(Ending::Stopped, now_ms);
                     }
                 }
@@ -672,7 +696,7 @@ impl ChatStore {
     /// (Re)opens the link: the state, then the events. The error a link that gave up said no
     /// longer holds; it reads again.
     fn follow_again(&mut self, now_ms: u64) {
-        let said = self.session.link.open();
+        let said = self.session.native.link.open();
         self.unsay(said);
         self.pump_native(now_ms);
     }
@@ -695,35 +719,36 @@ impl ChatStore {
         now_ms: u64,
     ) {
         // A link that gave up follows again with the user's send: its run must be seen.
-        if self.session.link.gave_up() && !self.session.native_missing {
+        if self.session.native.link.gave_up() && !self.session.native.missing {
             self.follow_again(now_ms);
         }
         let nonce = uuid_v4(self.rng.as_mut());
         let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
         if let Some(msg) = shown {
             let s = &mut self.session;
-            if s.prompts.len() >= MAX_PROMPTS_KEPT {
-                s.prompts.remove(0);
+            if s.native.prompts.len() >= MAX_PROMPTS_KEPT {
+                s.native.prompts.remove(0);
             }
-            s.prompts.push(SentPrompt {
+            s.native.prompts.push(SentPrompt {
                 nonce: nonce.clone(),
                 bubble: msg,
                 texts_before: 0,
             });
             let texts_before = self.server_texts(&text);
-            if let Some(p) = self.session.prompts.last_mut() {
+            if let Some(p) = self.session.native.prompts.last_mut() {
                 p.texts_before = texts_before;
             }
         }
         let s = &mut self.session;
-        s.prompt_cursor = None;
-        s.turn = TurnState::new(Some(nonce.clone()), self.opts.limits.max_event_bytes);
+        s.native.prompt_cursor = None;
+        s.turn
+            .restart(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
         s.send_queue_when_idle = false;
-        s.stopped_prompt = None;
+        s.native.stopped_prompt = None;
         // A new message instead of the given-up one: that one stays as it is, failed.
-        s.unsent_prompt = None;
-        s.native_prompt = Some(PromptOut {
+        s.native.unsent_prompt = None;
+        s.native.prompt = Some(PromptOut {
             text,
             files,
             attempts: 0,
@@ -734,15 +759,15 @@ impl ChatStore {
     }
 
     /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
-    /// have the session, else `POST …/prompt` ([`TurnState::client_turn_id`] is its nonce).
+    /// have the session, else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
     fn post_prompt(&mut self, now_ms: u64) {
-        let Some(out) = self.session.native_prompt.as_mut() else {
+        let Some(out) = self.session.native.prompt.as_mut() else {
             return;
         };
         out.attempts += 1;
         out.retry_at = None;
         out.met_a_run = false;
-        if self.session.native_missing {
+        if self.session.native.missing {
             return self.create_native_session(now_ms);
         }
         let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
@@ -755,7 +780,7 @@ impl ChatStore {
             Some(to_string(&body)),
             now_ms,
         );
-        self.session.phase = Phase::Submitted { stream: id };
+        self.session.turn.phase = Phase::Submitted { stream: id };
         self.touch();
     }
 
@@ -774,7 +799,7 @@ impl ChatStore {
             Some(to_string(&body)),
             now_ms,
         );
-        self.session.phase = Phase::Submitted { stream: id };
+        self.session.turn.phase = Phase::Submitted { stream: id };
         self.touch();
     }
 
@@ -785,7 +810,7 @@ impl ChatStore {
     fn prompt_failed(&mut self, mut error: ChatError, now_ms: u64) {
         let policy = self.opts.retry;
         let jitter = self.rng.unit();
-        if let Some(out) = self.session.native_prompt.as_mut() {
+        if let Some(out) = self.session.native.prompt.as_mut() {
             if error.is_retryable()
                 && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
             {
@@ -794,7 +819,7 @@ impl ChatStore {
                 return;
             }
         }
-        let out = self.session.native_prompt.take();
+        let out = self.session.native.prompt.take();
         if error.is_retryable() {
             let attempts = out.as_ref().map_or(0, |o| o.attempts);
             error.message = format!(
@@ -824,7 +849,7 @@ impl ChatStore {
     fn give_up_prompt(&mut self, out: Option<PromptOut>, error: ChatError, now_ms: u64) {
         let nonce = self.session.turn.client_turn_id.clone();
         if let (Some(nonce), Some(out)) = (nonce, out) {
-            self.session.unsent_prompt = Some((nonce, out));
+            self.session.native.unsent_prompt = Some((nonce, out));
         }
         self.end_turn(Ending::Failed(error), now_ms);
     }
@@ -832,7 +857,7 @@ impl ChatStore {
     /// A given-up prompt can be sent again now (`regenerate()` over this transport): no turn
     /// is on, and its message has not shown up on the server.
     pub(super) fn can_resend_prompt(&self) -> bool {
-        let unsent = self.session.unsent_prompt.as_ref();
+        let unsent = self.session.native.unsent_prompt.as_ref();
         !self.status().is_busy() && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
     }
 
@@ -842,32 +867,33 @@ impl ChatStore {
         if !self.can_resend_prompt() {
             return false;
         }
-        let Some((nonce, mut out)) = self.session.unsent_prompt.take() else {
+        let Some((nonce, mut out)) = self.session.native.unsent_prompt.take() else {
             return false;
         };
         (out.attempts, out.retry_at) = (0, None);
         let s = &mut self.session;
-        s.prompt_cursor = None;
-        s.turn = TurnState::new(Some(nonce), self.opts.limits.max_event_bytes);
+        s.native.prompt_cursor = None;
+        s.turn
+            .restart(Some(nonce), self.opts.limits.max_event_bytes);
         s.error = None;
         s.send_queue_when_idle = false;
-        s.stopped_prompt = None;
-        s.native_prompt = Some(out);
+        s.native.stopped_prompt = None;
+        s.native.prompt = Some(out);
         self.post_prompt(now_ms);
         true
     }
 
     /// A prompt attempt is due again.
     pub(super) fn retry_prompt(&mut self, now_ms: u64) {
-        let out = self.session.native_prompt.as_ref();
+        let out = self.session.native.prompt.as_ref();
         let due = out.and_then(PromptOut::retry_at);
         let met_a_run = out.is_some_and(|o| o.met_a_run);
         // Only while its turn waits for it: a stop, or its run showing (a state read can say
         // so too), ended that, and the attempt is dropped with its timer.
-        if !matches!(self.session.phase, Phase::Submitted { .. }) {
-            self.session.native_prompt = None;
+        if !matches!(self.session.turn.phase, Phase::Submitted { .. }) {
+            self.session.native.prompt = None;
         } else if due.is_some_and(|t| t <= now_ms) {
-            if met_a_run && self.session.link.gate().status() == RunStatus::Running {
+            if met_a_run && self.session.native.link.gate().status() == RunStatus::Running {
                 // Refused as busy, and the state read since shows the run that refused it.
                 let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
                 return self.prompt_as_follow_up(error, now_ms);
@@ -877,7 +903,7 @@ impl ChatStore {
     }
 
     fn on_create_answer(&mut self, id: RequestId, status: u16, body: &[u8], now_ms: u64) {
-        if self.session.phase.stream() != Some(id) {
+        if self.session.turn.phase.stream() != Some(id) {
             return; // stopped meanwhile: the session stays as it was, missing
         }
         let named = (200..300)
@@ -895,10 +921,10 @@ impl ChatStore {
         };
         self.sessions.take_title(&self.session.id);
         self.rekey(session_id);
-        self.session.native_missing = false;
-        self.session.link.open();
+        self.session.native.missing = false;
+        self.session.native.link.open();
         self.pump_native(now_ms);
-        if let Some(out) = self.session.native_prompt.as_mut() {
+        if let Some(out) = self.session.native.prompt.as_mut() {
             out.attempts = 0;
         }
         self.post_prompt(now_ms);
@@ -922,18 +948,18 @@ impl ChatStore {
     }
 
     fn on_prompt_answer(&mut self, id: RequestId, status: u16, body: &[u8], now_ms: u64) {
-        if self.session.phase.stream() != Some(id) {
+        if self.session.turn.phase.stream() != Some(id) {
             return;
         }
         if (200..300).contains(&status) {
             // Taken: `submitted` until its run starts on the events stream.
-            self.session.native_prompt = None;
-            self.session.busy_refusals = 0;
+            self.session.native.prompt = None;
+            self.session.native.busy_refusals = 0;
             // Without a cursor, any run that starts from now on is taken for this prompt's.
             let cursor = crate::protocol::json::from_slice(body)
                 .ok()
                 .and_then(|v| v.get("cursor")?.as_u64());
-            self.session.prompt_cursor = Some(cursor.unwrap_or(0));
+            self.session.native.prompt_cursor = Some(cursor.unwrap_or(0));
             return;
         }
         let error = refusal(status, body, "prompt answer");
@@ -957,30 +983,30 @@ impl ChatStore {
     /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
     /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails, the prompt kept for `regenerate()`.
     fn prompt_met_a_run(&mut self, mut error: ChatError, now_ms: u64) {
-        if self.session.native_prompt.is_none() {
+        if self.session.native.prompt.is_none() {
             return;
         }
-        self.session.busy_refusals += 1;
-        let refusals = self.session.busy_refusals;
+        self.session.native.busy_refusals += 1;
+        let refusals = self.session.native.busy_refusals;
         if refusals >= MAX_BUSY_REFUSALS {
-            self.session.busy_refusals = 0;
+            self.session.native.busy_refusals = 0;
             error.message = format!(
                 "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
                  again, and it runs once)",
                 error.message
             );
-            let out = self.session.native_prompt.take();
+            let out = self.session.native.prompt.take();
             return self.give_up_prompt(out, error, now_ms);
         }
         // Another client's run the events already showed: the message waits behind it.
-        if refusals == 1 && self.session.link.gate().status() == RunStatus::Running {
+        if refusals == 1 && self.session.native.link.gate().status() == RunStatus::Running {
             return self.prompt_as_follow_up(error, now_ms);
         }
         // Else the state is read now and the prompt waits the backoff (from ~2 s): a run the
         // state then shows takes it as a follow-up (`retry_prompt`), one it does not show is
         // refused again at most a few times a minute.
         let wait = crate::native_link::backoff_ms(refusals, self.rng.unit());
-        if let Some(out) = self.session.native_prompt.as_mut() {
+        if let Some(out) = self.session.native.prompt.as_mut() {
             out.retry_at = Some(now_ms + wait);
             out.met_a_run = true;
         }
@@ -993,13 +1019,13 @@ impl ChatStore {
 
     /// A prompt refused because a run is on: sent as a follow-up of that run instead.
     fn prompt_as_follow_up(&mut self, error: ChatError, now_ms: u64) {
-        let Some(out) = self.session.native_prompt.take() else {
+        let Some(out) = self.session.native.prompt.take() else {
             return;
         };
         // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
         self.withdraw_current_prompt();
-        let stream = self.session.native_read.unwrap_or(0);
-        self.session.phase = Phase::Streaming { stream };
+        let stream = self.session.native.read.unwrap_or(0);
+        self.session.turn.phase = Phase::Streaming { stream };
         self.reread_state(now_ms);
         match self.send(&out.text, Vec::new(), now_ms).reason {
             None | Some(Refusal::Empty) => {}
@@ -1014,16 +1040,16 @@ impl ChatStore {
     /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the
     /// turn ends as `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
-        if let Phase::Submitted { stream } = self.session.phase {
+        if let Phase::Submitted { stream } = self.session.turn.phase {
             self.abort(stream);
             // The prompt may have reached the server all the same, and its run start after
             // this stop: its user message (by nonce) is then stopped too.
-            self.session.stopped_prompt = self.session.turn.client_turn_id.clone();
+            self.session.native.stopped_prompt = self.session.turn.client_turn_id.clone();
         }
-        self.session.native_prompt = None;
+        self.session.native.prompt = None;
         // The user decided: a next prompt's busy refusal is followed as a first one.
-        self.session.busy_refusals = 0;
-        if self.session.native_missing {
+        self.session.native.busy_refusals = 0;
+        if self.session.native.missing {
             // Stopped before the server made the session: nothing runs there.
             return self.end_turn(ending, now_ms);
         }
@@ -1033,7 +1059,7 @@ impl ChatStore {
 
     /// `POST …/stop`; the run's `ABORTED` that follows is a plain stop, not an error.
     fn post_stop(&mut self, now_ms: u64) {
-        self.session.link.gate_mut().stopping();
+        self.session.native.link.gate_mut().stopping();
         // The server drops its whole queue with the stop: what it had accepted will not run
         // and is not there to take back; it waits for the user (`stalled`).
         for (_, nonce) in self.session.queue.strand(false) {

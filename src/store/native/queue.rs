@@ -86,18 +86,18 @@ impl ChatStore {
     /// What the server holds while no run is on was accepted after the last one's end: it is
     /// stranded, and taken back as at a turn's end (SPEC §6).
     pub(in crate::store) fn follow_server_queue(&mut self, read: ServerView, now_ms: u64) {
-        if let Some(clear) = self.session.native_clear.as_mut() {
+        if let Some(clear) = self.session.native.clear_all.as_mut() {
             // The queue at the seq it was shown at: the rows a clear removed are read from it.
             let shown = match &read {
                 ServerView::Event(seq, rows) => (*seq, rows.clone()),
                 ServerView::State => {
-                    let gate = self.session.link.gate();
+                    let gate = self.session.native.link.gate();
                     (gate.seq(), gate.queue().to_vec())
                 }
             };
             clear.log.push(shown);
         }
-        let rows = self.session.link.gate().queue().to_vec();
+        let rows = self.session.native.link.gate().queue().to_vec();
         let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
         let mut changed = self.session.queue.follow_server(&server_rows);
         if self.consume_what_ran(&read) {
@@ -106,8 +106,8 @@ impl ChatStore {
             changed = true;
         }
         self.send_removals(now_ms);
-        let idle = matches!(self.session.phase, Phase::Idle { .. })
-            && self.session.link.gate().status() != RunStatus::Running;
+        let idle = matches!(self.session.turn.phase, Phase::Idle { .. })
+            && self.session.native.link.gate().status() != RunStatus::Running;
         let held = (self.session.queue.items().iter())
             .any(|i| i.held && i.state == ItemState::Accepted && !i.removing);
         if idle && held {
@@ -206,7 +206,7 @@ impl ChatStore {
             let Some(item) = items.iter().find(|i| &i.client_nonce == nonce) else {
                 // Out of the queue, held as the next message: the server's messages of its
                 // text (not the held bubble) say whether the server's copy ran.
-                if let Phase::Held(h) = &self.session.phase {
+                if let Phase::Held(h) = &self.session.turn.phase {
                     let held = h.nonce.as_deref() == Some(nonce.as_str());
                     if held && self.server_texts(&h.text) > h.texts_before {
                         ran.push(nonce.clone());
@@ -268,7 +268,7 @@ impl ChatStore {
     /// the server has it, and a clear of the whole queue that waited for the answer goes.
     pub(in crate::store) fn after_native_post(&mut self, now_ms: u64) {
         self.send_removals(now_ms);
-        if self.session.selective_clear == SelectiveClear::Noop {
+        if self.session.native.selective_clear == SelectiveClear::Noop {
             self.clear_all(now_ms);
         }
     }
@@ -296,7 +296,7 @@ impl ChatStore {
     /// Takes a follow-up back from the server: by its selectors while the server may remove
     /// by them, else by a clear of the whole queue (several take-backs share one).
     pub(in crate::store) fn take_back_native(&mut self, seq: u64, nonce: &str, now_ms: u64) {
-        if self.session.selective_clear != SelectiveClear::Noop {
+        if self.session.native.selective_clear != SelectiveClear::Noop {
             let path = format!("{}/queue/clear", self.native_base());
             let body = commands::clear_one(nonce, seq);
             let id = self.request(
@@ -325,7 +325,7 @@ impl ChatStore {
     /// that lands before the clear is taken along and posted again under a fresh seq, behind
     /// the items posted after it: out of the user's order.
     pub(in crate::store) fn clear_all_open(&self) -> bool {
-        self.session.native_clear.is_some()
+        self.session.native.clear_all.is_some()
     }
 
     /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
@@ -337,7 +337,7 @@ impl ChatStore {
         if !self.session.take_backs.any_waiting() {
             return;
         }
-        if let Some(clear) = &self.session.native_clear {
+        if let Some(clear) = &self.session.native.clear_all {
             if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
                 // Sent again when its backoff is over, for these too: they wait until then.
                 return self.session.take_backs.wait_until(at);
@@ -355,9 +355,9 @@ impl ChatStore {
         if self.session.queue.has_mirrors() {
             return self.take_backs_refused(SHARED_QUEUE);
         }
-        let seq = self.session.link.gate().seq();
-        let rows = self.session.link.gate().queue().to_vec();
-        let request_id = match &self.session.native_clear {
+        let seq = self.session.native.link.gate().seq();
+        let rows = self.session.native.link.gate().queue().to_vec();
+        let request_id = match &self.session.native.clear_all {
             Some(c) => c.request_id.clone(),
             None => format!("clear:{}", uuid_v4(self.rng.as_mut())),
         };
@@ -370,15 +370,19 @@ impl ChatStore {
             Some(body),
             now_ms,
         );
-        let clear = self.session.native_clear.get_or_insert_with(|| ClearAll {
-            request_id,
-            request: None,
-            sent_as: id,
-            receipt: None,
-            log: vec![(seq, rows)],
-            failures: 0,
-            retry_at: None,
-        });
+        let clear = self
+            .session
+            .native
+            .clear_all
+            .get_or_insert_with(|| ClearAll {
+                request_id,
+                request: None,
+                sent_as: id,
+                receipt: None,
+                log: vec![(seq, rows)],
+                failures: 0,
+                retry_at: None,
+            });
         (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
         self.session.take_backs.sent_all(id);
     }
@@ -407,8 +411,8 @@ impl ChatStore {
     fn kept_on_server(&mut self, nonce: &str) {
         self.session.queue.keep_accepted(nonce);
         let s = &mut self.session;
-        if matches!(&s.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
-            if let Some(bubble) = s.phase.take_held().and_then(|h| h.bubble) {
+        if matches!(&s.turn.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
+            if let Some(bubble) = s.turn.phase.take_held().and_then(|h| h.bubble) {
                 s.conversation.withdraw(&bubble.id);
             }
         }
@@ -421,7 +425,7 @@ impl ChatStore {
         answer: Option<(u16, &[u8])>,
         now_ms: u64,
     ) {
-        let Some(clear) = self.session.native_clear.as_mut() else {
+        let Some(clear) = self.session.native.clear_all.as_mut() else {
             return;
         };
         if clear.request != Some(id) {
@@ -458,8 +462,8 @@ impl ChatStore {
     /// not in the queue any more (they ran, or the history decides). This store's items the
     /// clear took along without being asked are posted again, in their order.
     pub(in crate::store) fn decide_clear_all(&mut self, now_ms: u64) {
-        let seq = self.session.link.gate().seq();
-        let Some(clear) = self.session.native_clear.as_ref() else {
+        let seq = self.session.native.link.gate().seq();
+        let Some(clear) = self.session.native.clear_all.as_ref() else {
             return;
         };
         let Some((cursor, cleared)) = clear.receipt else {
@@ -468,7 +472,7 @@ impl ChatStore {
         if seq < cursor {
             return; // the events up to the clear are still on their way
         }
-        let clear = self.session.native_clear.take().expect("checked above");
+        let clear = self.session.native.clear_all.take().expect("checked above");
         let removed = rows_cleared(&clear.log, cursor, cleared);
         let served = self.session.take_backs.served_by(clear.sent_as);
         let Some(removed) = removed else {
@@ -543,7 +547,7 @@ impl Session {
         match cleared {
             Some(0) => {
                 if nonce.is_some_and(|n| self.server_holds(&n)) {
-                    self.selective_clear = SelectiveClear::Noop;
+                    self.native.selective_clear = SelectiveClear::Noop;
                     DeleteAnswer::ClearAll
                 } else {
                     DeleteAnswer::NotQueued
@@ -551,7 +555,7 @@ impl Session {
             }
             _ => {
                 if cleared.is_some() {
-                    self.selective_clear = SelectiveClear::Works;
+                    self.native.selective_clear = SelectiveClear::Works;
                 }
                 DeleteAnswer::Gone
             }
@@ -562,7 +566,7 @@ impl Session {
     /// row names it, or (no selectors) its item is matched to one. Its item may be out of the
     /// queue already, on its way back as a new message (the held turn has its text).
     pub(in crate::store) fn server_holds(&self, nonce: &str) -> bool {
-        let rows = self.link.gate().queue();
+        let rows = self.native.link.gate().queue();
         if rows
             .iter()
             .any(|r| r.client_nonce.as_deref() == Some(nonce))
@@ -573,7 +577,7 @@ impl Session {
         if let Some(item) = item {
             return item.held;
         }
-        let held_text = match &self.phase {
+        let held_text = match &self.turn.phase {
             Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.as_str()),
             _ => None,
         };
