@@ -7,6 +7,16 @@
 use super::*;
 use crate::protocol::{Json, ToolPart, ToolState};
 
+/// The session's answers to calls that wait for the user (SPEC §13): those on their way,
+/// and why the last one of a call did not get through.
+#[derive(Debug, Default)]
+pub(super) struct Answers {
+    /// On their way (or due again after a failure), one per tool call.
+    pub(super) pending: Vec<Answer>,
+    /// Why the last answer to a waiting call did not get through, by tool call.
+    pub(super) errors: Vec<(String, ChatError)>,
+}
+
 /// One answer on its way to the server.
 #[derive(Debug, Clone)]
 pub(super) struct Answer {
@@ -78,7 +88,7 @@ impl ChatStore {
             for t in m.parts.iter().filter_map(Part::as_tool) {
                 let Some(approval) = waits(t) else { continue };
                 let interrupt = t.extra.get("interrupt");
-                let error = (s.answer_errors.iter())
+                let error = (s.answers.errors.iter())
                     .find(|(id, _)| *id == t.tool_call_id)
                     .map(|(_, e)| e.clone());
                 out.push((
@@ -164,8 +174,9 @@ impl ChatStore {
                  addToolApprovalResponse, not addToolOutput",
             );
             let s = &mut self.session;
-            s.answer_errors.retain(|(t, _)| t != tool_call_id);
-            s.answer_errors
+            s.answers.errors.retain(|(t, _)| t != tool_call_id);
+            s.answers
+                .errors
                 .push((tool_call_id.to_string(), error.clone()));
             self.events.push_back(StoreEvent::Error { error });
             self.touch();
@@ -190,14 +201,14 @@ impl ChatStore {
         let id = before.tool_call_id.clone();
         let after = (self.tool_part(|t| t.tool_call_id == id)).unwrap_or_else(|| before.clone());
         let s = &mut self.session;
-        s.answer_errors.retain(|(t, _)| *t != id);
+        s.answers.errors.retain(|(t, _)| *t != id);
         // Answered again: the one on its way (or failed) gives way; the same ids go again.
-        if let Some(k) = s.answers.iter().position(|a| a.tool_call_id == id) {
-            if let Some(r) = s.answers.remove(k).in_flight {
+        if let Some(k) = s.answers.pending.iter().position(|a| a.tool_call_id == id) {
+            if let Some(r) = s.answers.pending.remove(k).in_flight {
                 self.abort(r);
             }
         }
-        self.session.answers.push(Answer {
+        self.session.answers.pending.push(Answer {
             tool_call_id: id,
             kind,
             body: to_string(&body),
@@ -216,8 +227,8 @@ impl ChatStore {
         if self.disposed {
             return;
         }
-        for k in 0..self.session.answers.len() {
-            let a = &self.session.answers[k];
+        for k in 0..self.session.answers.pending.len() {
+            let a = &self.session.answers.pending[k];
             if a.in_flight.is_some() || a.due_at.is_none_or(|t| t > now_ms) {
                 continue;
             }
@@ -227,7 +238,7 @@ impl ChatStore {
                 _ => self.route(|r| &r.tool_output),
             };
             let id = self.request(kind, Method::Post, route, Some(body), now_ms);
-            let a = &mut self.session.answers[k];
+            let a = &mut self.session.answers.pending[k];
             a.in_flight = Some(id);
             a.due_at = None;
             a.attempts += 1;
@@ -236,7 +247,7 @@ impl ChatStore {
 
     /// The next retry of an answer.
     pub(super) fn answers_due_at(&self) -> Option<u64> {
-        (self.session.answers.iter())
+        (self.session.answers.pending.iter())
             .filter(|a| a.in_flight.is_none())
             .filter_map(|a| a.due_at)
             .min()
@@ -246,27 +257,32 @@ impl ChatStore {
     /// a 5xx or 429, a timeout), or refused (put back, with the error on the waiting call).
     pub(super) fn on_answer(&mut self, id: RequestId, result: Result<(), ChatError>, now_ms: u64) {
         let s = &mut self.session;
-        let Some(k) = s.answers.iter().position(|a| a.in_flight == Some(id)) else {
+        let Some(k) = s
+            .answers
+            .pending
+            .iter()
+            .position(|a| a.in_flight == Some(id))
+        else {
             return;
         };
-        s.answers[k].in_flight = None;
+        s.answers.pending[k].in_flight = None;
         let error = match result {
             Ok(()) => None,
             Err(e) if e.says("already_answered") => None,
             Err(e) => Some(e),
         };
         let Some(error) = error else {
-            s.answers.remove(k);
+            s.answers.pending.remove(k);
             return self.touch();
         };
-        let attempts = s.answers[k].attempts;
+        let attempts = s.answers.pending[k].attempts;
         if error.is_retryable() && attempts < self.opts.retry.max_attempts.max(1) {
             let jitter = self.rng.unit();
             let wait = self.opts.retry.backoff_ms(attempts, jitter);
-            self.session.answers[k].due_at = Some(now_ms + wait);
+            self.session.answers.pending[k].due_at = Some(now_ms + wait);
             return;
         }
-        let a = self.session.answers.remove(k);
+        let a = self.session.answers.pending.remove(k);
         // Put back as it was, unless the stream has moved the call on since.
         let current = self.tool_part(|t| t.tool_call_id == a.tool_call_id);
         if current.as_ref() == Some(&a.after) {
@@ -275,7 +291,8 @@ impl ChatStore {
                 .replace_tool_part(&a.tool_call_id, a.before);
         }
         self.session
-            .answer_errors
+            .answers
+            .errors
             .push((a.tool_call_id, error.clone()));
         self.events.push_back(StoreEvent::Error { error });
         self.touch();
@@ -283,10 +300,10 @@ impl ChatStore {
 
     /// A stop ends every wait on the server: answers still on their way are let go.
     pub(super) fn drop_answers(&mut self) {
-        let answers = std::mem::take(&mut self.session.answers);
+        let answers = std::mem::take(&mut self.session.answers.pending);
         for r in answers.iter().filter_map(|a| a.in_flight) {
             self.abort(r);
         }
-        self.session.answer_errors.clear();
+        self.session.answers.errors.clear();
     }
 }

@@ -102,7 +102,7 @@ impl ChatStore {
             Some(QueueEffect::Unsupported { item_id }) => {
                 // The runtime cannot take follow-ups after all: stop offering them, and give
                 // the text back to an empty composer (otherwise the item stays `failed`).
-                self.session.caps.native_follow_up = false;
+                self.session.runtime.caps.native_follow_up = false;
                 if self.draft.is_empty() && self.draft_files.is_empty() {
                     if let Some((item, _)) = self.session.queue.take(&item_id) {
                         self.draft = item.text;
@@ -131,7 +131,7 @@ impl ChatStore {
         if !self.session.turn.phase.running() {
             // Accepted after the turn ended: the server will not run it in that turn, but may
             // after whatever comes next. Sent again after a natural end, kept after a stop.
-            let natural = self.session.send_queue_when_idle;
+            let natural = self.session.turn.send_queue_when_idle;
             self.take_back_stranded(natural, now_ms);
             // The answer the turn's end was waiting for: what is still queued moves on.
             self.send_next_queued(now_ms);

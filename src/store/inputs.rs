@@ -194,7 +194,7 @@ impl ChatStore {
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
-                self.session.hydrated = true;
+                self.session.history.hydrated = true;
                 self.events.push_back(StoreEvent::Error { error });
                 self.touch();
             }

@@ -57,10 +57,10 @@ impl ChatStore {
             LossCode::HistorySkipped => None,
             _ => s.conversation.history().last().map(|m| m.id.clone()),
         };
-        if s.losses.len() >= KEPT {
-            s.losses.remove(0);
+        if s.history.losses.len() >= KEPT {
+            s.history.losses.remove(0);
         }
-        s.losses.push(Loss {
+        s.history.losses.push(Loss {
             code,
             message: message.clone(),
             message_id,

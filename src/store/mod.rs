@@ -50,6 +50,7 @@ mod transport;
 mod turn;
 mod wire;
 
+use answers::Answers;
 pub use answers::PendingCall;
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use losses::{Loss, LossCode};
@@ -331,7 +332,7 @@ impl ChatStore {
     /// What the store could not show of this session, newest last (at most 32): the
     /// snapshot's `losses`.
     pub fn losses(&self) -> &[Loss] {
-        &self.session.losses
+        &self.session.history.losses
     }
 
     /// The chat's `status` (SPEC §5): busy while `submitted` or `streaming`.
@@ -347,7 +348,7 @@ impl ChatStore {
     /// The session's `capabilities` (SPEC §4): as resolved, with `aiSdkOwnsHistory: false` once
     /// a `data-pi-mode` chunk was seen.
     pub fn capabilities(&self) -> Capabilities {
-        let mut c = self.session.caps;
+        let mut c = self.session.runtime.caps;
         if self.session.conversation.pi_mode() {
             c.ai_sdk_owns_history = false;
         }
@@ -357,12 +358,12 @@ impl ChatStore {
     /// `capabilitiesLoaded`: given statically, or the capabilities route has answered (or
     /// failed: then the defaults). Until then the defaults apply.
     pub fn capabilities_loaded(&self) -> bool {
-        self.session.caps_loaded
+        self.session.runtime.loaded
     }
 
     /// The session runtime's tool catalog (empty when the server has none).
     pub fn tools(&self) -> &[ToolCatalogEntry] {
-        &self.session.tools
+        &self.session.runtime.tools
     }
 
     /// Message `i` as the UI gets it: its JSON with the resolved `ui` on every tool part.
@@ -370,8 +371,8 @@ impl ChatStore {
         let s = &self.session;
         tool_ui::export_message(
             &s.conversation.history().messages()[i],
-            &s.tool_ui,
-            &s.tools,
+            &s.runtime.tool_ui,
+            &s.runtime.tools,
         )
     }
 
@@ -384,7 +385,7 @@ impl ChatStore {
         let part = &s.conversation.history().messages()[i].parts[k];
         let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
         if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
-            tool_ui::put_ui(obj, t, &s.tool_ui, &s.tools);
+            tool_ui::put_ui(obj, t, &s.runtime.tool_ui, &s.runtime.tools);
         }
         v
     }
@@ -464,7 +465,7 @@ impl ChatStore {
     /// `hydrated`: the canonical history (`GET …/messages`) has been answered or has failed, or
     /// hydration is off.
     pub fn hydrated(&self) -> bool {
-        self.session.hydrated
+        self.session.history.hydrated
     }
 
     /// Changes whenever anything a snapshot shows changes; equal revisions mean equal
@@ -644,7 +645,7 @@ impl ChatStore {
             // for a follow-up POST's answer, or a DELETE's): a new message queues behind them,
             // in the user's order.
             Ok(SendRoute::Turn)
-                if self.session.send_queue_when_idle && self.session.queue.has_next() =>
+                if self.session.turn.send_queue_when_idle && self.session.queue.has_next() =>
             {
                 self.enqueue(text, files, options, now_ms);
                 self.send_next_queued(now_ms);

@@ -337,7 +337,7 @@ impl ChatStore {
             // made answers its first receipt), once the session is current again.
             self.session.take_backs.unsent(id, 0);
         }
-        for a in &mut self.session.answers {
+        for a in &mut self.session.answers.pending {
             // Aborted with the rest: posted again, with the same ids, when the session opens.
             if a.in_flight.take().is_some() {
                 a.due_at = Some(0);

@@ -129,7 +129,7 @@ impl ChatStore {
                     self.end_turn(Ending::Failed(ChatError::protocol(v)), now_ms);
                 }
                 Effect::ToolUi(call, update) => {
-                    self.session.tool_ui.insert(call, update);
+                    self.session.runtime.tool_ui.insert(call, update);
                     self.tool_ui_version += 1;
                     self.touch();
                 }

@@ -11,39 +11,50 @@ pub(super) struct Session {
     /// What the last chat POST's send added (body keys, headers, request metadata): the
     /// turns that continue on their own send it again, as `useChat`'s automatic sends do.
     pub(super) last_request: SendOptions,
-    pub(super) caps: Capabilities,
-    pub(super) caps_loaded: bool,
-    /// The session runtime's tools (`GET …/catalog`); empty without a catalog.
-    pub(super) tools: Vec<ToolCatalogEntry>,
-    /// The latest `data-tool-ui` of each tool call.
-    pub(super) tool_ui: ToolUiUpdates,
+    /// What the session's runtime said of itself: capabilities, tools, tool UI.
+    pub(super) runtime: Runtime,
     /// The history and the reducers with authority over it.
     pub(super) conversation: Conversation,
-    /// The history's JSON by message, for the bodies of AI SDK mode.
-    pub(super) history_json: HistoryJson,
+    /// How the history was read and what of it could not be shown.
+    pub(super) history: HistoryRead,
     /// The turn this client follows: where it is, and what a new turn starts afresh.
     pub(super) turn: Turn,
     pub(super) queue: FollowUpQueue,
     /// The DELETEs of posted follow-ups not answered yet.
     pub(super) take_backs: TakeBacks,
+    /// The error the session shows (`snapshot.error`).
     pub(super) error: Option<ChatError>,
-    pub(super) hydrated: bool,
-    /// The last turn ended on its own: items still waiting to be posted go out as the next
-    /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
-    /// for the user.
-    pub(super) send_queue_when_idle: bool,
-    /// What the store could not show of this session, newest last ([`Loss`]).
-    pub(super) losses: Vec<Loss>,
-    /// Made here by `newSession`: the server has nothing of it yet, so opening it asks for no
-    /// history and attaches to no turn. Read once, by the first opening.
-    pub(super) fresh: bool,
     /// Answers to calls that wait for the user, on their way (SPEC §13, pi mode).
-    pub(super) answers: Vec<super::answers::Answer>,
-    /// Why the last answer to a waiting call did not get through, by tool call.
-    pub(super) answer_errors: Vec<(String, ChatError)>,
+    pub(super) answers: Answers,
     /// pi-native: the session's link, prompts and take-backs by clear (SPEC §14).
     #[cfg(feature = "pi")]
     pub(super) native: super::native::NativeSession,
+}
+
+/// What the session's runtime said of itself (SPEC §4, §13).
+#[derive(Debug)]
+pub(super) struct Runtime {
+    pub(super) caps: Capabilities,
+    /// The capabilities are the server's (answered, or given as an option), not defaults.
+    pub(super) loaded: bool,
+    /// The session runtime's tools (`GET …/catalog`); empty without a catalog.
+    pub(super) tools: Vec<ToolCatalogEntry>,
+    /// The latest `data-tool-ui` of each tool call.
+    pub(super) tool_ui: ToolUiUpdates,
+}
+
+/// How the session's history was read (SPEC §12), and what of it could not be shown.
+#[derive(Debug, Default)]
+pub(super) struct HistoryRead {
+    /// The history's JSON by message, for the bodies of AI SDK mode.
+    pub(super) json: HistoryJson,
+    /// The history was read (or there is none to read).
+    pub(super) hydrated: bool,
+    /// Made here by `newSession`: the server has nothing of it yet, so opening it asks for no
+    /// history and attaches to no turn. Read once, by the first opening.
+    pub(super) fresh: bool,
+    /// What the store could not show of this session, newest last ([`Loss`]).
+    pub(super) losses: Vec<Loss>,
 }
 
 impl Session {
@@ -55,23 +66,20 @@ impl Session {
     ) -> Self {
         Session {
             id,
-            caps: caps.unwrap_or_default(),
-            caps_loaded: caps.is_some(),
-            tools: Vec::new(),
-            tool_ui: ToolUiUpdates::new(),
+            runtime: Runtime {
+                caps: caps.unwrap_or_default(),
+                loaded: caps.is_some(),
+                tools: Vec::new(),
+                tool_ui: ToolUiUpdates::new(),
+            },
             conversation: Conversation::new(!caps.unwrap_or_default().ai_sdk_owns_history),
-            history_json: HistoryJson::default(),
+            history: HistoryRead::default(),
             turn: Turn::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
             error: None,
-            hydrated: false,
-            send_queue_when_idle: false,
             last_request: SendOptions::default(),
             take_backs: TakeBacks::default(),
-            losses: Vec::new(),
-            fresh: false,
-            answers: Vec::new(),
-            answer_errors: Vec::new(),
+            answers: Answers::default(),
             #[cfg(feature = "pi")]
             native: super::native::NativeSession::new(limits.max_event_bytes),
         }
@@ -119,7 +127,7 @@ impl ChatStore {
         });
         let old = std::mem::replace(&mut self.session, next);
         self.parked.insert(old.id.clone(), old);
-        self.session.fresh = fresh;
+        self.session.history.fresh = fresh;
         self.session.conversation.advance_clock(self.version_floor);
         self.tool_ui_version += 1;
         self.sessions.opened(session_id, fresh);
@@ -138,7 +146,7 @@ impl ChatStore {
             self.refuse_server_history(now_ms);
         }
         if self.opts.capabilities.is_none() {
-            self.session.caps_loaded = false;
+            self.session.runtime.loaded = false;
             let path = format!(
                 "{}?sessionId={}",
                 self.route(|r| &r.capabilities),
@@ -167,16 +175,16 @@ impl ChatStore {
             // message is shown, and it starts once its DELETE has been answered.
             self.send_due_take_backs(now_ms);
             self.start_held_turn(now_ms);
-            if self.opts.hydrate && !std::mem::take(&mut self.session.fresh) {
+            if self.opts.hydrate && !std::mem::take(&mut self.session.history.fresh) {
                 self.hydrate(now_ms);
             } else {
-                self.session.hydrated = true;
+                self.session.history.hydrated = true;
             }
             // Parked after its turn ended, with the answer to a follow-up POST still out (the
             // switch aborted it): the server may hold that one, so it is taken back like the
             // rest, and what waited for that answer moves on now.
             if matches!(self.session.turn.phase, Phase::Idle { .. }) {
-                let natural = self.session.send_queue_when_idle;
+                let natural = self.session.turn.send_queue_when_idle;
                 self.take_back_stranded(natural, now_ms);
             }
             self.send_next_queued(now_ms);
@@ -212,8 +220,8 @@ impl ChatStore {
             }
             Vec::new()
         };
-        if tools != self.session.tools {
-            self.session.tools = tools;
+        if tools != self.session.runtime.tools {
+            self.session.runtime.tools = tools;
             self.tool_ui_version += 1;
             // The tool parts' resolved `ui` may change with it.
             self.session.conversation.touch_tool_messages(|_| true);
@@ -232,8 +240,8 @@ impl ChatStore {
         };
         let busy = self.status().is_busy();
         let s = &mut self.session;
-        s.caps = caps;
-        s.caps_loaded = true;
+        s.runtime.caps = caps;
+        s.runtime.loaded = true;
         // A first send that went ahead on the defaults is the projection's now.
         s.conversation
             .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
@@ -253,7 +261,7 @@ impl ChatStore {
     /// is never `PUT`.
     #[cfg(not(feature = "pi"))]
     fn refuse_server_history(&mut self, now_ms: u64) {
-        if self.session.caps.ai_sdk_owns_history {
+        if self.session.runtime.caps.ai_sdk_owns_history {
             return;
         }
         let mut error = ChatError::protocol(
@@ -272,7 +280,7 @@ impl ChatStore {
         now_ms: u64,
     ) {
         let after_stop = std::mem::take(&mut self.session.turn.after_stop);
-        let first = !std::mem::replace(&mut self.session.hydrated, true);
+        let first = !std::mem::replace(&mut self.session.history.hydrated, true);
         self.touch();
         if status == 404 {
             return; // a session the server has no history for yet
@@ -317,7 +325,7 @@ impl ChatStore {
             || (first && !self.session.conversation.history().is_empty());
         self.session.conversation.hydrate(messages, merge);
         // Every message has a new version: the old JSON would only be replaced.
-        self.session.history_json.clear();
+        self.session.history.json.clear();
         #[cfg(feature = "pi")]
         self.consume_shown_follow_ups();
         if self.opts.attach && !after_stop {
@@ -345,11 +353,11 @@ impl ChatStore {
     /// POST would meet a running turn as a 409, which attaches too).
     pub(super) fn maybe_attach(&mut self, now_ms: u64) {
         let s = &self.session;
-        if self.disposed || !s.caps_loaded || !matches!(s.turn.phase, Phase::Idle { .. }) {
+        if self.disposed || !s.runtime.loaded || !matches!(s.turn.phase, Phase::Idle { .. }) {
             return;
         }
         // Nothing to follow it with (`refuse_server_history`).
-        if !cfg!(feature = "pi") && !s.caps.ai_sdk_owns_history {
+        if !cfg!(feature = "pi") && !s.runtime.caps.ai_sdk_owns_history {
             return;
         }
         match self.session.turn.running_hint.take() {

@@ -117,7 +117,7 @@ impl ChatStore {
     /// over the SSE routes the history shows the run and attaches to it if it goes on.
     pub(super) fn follow_run_elsewhere(&mut self, now_ms: u64) {
         if self.native() {
-            self.session.send_queue_when_idle = true;
+            self.session.turn.send_queue_when_idle = true;
             self.send_next_queued(now_ms);
         } else if self.opts.hydrate {
             self.hydrate(now_ms);

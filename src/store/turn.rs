@@ -134,7 +134,7 @@ impl ChatStore {
         if self.session.take_backs.any_open() {
             let s = &mut self.session;
             s.error = None;
-            s.send_queue_when_idle = false;
+            s.turn.send_queue_when_idle = false;
             s.turn.phase = Phase::Held(Box::new(HeldTurn {
                 nonce: None,
                 bubble: None,
@@ -191,8 +191,8 @@ impl ChatStore {
             // bytes. Only the stored copy (PUT) drops long `data:` URLs.
             let max_url = self.opts.limits.max_stored_data_url_chars;
             let s = &mut self.session;
-            s.history_json.refresh(s.conversation.history(), max_url);
-            s.history_json.body(&body, false)
+            s.history.json.refresh(s.conversation.history(), max_url);
+            s.history.json.body(&body, false)
         };
         // This client's turn: a question still out about a running one is moot (a running one
         // answers the chat POST with a 409, which attaches).
@@ -210,7 +210,7 @@ impl ChatStore {
         s.conversation
             .answer_as(answer_id, trigger == "regenerate-message");
         s.error = None;
-        s.send_queue_when_idle = false;
+        s.turn.send_queue_when_idle = false;
         let path = self.route(|r| &r.chat);
         let hooked = self.opts.prepare_hook.then_some(&self.opts.body);
         let options = options.carried(hooked);
@@ -344,7 +344,7 @@ impl ChatStore {
         }
         // `turnId` names the running turn: none runs now.
         s.turn.turn_id = None;
-        s.send_queue_when_idle = false;
+        s.turn.send_queue_when_idle = false;
         let natural = finished && !s.turn.stream_error;
         s.turn.end_unseen = matches!(ending, Ending::Unseen);
         self.take_back_stranded(natural, now_ms);
@@ -401,7 +401,7 @@ impl ChatStore {
         self.touch();
         self.sessions_after_turn(now_ms);
         if finished {
-            self.session.send_queue_when_idle = !self.session.turn.stream_error;
+            self.session.turn.send_queue_when_idle = !self.session.turn.stream_error;
             self.send_next_queued(now_ms);
             // Tool outputs that arrived while it streamed may complete the message (useChat's
             // check when a response ends).
@@ -438,7 +438,7 @@ impl ChatStore {
         use crate::followup::ItemState;
         let s = &mut self.session;
         let idle = matches!(s.turn.phase, Phase::Idle { .. });
-        if self.disposed || !s.send_queue_when_idle || !idle {
+        if self.disposed || !s.turn.send_queue_when_idle || !idle {
             return;
         }
         let q = &mut s.queue;
@@ -475,14 +475,14 @@ impl ChatStore {
         let s = &self.session;
         // The capabilities as well as the projection: without the `pi` feature nothing owns
         // the history here, and a server that keeps its own must never get a PUT over it.
-        let server_owns = s.pi_owns_history() || !s.caps.ai_sdk_owns_history;
+        let server_owns = s.pi_owns_history() || !s.runtime.caps.ai_sdk_owns_history;
         if !self.opts.persist || server_owns || s.conversation.history().is_empty() {
             return;
         }
         let max_url = self.opts.limits.max_stored_data_url_chars;
         let s = &mut self.session;
-        s.history_json.refresh(s.conversation.history(), max_url);
-        let body = s.history_json.body(&json!({}), true);
+        s.history.json.refresh(s.conversation.history(), max_url);
+        let body = s.history.json.body(&json!({}), true);
         let path = self.route(|r| &r.messages);
         self.request(
             RequestKind::MessagesPut,

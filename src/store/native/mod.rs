@@ -81,11 +81,11 @@ impl ChatStore {
     /// Opening a session: its state, then its events. One made here by `newSession` is not
     /// on the server yet (the protocol makes sessions by `POST …/sessions`): nothing to read.
     pub(super) fn open_native(&mut self, now_ms: u64) {
-        self.session.caps_loaded = true;
+        self.session.runtime.loaded = true;
         self.session.native.read = None;
-        if std::mem::take(&mut self.session.fresh) {
+        if std::mem::take(&mut self.session.history.fresh) {
             self.session.native.missing = true;
-            self.session.hydrated = true;
+            self.session.history.hydrated = true;
         }
         if !self.session.native.missing {
             self.follow_again(now_ms);
@@ -105,7 +105,7 @@ impl ChatStore {
         // would let the server run the cut one next, ahead of the rest). Nothing is held
         // yet: the resends wait for the POST's answer, which the switch cut.
         let resend_next = matches!(self.session.turn.phase, Phase::Idle { .. })
-            && self.session.send_queue_when_idle
+            && self.session.turn.send_queue_when_idle
             && self.session.queue.next_resend().is_some();
         if resend_next {
             self.take_back_stranded(true, now_ms);
@@ -333,7 +333,7 @@ impl ChatStore {
         for note in notes {
             match note {
                 LinkNote::Hydrated => {
-                    self.session.hydrated = true;
+                    self.session.history.hydrated = true;
                     let said = self.session.native.link.reached();
                     self.unsay(said);
                     self.keep_unshown_prompts();
@@ -356,7 +356,7 @@ impl ChatStore {
                 LinkNote::Lost(loss) => self.on_line_lost(loss, now_ms),
                 LinkNote::GaveUp(error) => {
                     // Nothing more comes: what waits on the events ends with the error.
-                    self.session.hydrated = true;
+                    self.session.history.hydrated = true;
                     if self.session.turn.phase.running() {
                         self.end_turn(Ending::Failed(error.clone()), now_ms);
                     }
@@ -374,7 +374,7 @@ impl ChatStore {
                 LinkNote::Missing => {
                     // Nothing to show and nothing to follow: a send creates it.
                     self.session.native.missing = true;
-                    self.session.hydrated = true;
+                    self.session.history.hydrated = true;
                     self.on_native_state(now_ms);
                 }
             }
@@ -744,7 +744,7 @@ impl ChatStore {
         s.turn
             .restart(Some(nonce.clone()), self.opts.limits.max_event_bytes);
         s.error = None;
-        s.send_queue_when_idle = false;
+        s.turn.send_queue_when_idle = false;
         s.native.stopped_prompt = None;
         // A new message instead of the given-up one: that one stays as it is, failed.
         s.native.unsent_prompt = None;
@@ -876,7 +876,7 @@ impl ChatStore {
         s.turn
             .restart(Some(nonce), self.opts.limits.max_event_bytes);
         s.error = None;
-        s.send_queue_when_idle = false;
+        s.turn.send_queue_when_idle = false;
         s.native.stopped_prompt = None;
         s.native.prompt = Some(out);
         self.post_prompt(now_ms);

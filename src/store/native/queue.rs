@@ -111,7 +111,7 @@ impl ChatStore {
         let held = (self.session.queue.items().iter())
             .any(|i| i.held && i.state == ItemState::Accepted && !i.removing);
         if idle && held {
-            let natural = self.session.send_queue_when_idle;
+            let natural = self.session.turn.send_queue_when_idle;
             self.take_back_stranded(natural, now_ms);
             self.send_next_queued(now_ms);
             changed = true;

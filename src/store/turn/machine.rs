@@ -146,6 +146,10 @@ pub(in crate::store) struct Turn {
     /// The last turn ended unseen (`Ending::Unseen`): what the server accepted is left to
     /// the history, never taken back, until a turn's end is seen again.
     pub(in crate::store) end_unseen: bool,
+    /// The last turn ended on its own: items still waiting to be posted go out as the next
+    /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
+    /// for the user.
+    pub(in crate::store) send_queue_when_idle: bool,
     /// The `clientTurnId` of the turn this client started last.
     pub(in crate::store) client_turn_id: Option<String>,
     /// The server's id of the running turn (`x-turn-id`, `data-turn-start`).
@@ -182,6 +186,7 @@ impl Turn {
         self.probe = kept.probe;
         self.after_stop = kept.after_stop;
         self.end_unseen = kept.end_unseen;
+        self.send_queue_when_idle = kept.send_queue_when_idle;
     }
 
     /// A turn as it starts (`client_turn_id` when this client started it), or none at all
@@ -193,6 +198,7 @@ impl Turn {
             probe: None,
             after_stop: false,
             end_unseen: false,
+            send_queue_when_idle: false,
             client_turn_id,
             turn_id: None,
             decoder: SseDecoder::with_max_event_bytes(max_event_bytes),
