@@ -321,7 +321,7 @@ pub struct FrameHead {
 /// Reads what [`FrameHead`] says from `text`: a whole line that did not fit the protocol, or
 /// the head of one too long to take.
 pub fn read_frame_head(text: &str) -> FrameHead {
-    let mut p = crate::stream::partial_json::PartialJson::new();
+    let mut p = crate::codec::partial_json::PartialJson::new();
     p.push(text);
     let Some(Value::Object(o)) = p.value_ref() else {
         return FrameHead::default();
@@ -748,14 +748,14 @@ pub fn parse_state(v: Value) -> Result<StateDoc, String> {
 /// the document is read as [`parse_state`] reads it. A body that is not JSON is refused with
 /// the JSON reader's own words.
 pub fn read_state(body: &[u8]) -> Result<StateDoc, String> {
-    let mut reader = crate::stream::history::HistoryParser::for_state(native_message);
+    let mut reader = crate::reduce::history::HistoryParser::for_state(native_message);
     reader.push(body);
     let Some(lists) = reader.finish_state() else {
         // In the whole document's reader's words (it refuses what the list reader refuses).
         let error = crate::protocol::json::from_slice(body).err();
         return Err(error.map_or_else(|| "state is not JSON".into(), |e| e.to_string()));
     };
-    let crate::stream::history::StateLists {
+    let crate::reduce::history::StateLists {
         skeleton,
         top,
         nested,

@@ -53,7 +53,7 @@ pub(super) struct Session {
     pub(super) answer_errors: Vec<(String, ChatError)>,
     /// pi-native: what is read of the session and when (SPEC §14).
     #[cfg(feature = "pi")]
-    pub(super) link: crate::native_link::NativeLink,
+    pub(super) link: crate::machines::native_link::NativeLink,
     /// pi-native: the read in flight (the state, or the events stream).
     #[cfg(feature = "pi")]
     pub(super) native_read: Option<RequestId>,
@@ -183,7 +183,9 @@ impl Session {
             answers: Vec::new(),
             answer_errors: Vec::new(),
             #[cfg(feature = "pi")]
-            link: crate::native_link::NativeLink::with_max_line_bytes(limits.max_event_bytes),
+            link: crate::machines::native_link::NativeLink::with_max_line_bytes(
+                limits.max_event_bytes,
+            ),
             #[cfg(feature = "pi")]
             native_read: None,
             end_unseen: false,

@@ -37,7 +37,7 @@ pub(super) struct HeldTurn {
     /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
     /// sends as the next message: a stop puts it back in the queue.
     pub(super) unposted: Option<(String, u64)>,
-    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::followup::FollowUpItem)
+    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::machines::followup_queue::FollowUpItem)
     /// (the copy `nonce` names): a state read that shows a server message of its text more
     /// says that copy ran.
     pub(super) texts_before: usize,
@@ -543,7 +543,7 @@ impl ChatStore {
     /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
     /// again when that answer comes.
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
-        use crate::followup::ItemState;
+        use crate::machines::followup_queue::ItemState;
         let s = &mut self.session;
         let idle = matches!(s.phase, Phase::Idle { .. });
         if self.disposed || !s.send_queue_when_idle || !idle {

@@ -3,7 +3,7 @@
 
 use std::hash::BuildHasher;
 
-use crate::hash::{FxBuildHasher, HashMap};
+use crate::util::hash::{FxBuildHasher, HashMap};
 
 use crate::protocol::UIMessage;
 

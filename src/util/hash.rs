@@ -7,7 +7,7 @@
 /// A `HashMap` with FxHasher; build it with `HashMap::default()`.
 pub type HashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
 
-/// The hasher of [`HashMap`], also used alone (`crate::stream::id_index`).
+/// The hasher of [`HashMap`], also used alone (`crate::reduce::id_index`).
 pub use rustc_hash::FxBuildHasher;
 
 /// A map kept as a list, for the maps that hold a handful of entries at a time (the requests

@@ -7,15 +7,15 @@
 
 use serde_json::Value;
 
+use crate::codec::fast_chunk::Delta;
+use crate::policy::tool_ui::{self, ToolUiUpdate};
 use crate::protocol::chunk::{Chunk, DataChunk, PiEvent, UiChunk};
 use crate::protocol::{Part, Role, ToolPart, ToolState, UIMessage};
-use crate::random::{uuid_v4, RandomSource};
-use crate::stream::fast_chunk::Delta;
 #[cfg(feature = "pi")]
-use crate::stream::pi::{PiEffect, PiReducer};
-use crate::stream::ui_message::{ToolCall, UiEffect, UiMessageReducer, Violation};
-use crate::stream::History;
-use crate::tool_ui::{self, ToolUiUpdate};
+use crate::reduce::pi::{PiEffect, PiReducer};
+use crate::reduce::ui_message::{ToolCall, UiEffect, UiMessageReducer, Violation};
+use crate::reduce::History;
+use crate::util::random::{uuid_v4, RandomSource};
 
 /// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
 const TOOL_UI_SEARCH: usize = 64;
@@ -714,7 +714,7 @@ impl Conversation {
     pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
         if merge {
             let local = self.history.messages();
-            let by_id: crate::hash::HashMap<&str, usize> = local
+            let by_id: crate::util::hash::HashMap<&str, usize> = local
                 .iter()
                 .enumerate()
                 .map(|(i, m)| (m.id.as_str(), i))

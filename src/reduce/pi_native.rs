@@ -14,7 +14,7 @@ use crate::protocol::pi_native::{
     EndStatus, EventKind, Frame, NativeEvent, QueueRow, StateDoc, StreamedPart,
 };
 use crate::protocol::{Part, Role, ToolPart, UIMessage};
-use crate::random::SeededRandom;
+use crate::util::random::SeededRandom;
 
 use super::conversation::{Conversation, Effect, TurnView};
 use super::native_merge::{self as merge, meta, same_turn, turn_of};
@@ -1082,7 +1082,8 @@ fn state_rows(
     }
     // Ids held twice (a provider's ids repeat across turns): the later row gets its own.
     let twice: Vec<usize> = {
-        let mut seen: crate::hash::HashMap<&str, usize> = crate::hash::HashMap::default();
+        let mut seen: crate::util::hash::HashMap<&str, usize> =
+            crate::util::hash::HashMap::default();
         (0..out.len())
             .filter(|&k| {
                 let m = &out[k].msg;

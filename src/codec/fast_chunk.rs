@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use crate::protocol::chunk::{Chunk, PartKind, PiEvent, ToolChunk, UiChunk};
 // The prefixes are compared eight bytes at a time: `str::strip_prefix` is a byte-by-byte
 // `memcmp` in wasm, three per delta.
-use crate::scan::strip_prefix as strip;
+use crate::codec::scan::strip_prefix as strip;
 
 /// A delta read in place: its strings borrow the event's data unless they hold escapes. The
 /// store applies it without building the [`Chunk`] (no allocation per delta);
@@ -174,7 +174,7 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let mut escaped = false;
     let mut i = 1;
     loop {
-        i += crate::scan::string_special_or_plane16(bytes.get(i..)?)?;
+        i += crate::codec::scan::string_special_or_plane16(bytes.get(i..)?)?;
         match bytes[i] {
             b'"' => {
                 let (lit, rest) = s.split_at(i + 1);

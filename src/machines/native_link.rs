@@ -46,15 +46,15 @@
 //! read: its first failure) it says so
 //! ([`LinkNote::Unreachable`]) and goes on.
 
-use crate::ndjson::{LineError, NdjsonDecoder};
+use crate::codec::ndjson::{LineError, NdjsonDecoder};
 use crate::protocol::pi_native::{
     classify_events_error, parse_addressed_line, read_frame_head, read_state, EventKind, EventRef,
     Frame, FrameHead, NativeEvent,
 };
 use crate::protocol::ChatError;
-use crate::random::RandomSource;
-use crate::stream::conversation::Conversation;
-use crate::stream::pi_native::{Gate, NativeEffect, NativeGate};
+use crate::reduce::conversation::Conversation;
+use crate::reduce::pi_native::{Gate, NativeEffect, NativeGate};
+use crate::util::random::RandomSource;
 
 /// The code of a session the server does not have (reference §10).
 const NOT_FOUND: &str = "AGENT_SESSION_NOT_FOUND";

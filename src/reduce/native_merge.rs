@@ -766,7 +766,7 @@ pub fn merge_state(
         Local(usize),
         Doc(usize),
     }
-    let by_id: crate::hash::HashMap<&str, usize> = local
+    let by_id: crate::util::hash::HashMap<&str, usize> = local
         .iter()
         .enumerate()
         .map(|(i, m)| (m.id.as_str(), i))

@@ -13,9 +13,9 @@
 
 use serde_json::Value;
 
+use crate::codec::sse::{SseDecoder, SseItem};
 use crate::protocol::{Capabilities, Role};
-use crate::random::SeededRandom;
-use crate::sse::{SseDecoder, SseItem};
+use crate::util::random::SeededRandom;
 use std::collections::VecDeque;
 
 use crate::store::{ChatStore, Output, Request, RequestKind, ResponseHead, StoreOptions};

@@ -12,7 +12,7 @@
 //! Effects the store must act on (follow-up consumption, the turn id, the mode switch, data for
 //! the host) come out as [`PiEffect`]s; the reducer never touches the follow-up queue itself.
 
-use crate::hash::HashMap;
+use crate::util::hash::HashMap;
 
 use serde_json::{Map as Object, Value};
 

@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::protocol::{ChatError, ErrorKind, FileAttachment, SendOptions};
-use crate::random::{uuid_v4, RandomSource};
+use crate::util::random::{uuid_v4, RandomSource};
 
 /// How many consumed nonces a queue remembers, so that a replayed consumption signal (a resumed
 /// stream repeats chunks) stays a no-op without the memory growing for the session's lifetime.
@@ -1240,7 +1240,7 @@ impl FollowUpQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::SeededRandom;
+    use crate::util::random::SeededRandom;
 
     const T0: u64 = 1_700_000_000_000;
 

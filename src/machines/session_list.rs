@@ -13,8 +13,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::hash::HashMap;
 use crate::protocol::ChatError;
+use crate::util::hash::HashMap;
 
 /// One session as the list shows it (`snapshot.sessions.items`).
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -283,7 +283,7 @@ impl SseDecoder {
                 rest = &rest[1..];
             }
         }
-        while let Some(i) = crate::scan::line_end(rest) {
+        while let Some(i) = crate::codec::scan::line_end(rest) {
             let line = &rest[..i];
             if self.mode == Line::Keep
                 && self.line.is_empty()

@@ -5,14 +5,14 @@ use serde_json::Value;
 
 use crate::protocol::chunk::{strict_ui_chunk, Chunk, ChunkError};
 use crate::protocol::{Role, UIMessage};
-use crate::stream::ui_message::{UiEffect, UiMessageReducer};
+use crate::reduce::ui_message::{UiEffect, UiMessageReducer};
 #[cfg(feature = "pi")]
 use crate::{
-    composer::Status,
+    policy::composer::Status,
     protocol::pi_native::{parse_frame, parse_line, parse_state, QueueRow},
-    random::SeededRandom,
-    stream::conversation::{Conversation, Effect, TurnView},
-    stream::pi_native::{Gate, NativeEffect, NativeSession, RunStatus},
+    reduce::conversation::{Conversation, Effect, TurnView},
+    reduce::pi_native::{Gate, NativeEffect, NativeSession, RunStatus},
+    util::random::SeededRandom,
 };
 
 /// What [`replay_ui_message_stream`] gives back.
@@ -115,7 +115,7 @@ pub struct PiReplay {
     /// The history after the last chunk, in order.
     pub messages: Vec<UIMessage>,
     /// The `data-tool-ui` updates seen, by tool call (for the tool parts' resolved `ui`).
-    pub tool_ui: crate::tool_ui::ToolUiUpdates,
+    pub tool_ui: crate::policy::tool_ui::ToolUiUpdates,
     /// Chunks that could not be read and oddities the reducer survived.
     pub diagnostics: Vec<String>,
 }
@@ -130,7 +130,7 @@ pub fn replay_pi_stream<'a>(chunks: impl IntoIterator<Item = ChunkInput<'a>>) ->
     let mut ids = SeededRandom(0);
     let mut effects = Vec::new();
     let mut diagnostics = Vec::new();
-    let mut tool_ui = crate::tool_ui::ToolUiUpdates::new();
+    let mut tool_ui = crate::policy::tool_ui::ToolUiUpdates::new();
     for input in chunks {
         match read(input) {
             Ok(chunk) => conversation.apply(chunk, TurnView::default(), &mut ids, &mut effects),
@@ -222,7 +222,7 @@ pub fn replay_pi_native_events<'a>(
 
 /// Splits an SSE body into its chunks' data (without `[DONE]`), for tests and tools.
 pub fn sse_data(body: &[u8]) -> Vec<String> {
-    let mut d = crate::sse::SseDecoder::new();
+    let mut d = crate::codec::sse::SseDecoder::new();
     let mut out: Vec<String> = d
         .push(body)
         .into_iter()

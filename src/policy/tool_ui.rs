@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use crate::hash::HashMap;
+use crate::util::hash::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -12,14 +12,14 @@
 //! The caller decides what a violation means (the store fails the turn; the replay helper
 //! reports it).
 
-use crate::hash::HashMap;
+use crate::util::hash::HashMap;
 
 use serde_json::Value;
 
+use crate::codec::partial_json::PartialJson;
 use crate::protocol::chunk::{DataChunk, PartKind, ToolChunk, UiChunk};
 use crate::protocol::json::Object;
 use crate::protocol::{Json, Part, Role, TextState, ToolPart, ToolState, UIMessage};
-use crate::stream::partial_json::PartialJson;
 
 mod metadata;
 mod tool_parts;
