@@ -7,9 +7,9 @@ use super::id_index::IdIndex;
 use crate::protocol::{Role, UIMessage};
 
 mod body;
-pub use body::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
 #[cfg(feature = "pi")]
 pub use body::StateLists;
+pub use body::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
 
 /// The ordered list of messages. Lookups by id are O(1) so the per-chunk cost does not grow
 /// with the history; every change bumps the changed message's version (from one counter, so
