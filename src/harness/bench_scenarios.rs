@@ -323,7 +323,7 @@ pub fn native_state(body: &[u8], chunk: usize) -> usize {
 /// A pi-native store showing the `n` messages of [`native_state_body`] and the optimistic
 /// message of a prompt whose POST answered 503 (whether it landed, only the state can say):
 /// [`NativeReread::reread`] is the state read that follows, which shows the prompt ran,
-/// merged into the rows shown (`stream::native_merge::merge_state`).
+/// merged into the rows shown (`reduce::native_merge::merge_state`).
 #[cfg(feature = "pi")]
 pub struct NativeReread {
     store: ChatStore,

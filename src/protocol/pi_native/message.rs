@@ -13,7 +13,7 @@ pub fn message_from_native(v: Value) -> Result<UIMessage, String> {
 }
 
 /// [`message_from_native`], with each part's native id beside it (a tool's is its call id):
-/// a final is merged into the streamed parts by them (`stream::native_merge`).
+/// a final is merged into the streamed parts by them (`reduce::native_merge`).
 pub(crate) fn native_message(v: Value) -> Result<(UIMessage, Vec<Option<String>>), String> {
     let Value::Object(mut m) = v else {
         return Err("message is not an object".into());
