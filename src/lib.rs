@@ -62,36 +62,33 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// The folders say what kind of thing lives in them; `docs/architecture.md` maps every rule of
+// SPEC.md to the file that decides it.
+mod codec;
+mod harness;
+mod machines;
+mod policy;
+mod protocol;
+mod reduce;
+mod store;
+mod util;
+
+// The benchmark's scenario driver, for `benches/native.rs` and the wasm bench exports only.
 #[cfg(feature = "_internal_bench")]
 #[doc(hidden)]
-pub mod bench_scenarios;
-mod composer;
-mod followup;
-mod hash;
-#[cfg(feature = "pi")]
-mod native_link;
-#[cfg(feature = "pi")]
-mod ndjson;
-mod protocol;
-mod random;
-#[cfg(feature = "replay")]
-mod replay;
-mod scan;
-mod session_list;
-mod sse;
-mod store;
-mod stream;
-mod tool_ui;
+pub use harness::bench_scenarios;
 
 // The store and what crosses its boundary.
 // The composer's busy-send policy (SPEC §5), as pure functions the store calls.
-pub use composer::{
+pub use machines::followup_queue::{FollowUpItem, ItemState, RetryPolicy};
+pub use policy::composer::{
     composer_state, decide, ComposerState, Refusal, SendRoute, Status, BUSY_HINT, EMPTY_HINT,
     FILES_WHILE_BUSY_HINT, PI_UNSUPPORTED_HINT,
 };
-pub use followup::{FollowUpItem, ItemState, RetryPolicy};
 // The exactly-once FIFO poster of SPEC §6, as a sans-IO machine of its own.
-pub use followup::{FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect, MAX_RENUMBERS};
+pub use machines::followup_queue::{
+    FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect, MAX_RENUMBERS,
+};
 pub use store::{
     history_for_storage, AutoSend, ChatStore, Limits, Method, Output, PendingCall, Request,
     RequestId, RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind,
@@ -100,9 +97,9 @@ pub use store::{
 // The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.
 pub use store::{message_chars, Loss, LossCode, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 // How often a pi-native prompt the server does not answer is sent before its turn fails.
+pub use policy::tool_ui::{ToolCatalogEntry, ToolUiHints, ToolUiUpdate, ToolUiUpdates};
 #[cfg(feature = "pi")]
 pub use store::MAX_PROMPT_ATTEMPTS;
-pub use tool_ui::{ToolCatalogEntry, ToolUiHints, ToolUiUpdate, ToolUiUpdates};
 
 // The wire types.
 pub use protocol::chunk::{
@@ -117,19 +114,19 @@ pub use protocol::{
 
 // The pieces the store is made of, for hosts with their own transport, tests and fuzzing:
 // the SSE decoder, the reducers and the history they write, the replay helpers.
-pub use random::{RandomSource, SeededRandom};
 #[cfg(all(feature = "replay", feature = "pi"))]
-pub use replay::{replay_pi_native_events, replay_pi_stream, PiNativeReplay, PiReplay};
+pub use harness::replay::{replay_pi_native_events, replay_pi_stream, PiNativeReplay, PiReplay};
 #[cfg(feature = "replay")]
-pub use replay::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
+pub use harness::replay::{replay_ui_message_stream, sse_data, ChunkInput, UiReplay};
+pub use util::random::{RandomSource, SeededRandom};
 // The pi-native transport of SPEC §14: its line splitter, its wire shapes, its session.
 #[cfg(feature = "pi")]
-pub use native_link::{
+pub use codec::ndjson::{LineError, NdjsonDecoder};
+#[cfg(feature = "pi")]
+pub use machines::native_link::{
     backoff_ms, commands as native_commands, Ask, LineLoss, LineLossKind, LinkNote, NativeLink,
     Read, MAX_LINE_BYTES, MAX_STRIKES, QUIET_MS, READ_DEADLINE_MS,
 };
-#[cfg(feature = "pi")]
-pub use ndjson::{LineError, NdjsonDecoder};
 #[cfg(feature = "pi")]
 pub use protocol::pi_native::{
     classify_events_error, message_from_native, parse_frame as parse_native_frame,
@@ -138,28 +135,28 @@ pub use protocol::pi_native::{
     FrameHead, NativeEvent, QueueRow, RangeError, StateDoc, MAX_SEQ as MAX_NATIVE_SEQ,
 };
 #[cfg(feature = "pi")]
-pub use stream::pi_native::{Gate, NativeEffect, NativeGate, NativeSession, RunStatus};
+pub use reduce::pi_native::{Gate, NativeEffect, NativeGate, NativeSession, RunStatus};
 // The session list of SPEC §11, as a sans-IO model of its own.
-pub use session_list::{
+pub use codec::fast_chunk::{parse_delta, Delta};
+pub use codec::partial_json::{ParseState, PartialJson, MAX_DEPTH as PARTIAL_JSON_MAX_DEPTH};
+pub use codec::sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_MAX_EVENT_BYTES};
+pub use machines::session_list::{
     derived_title, parse_item as parse_session_item, parse_page as parse_session_page,
     Change as SessionChange, Held as HeldSession, Page as SessionPage, PageAsk, PageOutcome,
     SessionItem, SessionList, Shown as SessionListPart, MAX_TITLE_CHARS,
 };
-pub use sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_MAX_EVENT_BYTES};
-pub use stream::conversation::{Conversation, Effect, TurnView};
-pub use stream::fast_chunk::{parse_delta, Delta};
-pub use stream::partial_json::{ParseState, PartialJson, MAX_DEPTH as PARTIAL_JSON_MAX_DEPTH};
+pub use reduce::conversation::{Conversation, Effect, TurnView};
 #[cfg(feature = "pi")]
-pub use stream::pi::{PiEffect, PiReducer};
-pub use stream::ui_message::{UiEffect, UiMessageReducer, Violation};
-pub use stream::History;
+pub use reduce::pi::{PiEffect, PiReducer};
+pub use reduce::ui_message::{UiEffect, UiMessageReducer, Violation};
+pub use reduce::History;
 
 // What the wasm shell (crates/wasm, the npm package's `JsChatStore`) needs beyond the API above:
 // the JSON helpers every value crossing to JS goes through, and a message as JS is shown it.
 // Not part of the library's API.
 #[doc(hidden)]
+pub use codec::scan::starts_with as shell_starts_with;
+#[doc(hidden)]
+pub use policy::tool_ui::export_message as shell_export_message;
+#[doc(hidden)]
 pub use protocol::json as shell_json;
-#[doc(hidden)]
-pub use scan::starts_with as shell_starts_with;
-#[doc(hidden)]
-pub use tool_ui::export_message as shell_export_message;

@@ -1,4 +1,4 @@
-//! The store's delta fast path (`stream::fast_chunk`, applied in place without building the
+//! The store's delta fast path (`codec::fast_chunk`, applied in place without building the
 //! chunk) against the general path, on whole turns: every random stream is run twice, once as
 //! servers write it (deltas in their canonical shape take the fast path) and once with a
 //! space after each `"type":` (nothing takes it), and the two stores must end the same:

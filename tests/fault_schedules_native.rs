@@ -27,7 +27,7 @@
 //! events stream mid-line or closes it (the store resumes from its cursor).
 //!
 //! Half the seeds meet hostile input (`Hostile` in `tests/common/sim_server.rs`; SPEC §10,
-//! `src/native_link.rs`'s rules): the events stream carries bad lines between events (an
+//! `src/machines/native_link.rs`'s rules): the events stream carries bad lines between events (an
 //! event for another session with the next seq, a string seq, an envelope seq that differs
 //! from its event's, a line not JSON, not UTF-8, or with trailing garbage, heartbeats with and
 //! without a byte order mark; none takes a seq), events of an unknown type and lines over the

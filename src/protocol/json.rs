@@ -196,7 +196,7 @@ fn push_json_str_plain(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
     let mut rest = s;
-    while let Some(i) = crate::scan::string_special(rest.as_bytes()) {
+    while let Some(i) = crate::codec::scan::string_special(rest.as_bytes()) {
         out.push_str(&rest[..i]);
         let b = rest.as_bytes()[i];
         match b {

@@ -1,6 +1,6 @@
 //! Wire types only: what crosses the network, in the protocol's own words.
 //!
-//! Nothing here does IO or keeps state. The reducers in [`crate::stream`] and the store in
+//! Nothing here does IO or keeps state. The reducers in [`crate::reduce`] and the store in
 //! [`crate::store`] give these types their meaning.
 
 pub mod capabilities;

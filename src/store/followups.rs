@@ -2,7 +2,7 @@
 //! queued items, and re-sending one as a new message.
 
 use super::*;
-use crate::followup::FollowUpPost;
+use crate::machines::followup_queue::FollowUpPost;
 
 impl ChatStore {
     /// The history (read again) holds the user messages of these posted follow-ups, by their
@@ -11,7 +11,7 @@ impl ChatStore {
     #[cfg(feature = "pi")]
     pub(super) fn consume_shown_follow_ups(&mut self) {
         let posted: Vec<&str> = (self.session.queue.items().iter())
-            .filter(|i| i.state == crate::followup::ItemState::Accepted)
+            .filter(|i| i.state == crate::machines::followup_queue::ItemState::Accepted)
             .map(|i| i.client_nonce.as_str())
             .collect();
         if posted.is_empty() {
@@ -32,7 +32,7 @@ impl ChatStore {
             .session
             .queue
             .get(item_id)
-            .is_some_and(|i| i.state == crate::followup::ItemState::Posting);
+            .is_some_and(|i| i.state == crate::machines::followup_queue::ItemState::Posting);
         if let Some(native) = self.remove_on_server(item_id, now_ms) {
             return native;
         }

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::*;
-use crate::sse::Skipped;
-use crate::stream::partial_json::PartialJson;
+use crate::codec::partial_json::PartialJson;
+use crate::codec::sse::Skipped;
 
 /// The losses a session keeps: the newest.
 const KEPT: usize = 32;
@@ -109,8 +109,12 @@ impl ChatStore {
     /// module doc): kept as a loss; a tool result that was lost fails its part, and an
     /// answer's final too large to take ends the turn as a limit would
     /// ([`refuse_turn`](Self::refuse_turn)).
-    pub(super) fn on_line_lost(&mut self, loss: crate::native_link::LineLoss, now_ms: u64) {
-        use crate::native_link::LineLossKind as Kind;
+    pub(super) fn on_line_lost(
+        &mut self,
+        loss: crate::machines::native_link::LineLoss,
+        now_ms: u64,
+    ) {
+        use crate::machines::native_link::LineLossKind as Kind;
         let head = &loss.head;
         let (code, error) = match loss.kind {
             Kind::TooLarge { .. } => (LossCode::EventTooLarge, true),

@@ -11,7 +11,7 @@
 //! - `inputs.rs`: the host's inputs (response heads, bodies, ends, failures, timeouts);
 //! - `session.rs`: one session's state, and opening, parking and switching sessions;
 //! - `reduce.rs`: the turn's stream through the conversation's authority gate
-//!   (`stream/conversation.rs`, which owns every change of the history), and its effects;
+//!   (`src/reduce/conversation.rs`, which owns every change of the history), and its effects;
 //! - `turn.rs`: a turn's start, end, resume, stop and failure; `followups.rs`: SPEC §6;
 //! - `actions.rs`: the `useChat` actions of AI SDK mode.
 //!
@@ -59,27 +59,29 @@ pub use native::MAX_PROMPT_ATTEMPTS;
 
 use std::collections::VecDeque;
 
-use crate::hash::VecMap;
+use crate::util::hash::VecMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::composer::{self, ComposerState, Refusal, SendRoute, Status};
-use crate::followup::{FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy};
+use crate::codec::fast_chunk::Delta;
+use crate::codec::sse::{SseBatch, SseDecoder};
+use crate::machines::followup_queue::{
+    FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy,
+};
+use crate::machines::session_list::SessionList;
+use crate::policy::composer::{self, ComposerState, Refusal, SendRoute, Status};
+use crate::policy::tool_ui::{self, ToolCatalogEntry, ToolUiUpdates};
 use crate::protocol::chunk::{parse_chunk, Chunk};
 use crate::protocol::json::to_string;
 use crate::protocol::request::merge_body;
 use crate::protocol::{
     Capabilities, ChatError, ErrorKind, FileAttachment, Part, Role, SendOptions, UIMessage,
 };
-use crate::random::{uuid_v4, RandomSource};
-use crate::session_list::SessionList;
-use crate::sse::{SseBatch, SseDecoder};
-use crate::stream::conversation::{Conversation, Effect};
-use crate::stream::fast_chunk::Delta;
-use crate::stream::history::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
-pub use crate::stream::ui_message::ToolCall;
-use crate::tool_ui::{self, ToolCatalogEntry, ToolUiUpdates};
+use crate::reduce::conversation::{Conversation, Effect};
+use crate::reduce::history::{HistoryAnswer, HistoryBodyError, HistoryParser, RunningTurn};
+pub use crate::reduce::ui_message::ToolCall;
+use crate::util::random::{uuid_v4, RandomSource};
 
 use actions::AutoSendQuestion;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};

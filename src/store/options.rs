@@ -78,7 +78,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT_BYTES,
+            max_event_bytes: crate::codec::sse::DEFAULT_MAX_EVENT_BYTES,
             max_body_bytes: 64 * 1024 * 1024,
             max_messages: 100_000,
             max_message_chars: 32 << 20,

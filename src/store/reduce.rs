@@ -3,7 +3,7 @@
 //! the host ([`Effect`]).
 
 use super::*;
-use crate::stream::conversation::{Effect, TurnView};
+use crate::reduce::conversation::{Effect, TurnView};
 
 impl ChatStore {
     pub(super) fn apply_events(&mut self, batch: &SseBatch, now_ms: u64) {
@@ -23,7 +23,7 @@ impl ChatStore {
                 // tree or the chunk (most of the per-event cost of a long stream); anything
                 // else takes the full parser.
                 Ok(data) => {
-                    match crate::stream::fast_chunk::parse_delta(data) {
+                    match crate::codec::fast_chunk::parse_delta(data) {
                         Some(delta) => self.apply_delta(delta, now_ms),
                         None => match parse_chunk(data) {
                             Ok(chunk) => self.apply_chunk(chunk, now_ms),
@@ -160,8 +160,8 @@ impl ChatStore {
 
     /// The projection's word on the queue: a committed follow-up, a consumed one.
     #[cfg(feature = "pi")]
-    pub(super) fn on_followup_effect(&mut self, e: crate::stream::pi::PiEffect) {
-        use crate::stream::pi::PiEffect;
+    pub(super) fn on_followup_effect(&mut self, e: crate::reduce::pi::PiEffect) {
+        use crate::reduce::pi::PiEffect;
         let q = &mut self.session.queue;
         let consumed = match e {
             PiEffect::UserMessage {

@@ -1,12 +1,12 @@
 //! SPEC §11 in the store: the session list's actions, requests and answers. The list itself
-//! is [`crate::session_list::SessionList`]; this file makes its requests and feeds it the
+//! is [`crate::machines::session_list::SessionList`]; this file makes its requests and feeds it the
 //! answers. Its requests are not generation-guarded: a rename or delete answered after a
 //! switch still applies to the session it named.
 
 use super::*;
 #[cfg(feature = "pi")]
-use crate::native_link::commands;
-use crate::session_list::{
+use crate::machines::native_link::commands;
+use crate::machines::session_list::{
     derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem, Shown,
 };
 
@@ -165,10 +165,10 @@ impl ChatStore {
     /// `renameSession(id, title)`: shown at once; a refusal puts the old title back. A session
     /// the server cannot know yet (nothing was sent in it) keeps the title here and sends it
     /// once the server lists it or a turn of it ended. The title is trimmed and cut at
-    /// [`MAX_TITLE_CHARS`](crate::session_list::MAX_TITLE_CHARS) characters. False for an
+    /// [`MAX_TITLE_CHARS`](crate::machines::session_list::MAX_TITLE_CHARS) characters. False for an
     /// empty title, a session the store does not know, or one being deleted.
     pub fn rename_session(&mut self, id: &str, title: &str, now_ms: u64) -> bool {
-        let title = crate::session_list::title_of(title);
+        let title = crate::machines::session_list::title_of(title);
         let known = self.known(id) && !self.sessions.deleting(id);
         let Some(title) = title.filter(|_| known && !self.disposed) else {
             return false;

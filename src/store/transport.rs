@@ -6,9 +6,9 @@
 //! beside the rule they serve.
 
 use super::*;
-use crate::followup::FollowUpPost;
+use crate::machines::followup_queue::FollowUpPost;
 #[cfg(feature = "pi")]
-use crate::native_link::commands;
+use crate::machines::native_link::commands;
 
 impl ChatStore {
     /// What opening a session that just became current asks for.
@@ -183,7 +183,7 @@ impl ChatStore {
     pub(super) fn send_session_change(
         &mut self,
         id: &str,
-        change: crate::session_list::Change,
+        change: crate::machines::session_list::Change,
         now_ms: u64,
     ) {
         #[cfg(feature = "pi")]

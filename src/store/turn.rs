@@ -435,7 +435,7 @@ impl ChatStore {
     /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
     /// again when that answer comes.
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
-        use crate::followup::ItemState;
+        use crate::machines::followup_queue::ItemState;
         let s = &mut self.session;
         let idle = matches!(s.turn.phase, Phase::Idle { .. });
         if self.disposed || !s.turn.send_queue_when_idle || !idle {

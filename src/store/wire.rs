@@ -2,7 +2,7 @@
 //! sniffing a response that is not the event stream it should be.
 
 use super::*;
-use crate::stream::History;
+use crate::reduce::History;
 
 /// How much of a 2xx stream answer is kept to tell what it was when it held no event.
 pub(super) const SNIFF_BYTES: usize = 256;

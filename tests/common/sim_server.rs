@@ -213,7 +213,7 @@ impl LogLine {
 }
 
 /// The kinds of bad line the hostile server writes between events (SPEC §10, §14; the rules
-/// are `src/native_link.rs`'s module doc). Those without a usable seq take none, so the seq
+/// are `src/machines/native_link.rs`'s module doc). Those without a usable seq take none, so the seq
 /// of the next real event stays the next one; an unknown type and an oversize line take the
 /// seq a real event would.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

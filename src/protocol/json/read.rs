@@ -195,7 +195,8 @@ impl Reader<'_> {
         loop {
             let start = self.i;
             // A run without escapes ends at an ASCII byte, never inside a UTF-8 sequence.
-            self.i += crate::scan::string_special(&self.b[start..]).unwrap_or(self.b.len() - start);
+            self.i += crate::codec::scan::string_special(&self.b[start..])
+                .unwrap_or(self.b.len() - start);
             let run = std::str::from_utf8(&self.b[start..self.i]).map_err(|e| JsonError {
                 what: "invalid UTF-8 in a string",
                 at: start + e.valid_up_to(),

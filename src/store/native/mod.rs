@@ -12,9 +12,9 @@ pub(super) use queue::{ClearAll, SelectiveClear};
 pub(super) use state::NativeSession;
 
 use super::*;
-use crate::native_link::{commands, Ask, LinkNote, NativeLink, Read};
+use crate::machines::native_link::{commands, Ask, LinkNote, NativeLink, Read};
 use crate::protocol::pi_native::EndStatus;
-use crate::stream::pi_native::{NativeEffect, RunStatus};
+use crate::reduce::pi_native::{NativeEffect, RunStatus};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
@@ -1005,7 +1005,7 @@ impl ChatStore {
         // Else the state is read now and the prompt waits the backoff (from ~2 s): a run the
         // state then shows takes it as a follow-up (`retry_prompt`), one it does not show is
         // refused again at most a few times a minute.
-        let wait = crate::native_link::backoff_ms(refusals, self.rng.unit());
+        let wait = crate::machines::native_link::backoff_ms(refusals, self.rng.unit());
         if let Some(out) = self.session.native.prompt.as_mut() {
             out.retry_at = Some(now_ms + wait);
             out.met_a_run = true;

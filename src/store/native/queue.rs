@@ -23,7 +23,7 @@
 //!   its own.
 
 use super::*;
-use crate::followup::{ItemState, ServerRow};
+use crate::machines::followup_queue::{ItemState, ServerRow};
 use crate::protocol::pi_native::QueueRow;
 
 /// Whether the server removes a follow-up named by its selectors (the real server at
@@ -631,7 +631,9 @@ fn match_rows(rows: &[QueueRow], candidates: &[(String, u64, String)]) -> Vec<St
 
 /// The user removed `item`, which the server kept (its bubble says why): once the server
 /// drops it (a clear of the whole queue, a stop), the removal is done.
-pub(in crate::store) fn removal_refused(item: &crate::followup::FollowUpItem) -> bool {
+pub(in crate::store) fn removal_refused(
+    item: &crate::machines::followup_queue::FollowUpItem,
+) -> bool {
     (item.error.as_ref()).is_some_and(|e| e.message.starts_with(NOT_REMOVED))
 }
 

@@ -2,7 +2,7 @@
 //! on their way, and the clear of the whole queue.
 
 use super::*;
-use crate::native_link::NativeLink;
+use crate::machines::native_link::NativeLink;
 
 /// One session's pi-native state (SPEC §14): what is read of it and when, the prompts on
 /// their way, and the take-backs a server that removes nothing by selectors needs.

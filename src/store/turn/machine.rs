@@ -37,7 +37,7 @@ pub(in crate::store) struct HeldTurn {
     /// The `(clientNonce, clientSeq)` of the queued follow-up, never posted, that this turn
     /// sends as the next message: a stop puts it back in the queue.
     pub(in crate::store) unposted: Option<(String, u64)>,
-    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::followup::FollowUpItem)
+    /// pi-native: the follow-up's [`FollowUpItem::texts_before`](crate::machines::followup_queue::FollowUpItem)
     /// (the copy `nonce` names): a state read that shows a server message of its text more
     /// says that copy ran.
     pub(in crate::store) texts_before: usize,

@@ -1,0 +1,304 @@
+//! Finding and making parts: text parts by kind, tool parts by call, a message's end.
+
+use super::*;
+
+pub(super) fn kind_key(kind: PartKind) -> bool {
+    kind == PartKind::Reasoning
+}
+
+pub(super) fn new_text_part(kind: PartKind, text: String, state: Option<TextState>) -> Part {
+    match kind {
+        PartKind::Text => Part::Text {
+            text,
+            state,
+            provider_metadata: None,
+            citations: None,
+        },
+        PartKind::Reasoning => Part::Reasoning {
+            id: None,
+            text,
+            state,
+            provider_metadata: None,
+        },
+    }
+}
+
+pub(super) fn text_of(part: &mut Part) -> Option<(&mut String, &mut Option<TextState>)> {
+    match part {
+        Part::Text { text, state, .. } | Part::Reasoning { text, state, .. } => Some((text, state)),
+        _ => None,
+    }
+}
+
+/// A tool result's output as the canonical history stores it: the `content` of a whole pi
+/// result (`{content: [...], details?}`), with its `details`; any other value as it is.
+pub(super) fn result_content(output: Option<Value>) -> (Value, Option<Value>) {
+    match output {
+        Some(Value::Object(mut o)) if o.contains_key("content") => {
+            let details = o.remove("details");
+            (o.remove("content").unwrap_or(Value::Null), details)
+        }
+        other => (other.unwrap_or(Value::Null), None),
+    }
+}
+
+/// A tool error's text: pi results are `[{type:"text", text}]` lists or plain strings.
+pub(super) fn error_text(output: Option<&Value>) -> String {
+    match output {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect();
+            if texts.is_empty() {
+                crate::protocol::json::to_string(&Value::Array(items.clone()))
+            } else {
+                texts.join("\n")
+            }
+        }
+        // `{content: [...]}`: a whole pi tool result.
+        Some(v) => match v.get("content") {
+            Some(c) => error_text(Some(c)),
+            None => crate::protocol::json::to_string(v),
+        },
+        None => String::from("Tool failed"),
+    }
+}
+
+impl PiReducer {
+    pub(super) fn message_end(
+        &mut self,
+        h: &mut History,
+        message_id: String,
+        role: Role,
+        text: Option<String>,
+        final_message: Option<UIMessage>,
+        out: &mut Vec<PiEffect>,
+    ) {
+        let mut id = self.resolve(&message_id);
+        if h.position(&id).is_none() {
+            // Servers seen in the wild end a user message under another id than its start:
+            // it is the open message of that role.
+            match self.open.iter().rev().find(|(_, r)| *r == role) {
+                Some((open_id, _)) => {
+                    self.aliases.insert(message_id.clone(), open_id.clone());
+                    id = open_id.clone();
+                }
+                None => {
+                    out.push(PiEffect::Diagnostic(format!(
+                        "message end for unknown message {message_id}"
+                    )));
+                    h.push(UIMessage::new(id.clone(), role));
+                }
+            }
+        }
+        self.open.retain(|(o, _)| *o != id);
+        let Some(i) = h.position(&id) else { return };
+        if let Some(fin) = final_message {
+            // The final snapshot is the message: it replaces what the deltas built.
+            if fin.id != id {
+                self.aliases.insert(fin.id.clone(), id.clone());
+            }
+            let st = self.state.entry(id.clone()).or_default();
+            st.parts = Default::default();
+            st.tools.clear();
+            st.tool_text.clear();
+            st.legacy.clear();
+            st.part_events = true;
+            for (p, part) in fin.parts.iter().enumerate() {
+                if let Part::Tool(t) = part {
+                    st.tools.insert(t.tool_call_id.clone(), p);
+                }
+            }
+            let msg = h.at_mut(i);
+            msg.parts = fin.parts;
+            if fin.metadata.is_some() {
+                msg.metadata = fin.metadata;
+            }
+            return;
+        }
+        let current = &h.messages()[i];
+        let text_parts = current
+            .parts
+            .iter()
+            .filter(|p| matches!(p, Part::Text { .. }))
+            .count();
+        let streaming = current.parts.iter().any(|p| {
+            matches!(
+                p,
+                Part::Text {
+                    state: Some(TextState::Streaming),
+                    ..
+                } | Part::Reasoning {
+                    state: Some(TextState::Streaming),
+                    ..
+                }
+            )
+        });
+        let replace_text = match &text {
+            // With several text parts the end's joined text cannot be attributed; the parts
+            // stand as their own ends made them.
+            Some(t) => {
+                (text_parts == 0 && !t.is_empty()) || (text_parts == 1 && current.text() != *t)
+            }
+            None => false,
+        };
+        if !replace_text && !streaming {
+            return; // a duplicate end, or nothing to settle
+        }
+        let msg = h.at_mut(i);
+        if let (true, Some(t)) = (replace_text, text) {
+            let state = (role == Role::Assistant).then_some(TextState::Done);
+            match msg
+                .parts
+                .iter_mut()
+                .find(|p| matches!(p, Part::Text { .. }))
+            {
+                Some(Part::Text { text, .. }) => *text = t,
+                _ => msg.parts.push(Part::text(t, state)),
+            }
+        }
+        for p in &mut msg.parts {
+            if let Some((_, state)) = text_of(p) {
+                if state.is_some() {
+                    *state = Some(TextState::Done);
+                }
+            }
+        }
+    }
+
+    /// The position of the (kind, partId) part of message `i`, created if new.
+    pub(super) fn part_index(
+        &mut self,
+        h: &mut History,
+        i: usize,
+        kind: PartKind,
+        part_id: String,
+    ) -> usize {
+        let id = h.messages()[i].id.clone();
+        let st = self.state.entry(id).or_default();
+        st.part_events = true;
+        // Real part events supersede the legacy text built before them (last first, so the
+        // positions still to remove stay valid).
+        for legacy in std::mem::take(&mut st.legacy).into_iter().rev() {
+            h.at_mut(i).parts.remove(legacy);
+            st.shift_after(legacy);
+        }
+        let parts = &mut st.parts[usize::from(kind_key(kind))];
+        if let Some(&p) = parts.get(&part_id) {
+            return p;
+        }
+        let msg = h.at_mut(i);
+        msg.parts.push(new_text_part(
+            kind,
+            String::new(),
+            Some(TextState::Streaming),
+        ));
+        let p = msg.parts.len() - 1;
+        parts.insert(part_id, p);
+        p
+    }
+
+    /// A call that waits for the user (SPEC §13): `wait` sets its state, unless it has its
+    /// outcome already (a replayed request after the result must not take it back in time).
+    /// An unknown call gets its part, and a diagnostic.
+    pub(super) fn wait_on_user(
+        &mut self,
+        h: &mut History,
+        message_id: &str,
+        tool_call_id: &str,
+        out: &mut Vec<PiEffect>,
+        wait: impl FnOnce(&mut ToolPart),
+    ) {
+        let (i, p) = match self.find_tool(h, message_id, tool_call_id) {
+            Some(found) => found,
+            None => {
+                out.push(PiEffect::Diagnostic(format!(
+                    "a wait for the user on unknown tool call {tool_call_id}"
+                )));
+                let i = self.ensure_message(h, message_id, out);
+                (i, self.tool_index(h, i, tool_call_id, None))
+            }
+        };
+        let final_already = h.messages()[i].parts[p]
+            .as_tool()
+            .is_some_and(|t| t.state.is_final());
+        if !final_already {
+            if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                wait(t);
+            }
+        }
+    }
+
+    /// The position of the tool part `tool_call_id` of message `i`, created if new.
+    pub(super) fn tool_index(
+        &mut self,
+        h: &mut History,
+        i: usize,
+        tool_call_id: &str,
+        tool_name: Option<String>,
+    ) -> usize {
+        let id = h.messages()[i].id.clone();
+        let st = self.state.entry(id).or_default();
+        let existing = st.tools.get(tool_call_id).copied().or_else(|| {
+            // A message hydrated from the canonical history has no bookkeeping: look in it.
+            h.messages()[i]
+                .parts
+                .iter()
+                .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+        });
+        if let Some(p) = existing {
+            st.tools.insert(tool_call_id.to_string(), p);
+            let unnamed = h.messages()[i].parts[p]
+                .as_tool()
+                .is_some_and(|t| t.tool_name.is_empty());
+            if let (true, Some(name)) = (unnamed, tool_name.filter(|n| !n.is_empty())) {
+                if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
+                    t.extra
+                        .insert("toolName".into(), Value::String(name.clone()));
+                    t.tool_name = name;
+                    t.dynamic = false;
+                }
+            }
+            return p;
+        }
+        // A static `tool-<toolName>` part, as the server family's canonical history stores pi
+        // tool calls (SPEC §7): a reload renders what was streamed. Only a call whose name is
+        // not known yet is a `dynamic-tool` until it is.
+        let name = tool_name.unwrap_or_default();
+        let dynamic = name.is_empty();
+        let mut part = ToolPart::new(tool_call_id, name.clone(), dynamic);
+        if !dynamic {
+            // The stored part names its tool (SPEC §7), beside the `tool-<toolName>` type.
+            part.extra.insert("toolName".into(), Value::String(name));
+        }
+        let msg = h.at_mut(i);
+        msg.parts.push(Part::Tool(Box::new(part)));
+        let p = msg.parts.len() - 1;
+        st.tools.insert(tool_call_id.to_string(), p);
+        p
+    }
+
+    /// The tool part a result belongs to: in the named message if it has that call, else the
+    /// latest message that does (pi names the tool-result message, not the assistant one).
+    pub(super) fn find_tool(
+        &mut self,
+        h: &History,
+        message_id: &str,
+        tool_call_id: &str,
+    ) -> Option<(usize, usize)> {
+        let find_in = |i: usize| {
+            h.messages()[i]
+                .parts
+                .iter()
+                .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+                .map(|p| (i, p))
+        };
+        let named = self.resolve(message_id);
+        if let Some(found) = h.position(&named).and_then(find_in) {
+            return Some(found);
+        }
+        (0..h.len()).rev().find_map(find_in)
+    }
+}

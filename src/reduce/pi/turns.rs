@@ -1,0 +1,206 @@
+//! Turn bookkeeping: naming turns, watermarks, pending user rows, renames and steps.
+
+use super::*;
+
+impl PiReducer {
+    /// A new turn starts (a chat POST, or a `data-turn-start` of another turn): seq restarts.
+    pub fn new_turn(&mut self) {
+        if let Some(turn) = self.turn.take() {
+            self.past.retain(|(t, _, _)| *t != turn);
+            if self.past.len() == PAST_TURNS {
+                self.past.remove(0);
+            }
+            self.past
+                .push((turn, self.watermark, self.legacy_watermark));
+        }
+        self.watermark = None;
+        self.legacy_watermark = None;
+    }
+
+    /// The turn followed now is `turn_id` (its start was named before it came): nothing
+    /// restarts.
+    pub fn name_turn(&mut self, turn_id: &str) {
+        if self.turn.is_none() {
+            self.turn = Some(turn_id.to_string());
+        }
+    }
+
+    /// `turn_id` is one of the turns left behind whose watermark is kept.
+    pub fn left_behind(&self, turn_id: &str) -> bool {
+        self.past.iter().any(|(t, _, _)| t == turn_id)
+    }
+
+    /// The highest seq applied in the current turn.
+    pub fn watermark(&self) -> Option<u64> {
+        self.watermark
+    }
+
+    /// The client added an optimistic user message for the turn it is starting.
+    pub fn set_pending_user(&mut self, message_id: Option<String>) {
+        self.pending_user = message_id;
+    }
+
+    /// The history was replaced (hydration): forget per-message bookkeeping.
+    pub fn reset(&mut self) {
+        *self = PiReducer {
+            watermark: self.watermark,
+            legacy_watermark: self.legacy_watermark,
+            turn: self.turn.take(),
+            past: std::mem::take(&mut self.past),
+            ..PiReducer::default()
+        };
+    }
+
+    /// The turn's stream is over (`[DONE]`, a stop, the body's end): nothing is streaming any
+    /// more, whatever the server forgot to end (a stopped turn sends no `-end` chunks).
+    pub fn end_of_stream(&mut self, h: &mut History) {
+        for (id, _) in std::mem::take(&mut self.open) {
+            let Some(i) = h.position(&id) else { continue };
+            let streaming = |p: &Part| {
+                matches!(
+                    p,
+                    Part::Text {
+                        state: Some(TextState::Streaming),
+                        ..
+                    } | Part::Reasoning {
+                        state: Some(TextState::Streaming),
+                        ..
+                    }
+                )
+            };
+            if h.messages()[i].parts.iter().any(streaming) {
+                for p in &mut h.at_mut(i).parts {
+                    if let Some((_, state @ Some(TextState::Streaming))) = text_of(p) {
+                        *state = Some(TextState::Done);
+                    }
+                }
+            }
+        }
+        self.pending_user = None;
+    }
+
+    pub(super) fn resolve(&self, id: &str) -> String {
+        self.aliases
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The message `id` names, created as an assistant message when the server never started
+    /// it (a resumed stream, a server bug): its content is kept and the oddity reported.
+    pub(super) fn ensure_message(
+        &mut self,
+        h: &mut History,
+        id: &str,
+        out: &mut Vec<PiEffect>,
+    ) -> usize {
+        let id = self.resolve(id);
+        if let Some(i) = h.position(&id) {
+            return i;
+        }
+        out.push(PiEffect::Diagnostic(format!(
+            "event for unknown message {id}"
+        )));
+        self.open.push((id.clone(), Role::Assistant));
+        self.state.insert(id.clone(), MessageState::default());
+        h.push(UIMessage::new(id, Role::Assistant))
+    }
+
+    /// A message the server's state shows while it streams (pi-native's `/state` of a running
+    /// session): its part events go on after the state's seq, so it gets the bookkeeping its
+    /// start would have made: each `(reasoning, partId, position)` of `parts` is the part the
+    /// events of that id extend.
+    pub fn resume_streaming(&mut self, h: &History, id: &str, parts: &[(bool, String, usize)]) {
+        let Some(i) = h.position(id) else { return };
+        let len = h.messages()[i].parts.len();
+        let mut st = MessageState::default();
+        for (reasoning, part_id, p) in parts.iter().filter(|(_, _, p)| *p < len) {
+            st.parts[usize::from(*reasoning)].insert(part_id.clone(), *p);
+        }
+        st.part_events = true;
+        self.state.insert(id.to_string(), st);
+        if !self.open.iter().any(|(o, _)| o == id) {
+            self.open.push((id.to_string(), Role::Assistant));
+        }
+    }
+
+    /// pi-native: the message at `i` is known as `new_id` from now on; its bookkeeping (the
+    /// parts its events name, whether it is open) follows it.
+    pub fn rename(&mut self, h: &mut History, i: usize, new_id: &str) {
+        let old = h.messages()[i].id.clone();
+        if old == new_id || h.position(new_id).is_some() {
+            return;
+        }
+        h.rename(i, new_id);
+        if let Some(st) = self.state.remove(&old) {
+            self.state.insert(new_id.to_string(), st);
+        }
+        for (o, _) in self.open.iter_mut().filter(|(o, _)| *o == old) {
+            *o = new_id.to_string();
+        }
+        for v in self.aliases.values_mut().filter(|v| **v == old) {
+            *v = new_id.to_string();
+        }
+        self.aliases.insert(old.clone(), new_id.to_string());
+        if self.pending_user.as_deref() == Some(old.as_str()) {
+            self.pending_user = Some(new_id.to_string());
+        }
+        self.last_delta = None;
+    }
+
+    /// pi-native: the assistant message `new_id` goes on the answer of the message at `i` as
+    /// its next step (pi writes one message per model call; an answer is one row). The row
+    /// takes the new id and is open; the new message numbers its parts afresh, so the part
+    /// ids of the steps before never reach it; a `step-start` part separates the steps.
+    pub fn new_step(&mut self, h: &mut History, i: usize, new_id: &str) {
+        self.rename(h, i, new_id);
+        let id = h.messages()[i].id.clone();
+        let st = MessageState {
+            part_events: true,
+            ..MessageState::default()
+        };
+        self.state.insert(id.clone(), st);
+        if !self.open.iter().any(|(o, _)| *o == id) {
+            self.open.push((id, Role::Assistant));
+        }
+        let parts = &h.messages()[i].parts;
+        if !parts.is_empty() && !matches!(parts.last(), Some(Part::StepStart)) {
+            h.at_mut(i).parts.push(Part::StepStart);
+        }
+        self.last_delta = None;
+    }
+
+    /// The optimistic user message the turn's user message-start adopts, if one waits.
+    pub fn pending_user(&self) -> Option<&str> {
+        self.pending_user.as_deref()
+    }
+
+    /// The message `id` started and has not ended.
+    pub fn is_open(&self, id: &str) -> bool {
+        self.open.iter().any(|(o, _)| o == id)
+    }
+
+    /// The part ids the events of message `id` named, as `(position, reasoning, partId)`, in
+    /// no order.
+    pub fn part_ids(&self, id: &str) -> Vec<(usize, bool, String)> {
+        let Some(st) = self.state.get(id) else {
+            return Vec::new();
+        };
+        let [text, reasoning] = &st.parts;
+        (text.iter().map(|(k, &p)| (p, false, k.clone())))
+            .chain(reasoning.iter().map(|(k, &p)| (p, true, k.clone())))
+            .collect()
+    }
+
+    /// The history was replaced by one in which only the messages `keep` names are as they
+    /// were: the others' bookkeeping goes, as after a hydration.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.state.retain(|id, _| keep(id));
+        self.open.retain(|(id, _)| keep(id));
+        self.aliases.retain(|_, id| keep(id));
+        if !self.pending_user.as_deref().is_some_and(&keep) {
+            self.pending_user = None;
+        }
+        self.last_delta = None;
+    }
+}
