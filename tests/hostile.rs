@@ -882,29 +882,25 @@ fn removing_a_posting_follow_up_keeps_one_post_in_flight() {
 #[test]
 fn a_number_streamed_digit_by_digit_costs_linear_work() {
     // Found by fuzz/fuzz_targets/partial_json.rs ("94034 work units for 524 bytes"; fixed).
-    // A top-level number with a signed exponent was parsed whole again at every delta
-    // (counted in `work_units`), and any number token was re-read whole at every delta (only
-    // time showed it): a server streaming ~100 KB of digits one per `tool-input-delta` froze
-    // the tab for seconds. Quadratic work makes 4x the digits cost 16x; the fastest of five
-    // runs (scheduler noise only ever adds time) must stay under 10x.
-    let stream = |prefix: &str, n: usize| {
+    // A top-level number with a signed exponent was parsed whole again at every delta, and
+    // any number token was re-read whole at every delta: a server streaming ~100 KB of digits
+    // one per `tool-input-delta` froze the tab for seconds. The parser counts its work
+    // (`work_units`: bytes read, values built, paths walked); quadratic work makes 4x the
+    // digits cost 16x, linear work 4x. (Its time is the bench's: `bench/attacks.mjs`.)
+    let work = |prefix: &str, n: usize| {
         let mut p = PartialJson::new();
         p.push(prefix);
-        let t = Instant::now();
         for _ in 0..n {
             p.push("3");
         }
-        (p.work_units(), t.elapsed())
+        p.work_units()
     };
-    let (work, _) = stream("1e+", 20_000);
-    assert!(work < 200_000, "{work} work units for 20,003 bytes");
-    let fastest = |prefix: &str, n: usize| (0..5).map(|_| stream(prefix, n).1).min().unwrap();
     for prefix in ["1", "{\"a\":1", "1e+"] {
-        let small = fastest(prefix, 20_000);
-        let large = fastest(prefix, 80_000);
+        let (small, large) = (work(prefix, 20_000), work(prefix, 80_000));
+        assert!(small < 200_000, "{prefix:?}: {small} work units for 20,000 digits");
         assert!(
-            large < small * 10 + Duration::from_millis(5),
-            "{prefix:?}: {small:?} for 20,000 digits, {large:?} for 80,000"
+            large <= small * 5,
+            "{prefix:?}: {small} work units for 20,000 digits, {large} for 80,000"
         );
     }
 }
