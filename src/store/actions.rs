@@ -3,8 +3,22 @@
 
 use super::*;
 
-/// A question to the host's auto-send predicate: what its answer is about. Its token is the
-/// store's `auto_send_tokens` when it was asked.
+/// The store's side of the host's `sendAutomaticallyWhen` predicate: a question not handed
+/// out yet, the one the answer must be for, and the counters that make older answers moot.
+#[derive(Debug, Default)]
+pub(super) struct AutoSendState {
+    /// A question not yet handed out.
+    pub(super) ask: bool,
+    /// The question the host's answer must be for: only the newest counts.
+    pub(super) asked: Option<AutoSendQuestion>,
+    /// Questions asked so far (the last token given).
+    pub(super) tokens: u64,
+    /// `stop()` calls so far: an answer asked before a stop continues nothing.
+    pub(super) stops: u32,
+}
+
+/// A question to the host's auto-send predicate: what its answer is about. Its token is
+/// [`AutoSendState::tokens`] when it was asked.
 #[derive(Debug)]
 pub(super) struct AutoSendQuestion {
     pub(super) session: String,
@@ -70,7 +84,7 @@ impl ChatStore {
     /// changed) while a turn runs, whose stream writes into the last message; in pi mode the
     /// next hydration shows the server's history again.
     pub fn set_messages(&mut self, messages: Vec<UIMessage>) -> bool {
-        if self.disposed || self.status().is_busy() {
+        if self.outbox.disposed || self.status().is_busy() {
             return false;
         }
         self.session.conversation.hydrate(messages, false);
@@ -151,7 +165,7 @@ impl ChatStore {
         output: Result<Value, String>,
         now_ms: u64,
     ) -> bool {
-        if self.disposed {
+        if self.outbox.disposed {
             return false;
         }
         if self.session.pi_owns_history() {
@@ -178,7 +192,7 @@ impl ChatStore {
         reason: Option<String>,
         now_ms: u64,
     ) -> bool {
-        if self.disposed {
+        if self.outbox.disposed {
             return false;
         }
         if self.session.pi_owns_history() {
@@ -242,13 +256,13 @@ impl ChatStore {
             AutoSend::Host => {
                 // Never reused: an answer to a question asked earlier (a promise still pending)
                 // must not count for one asked later.
-                self.auto_send_tokens += 1;
-                self.auto_send_asked = Some(AutoSendQuestion {
+                self.auto_send.tokens += 1;
+                self.auto_send.asked = Some(AutoSendQuestion {
                     session: self.session.id.clone(),
                     messages_revision: self.messages_revision(),
-                    stops: self.stops,
+                    stops: self.auto_send.stops,
                 });
-                self.ask_auto_send = true;
+                self.auto_send.ask = true;
             }
             rule => {
                 if rule.holds(self.messages()) {
@@ -264,14 +278,14 @@ impl ChatStore {
     /// since (as the `ai` package ignores a promise that settles after a stop). Returns
     /// whether a turn started.
     pub fn handle_auto_send(&mut self, token: u64, yes: bool, now_ms: u64) -> bool {
-        let newest = token == self.auto_send_tokens;
-        let Some(q) = self.auto_send_asked.as_ref().filter(|_| newest) else {
+        let newest = token == self.auto_send.tokens;
+        let Some(q) = self.auto_send.asked.as_ref().filter(|_| newest) else {
             return false;
         };
         let current = q.session == self.session.id
             && q.messages_revision == self.messages_revision()
-            && q.stops == self.stops;
-        self.auto_send_asked = None;
+            && q.stops == self.auto_send.stops;
+        self.auto_send.asked = None;
         yes && current && self.continue_turn(now_ms)
     }
 }

@@ -178,7 +178,7 @@ impl ChatStore {
             s.answers
                 .errors
                 .push((tool_call_id.to_string(), error.clone()));
-            self.events.push_back(StoreEvent::Error { error });
+            self.outbox.events.push_back(StoreEvent::Error { error });
             self.touch();
             return false;
         }
@@ -224,7 +224,7 @@ impl ChatStore {
 
     /// Posts every answer due (all of them when a session opens again).
     pub(super) fn send_due_answers(&mut self, now_ms: u64) {
-        if self.disposed {
+        if self.outbox.disposed {
             return;
         }
         for k in 0..self.session.answers.pending.len() {
@@ -294,7 +294,7 @@ impl ChatStore {
             .answers
             .errors
             .push((a.tool_call_id, error.clone()));
-        self.events.push_back(StoreEvent::Error { error });
+        self.outbox.events.push_back(StoreEvent::Error { error });
         self.touch();
     }
 

@@ -25,7 +25,7 @@ impl ChatStore {
 
     /// Removes a waiting bubble. One the server may have is also deleted there.
     pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
-        if self.disposed {
+        if self.outbox.disposed {
             return false;
         }
         let posting = self
@@ -61,7 +61,7 @@ impl ChatStore {
     /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
     /// the server's copy, so it cannot run twice).
     pub fn retry_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
-        if self.disposed {
+        if self.outbox.disposed {
             return false;
         }
         let Some(item) = self.session.queue.get(item_id) else {
@@ -103,17 +103,17 @@ impl ChatStore {
                 // The runtime cannot take follow-ups after all: stop offering them, and give
                 // the text back to an empty composer (otherwise the item stays `failed`).
                 self.session.runtime.caps.native_follow_up = false;
-                if self.draft.is_empty() && self.draft_files.is_empty() {
+                if self.draft.text.is_empty() && self.draft.files.is_empty() {
                     if let Some((item, _)) = self.session.queue.take(&item_id) {
-                        self.draft = item.text;
-                        self.draft_files = item.files;
+                        self.draft.text = item.text;
+                        self.draft.files = item.files;
                     }
                 }
                 let e = ChatError::new(
                     ErrorKind::FollowUpUnsupported,
                     "the runtime does not accept follow-ups",
                 );
-                self.events.push_back(StoreEvent::Error { error: e });
+                self.outbox.events.push_back(StoreEvent::Error { error: e });
             }
             Some(QueueEffect::Failed { item_id }) => {
                 if let Some(e) = self
@@ -122,7 +122,7 @@ impl ChatStore {
                     .get(&item_id)
                     .and_then(|i| i.error.clone())
                 {
-                    self.events.push_back(StoreEvent::Error { error: e });
+                    self.outbox.events.push_back(StoreEvent::Error { error: e });
                 }
             }
             None => {}
@@ -146,7 +146,7 @@ impl ChatStore {
         if self.clear_all_open() {
             return false;
         }
-        !self.disposed
+        !self.outbox.disposed
             && matches!(
                 self.session.turn.phase,
                 Phase::Streaming { .. } | Phase::Resuming { .. }
@@ -173,7 +173,7 @@ impl ChatStore {
                 carried,
                 now_ms,
             );
-            if let Some(p) = self.pending.get_mut(&id) {
+            if let Some(p) = self.outbox.pending.get_mut(&id) {
                 p.ticket = Some(post.ticket);
             }
             self.touch();

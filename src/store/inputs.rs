@@ -103,11 +103,11 @@ impl ChatStore {
             // Follow-ups queued while the chat POST was on its way may go now.
             self.pump(now_ms);
         }
-        let mut batch = std::mem::take(&mut self.scratch);
+        let mut batch = std::mem::take(&mut self.scratch.sse);
         self.session.turn.decoder.push_into(bytes, &mut batch);
         self.apply_events(&batch, now_ms);
         batch.clear();
-        self.scratch = batch;
+        self.scratch.sse = batch;
     }
 
     /// The response ended normally.
@@ -154,7 +154,7 @@ impl ChatStore {
                     && DeleteAnswer::of(Some(status), &p.body).acted_on();
                 if !ok && !told {
                     let e = ChatError::from_http(status, &p.body);
-                    self.events.push_back(StoreEvent::Error { error: e });
+                    self.outbox.events.push_back(StoreEvent::Error { error: e });
                 } else if p.kind == RequestKind::TurnDelete {
                     self.after_stop(now_ms);
                 }
@@ -195,14 +195,14 @@ impl ChatStore {
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
                 self.session.history.hydrated = true;
-                self.events.push_back(StoreEvent::Error { error });
+                self.outbox.events.push_back(StoreEvent::Error { error });
                 self.touch();
             }
             RequestKind::FollowUpPost => {
                 self.on_followup_answer(p.ticket, PostOutcome::Failed(error), now_ms)
             }
             RequestKind::FollowUpDelete | RequestKind::TurnDelete | RequestKind::MessagesPut => {
-                self.events.push_back(StoreEvent::Error { error });
+                self.outbox.events.push_back(StoreEvent::Error { error });
             }
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
                 self.on_session_answer(id, p.kind, Err(error), now_ms)
@@ -230,6 +230,7 @@ impl ChatStore {
     /// Time passed: backoffs end, timeouts expire, resumes start.
     pub fn handle_timeout(&mut self, now_ms: u64) {
         let expired: Vec<RequestId> = self
+            .outbox
             .pending
             .iter()
             .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms))
@@ -239,16 +240,16 @@ impl ChatStore {
             // Abort the fetch but keep the record for handle_request_failed to classify:
             // `abort()` would drop it, and the follow-up queue would then wait for an answer
             // to its request in flight forever.
-            self.aborts.push_back(id);
-            if let Some(p) = self.pending.get_mut(&id) {
+            self.outbox.aborts.push_back(id);
+            if let Some(p) = self.outbox.pending.get_mut(&id) {
                 p.deadline = None;
             }
             self.handle_request_failed(id, "timed out", now_ms);
-            self.pending.remove(&id);
+            self.outbox.pending.remove(&id);
         }
         // After `dispose()` only the requests still out time out (the deadlines
         // `poll_timeout` gives then): no retry, resume or queued post is sent.
-        if self.disposed {
+        if self.outbox.disposed {
             return;
         }
         self.send_due_take_backs(now_ms);
@@ -277,7 +278,7 @@ impl ChatStore {
     /// Applies one already-parsed chunk to the current session as if it came from the turn's
     /// stream. Hosts with their own transport (and tests) use it.
     pub fn handle_chunk(&mut self, chunk: Chunk, now_ms: u64) {
-        if self.disposed {
+        if self.outbox.disposed {
             return;
         }
         let before = self.session.conversation.history().revision();

@@ -66,7 +66,7 @@ impl ChatStore {
             message_id,
             tool_call_id: call,
         });
-        self.events.push_back(match error {
+        self.outbox.events.push_back(match error {
             true => StoreEvent::Error {
                 error: ChatError::protocol(message),
             },

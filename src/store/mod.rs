@@ -83,9 +83,9 @@ use crate::reduce::history::{HistoryAnswer, HistoryBodyError, HistoryParser, Run
 pub use crate::reduce::ui_message::ToolCall;
 use crate::util::random::{uuid_v4, RandomSource};
 
-use actions::AutoSendQuestion;
+use actions::AutoSendState;
 pub use options::{AutoSend, Limits, Routes, StoreOptions};
-use outbox::Pending;
+use outbox::Outbox;
 pub use outbox::{Method, Request, RequestId, RequestKind, ResponseHead};
 use session::Session;
 use takeback::{DeleteAnswer, TakeBacks};
@@ -218,6 +218,35 @@ impl SubmitResult {
     }
 }
 
+/// The composer's draft: what the user is typing, and the files with it.
+#[derive(Debug, Default)]
+struct Draft {
+    text: String,
+    files: Vec<FileAttachment>,
+}
+
+/// Counters a snapshot's readers cache by.
+#[derive(Debug)]
+struct Revisions {
+    /// Changes whenever anything a snapshot shows changes.
+    revision: u64,
+    /// The largest message version any session's history has used, so versions never repeat
+    /// across sessions (the shell caches exported messages by id and version).
+    version_floor: u64,
+    /// Bumped whenever the resolved `ui` of a tool part may change without the part changing
+    /// (a `data-tool-ui`, a new catalog, another session).
+    tool_ui: u64,
+}
+
+/// Buffers reused across chunks: a new `Vec` per text delta cost its drop call on the hot
+/// path.
+#[derive(Debug, Default)]
+struct Scratch {
+    sse: SseBatch,
+    /// The conversation's effects of one chunk.
+    effects: Vec<Effect>,
+}
+
 /// The chat store. See the module docs for the shape of its API.
 pub struct ChatStore {
     opts: StoreOptions,
@@ -226,37 +255,16 @@ pub struct ChatStore {
     parked: VecMap<String, Session>,
     /// The session list (SPEC §11).
     sessions: SessionList,
-    /// Bumped by a session switch, a dispose or a reset: answers of older generations are
-    /// ignored, whatever they say.
-    generation: u64,
-    next_request: RequestId,
-    pending: VecMap<RequestId, Pending>,
-    requests: VecDeque<Request>,
-    aborts: VecDeque<RequestId>,
-    events: VecDeque<StoreEvent>,
-    draft: String,
-    draft_files: Vec<FileAttachment>,
-    /// Changes whenever anything a snapshot shows changes.
-    revision: u64,
-    /// The largest message version any session's history has used, so versions never repeat
-    /// across sessions (the shell caches exported messages by id and version).
-    version_floor: u64,
-    /// Bumped whenever the resolved `ui` of a tool part may change without the part changing
-    /// (a `data-tool-ui`, a new catalog, another session).
-    tool_ui_version: u64,
-    disposed: bool,
-    /// A question for the host's auto-send predicate not yet handed out.
-    ask_auto_send: bool,
-    /// The question the host's answer must be for: only the newest counts.
-    auto_send_asked: Option<AutoSendQuestion>,
-    /// Questions asked so far (the last token given).
-    auto_send_tokens: u64,
-    /// `stop()` calls so far: an answer asked before a stop continues nothing.
-    stops: u32,
-    scratch: SseBatch,
-    /// The conversation's effects of one chunk, reused: a new `Vec` per text delta cost its
-    /// drop call on the hot path.
-    effects: Vec<Effect>,
+    /// The requests in flight and the outputs not drained yet (`outbox.rs`).
+    outbox: Outbox,
+    /// The composer's draft.
+    draft: Draft,
+    /// Counters a snapshot's readers cache by.
+    revisions: Revisions,
+    /// The host's `sendAutomaticallyWhen` questions (`actions.rs`).
+    auto_send: AutoSendState,
+    /// Buffers reused across chunks (the hot path).
+    scratch: Scratch,
 }
 
 impl std::fmt::Debug for ChatStore {
@@ -264,7 +272,7 @@ impl std::fmt::Debug for ChatStore {
         f.debug_struct("ChatStore")
             .field("session", &self.session.id)
             .field("status", &self.session.turn.phase)
-            .field("generation", &self.generation)
+            .field("generation", &self.outbox.generation)
             .finish_non_exhaustive()
     }
 }
@@ -301,24 +309,15 @@ impl ChatStore {
             session,
             parked: VecMap::default(),
             sessions,
-            generation: 1,
-            next_request: 1,
-            pending: VecMap::default(),
-            requests: VecDeque::new(),
-            aborts: VecDeque::new(),
-            events: VecDeque::new(),
-            draft: String::new(),
-            draft_files: Vec::new(),
-            revision: 1,
-            version_floor: 0,
-            tool_ui_version: 0,
-            disposed: false,
-            ask_auto_send: false,
-            auto_send_asked: None,
-            auto_send_tokens: 0,
-            stops: 0,
-            scratch: SseBatch::default(),
-            effects: Vec::new(),
+            outbox: Outbox::new(),
+            draft: Draft::default(),
+            revisions: Revisions {
+                revision: 1,
+                version_floor: 0,
+                tool_ui: 0,
+            },
+            auto_send: AutoSendState::default(),
+            scratch: Scratch::default(),
         };
         store.open_session(now_ms);
         store
@@ -395,7 +394,7 @@ impl ChatStore {
     /// Changes whenever the resolved `ui` of a tool part may change while the part itself
     /// does not: an unchanged tool part exported at the same `tool_ui_version` exports the same.
     pub fn tool_ui_version(&self) -> u64 {
-        self.tool_ui_version
+        self.revisions.tool_ui
     }
 
     /// The one canonical list: display and action eligibility both read it.
@@ -439,12 +438,12 @@ impl ChatStore {
 
     /// The composer's draft text (`composer.draft`).
     pub fn draft(&self) -> &str {
-        &self.draft
+        &self.draft.text
     }
 
     /// The files attached to the draft (`composer.files`).
     pub fn draft_files(&self) -> &[FileAttachment] {
-        &self.draft_files
+        &self.draft.files
     }
 
     /// What the composer may do now (`composer`, SPEC §5), from the status, the capabilities
@@ -453,8 +452,8 @@ impl ChatStore {
         composer::composer_state(
             self.status(),
             &self.capabilities(),
-            &self.draft,
-            self.draft_files.len(),
+            &self.draft.text,
+            self.draft.files.len(),
         )
     }
 
@@ -473,7 +472,7 @@ impl ChatStore {
     /// Changes whenever anything a snapshot shows changes; equal revisions mean equal
     /// snapshots.
     pub fn revision(&self) -> u64 {
-        self.revision
+        self.revisions.revision
     }
 
     /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is a
@@ -491,7 +490,7 @@ impl ChatStore {
     /// A user message can be edited now (`edit`): the client owns the history (AI SDK mode)
     /// and no turn is on its way.
     pub fn can_edit(&self) -> bool {
-        !self.disposed && !self.session.pi_owns_history() && !self.status().is_busy()
+        !self.outbox.disposed && !self.session.pi_owns_history() && !self.status().is_busy()
     }
 
     /// A turn was sent and no assistant message shows its answer yet (`useChat`'s `submitted`
@@ -516,39 +515,39 @@ impl ChatStore {
     /// [`poll_timeout`](Self::poll_timeout). The one drain every host writes:
     /// `while let Some(out) = store.poll_output() { … }` after every input.
     pub fn poll_output(&mut self) -> Option<Output> {
-        if let Some(request) = self.requests.pop_front() {
+        if let Some(request) = self.outbox.requests.pop_front() {
             return Some(Output::Request(request));
         }
-        if let Some(id) = self.aborts.pop_front() {
+        if let Some(id) = self.outbox.aborts.pop_front() {
             return Some(Output::Abort(id));
         }
-        if let Some(e) = self.events.pop_front() {
+        if let Some(e) = self.outbox.events.pop_front() {
             return Some(Output::Event(e));
         }
-        let token = self.auto_send_tokens;
-        std::mem::take(&mut self.ask_auto_send).then_some(Output::AskAutoSend { token })
+        let token = self.auto_send.tokens;
+        std::mem::take(&mut self.auto_send.ask).then_some(Output::AskAutoSend { token })
     }
 
     /// The next request to make (only the requests; [`poll_output`](Self::poll_output) gives
     /// every output in order).
     pub fn poll_request(&mut self) -> Option<Request> {
-        self.requests.pop_front()
+        self.outbox.requests.pop_front()
     }
 
     /// The next in-flight request to abort (its late answer is ignored anyway).
     pub fn poll_abort(&mut self) -> Option<RequestId> {
-        self.aborts.pop_front()
+        self.outbox.aborts.pop_front()
     }
 
     /// The next event for the host (`onData`, `onError`, diagnostics).
     pub fn poll_event(&mut self) -> Option<StoreEvent> {
-        self.events.pop_front()
+        self.outbox.events.pop_front()
     }
 
     /// When to call [`ChatStore::handle_timeout`] next (absolute, in the host's ms clock).
     pub fn poll_timeout(&self) -> Option<u64> {
-        let deadlines = self.pending.values().filter_map(|p| p.deadline);
-        if self.disposed {
+        let deadlines = self.outbox.pending.values().filter_map(|p| p.deadline);
+        if self.outbox.disposed {
             // Nothing is sent after `dispose()` (a retry's due time would wake a driver again
             // and again): only the requests still out can time out.
             return deadlines.min();
@@ -594,16 +593,16 @@ impl ChatStore {
 
     /// Sets the draft text (`setDraft`).
     pub fn set_draft(&mut self, text: &str) {
-        if self.draft != text {
-            self.draft = text.to_string();
+        if self.draft.text != text {
+            self.draft.text = text.to_string();
             self.touch();
         }
     }
 
     /// Sets the files attached to the draft (`setDraftFiles`).
     pub fn set_draft_files(&mut self, files: Vec<FileAttachment>) {
-        if self.draft_files != files {
-            self.draft_files = files;
+        if self.draft.files != files {
+            self.draft.files = files;
             self.touch();
         }
     }
@@ -612,12 +611,12 @@ impl ChatStore {
     /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
     /// cleared only when the message was accepted.
     pub fn submit(&mut self, now_ms: u64) -> SubmitResult {
-        let text = self.draft.clone();
-        let files = self.draft_files.clone();
+        let text = self.draft.text.clone();
+        let files = self.draft.files.clone();
         let result = self.send(&text, files, now_ms);
         if result.kind != SubmitKind::Blocked {
-            self.draft.clear();
-            self.draft_files.clear();
+            self.draft.text.clear();
+            self.draft.files.clear();
             self.touch();
         }
         result
@@ -638,7 +637,7 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) -> SubmitResult {
-        if self.disposed {
+        if self.outbox.disposed {
             return SubmitResult::blocked(Refusal::Busy);
         }
         match composer::decide(self.status(), &self.capabilities(), text, files.len()) {
@@ -703,7 +702,7 @@ impl ChatStore {
     /// What opening a session does by itself unless the `attach` option is off. Returns false
     /// when this client already follows a turn (or the store is disposed).
     pub fn resume_stream(&mut self, now_ms: u64) -> bool {
-        if self.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
+        if self.outbox.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
             return false;
         }
         self.probe(now_ms);
@@ -727,13 +726,13 @@ impl ChatStore {
     /// Ends the store: every request is aborted, nothing more is asked for, and late answers
     /// are ignored.
     pub fn dispose(&mut self) {
-        if self.disposed {
+        if self.outbox.disposed {
             return;
         }
         self.bump_generation();
-        self.disposed = true;
+        self.outbox.disposed = true;
         // The list's requests outlive a switch, not the store.
-        let list: Vec<RequestId> = (self.pending.iter())
+        let list: Vec<RequestId> = (self.outbox.pending.iter())
             .filter(|(_, p)| p.kind.of_session_list())
             .map(|(id, _)| *id)
             .collect();
@@ -747,13 +746,13 @@ impl ChatStore {
             s.turn.phase = Phase::IDLE;
         }
         s.turn.turn_id = None;
-        self.requests.clear();
+        self.outbox.requests.clear();
         self.touch();
     }
 
     // ----- internals -----------------------------------------------------------------------
 
     fn touch(&mut self) {
-        self.revision += 1;
+        self.revisions.revision += 1;
     }
 }

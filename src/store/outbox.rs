@@ -159,6 +159,36 @@ pub struct ResponseHead {
     pub turn_id: Option<String>,
 }
 
+/// The requests in flight and the outputs not drained yet: the host drains `requests`,
+/// `aborts` and `events` with the `poll_*` outputs and answers the requests.
+#[derive(Debug)]
+pub(super) struct Outbox {
+    /// Bumped by a session switch, a dispose or a reset: answers of older generations are
+    /// ignored, whatever they say.
+    pub(super) generation: u64,
+    pub(super) next_request: RequestId,
+    pub(super) pending: VecMap<RequestId, Pending>,
+    pub(super) requests: VecDeque<Request>,
+    pub(super) aborts: VecDeque<RequestId>,
+    pub(super) events: VecDeque<StoreEvent>,
+    /// The store was disposed: it takes no more actions or inputs, and asks nothing more.
+    pub(super) disposed: bool,
+}
+
+impl Outbox {
+    pub(super) fn new() -> Self {
+        Outbox {
+            generation: 1,
+            next_request: 1,
+            pending: VecMap::default(),
+            requests: VecDeque::new(),
+            aborts: VecDeque::new(),
+            events: VecDeque::new(),
+            disposed: false,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct Pending {
     pub(super) session: String,
@@ -222,9 +252,9 @@ impl ChatStore {
         now_ms: u64,
     ) -> RequestId {
         // Every action that leads here refuses after `dispose()`: the shell has stopped.
-        debug_assert!(!self.disposed, "{kind:?} request after dispose");
-        let id = self.next_request;
-        self.next_request += 1;
+        debug_assert!(!self.outbox.disposed, "{kind:?} request after dispose");
+        let id = self.outbox.next_request;
+        self.outbox.next_request += 1;
         let deadline = match kind {
             RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
                 Some(now_ms + self.opts.followup_timeout_ms)
@@ -254,11 +284,11 @@ impl ChatStore {
             k if k.of_session_list() => Some(now_ms + self.opts.followup_timeout_ms),
             _ => None,
         };
-        self.pending.insert(
+        self.outbox.pending.insert(
             id,
             Pending {
                 session: self.session.id.clone(),
-                generation: self.generation,
+                generation: self.outbox.generation,
                 kind,
                 status: None,
                 body: Vec::new(),
@@ -269,7 +299,7 @@ impl ChatStore {
                 deadline,
             },
         );
-        self.requests.push_back(Request {
+        self.outbox.requests.push_back(Request {
             id,
             kind,
             method,
@@ -284,8 +314,8 @@ impl ChatStore {
     /// generation, or one that names what it is for itself (the session list's; a
     /// take-back's, which [`settle`](Self::settle) gives to the session that sent it).
     pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
-        let current = (self.generation, self.session.id.as_str());
-        match self.pending.get_mut(&id) {
+        let current = (self.outbox.generation, self.session.id.as_str());
+        match self.outbox.pending.get_mut(&id) {
             Some(p)
                 if p.kind.of_session_list()
                     || p.kind == RequestKind::FollowUpDelete
@@ -298,8 +328,8 @@ impl ChatStore {
     }
 
     pub(super) fn abort(&mut self, id: RequestId) {
-        if self.pending.remove(&id).is_some() || !self.aborts.contains(&id) {
-            self.aborts.push_back(id);
+        if self.outbox.pending.remove(&id).is_some() || !self.outbox.aborts.contains(&id) {
+            self.outbox.aborts.push_back(id);
         }
     }
 
@@ -307,29 +337,30 @@ impl ChatStore {
     /// (of any session) moves on, and the record comes back only if the answer still matters
     /// (same generation, same session).
     pub(super) fn settle(&mut self, id: RequestId, now_ms: u64) -> Option<Pending> {
-        let p = self.pending.remove(&id)?;
-        if p.kind == RequestKind::FollowUpDelete && !self.disposed {
+        let p = self.outbox.pending.remove(&id)?;
+        if p.kind == RequestKind::FollowUpDelete && !self.outbox.disposed {
             let answer = self.delete_answer(id, &p);
             self.on_delete_answered(id, answer, now_ms);
         }
-        let current = p.generation == self.generation && p.session == self.session.id;
+        let current = p.generation == self.outbox.generation && p.session == self.session.id;
         (current || p.kind.of_session_list()).then_some(p)
     }
 
     pub(super) fn bump_generation(&mut self) {
-        self.generation += 1;
+        self.outbox.generation += 1;
         let ids: Vec<RequestId> = self
+            .outbox
             .pending
             .iter()
             .filter(|(_, p)| p.kind.aborted_on_switch())
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            self.pending.remove(&id);
-            self.aborts.push_back(id);
+            self.outbox.pending.remove(&id);
+            self.outbox.aborts.push_back(id);
         }
         // Requests not yet handed out belong to the old generation too.
-        self.requests.retain(|r| !r.kind.aborted_on_switch());
+        self.outbox.requests.retain(|r| !r.kind.aborted_on_switch());
         self.session.queue.abort_in_flight();
         #[cfg(feature = "pi")]
         if let Some(id) = (self.session.native.clear_all.as_mut()).and_then(|c| c.request.take()) {

@@ -65,7 +65,7 @@ impl ChatStore {
         feed: impl FnOnce(&mut Conversation, TurnView<'_>, &mut dyn RandomSource, &mut Vec<Effect>),
         now_ms: u64,
     ) {
-        let mut effects = std::mem::take(&mut self.effects);
+        let mut effects = std::mem::take(&mut self.scratch.effects);
         let s = &mut self.session;
         let turn = TurnView {
             running_id: s.turn.turn_id.as_deref(),
@@ -76,7 +76,7 @@ impl ChatStore {
         if !effects.is_empty() {
             self.on_effects(&mut effects, now_ms);
         }
-        self.effects = effects;
+        self.scratch.effects = effects;
     }
 
     /// What the chunk just applied means beyond the history, in the order it said it.
@@ -107,7 +107,7 @@ impl ChatStore {
                     id,
                     data,
                     transient,
-                } => self.events.push_back(StoreEvent::Data {
+                } => self.outbox.events.push_back(StoreEvent::Data {
                     name,
                     id,
                     data,
@@ -121,7 +121,9 @@ impl ChatStore {
                     }
                 }
                 Effect::Finish(reason) => self.session.turn.finish_reason = reason,
-                Effect::ToolCall(call) => self.events.push_back(StoreEvent::ToolCall { call }),
+                Effect::ToolCall(call) => {
+                    self.outbox.events.push_back(StoreEvent::ToolCall { call })
+                }
                 Effect::Violation(v) => {
                     if let Some(id) = self.session.turn.phase.stream() {
                         self.abort(id);
@@ -130,7 +132,7 @@ impl ChatStore {
                 }
                 Effect::ToolUi(call, update) => {
                     self.session.runtime.tool_ui.insert(call, update);
-                    self.tool_ui_version += 1;
+                    self.revisions.tool_ui += 1;
                     self.touch();
                 }
                 #[cfg(feature = "pi")]
@@ -200,7 +202,7 @@ impl ChatStore {
     pub(super) fn refuse_turn(&mut self, error: ChatError, now_ms: u64) {
         if self.session.turn.phase.running() {
             // A pending `sendAutomaticallyWhen` answer is moot, as after a stop.
-            self.stops = self.stops.wrapping_add(1);
+            self.auto_send.stops = self.auto_send.stops.wrapping_add(1);
             return self.stop_on_server(Ending::Refused(error), now_ms);
         }
         if matches!(self.session.turn.phase, Phase::Held(_)) {
@@ -209,7 +211,7 @@ impl ChatStore {
         let s = &mut self.session;
         s.turn.phase = Phase::Idle { failed: true };
         s.error = Some(error.clone());
-        self.events.push_back(StoreEvent::Error { error });
+        self.outbox.events.push_back(StoreEvent::Error { error });
         self.touch();
     }
 
@@ -217,12 +219,12 @@ impl ChatStore {
         self.session.turn.stream_error = true;
         let e = ChatError::new(ErrorKind::Server, text);
         self.session.error = Some(e.clone());
-        self.events.push_back(StoreEvent::Error { error: e });
+        self.outbox.events.push_back(StoreEvent::Error { error: e });
         self.touch();
     }
 
     pub(super) fn diagnostic(&mut self, message: &str) {
-        self.events.push_back(StoreEvent::Diagnostic {
+        self.outbox.events.push_back(StoreEvent::Diagnostic {
             message: message.to_string(),
         });
     }

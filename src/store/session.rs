@@ -110,11 +110,12 @@ impl ChatStore {
     /// [`switch_session`](Self::switch_session); `fresh`: a session just made here, which the
     /// server cannot have yet.
     pub(super) fn open(&mut self, session_id: &str, fresh: bool, now_ms: u64) {
-        if self.disposed || session_id == self.session.id {
+        if self.outbox.disposed || session_id == self.session.id {
             return;
         }
         self.bump_generation();
-        self.version_floor = self
+        self.revisions.version_floor = self
+            .revisions
             .version_floor
             .max(self.session.conversation.history().revision());
         let next = self.parked.remove(session_id).unwrap_or_else(|| {
@@ -128,10 +129,12 @@ impl ChatStore {
         let old = std::mem::replace(&mut self.session, next);
         self.parked.insert(old.id.clone(), old);
         self.session.history.fresh = fresh;
-        self.session.conversation.advance_clock(self.version_floor);
-        self.tool_ui_version += 1;
+        self.session
+            .conversation
+            .advance_clock(self.revisions.version_floor);
+        self.revisions.tool_ui += 1;
         self.sessions.opened(session_id, fresh);
-        self.events.push_back(StoreEvent::SessionChange {
+        self.outbox.events.push_back(StoreEvent::SessionChange {
             session_id: session_id.to_string(),
             renamed_from: None,
         });
@@ -222,7 +225,7 @@ impl ChatStore {
         };
         if tools != self.session.runtime.tools {
             self.session.runtime.tools = tools;
-            self.tool_ui_version += 1;
+            self.revisions.tool_ui += 1;
             // The tool parts' resolved `ui` may change with it.
             self.session.conversation.touch_tool_messages(|_| true);
         }
@@ -287,7 +290,7 @@ impl ChatStore {
         }
         if !(200..300).contains(&status) {
             let error = refusal(status, body, "history answer");
-            self.events.push_back(StoreEvent::Error { error });
+            self.outbox.events.push_back(StoreEvent::Error { error });
             return;
         }
         let parser = parser.unwrap_or_else(|| {
@@ -338,7 +341,7 @@ impl ChatStore {
     /// words it streamed before it took the abort, which the cut stream may not have brought).
     pub(super) fn after_stop(&mut self, now_ms: u64) {
         let s = &self.session;
-        if self.disposed || !self.opts.hydrate || !s.pi_owns_history() {
+        if self.outbox.disposed || !self.opts.hydrate || !s.pi_owns_history() {
             return;
         }
         if !matches!(s.turn.phase, Phase::Idle { .. }) {
@@ -353,7 +356,8 @@ impl ChatStore {
     /// POST would meet a running turn as a 409, which attaches too).
     pub(super) fn maybe_attach(&mut self, now_ms: u64) {
         let s = &self.session;
-        if self.disposed || !s.runtime.loaded || !matches!(s.turn.phase, Phase::Idle { .. }) {
+        if self.outbox.disposed || !s.runtime.loaded || !matches!(s.turn.phase, Phase::Idle { .. })
+        {
             return;
         }
         // Nothing to follow it with (`refuse_server_history`).

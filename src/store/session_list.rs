@@ -115,7 +115,7 @@ impl ChatStore {
     }
 
     fn ask_page(&mut self, archived: bool, more: bool, now_ms: u64) -> bool {
-        if self.disposed {
+        if self.outbox.disposed {
             return false;
         }
         // A server without an archive (pi-native, SPEC §14): no archived walk to load.
@@ -149,7 +149,7 @@ impl ChatStore {
     /// `newSession()`: switches to a fresh session (a v4 UUID, listed locally at the top until
     /// its first message reaches the server) and returns its id.
     pub fn new_session(&mut self, now_ms: u64) -> Option<String> {
-        if self.disposed {
+        if self.outbox.disposed {
             return None;
         }
         let id = uuid_v4(self.rng.as_mut());
@@ -170,7 +170,7 @@ impl ChatStore {
     pub fn rename_session(&mut self, id: &str, title: &str, now_ms: u64) -> bool {
         let title = crate::machines::session_list::title_of(title);
         let known = self.known(id) && !self.sessions.deleting(id);
-        let Some(title) = title.filter(|_| known && !self.disposed) else {
+        let Some(title) = title.filter(|_| known && !self.outbox.disposed) else {
             return false;
         };
         if self.sessions.unsent(id, self.held(id).has_content) {
@@ -241,7 +241,7 @@ impl ChatStore {
     /// session the server has not listed (it cannot archive what it does not have), and over
     /// pi-native, which has no archive.
     pub fn archive_session(&mut self, id: &str, archived: bool, now_ms: u64) -> bool {
-        if self.disposed
+        if self.outbox.disposed
             || !self.sessions_archivable()
             || !self.sessions.listed(id)
             || self.sessions.deleting(id)
@@ -257,7 +257,7 @@ impl ChatStore {
     /// refuses; a 404 is success). Deleting the open session switches to a new one first. A
     /// session nothing was sent in is only forgotten.
     pub fn delete_session(&mut self, id: &str, now_ms: u64) -> bool {
-        if self.disposed || !self.known(id) || self.sessions.deleting(id) {
+        if self.outbox.disposed || !self.known(id) || self.sessions.deleting(id) {
             return false;
         }
         let on_server = !self.sessions.unsent(id, self.held(id).has_content);
@@ -284,7 +284,7 @@ impl ChatStore {
         answer: Result<(u16, &[u8]), ChatError>,
         now_ms: u64,
     ) {
-        if self.disposed {
+        if self.outbox.disposed {
             return;
         }
         let answer = answer.and_then(|(status, body)| match status {
@@ -310,6 +310,7 @@ impl ChatStore {
                 p.skipped
             )),
             Err(e) => self
+                .outbox
                 .events
                 .push_back(StoreEvent::Error { error: e.clone() }),
             _ => {}
@@ -343,7 +344,8 @@ impl ChatStore {
         };
         let not_found = matches!(&answer, Err(e) if e.status == Some(404));
         if let Err(e) = &answer {
-            self.events
+            self.outbox
+                .events
                 .push_back(StoreEvent::Error { error: e.clone() });
         }
         let Some((session, change)) = self.sessions.on_edit(id, answer) else {
@@ -370,7 +372,7 @@ impl ChatStore {
     /// A turn of the open session ended: the list shows the server's order and titles again
     /// (if it was loaded), and a title given before the server knew the session goes now.
     pub(super) fn sessions_after_turn(&mut self, now_ms: u64) {
-        if self.disposed {
+        if self.outbox.disposed {
             return;
         }
         let id = self.session.id.clone();

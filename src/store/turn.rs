@@ -12,7 +12,7 @@ impl ChatStore {
     /// and the composer is usable again. Queued items that were never posted stay queued
     /// (a stop is not an invitation to send the next one); accepted ones become `stalled`.
     pub fn stop(&mut self, now_ms: u64) {
-        self.stops = self.stops.wrapping_add(1);
+        self.auto_send.stops = self.auto_send.stops.wrapping_add(1);
         if !self.status().is_busy() {
             return;
         }
@@ -35,12 +35,14 @@ impl ChatStore {
                 // `stalled`, where it was (SPEC §6), not in the composer, which may hold
                 // something else.
                 (self.session.queue).restore_stalled(&nonce, held.text, held.files, options);
-            } else if held.bubble.is_some() && self.draft.is_empty() && self.draft_files.is_empty()
+            } else if held.bubble.is_some()
+                && self.draft.text.is_empty()
+                && self.draft.files.is_empty()
             {
                 // Never sent: the message goes back to the composer (if it is empty) rather
                 // than stay as if it had been asked.
-                self.draft = held.text;
-                self.draft_files = held.files;
+                self.draft.text = held.text;
+                self.draft.files = held.files;
             }
             return self.touch();
         }
@@ -304,12 +306,12 @@ impl ChatStore {
         // As the user's own send now would: the composer policy, on the attached turn.
         match self.send(&sent.text, sent.files.clone(), now_ms).reason {
             None | Some(Refusal::Empty) => {}
-            Some(_) if self.draft.is_empty() && self.draft_files.is_empty() => {
-                self.draft = sent.text;
-                self.draft_files = sent.files;
+            Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
+                self.draft.text = sent.text;
+                self.draft.files = sent.files;
             }
             // The composer holds something new: the refusal is said, not hidden.
-            Some(_) => self.events.push_back(StoreEvent::Error { error }),
+            Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
         }
         self.touch();
     }
@@ -374,7 +376,7 @@ impl ChatStore {
             Ending::Refused(error) => {
                 s.turn.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
-                self.events.push_back(StoreEvent::Error { error });
+                self.outbox.events.push_back(StoreEvent::Error { error });
                 // Stopped as the user stops a turn: what it showed is kept, and stored as a
                 // stopped turn's is (AI SDK mode).
                 self.after_ai_sdk_turn(now_ms);
@@ -385,13 +387,13 @@ impl ChatStore {
                 // user sends next.
                 s.turn.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
-                self.events.push_back(StoreEvent::Error { error });
+                self.outbox.events.push_back(StoreEvent::Error { error });
             }
         }
         let message_id = (self.session.conversation.history().messages().last())
             .filter(|m| m.role == Role::Assistant)
             .map(|m| m.id.clone());
-        self.events.push_back(StoreEvent::Finish {
+        self.outbox.events.push_back(StoreEvent::Finish {
             finish_reason,
             message_id,
             is_abort,
@@ -438,7 +440,7 @@ impl ChatStore {
         use crate::machines::followup_queue::ItemState;
         let s = &mut self.session;
         let idle = matches!(s.turn.phase, Phase::Idle { .. });
-        if self.disposed || !s.turn.send_queue_when_idle || !idle {
+        if self.outbox.disposed || !s.turn.send_queue_when_idle || !idle {
             return;
         }
         let q = &mut s.queue;

@@ -122,7 +122,7 @@ impl ChatStore {
 
     /// Makes the read the link asks for, if one is due.
     pub(super) fn pump_native(&mut self, now_ms: u64) {
-        if !self.native() || self.disposed {
+        if !self.native() || self.outbox.disposed {
             return;
         }
         if self.session.native.link.reading().is_none() {
@@ -168,7 +168,7 @@ impl ChatStore {
             return;
         }
         let idle = self.opts.stream_idle_timeout_ms;
-        if let Some(p) = self.pending.get_mut(&id) {
+        if let Some(p) = self.outbox.pending.get_mut(&id) {
             p.deadline = idle.map(|t| now_ms + t);
         }
         if (200..300).contains(&status) {
@@ -239,7 +239,7 @@ impl ChatStore {
             error.message
         );
         self.session.error = Some(error.clone());
-        self.events.push_back(StoreEvent::Error { error });
+        self.outbox.events.push_back(StoreEvent::Error { error });
         self.touch();
     }
 
@@ -296,7 +296,7 @@ impl ChatStore {
                 // The stop's answer: the events say how the run ended.
                 if !(200..300).contains(&status) {
                     let error = refusal(status, body, "stop answer");
-                    self.events.push_back(StoreEvent::Error { error });
+                    self.outbox.events.push_back(StoreEvent::Error { error });
                 }
             }
         }
@@ -322,7 +322,7 @@ impl ChatStore {
                 }
             }
             RequestKind::NativeClear => self.on_clear_all_answer(id, None, now_ms),
-            _ => self.events.push_back(StoreEvent::Error {
+            _ => self.outbox.events.push_back(StoreEvent::Error {
                 error: ChatError::network(message),
             }),
         }
@@ -350,7 +350,7 @@ impl ChatStore {
                 LinkNote::Refused(why) => {
                     let error = ChatError::protocol(why);
                     self.session.error = Some(error.clone());
-                    self.events.push_back(StoreEvent::Error { error });
+                    self.outbox.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Effect(e) => self.on_native_effect(e, now_ms),
                 LinkNote::Lost(loss) => self.on_line_lost(loss, now_ms),
@@ -361,7 +361,7 @@ impl ChatStore {
                         self.end_turn(Ending::Failed(error.clone()), now_ms);
                     }
                     self.session.error = Some(error.clone());
-                    self.events.push_back(StoreEvent::Error { error });
+                    self.outbox.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Unreachable(error) => {
                     // Said beside an error already shown (a turn's), never over it: the
@@ -369,7 +369,7 @@ impl ChatStore {
                     if self.session.error.is_none() {
                         self.session.error = Some(error.clone());
                     }
-                    self.events.push_back(StoreEvent::Error { error });
+                    self.outbox.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Missing => {
                     // Nothing to show and nothing to follow: a send creates it.
@@ -681,7 +681,7 @@ impl ChatStore {
             NativeEffect::Queue(seq, rows) => {
                 self.follow_server_queue(ServerView::Event(seq, rows), now_ms)
             }
-            NativeEffect::Data(name, data) => self.events.push_back(StoreEvent::Data {
+            NativeEffect::Data(name, data) => self.outbox.events.push_back(StoreEvent::Data {
                 name,
                 id: None,
                 data,
@@ -836,10 +836,10 @@ impl ChatStore {
         // typed is lost.
         let refused =
             !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
-        let composer_free = self.draft.is_empty() && self.draft_files.is_empty();
+        let composer_free = self.draft.text.is_empty() && self.draft.files.is_empty();
         if let (true, true, Some(out)) = (refused, composer_free, out) {
             self.withdraw_current_prompt();
-            (self.draft, self.draft_files) = (out.text, out.files);
+            (self.draft.text, self.draft.files) = (out.text, out.files);
         }
         self.end_turn(Ending::Failed(error), now_ms);
     }
@@ -937,11 +937,16 @@ impl ChatStore {
         if old == id {
             return;
         }
-        for p in self.pending.values_mut().filter(|p| p.session == old) {
+        for p in self
+            .outbox
+            .pending
+            .values_mut()
+            .filter(|p| p.session == old)
+        {
             p.session = id.clone();
         }
         self.sessions.rekey(&old, &id);
-        self.events.push_back(StoreEvent::SessionChange {
+        self.outbox.events.push_back(StoreEvent::SessionChange {
             session_id: id,
             renamed_from: Some(old),
         });
@@ -1029,10 +1034,10 @@ impl ChatStore {
         self.reread_state(now_ms);
         match self.send(&out.text, Vec::new(), now_ms).reason {
             None | Some(Refusal::Empty) => {}
-            Some(_) if self.draft.is_empty() && self.draft_files.is_empty() => {
-                self.draft = out.text;
+            Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
+                self.draft.text = out.text;
             }
-            Some(_) => self.events.push_back(StoreEvent::Error { error }),
+            Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
         }
         self.touch();
     }
