@@ -29,6 +29,7 @@ import type {
   ChatTransport,
   FileUIPart,
   FlexibleSchema,
+  TextUIPart,
   UIMessage,
   UIMessageChunk,
   UseChatRenderOptions,
@@ -43,7 +44,7 @@ export const UPDATE = Symbol("agent-chat-store.Chat.update");
 export const RELEASE = Symbol("agent-chat-store.Chat.release");
 
 /** Every option a chat is given: the AI SDK's, the store's, and the hook's. */
-type Options<M extends UIMessage> = ChatOptions<M> & UseChatRenderOptions & { chat?: unknown };
+type Options<M extends UIMessage> = ChatOptions<M> & UseChatRenderOptions & { chat?: unknown; transport?: TransportLike };
 /** The latest options, read at call time. */
 type Latest<M extends UIMessage> = { current: Options<M> };
 
@@ -75,7 +76,6 @@ interface Answer {
   headers: { get(name: string): string | null };
   body: ReadableStream<Uint8Array> | null;
 }
-const asResponse = (answer: Answer): Response => answer as unknown as Response;
 
 /** What the chat's request hooks need of the chat (`storeOptions`). */
 interface ViaTransport {
@@ -141,33 +141,25 @@ function storeOptions<M extends UIMessage>(
     onData,
     chat,
     id: _id,
-    // The store is given its own: `Chat` wraps these (its `#open`).
-    onError,
-    onFinish,
-    onToolCall,
-    sendAutomaticallyWhen,
     ...ours
-  } = options as Options<M> & { transport?: TransportLike };
+  } = options;
   const family = isFamily(ours);
-  const out: ChatStoreOptions = { ...ours, sessionId: id };
-  // A predicate by name (the store's own) is passed on; a function is wrapped by `Chat`.
-  if (sendAutomaticallyWhen !== undefined && typeof sendAutomaticallyWhen !== "function") {
-    out.sendAutomaticallyWhen = sendAutomaticallyWhen as ChatStoreOptions["sendAutomaticallyWhen"];
-  }
-  const transportOf = () => latest.current.transport as TransportLike | undefined;
+  // The rest are the store's options, but for the chat's callbacks (`onFinish`, `onError`,
+  // `onToolCall`, a `sendAutomaticallyWhen` function): `Chat`'s #open puts the store's over them.
+  const out = { ...ours, sessionId: id } as unknown as ChatStoreOptions;
   // `resume: true` asks the stream route once on mount, as `useChat` does.
   if (out.attach === undefined) out.attach = false;
-  const hostHook = () => transportOf()?.prepareSendMessagesRequest ?? latest.current.prepareSendMessagesRequest;
+  const hostHook = () => latest.current.transport?.prepareSendMessagesRequest ?? latest.current.prepareSendMessagesRequest;
   const used = !family && usable(transport);
   if (!used && (transport !== undefined || out.headers !== undefined)) {
     // The transport's headers, then the hook's own, both resolved per request.
     out.headers = async () => ({
-      ...plain(await resolve(transportOf()?.headers)),
+      ...plain(await resolve(latest.current.transport?.headers)),
       ...plain(await resolve(latest.current.headers)),
     });
   }
   if (!used && (transport !== undefined || out.fetch !== undefined)) {
-    out.fetch = (...args) => (latest.current.fetch ?? transportOf()?.fetch ?? globalThis.fetch)(...args);
+    out.fetch = (...args) => (latest.current.fetch ?? latest.current.transport?.fetch ?? globalThis.fetch)(...args);
   }
   if (!used && out.credentials === undefined && typeof transport?.credentials === "string") {
     out.credentials = transport.credentials;
@@ -209,18 +201,21 @@ function storeOptions<M extends UIMessage>(
     if (response.status >= 200 && response.status < 300) {
       const body = response.body;
       if (body == null || typeof body.getReader !== "function") return response;
-      return asResponse({ status: response.status, headers: response.headers, body: guard.follow(body.getReader()) });
+      return { status: response.status, headers: response.headers, body: guard.follow(body.getReader()) } as Answer as Response;
     }
     const text = await response.text();
     viaTransport.failed(text);
-    const headers = response.headers as Partial<Headers> | undefined;
-    return asResponse(textAnswer(response.status, text, headers?.get?.("content-type") ?? "text/plain"));
+    return textAnswer(
+      response.status,
+      text,
+      (response.headers as Partial<Headers> | undefined)?.get?.("content-type") ?? "text/plain",
+    ) as unknown as Response;
   };
   // Every chat POST is made as `DefaultChatTransport.sendMessages` makes it, from the latest
   // transport: its `api`, `body` and `credentials` resolved now, the host's hook over them,
   // and the body `{...body, id, messages, trigger, messageId}` where the hook gives none.
   out.prepareSendMessagesRequest = async (req): Promise<PreparedSendMessagesRequest> => {
-    const t: TransportLike = transportOf() ?? {};
+    const t: TransportLike = latest.current.transport ?? {};
     const body = { ...(await resolve(t.body)), ...req.body };
     const credentials = (await resolve(t.credentials)) ?? req.credentials;
     const url = t.api ?? req.api;
@@ -343,20 +338,11 @@ function dataPart(d: DataEvent): DataPart {
  * (`~standard`, zod 3.24+, valibot, arktype), an `ai` `Schema` (`validate`), or a zod-like
  * `safeParse` / `parse`. Resolves to the error, or `null` when it passes.
  */
-async function invalid(given: FlexibleSchema<unknown>, value: unknown): Promise<Error | null> {
-  // Each kind is told by the members it has: read as optional ones.
-  type Outcome = { issues?: unknown; success?: boolean; error?: Error } | null | undefined;
-  const schema = given as {
-    "~standard"?: { validate?: (value: unknown) => Outcome | PromiseLike<Outcome> };
-    validate?: (value: unknown) => Outcome | PromiseLike<Outcome>;
-    safeParse?: (value: unknown) => Outcome | PromiseLike<Outcome>;
-    parse?: (value: unknown) => unknown;
-  } | null | undefined;
+async function invalid(schema: SchemaView | null | undefined, value: unknown): Promise<Error | null> {
   try {
-    const standard = schema?.["~standard"];
-    if (standard?.validate) {
-      const r = await standard.validate(value);
-      return r?.issues ? new TypeError(`Type validation failed: ${JSON.stringify(r.issues)}`) : null;
+    if (schema?.["~standard"]?.validate) {
+      const r = await schema["~standard"].validate(value);
+      return r.issues ? new TypeError(`Type validation failed: ${JSON.stringify(r.issues)}`) : null;
     }
     if (typeof schema?.validate === "function") {
       const r = await schema.validate(value);
@@ -364,7 +350,7 @@ async function invalid(given: FlexibleSchema<unknown>, value: unknown): Promise<
     }
     if (typeof schema?.safeParse === "function") {
       const r = await schema.safeParse(value);
-      return r?.success ? null : r?.error ?? new TypeError("Type validation failed");
+      return r.success ? null : r.error ?? new TypeError("Type validation failed");
     }
     if (typeof schema?.parse === "function") await schema.parse(value);
     return null;
@@ -374,31 +360,36 @@ async function invalid(given: FlexibleSchema<unknown>, value: unknown): Promise<
 }
 
 // Whether the files of a send must be read first (a `FileList` or `File`s, not `FileUIPart`s).
+/** A schema as `invalid` reads it: each kind is told by the members it has. */
+type Outcome = { issues?: unknown; success?: boolean; error?: Error };
+type SchemaView = {
+  "~standard"?: { validate?: (value: unknown) => Outcome | PromiseLike<Outcome> };
+  validate?: (value: unknown) => Outcome | null | undefined | PromiseLike<Outcome | null | undefined>;
+  safeParse?: (value: unknown) => Outcome | PromiseLike<Outcome>;
+  parse?: (value: unknown) => unknown;
+};
+
 /** A send's files: a `FileList`, `File`s, or parts already made. */
 type Files = FileList | ArrayLike<File | FileUIPart> | null | undefined;
 
 function needsReading(files: Files): boolean {
   if (files == null) return false;
-  return Array.from(files).some((f) => !isFilePart(f));
+  return Array.from(files).some((f) => !(f && typeof f === "object" && typeof (f as { url?: unknown }).url === "string"));
 }
 
 // Reads a `FileList` (or an array of `File`s) as `data:` URL file parts, as `useChat` does.
 async function fileParts(files: Files): Promise<FileUIPart[]> {
   if (files == null) return [];
   return Promise.all(Array.from(files).map(async (f): Promise<FileUIPart> => {
-    if (isFilePart(f)) return f;
+    if (f && typeof f === "object" && typeof (f as { url?: unknown }).url === "string") return f as FileUIPart;
     const url = await new Promise<string>((res, rej) => {
       const reader = new FileReader();
       reader.onload = () => res(reader.result as string);
       reader.onerror = () => rej(reader.error);
-      reader.readAsDataURL(f);
+      reader.readAsDataURL(f as File);
     });
-    return { type: "file", mediaType: f.type, filename: f.name, url };
+    return { type: "file", mediaType: (f as File).type, filename: (f as File).name, url };
   }));
-}
-
-function isFilePart(f: File | FileUIPart): f is FileUIPart {
-  return !!f && typeof f === "object" && typeof (f as { url?: unknown }).url === "string";
 }
 
 function attachment(part: FileUIPart): FileAttachment {
@@ -415,12 +406,15 @@ const request = (o: ChatRequestOptions = {}): RequestOptions => ({
   metadata: o.metadata,
 });
 
+/** An object's fields by name. */
+type Fields = Record<string, unknown>;
+
 /** The `Error` a chat shows: the store's fields beside its message. */
 interface ShownError extends Error {
   code?: ChatStoreError["code"];
   status?: number;
 }
-const ERROR_FIELDS = ["code", "status", "serverCode", "field", "retryable"] as const;
+
 
 /**
  * The store's error as `useChat` users read it: an `Error` whose `message` is the AI SDK's
@@ -430,10 +424,8 @@ const ERROR_FIELDS = ["code", "status", "serverCode", "field", "retryable"] as c
  */
 function sdkError(e: ChatStoreError, wording: string | null): ShownError {
   const out: ShownError = new Error(e.status !== undefined && wording != null ? wording : e.message);
-  const from = e as unknown as Record<string, unknown>;
-  const to = out as unknown as Record<string, unknown>;
-  for (const key of ERROR_FIELDS) {
-    if (from[key] !== undefined) to[key] = from[key];
+  for (const key of ["code", "status", "serverCode", "field", "retryable"]) {
+    if ((e as unknown as Fields)[key] !== undefined) (out as unknown as Fields)[key] = (e as unknown as Fields)[key];
   }
   return out;
 }
@@ -472,12 +464,9 @@ function sdkMessage(m: StoreMessage): StoreMessage {
   const parts = m.role === "user" ? m.parts : m.parts.map(sdkPart);
   if ("metadata" in m && parts.every((p, i) => p === m.parts[i])) return m;
   // `id`, `role` and `metadata` first, as the `ai` package orders a message's keys.
-  const made = Object.assign({ id: m.id, role: m.role, metadata: m.metadata }, m, {
-    parts: m.parts === parts ? parts : Object.freeze(parts),
-  });
-  const frozen: StoreMessage = Object.freeze(made);
-  shaped.set(m, frozen);
-  return frozen;
+  out = Object.freeze({ id: m.id, role: m.role, metadata: m.metadata, ...(m as object), parts: m.parts === parts ? parts : Object.freeze(parts) }) as StoreMessage;
+  shaped.set(m, out);
+  return out;
 }
 const shapedLists = new WeakMap<readonly StoreMessage[], readonly StoreMessage[]>();
 function sdkMessages(list: readonly StoreMessage[]): readonly StoreMessage[] {
@@ -522,14 +511,14 @@ type ApprovalArgs = Parameters<ChatAddToolApproveResponseFunction>[0];
  */
 export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
   /** The chat's id (the store's `sessionId`). */
-  readonly id: string;
-  readonly generateId: () => string;
+  declare readonly id: string;
+  declare readonly generateId: () => string;
   #latest: Latest<UI_MESSAGE>;
   #store: ChatStore | null = null;
   #unsubscribe: (() => void) | null = null;
   #listeners = new Set<() => void>();
   #view: ChatView<UI_MESSAGE> | null = null;
-  #viewOf: { snapshot?: ChatSnapshot; local?: Error | null; shown?: readonly StoreMessage[] | null } = {};
+  #viewOf: { snapshot?: ChatSnapshot; local?: Error | null; shown?: readonly StoreMessage[] | null } = { snapshot: undefined, local: undefined };
   #local: Error | null = null; // a validator's error: it lives outside the store
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #finishThrew: { error: unknown } | null = null;
@@ -559,9 +548,9 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
     this.id = options.id ?? this.generateId();
     this.#throttleMs = options.throttle ?? options.experimental_throttle ?? 0;
     // Own, bound members, as the `ai` `Chat`'s: `const { sendMessage } = chat` works.
-    const self = this as unknown as Record<string, (...args: never[]) => unknown>;
+    type Methods = Record<string, (...args: never[]) => unknown>;
     for (const name of ["sendMessage", "regenerate", "stop", "resumeStream", "addToolOutput", "addToolResult", "addToolApprovalResponse", "clearError", "setMessages"]) {
-      self[name] = self[name]!.bind(this);
+      (this as unknown as Methods)[name] = (this as unknown as Methods)[name]!.bind(this);
     }
     if (!isFamily(options)) this.#open();
   }
@@ -605,7 +594,8 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
         chat.#requests.set(key, req);
         return { api: key };
       },
-      fetch: async (url, init) => asResponse(await chat.#viaTransport(url, init)),
+      // An `Answer` is what the store reads of a `Response`.
+      fetch: (url, init) => chat.#viaTransport(url, init) as Promise<unknown> as Promise<Response>,
       failed: (text) => {
         chat.#wording = text;
       },
@@ -614,8 +604,8 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
     };
     const options: ChatStoreOptions = { ...storeOptions(latest.current, this.id, latest, viaTransport), ...hooks };
     if (typeof latest.current.sendAutomaticallyWhen === "function") {
-      options.sendAutomaticallyWhen = (o) =>
-        latest.current.sendAutomaticallyWhen?.(o as unknown as { messages: UI_MESSAGE[] }) ?? false;
+      options.sendAutomaticallyWhen = (...args) =>
+        latest.current.sendAutomaticallyWhen?.(...(args as unknown as [{ messages: UI_MESSAGE[] }])) ?? false;
     }
     if (latest.current.onData || latest.current.dataPartSchemas) {
       // `onData` hears the data part as the AI SDK gives it: `{type: 'data-NAME', id, data}`.
@@ -654,13 +644,12 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
     // classifies it by status; thrown otherwise, a lost request (a failed resume: an answer
     // that failed, as a resume gives up on a lost one quietly).
     const failed = (e: unknown, resume: boolean): Answer => {
-      const thrown = e as { name?: unknown; message?: unknown } | null | undefined;
-      if (thrown && thrown.name === "AbortError") throw e;
+      if (e && (e as Error).name === "AbortError") throw e;
       this.#thrown = e;
       const status = answered();
       const answer = status !== undefined && status >= 400 ? status : resume ? 500 : undefined;
       if (answer === undefined) throw e;
-      return textAnswer(answer, String(thrown?.message ?? e), "text/plain");
+      return textAnswer(answer, String((e as Error | null | undefined)?.message ?? e), "text/plain");
     };
     if (init?.method === "GET") {
       let stream: ReadableStream<UIMessageChunk> | null;
@@ -747,13 +736,11 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
   }
 
   /** Subscribes to the chat's changes (`useSyncExternalStore`'s `subscribe`). */
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: () => void): () => boolean {
     this.#releasing = null;
     this.#open();
     this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return () => this.#listeners.delete(listener);
   }
 
   /** `{messages, status, error}` and the store's own fields: the same object until one changed. */
@@ -879,7 +866,7 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
         parts = files;
       } else {
         const all: readonly UIMessage["parts"][number][] = message.parts ?? [];
-        text = all.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+        text = all.filter((p): p is TextUIPart => p.type === "text").map((p) => p.text).join("");
         parts = all.filter((p): p is FileUIPart => p.type === "file");
       }
       // As the `ai` package: the user message's id first, then the answer's.
@@ -1030,7 +1017,7 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
   }
 
   #validate(schema: FlexibleSchema<unknown>, value: unknown): void {
-    invalid(schema, value).then((error) => {
+    invalid(schema as SchemaView, value).then((error) => {
       if (!error || !this.#store) return;
       // As the `ai` package: a part that fails its schema ends the turn with that error.
       this.#store.stop();

@@ -9,8 +9,8 @@ const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** Decodes standard base64 (with or without padding). */
 export function fromBase64(text: string): Uint8Array {
   // ES2026's Uint8Array.fromBase64, where the runtime has it (not in TypeScript's ES2022 lib).
-  const Bytes = Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array };
-  if (typeof Bytes.fromBase64 === "function") return Bytes.fromBase64(text);
+  type WithFromBase64 = { fromBase64?: (text: string) => Uint8Array };
+  if (typeof (Uint8Array as WithFromBase64).fromBase64 === "function") return (Uint8Array as WithFromBase64).fromBase64!(text);
   // Node before 25. Through globalThis: a bare `Buffer` makes webpack setups that provide it
   // (Next.js's client build) bundle a Buffer polyfill into every page.
   type NodeBufferClass = ((...args: never[]) => unknown) & { from?: (text: string, encoding: string) => Uint8Array };
@@ -88,13 +88,13 @@ function fixedCodes(): [Code, Code] {
 // function up by how much of its own bytecode ran, so the hot loop is a small function of its
 // own (`codes`), optimised after a few blocks, where one large function stayed interpreted for
 // most of the only run a page load makes.
-const NONE = new Uint8Array(0);
-let src: Uint8Array = NONE;
+// Set for one `inflateRaw` run (the functions below run only inside one).
+let src: Uint8Array;
 let end = 0;
 let pos = 0;
 let buf = 0; // bits not yet used, least significant first
 let cnt = 0; // how many
-let out = NONE;
+let out: Uint8Array;
 let o = 0;
 
 // Reading past the end gives zero bits; a stream that needs more than a few of them is corrupt.
@@ -202,6 +202,6 @@ export function inflateRaw(data: Uint8Array, size: number): Uint8Array {
     return out;
   } finally {
     // Neither the input nor the output is held once returned.
-    src = out = NONE;
+    src = out = undefined as unknown as Uint8Array;
   }
 }

@@ -186,21 +186,18 @@ function withLatestCallbacks(latest: MutableRefObject<ChatStoreOptions>): ChatSt
   if (typeof options.onSessionChange === "function") {
     options.onSessionChange = (...args) => latest.current.onSessionChange?.(...args);
   }
-  if (typeof options.onFinish === "function") {
-    options.onFinish = (...args) => latest.current.onFinish?.(...args);
-  }
-  if (typeof options.onToolCall === "function") {
-    options.onToolCall = (...args) => latest.current.onToolCall?.(...args);
-  }
-  if (typeof options.prepareSendMessagesRequest === "function") {
-    options.prepareSendMessagesRequest = (...args) => latest.current.prepareSendMessagesRequest?.(...args);
+  // The same for these, read by name.
+  type Callback = ((...args: unknown[]) => unknown) | undefined;
+  type ByName = Record<string, Callback>;
+  for (const name of ["onFinish", "onToolCall", "prepareSendMessagesRequest"]) {
+    if (typeof (options as unknown as ByName)[name] === "function") {
+      (options as unknown as ByName)[name] = (...args) => (latest.current as unknown as ByName)[name]?.(...args);
+    }
   }
   if (typeof options.sendAutomaticallyWhen === "function") {
     // A predicate given as a function stays one; the latest is asked (false once removed).
-    options.sendAutomaticallyWhen = (...args) => {
-      const current = latest.current.sendAutomaticallyWhen;
-      return (typeof current === "function" ? current(...args) : undefined) ?? false;
-    };
+    options.sendAutomaticallyWhen = (...args) =>
+      ((latest.current.sendAutomaticallyWhen as Callback)?.(...args) as boolean | undefined) ?? false;
   }
   if (typeof options.fetch === "function") {
     options.fetch = (...args) => (latest.current.fetch ?? globalThis.fetch)(...args);

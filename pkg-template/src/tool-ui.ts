@@ -95,8 +95,9 @@ export function toolAlias(name: string | undefined): string | undefined {
 function entry<R>(renderers: ToolRenderers<R>, key: string | undefined): R | undefined {
   if (typeof key !== "string" || key === "") return undefined;
   if (renderers instanceof Map) return renderers.get(key) ?? undefined;
-  const object = renderers as { readonly [key: string]: R | null | undefined };
-  return Object.prototype.hasOwnProperty.call(object, key) ? (object[key] ?? undefined) : undefined;
+  return Object.prototype.hasOwnProperty.call(renderers, key)
+    ? ((renderers as { readonly [key: string]: R | null | undefined })[key] ?? undefined)
+    : undefined;
 }
 
 /**
@@ -111,8 +112,8 @@ export function matchToolRenderer<R>(
 ): ToolRendererMatch<R> | undefined {
   if (!renderers) return undefined;
   const name = toolNameOf(part);
-  if (name === undefined || !part) return undefined; // not a tool part
-  const rendererId = part.ui && typeof part.ui === "object" ? part.ui.rendererId : undefined;
+  if (name === undefined) return undefined; // not a tool part
+  const rendererId = part!.ui && typeof part!.ui === "object" ? part!.ui.rendererId : undefined;
   const candidates: [string | undefined, ToolRendererMatch["via"]][] = [
     [rendererId, "rendererId"],
     [name, "name"],

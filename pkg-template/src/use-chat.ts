@@ -19,7 +19,7 @@ export { Chat };
 export function useChat<UI_MESSAGE extends UIMessage = UIMessage>(
   options: UseChatOptions<UI_MESSAGE> = {},
 ): UseChatHelpers<UI_MESSAGE> {
-  const given = "chat" in options ? options.chat : undefined;
+  const given = (options as { chat?: Chat<UI_MESSAGE> | null }).chat;
   if (given != null && !Chat.isChat(given)) {
     throw new TypeError(
       "useChat({ chat }): this chat is not an agent-chat-store Chat (an `ai` Chat?); make it with " +
@@ -27,18 +27,17 @@ export function useChat<UI_MESSAGE extends UIMessage = UIMessage>(
     );
   }
   const own = useRef<Chat<UI_MESSAGE> | null>(null);
-  let chat: Chat<UI_MESSAGE>;
-  if (given != null) {
-    chat = given;
-  } else {
-    const init = options as Exclude<UseChatOptions<UI_MESSAGE>, { chat: Chat<UI_MESSAGE> }>;
+  // Without `chat`, the options are a chat's.
+  type Init = Exclude<UseChatOptions<UI_MESSAGE>, { chat: Chat<UI_MESSAGE> }>;
+  let chat = given as Chat<UI_MESSAGE>;
+  if (chat == null) {
     // Made during render, as `@ai-sdk/react` makes its chat: the first render and a changed
     // `id` show the new chat at once (its constructor makes no request).
-    if (own.current == null || (init.id !== undefined && own.current.id !== init.id)) {
-      own.current = new Chat(init);
+    if (own.current == null || ((options as Init).id !== undefined && own.current.id !== (options as Init).id)) {
+      own.current = new Chat(options as Init);
     }
     chat = own.current;
-    chat[UPDATE](init);
+    chat[UPDATE](options as Init);
   }
 
   useEffect(() => {
