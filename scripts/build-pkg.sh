@@ -75,7 +75,7 @@ module() {
     echo "build-pkg: wasm-bindgen's web glue changed shape; update the sed above" >&2; exit 1
   fi
   # The bytes deflated, then base64: gzip of the text is then the size of gzip of the .wasm
-  # (base64 alone gzips to +29 %); pkg-template/inflate.js undoes both, synchronously.
+  # (base64 alone gzips to +29 %); pkg-template/src/inflate.ts undoes both, synchronously.
   node -e '
     const fs = require("fs"), zlib = require("zlib");
     const wasm = fs.readFileSync(process.argv[1]);
