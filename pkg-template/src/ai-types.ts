@@ -583,20 +583,23 @@ export type ChatAddToolApproveResponseFunction = (args: {
  * out (the store finds the call by `toolCallId`), as when answering `snapshot.pending.questions`.
  */
 export type ChatAddToolOutputFunction<UI_MESSAGE extends UIMessage> = <TOOL extends keyof InferUIMessageTools<UI_MESSAGE>>(
-  args: {
-    tool?: TOOL;
-    toolCallId: string;
-    /** Used by the request `sendAutomaticallyWhen` may send next. */
-    options?: ChatRequestOptions;
-  } & (
-    | {
-        state?: "output-available";
-        output: InferUIMessageTools<UI_MESSAGE>[TOOL]["output"];
-        errorText?: never;
-      }
-    | { state: "output-error"; output?: never; errorText: string }
-  ),
+  args: ToolOutputInput<UI_MESSAGE, TOOL>,
 ) => void | PromiseLike<void>;
+
+/** What `addToolOutput` takes: the call, and its output (typed by `tool`) or its error. */
+export type ToolOutputInput<UI_MESSAGE extends UIMessage, TOOL extends keyof InferUIMessageTools<UI_MESSAGE>> = {
+  tool?: TOOL;
+  toolCallId: string;
+  /** Used by the request `sendAutomaticallyWhen` may send next. */
+  options?: ChatRequestOptions;
+} & (
+  | {
+      state?: "output-available";
+      output: InferUIMessageTools<UI_MESSAGE>[TOOL]["output"];
+      errorText?: never;
+    }
+  | { state: "output-error"; output?: never; errorText: string }
+);
 
 /**
  * Sends a message, then streams the answer. Text (with files), files alone, or a whole message

@@ -29,7 +29,9 @@ import type {
   ChatTransport,
   FileUIPart,
   FlexibleSchema,
+  InferUIMessageTools,
   TextUIPart,
+  ToolOutputInput,
   UIMessage,
   UIMessageChunk,
   UseChatRenderOptions,
@@ -493,15 +495,6 @@ export interface ChatView<UI_MESSAGE extends UIMessage = UIMessage> {
 
 /** What `sendMessage` takes (`ChatSendMessageFunction`'s message). */
 type SendMessageInput<M extends UIMessage> = NonNullable<Parameters<ChatSendMessageFunction<M>>[0]>;
-/** What `addToolOutput` takes, read without its tool's typing. */
-type ToolOutputArgs = {
-  tool?: PropertyKey;
-  toolCallId: string;
-  output?: unknown;
-  state?: "output-available" | "output-error";
-  errorText?: string;
-  options?: ChatRequestOptions;
-};
 type ApprovalArgs = Parameters<ChatAddToolApproveResponseFunction>[0];
 
 /**
@@ -946,7 +939,13 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
   }
 
   /** A client tool's output (or `state: 'output-error'` with `errorText`). */
-  async addToolOutput({ toolCallId, output, state, errorText, options: o }: ToolOutputArgs): Promise<void> {
+  async addToolOutput<TOOL extends keyof InferUIMessageTools<UI_MESSAGE>>({
+    toolCallId,
+    output,
+    state,
+    errorText,
+    options: o,
+  }: ToolOutputInput<UI_MESSAGE, TOOL>): Promise<void> {
     const s = this.#open();
     const answer: Parameters<ChatStore["addToolOutput"]>[0] =
       state === "output-error" ? { toolCallId, errorText: errorText ?? "" } : { toolCallId, output };
@@ -956,7 +955,7 @@ export class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
   }
 
   /** The old name of `addToolOutput`. */
-  addToolResult(args: ToolOutputArgs): Promise<void> {
+  addToolResult<TOOL extends keyof InferUIMessageTools<UI_MESSAGE>>(args: ToolOutputInput<UI_MESSAGE, TOOL>): Promise<void> {
     return this.addToolOutput(args);
   }
 
