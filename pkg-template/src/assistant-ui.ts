@@ -33,6 +33,8 @@
 // The binding is split by concern under assistant-ui/: the runtime (runtime.ts), message
 // conversion (convert.ts, nested.ts), the composer's messages and queue (composer.ts),
 // attachments, the thread list, the tool-answer callbacks, the pending hooks and tool UIs.
+import type { ToolCallMessagePartProps } from "@assistant-ui/react";
+
 export { useChatStoreRuntime } from "./assistant-ui/runtime.js";
 export type { ChatStoreRuntimeOptions } from "./assistant-ui/runtime.js";
 export { convertUIMessage, waitsForUser } from "./assistant-ui/convert.js";
@@ -44,7 +46,6 @@ export type { PendingHandle } from "./assistant-ui/pending.js";
 export { DEFAULT_FILE_TYPES, createAttachmentAdapter } from "./assistant-ui/attachments.js";
 export { makeToolUIs } from "./assistant-ui/tool-ui.js";
 export type { ToolUIs, ToolUIsOptions } from "./assistant-ui/tool-ui.js";
-import type { ToolCallMessagePartProps } from "@assistant-ui/react";
 
 /** The assistant-ui props a tool UI gets (re-exported for renderers that use `toolCall`). */
 export type AssistantToolCallProps = ToolCallMessagePartProps;
