@@ -75,7 +75,7 @@ module() {
     echo "build-pkg: wasm-bindgen's web glue changed shape; update the sed above" >&2; exit 1
   fi
   # The bytes deflated, then base64: gzip of the text is then the size of gzip of the .wasm
-  # (base64 alone gzips to +29 %); pkg-template/inflate.js undoes both, synchronously.
+  # (base64 alone gzips to +29 %); pkg-template/src/inflate.ts undoes both, synchronously.
   node -e '
     const fs = require("fs"), zlib = require("zlib");
     const wasm = fs.readFileSync(process.argv[1]);
@@ -108,7 +108,29 @@ else
 fi
 
 cp -r pkg-template/. "$OUT/"
+rm -rf "$OUT/src" "$OUT/tsconfig.json"
 rm -f "$OUT/.gitignore" "$OUT/web/.gitignore" "$OUT/web/package.json"
+# The hooks, the chat, the assistant-ui runtime and the tool registry are TypeScript
+# (pkg-template/src/), compiled here into the package's plain ES2022 modules and their
+# declarations, next to the wasm-bindgen module whose types they import (pkg-template/tsconfig.json
+# lays $OUT over src/ for that). A type error fails the build: the sources are checked by
+# `tsc --strict` on every build, not only their declarations by tests/ts.
+TSC=node_modules/.bin/tsc
+[ -x "$TSC" ] || { echo "tsc missing: run npm ci first" >&2; exit 1; }
+cat > "$OUT/tsconfig.build.json" <<JSON
+{
+  "extends": "$PWD/pkg-template/tsconfig.json",
+  "compilerOptions": {
+    "rootDir": "$PWD/pkg-template/src",
+    "rootDirs": ["$PWD/pkg-template/src", "."],
+    "outDir": ".",
+    "noEmit": false
+  },
+  "include": ["$PWD/pkg-template/src"]
+}
+JSON
+"$TSC" -p "$OUT/tsconfig.build.json"
+rm "$OUT/tsconfig.build.json"
 if [ -z "$STANDARD" ]; then
   # One module: the entries export what it has, and there is no replay module.
   sed -i -e "$REPLAY_LINE" "$OUT/agent_chat_store.js" "$OUT/web/index.js"
@@ -135,11 +157,12 @@ if [ -n "$STANDARD" ] && [ "${PKG_AI_SDK:-1}" != 0 ]; then
   sed -e 's#"\./inflate\.js"#"../inflate.js"#' -e "$REPLAY_LINE" pkg-template/agent_chat_store.js \
     > "$AI/index.js"
   cp pkg-template/agent_chat_store.d.ts "$AI/index.d.ts"
-  for f in react.js react.d.ts chat.js; do
+  # From the compiled package ($OUT), which has the sources' .js and .d.ts (ai-types is types
+  # only: its empty .js is not needed).
+  for f in react.js react.d.ts chat.js chat.d.ts use-chat.js use-chat.d.ts ai-types.d.ts; do
     sed -e 's#"\./agent_chat_store\.js"#"./index.js"#' -e 's#"\./tool-ui\.js"#"../tool-ui.js"#' \
-      "pkg-template/$f" > "$AI/$f"
+      "$OUT/$f" > "$AI/$f"
   done
-  cp pkg-template/use-chat.js "$AI/use-chat.js"
   if grep -qE "from \"\./(agent_chat_store|tool-ui|inflate)\.js\"|/replay/" "$AI"/*.js "$AI"/*.d.ts; then
     echo "build-pkg: an ai-sdk entry still imports a root module; update the seds above" >&2; exit 1
   fi

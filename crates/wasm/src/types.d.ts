@@ -571,7 +571,7 @@ export class ChatStore {
   deleteSession(id: string): boolean;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
-  regenerate(messageId?: string | ({ messageId?: string } & RequestOptions)): boolean;
+  regenerate(messageId?: string | ({ messageId?: string; responseId?: string } & RequestOptions)): boolean;
   /** Tells the listeners now of what changed, instead of on the next microtask (or at the end of `throttleMs`). */
   flush(): void;
   dispose(): void;

@@ -3,6 +3,7 @@
 // what a chat does is `chat.js`'s, and what a turn does is the store's.
 import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore } from "react";
 import { Chat, RELEASE, UPDATE } from "./chat.js";
+import type { UIMessage, UseChatHelpers, UseChatOptions } from "./ai-types.js";
 
 export { Chat };
 
@@ -15,24 +16,28 @@ export { Chat };
  * composer, pending, sessions, busy, capabilities`. The callbacks called are always the latest
  * passed. See the package README's migration table for each option.
  */
-export function useChat(options = {}) {
-  const given = options.chat;
+export function useChat<UI_MESSAGE extends UIMessage = UIMessage>(
+  options: UseChatOptions<UI_MESSAGE> = {},
+): UseChatHelpers<UI_MESSAGE> {
+  const given = (options as { chat?: Chat<UI_MESSAGE> | null }).chat;
   if (given != null && !Chat.isChat(given)) {
     throw new TypeError(
       "useChat({ chat }): this chat is not an agent-chat-store Chat (an `ai` Chat?); make it with " +
         "`new Chat(options)` from 'agent-chat-store/react'",
     );
   }
-  const own = useRef(null);
-  let chat = given;
+  const own = useRef<Chat<UI_MESSAGE> | null>(null);
+  // Without `chat`, the options are a chat's.
+  type Init = Exclude<UseChatOptions<UI_MESSAGE>, { chat: Chat<UI_MESSAGE> }>;
+  let chat = given as Chat<UI_MESSAGE>;
   if (chat == null) {
     // Made during render, as `@ai-sdk/react` makes its chat: the first render and a changed
     // `id` show the new chat at once (its constructor makes no request).
-    if (own.current == null || (options.id !== undefined && own.current.id !== options.id)) {
-      own.current = new Chat(options);
+    if (own.current == null || ((options as Init).id !== undefined && own.current.id !== (options as Init).id)) {
+      own.current = new Chat(options as Init);
     }
     chat = own.current;
-    chat[UPDATE](options);
+    chat[UPDATE](options as Init);
   }
 
   useEffect(() => {
@@ -41,7 +46,7 @@ export function useChat(options = {}) {
     return () => made[RELEASE]();
   }, [chat, given]);
 
-  const subscribe = useCallback((onChange) => chat.subscribe(onChange), [chat]);
+  const subscribe = useCallback((onChange: () => void) => chat.subscribe(onChange), [chat]);
   const getSnapshot = useCallback(() => chat.getSnapshot(), [chat]);
   const view = useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 
@@ -51,7 +56,18 @@ export function useChat(options = {}) {
     if (resume) chat.resumeStream();
   }, [resume, chat]);
 
-  const actions = useMemo(
+  const actions: Pick<
+    UseChatHelpers<UI_MESSAGE>,
+    | "sendMessage"
+    | "regenerate"
+    | "stop"
+    | "resumeStream"
+    | "addToolOutput"
+    | "addToolResult"
+    | "addToolApprovalResponse"
+    | "clearError"
+    | "setMessages"
+  > = useMemo(
     () => ({
       sendMessage: (message, opts) => chat.sendMessage(message, opts),
       regenerate: (opts) => chat.regenerate(opts),
@@ -79,7 +95,9 @@ export function useChat(options = {}) {
     busy: view.busy,
     queued: view.queued,
     composer: view.composer,
-    pending: view.pending,
+    // `null` until the chat has a store (a first render against a server of the store's family);
+    // `UseChatHelpers` declares the snapshot's type, as it always has.
+    pending: view.pending as UseChatHelpers<UI_MESSAGE>["pending"],
     sessions: view.sessions,
     capabilities: view.capabilities,
   };

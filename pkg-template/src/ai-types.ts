@@ -1,84 +1,9 @@
-// Types for `agent-chat-store/react`. The option and snapshot types are taken from the
-// generated `ChatStore` declaration, so they can never drift from it.
-import type { ComponentType, ReactElement } from "react";
+// The `ai` package's message, part, chunk, transport and chat types, as `agent-chat-store/react`
+// exports them (its `Chat` and `useChat` take and give these).
 import type { ChatStore } from "./agent_chat_store.js";
-import type { ToolMessagePart, ToolRendererProps, ToolRenderers } from "./tool-ui.js";
-
-export * from "./tool-ui.js";
-
-/**
- * Subscribes the component to `store` (via `useSyncExternalStore`) and returns its snapshot:
- * the same frozen object until something changed.
- */
-export declare function useChatStore(store: ChatStore): ReturnType<ChatStore["getSnapshot"]>;
-/** With no store yet (e.g. the first render of `useCreateChatStore`), returns `null`. */
-export declare function useChatStore(
-  store: ChatStore | null | undefined,
-): ReturnType<ChatStore["getSnapshot"]> | null;
-
-/**
- * Creates a `ChatStore` owned by the calling component: created on mount, disposed on unmount,
- * `switchSession(options.sessionId)` when that option changes. Returns `null` until the store
- * exists (the first render), then the store. Only `sessionId` is reactive; `onData`, `onError`,
- * `onEvent`, `onSessionChange`, `fetch` and `headers` always call the latest values; other options are read once (remount
- * with a React `key` to change them). StrictMode-safe: its simulated remount disposes the first
- * store and creates another.
- */
-export declare function useCreateChatStore(
-  options: ConstructorParameters<typeof ChatStore>[0],
-): ChatStore | null;
+import type { Chat } from "./chat.js";
 
 type Snapshot = ReturnType<ChatStore["getSnapshot"]>;
-
-/** What `useSessions` returns: `snapshot.sessions`, the open session's id, and the actions. */
-export interface SessionsHandle extends Readonly<Snapshot["sessions"]> {
-  /** The open session's id (`null` without a store). */
-  readonly current: string | null;
-  /** `store.loadSessions(opts)`: the first page again. */
-  load(opts?: { archived?: boolean }): boolean;
-  /** `store.loadMoreSessions(opts)`: the next page. */
-  loadMore(opts?: { archived?: boolean }): boolean;
-  /** `store.newSession()`: switches to a fresh session, returns its id. */
-  create(): string | undefined;
-  /** `store.switchSession(id)`. */
-  open(id: string): void;
-  rename(id: string, title: string): boolean;
-  archive(id: string, archived?: boolean): boolean;
-  /** `store.deleteSession(id)`. */
-  remove(id: string): boolean;
-}
-
-/**
- * The session list of `store` with its actions, for a sidebar. Asks for the first page on
- * mount (and the archived sessions' with `{archived: true}`); re-renders only when the list or
- * the open session changes.
- */
-export declare function useSessions(
-  store: ChatStore | null | undefined,
-  options?: { archived?: boolean },
-): SessionsHandle;
-
-/** A React tool renderer: a component that receives the tool part as `part`. */
-export type ToolRenderer<P = {}> = ComponentType<ToolRendererProps & P>;
-
-/** A registry of React tool renderers (`fallback` optional), for `ToolPart` and `makeToolUIs`. */
-export type ToolRendererRegistry<P = {}> = ToolRenderers<ToolRenderer<P>>;
-
-/**
- * Renders a tool part with the renderer `resolveToolRenderer` picks from `renderers` (by
- * `part.ui.rendererId`, exact tool name, un-namespaced alias, `fallback`), else with
- * `DefaultToolUI`. Extra props are passed to the renderer.
- */
-export declare function ToolPart(props: {
-  part: ToolMessagePart;
-  renderers?: ToolRendererRegistry<any> | null | undefined;
-  /** Anything else is passed to the renderer. */
-  [prop: string]: unknown;
-}): ReactElement;
-
-/** The plain tool UI: name, state, input, output or error text (class names `acs-tool*`). */
-export declare function DefaultToolUI(props: ToolRendererProps): ReactElement;
-
 
 // ---------------------------------------------------------------------------------------------
 // The drop-in `useChat` and `Chat` (issue 39). The message, part, chunk and transport types below
@@ -658,20 +583,23 @@ export type ChatAddToolApproveResponseFunction = (args: {
  * out (the store finds the call by `toolCallId`), as when answering `snapshot.pending.questions`.
  */
 export type ChatAddToolOutputFunction<UI_MESSAGE extends UIMessage> = <TOOL extends keyof InferUIMessageTools<UI_MESSAGE>>(
-  args: {
-    tool?: TOOL;
-    toolCallId: string;
-    /** Used by the request `sendAutomaticallyWhen` may send next. */
-    options?: ChatRequestOptions;
-  } & (
-    | {
-        state?: "output-available";
-        output: InferUIMessageTools<UI_MESSAGE>[TOOL]["output"];
-        errorText?: never;
-      }
-    | { state: "output-error"; output?: never; errorText: string }
-  ),
+  args: ToolOutputInput<UI_MESSAGE, TOOL>,
 ) => void | PromiseLike<void>;
+
+/** What `addToolOutput` takes: the call, and its output (typed by `tool`) or its error. */
+export type ToolOutputInput<UI_MESSAGE extends UIMessage, TOOL extends keyof InferUIMessageTools<UI_MESSAGE>> = {
+  tool?: TOOL;
+  toolCallId: string;
+  /** Used by the request `sendAutomaticallyWhen` may send next. */
+  options?: ChatRequestOptions;
+} & (
+  | {
+      state?: "output-available";
+      output: InferUIMessageTools<UI_MESSAGE>[TOOL]["output"];
+      errorText?: never;
+    }
+  | { state: "output-error"; output?: never; errorText: string }
+);
 
 /**
  * Sends a message, then streams the answer. Text (with files), files alone, or a whole message
@@ -741,41 +669,6 @@ export type ChatStoreExtraOptions = Partial<
 /** What `new Chat(...)` takes: the AI SDK's options and the store's. */
 export type ChatOptions<UI_MESSAGE extends UIMessage = UIMessage> = ChatInit<UI_MESSAGE> & ChatStoreExtraOptions;
 
-/**
- * A chat outside any component, on its own `ChatStore`: share it between components with
- * `useChat({chat})`. As `ai`'s `Chat` (its public members), plus `store` and `dispose()`.
- */
-export declare class Chat<UI_MESSAGE extends UIMessage = UIMessage> {
-  /** The options of `useChat` without `chat`. */
-  constructor(init?: ChatOptions<UI_MESSAGE> & UseChatRenderOptions);
-  /** The chat id (the store's session id). */
-  readonly id: string;
-  readonly generateId: () => string;
-  get messages(): UI_MESSAGE[];
-  /** Replaces the conversation locally (no request). */
-  set messages(messages: UI_MESSAGE[]);
-  readonly status: ChatStatus;
-  readonly error: Error | undefined;
-  readonly lastMessage: UI_MESSAGE | undefined;
-  sendMessage: ChatSendMessageFunction<UI_MESSAGE>;
-  /** Answers again: the given assistant message, or the last one. */
-  regenerate: (options?: { messageId?: string } & ChatRequestOptions) => Promise<void>;
-  /** Follows an answer still running on the server. */
-  resumeStream: (options?: ChatRequestOptions) => Promise<void>;
-  /** Leaves `error` (and the `error` status) for `ready`. */
-  clearError: () => void;
-  addToolApprovalResponse: ChatAddToolApproveResponseFunction;
-  addToolOutput: ChatAddToolOutputFunction<UI_MESSAGE>;
-  /** @deprecated Use `addToolOutput`. */
-  addToolResult: ChatAddToolOutputFunction<UI_MESSAGE>;
-  /** Stops the running answer, keeping what arrived. */
-  stop: () => Promise<void>;
-  /** The store under the chat. */
-  readonly store: ChatStore;
-  /** Ends the chat: its request aborted, its store disposed (a later use makes a new one). */
-  dispose(): void;
-}
-
 /** How often `useChat` re-renders, and whether it follows a running answer on mount. */
 export type UseChatRenderOptions = {
   /** At most one re-render per this many ms (default: every change). */
@@ -828,12 +721,3 @@ export type UseChatFilePart = FileUIPart;
 export type UseChatRequestOptions = ChatRequestOptions;
 /** @deprecated Use `FlexibleSchema`. */
 export type UseChatSchema = FlexibleSchema;
-
-/**
- * `@ai-sdk/react`'s `useChat` on a `ChatStore`: change the import, keep the code. Against a
- * plain AI SDK route by default (or the `transport` given); against this store's server family
- * with `baseUrl`, `routes` or `capabilities`. `useChat<MyUIMessage>()` types the messages.
- */
-export declare function useChat<UI_MESSAGE extends UIMessage = UIMessage>(
-  options?: UseChatOptions<UI_MESSAGE>,
-): UseChatHelpers<UI_MESSAGE>;

@@ -7,11 +7,14 @@
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /** Decodes standard base64 (with or without padding). */
-export function fromBase64(text) {
-  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+export function fromBase64(text: string): Uint8Array {
+  // ES2026's Uint8Array.fromBase64, where the runtime has it (not in TypeScript's ES2022 lib).
+  type WithFromBase64 = { fromBase64?: (text: string) => Uint8Array };
+  if (typeof (Uint8Array as WithFromBase64).fromBase64 === "function") return (Uint8Array as WithFromBase64).fromBase64!(text);
   // Node before 25. Through globalThis: a bare `Buffer` makes webpack setups that provide it
   // (Next.js's client build) bundle a Buffer polyfill into every page.
-  const NodeBuffer = globalThis.Buffer;
+  type NodeBufferClass = ((...args: never[]) => unknown) & { from?: (text: string, encoding: string) => Uint8Array };
+  const NodeBuffer = (globalThis as { Buffer?: NodeBufferClass }).Buffer;
   if (typeof NodeBuffer === "function" && typeof NodeBuffer.from === "function") {
     const b = NodeBuffer.from(text, "base64");
     return new Uint8Array(b.buffer, b.byteOffset, b.length);
@@ -48,7 +51,12 @@ const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2
 // A canonical Huffman code as one lookup table indexed by the next `bits` input bits (DEFLATE
 // sends codes most significant bit first, so each code is entered bit-reversed). An entry is
 // `symbol << 4 | length`; 0 marks a bit pattern no code starts with.
-function huffman(lengths) {
+interface Code {
+  table: Uint16Array;
+  bits: number;
+}
+
+function huffman(lengths: Uint8Array): Code {
   let bits = 0;
   const count = new Uint16Array(16);
   for (const l of lengths) { count[l]++; if (l > bits) bits = l; }
@@ -67,8 +75,8 @@ function huffman(lengths) {
   return { table, bits };
 }
 
-let fixed;
-function fixedCodes() {
+let fixed: [Code, Code] | undefined;
+function fixedCodes(): [Code, Code] {
   if (!fixed) {
     const lit = new Uint8Array(288).fill(8, 0, 144).fill(9, 144, 256).fill(7, 256, 280).fill(8, 280);
     fixed = [huffman(lit), huffman(new Uint8Array(30).fill(5))];
@@ -80,16 +88,17 @@ function fixedCodes() {
 // function up by how much of its own bytecode ran, so the hot loop is a small function of its
 // own (`codes`), optimised after a few blocks, where one large function stayed interpreted for
 // most of the only run a page load makes.
-let src;
+// Set for one `inflateRaw` run (the functions below run only inside one).
+let src: Uint8Array;
 let end = 0;
 let pos = 0;
 let buf = 0; // bits not yet used, least significant first
 let cnt = 0; // how many
-let out;
+let out: Uint8Array;
 let o = 0;
 
 // Reading past the end gives zero bits; a stream that needs more than a few of them is corrupt.
-function fill(n) {
+function fill(n: number): void {
   while (cnt < n) {
     if (pos > end + 4) throw new Error("inflate: input ends early");
     buf |= (src[pos++] | 0) << cnt;
@@ -97,7 +106,7 @@ function fill(n) {
   }
 }
 
-function take(n) {
+function take(n: number): number {
   fill(n);
   const v = buf & ((1 << n) - 1);
   buf >>>= n;
@@ -105,7 +114,7 @@ function take(n) {
   return v;
 }
 
-function decode(code) {
+function decode(code: Code): number {
   fill(code.bits);
   const e = code.table[buf & ((1 << code.bits) - 1)];
   const l = e & 15;
@@ -117,7 +126,7 @@ function decode(code) {
 
 // One block's literals and matches, up to its end code. The literal/length decode is written
 // out here: a call per symbol is most of the time of a run that is not optimised yet.
-function codes(lit, dist) {
+function codes(lit: Code, dist: Code): void {
   const size = out.length;
   const table = lit.table;
   const bits = lit.bits;
@@ -149,7 +158,7 @@ function codes(lit, dist) {
   }
 }
 
-function dynamicCodes() {
+function dynamicCodes(): [Code, Code] {
   const nlit = take(5) + 257;
   const ndist = take(5) + 1;
   const nlen = take(4) + 4;
@@ -169,7 +178,7 @@ function dynamicCodes() {
 }
 
 /** Inflates raw DEFLATE data whose inflated length is `size`. Throws on corrupt input. */
-export function inflateRaw(data, size) {
+export function inflateRaw(data: Uint8Array, size: number): Uint8Array {
   src = data;
   end = data.length;
   pos = buf = cnt = o = 0;
@@ -192,6 +201,7 @@ export function inflateRaw(data, size) {
     if (o !== size) throw new Error("inflate: output too short");
     return out;
   } finally {
-    src = out = undefined;
+    // Neither the input nor the output is held once returned.
+    src = out = undefined as unknown as Uint8Array;
   }
 }

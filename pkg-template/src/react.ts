@@ -5,28 +5,42 @@
 // unchanged message keeps its object identity, which is exactly the contract
 // `useSyncExternalStore` needs (no tearing, no render loops, memoised rows can skip work).
 import { createElement, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import type { ComponentType, MutableRefObject, ReactElement } from "react";
 import { ChatStore } from "./agent_chat_store.js";
+import type { ChatSnapshot, ChatStoreOptions } from "./agent_chat_store.js";
 import { resolveToolRenderer, toolNameOf } from "./tool-ui.js";
+import type { ToolMessagePart, ToolRendererProps, ToolRenderers } from "./tool-ui.js";
 
 // The framework-free tool renderer registry, for one import in React apps.
 export * from "./tool-ui.js";
-// The drop-in for `@ai-sdk/react`'s `useChat`.
+// The drop-in for `@ai-sdk/react`'s `useChat`, and the `ai` package's types it takes and gives
+// (written in ai-types.ts, not imported: `ai` is an optional peer).
 export { Chat, useChat } from "./use-chat.js";
+export type * from "./ai-types.js";
+
+type Snapshot = ChatSnapshot;
 
 const noopUnsubscribe = () => {};
 
+/**
+ * Subscribes the component to `store` (via `useSyncExternalStore`) and returns its snapshot:
+ * the same frozen object until something changed.
+ */
+export function useChatStore(store: ChatStore): Snapshot;
+/** With no store yet (e.g. the first render of `useCreateChatStore`), returns `null`. */
+export function useChatStore(store: ChatStore | null | undefined): Snapshot | null;
 /**
  * Subscribes the calling component to `store` and returns its current snapshot.
  *
  * `store` may be `null`/`undefined` (as `useCreateChatStore` returns before its first effect ran);
  * the hook then returns `null`.
  */
-export function useChatStore(store) {
+export function useChatStore(store: ChatStore | null | undefined): Snapshot | null {
   // `subscribe` and `getSnapshot` are methods of a wasm-bindgen class instance: they need their
   // `this`, and useSyncExternalStore resubscribes whenever the function identity changes, so the
   // bound closures are created once per store, not once per render.
   const subscribe = useCallback(
-    (onStoreChange) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
+    (onStoreChange: () => void) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
     [store],
   );
   const getSnapshot = useCallback(() => (store ? store.getSnapshot() : null), [store]);
@@ -35,7 +49,25 @@ export function useChatStore(store) {
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 }
 
-const NO_SESSIONS = Object.freeze({
+/** What `useSessions` returns: `snapshot.sessions`, the open session's id, and the actions. */
+export interface SessionsHandle extends Readonly<Snapshot["sessions"]> {
+  /** The open session's id (`null` without a store). */
+  readonly current: string | null;
+  /** `store.loadSessions(opts)`: the first page again. */
+  load(opts?: { archived?: boolean }): boolean;
+  /** `store.loadMoreSessions(opts)`: the next page. */
+  loadMore(opts?: { archived?: boolean }): boolean;
+  /** `store.newSession()`: switches to a fresh session, returns its id. */
+  create(): string | undefined;
+  /** `store.switchSession(id)`. */
+  open(id: string): void;
+  rename(id: string, title: string): boolean;
+  archive(id: string, archived?: boolean): boolean;
+  /** `store.deleteSession(id)`. */
+  remove(id: string): boolean;
+}
+
+const NO_SESSIONS: Snapshot["sessions"] = Object.freeze({
   available: false,
   loaded: false,
   loading: false,
@@ -54,9 +86,12 @@ const NO_SESSIONS = Object.freeze({
  * archived sessions' too with `{archived: true}`). The component re-renders only when the list
  * or the open session changes, not on every streamed word.
  */
-export function useSessions(store, options = {}) {
+export function useSessions(
+  store: ChatStore | null | undefined,
+  options: { archived?: boolean } = {},
+): SessionsHandle {
   const subscribe = useCallback(
-    (onStoreChange) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
+    (onStoreChange: () => void) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
     [store],
   );
   const getSessions = useCallback(() => (store ? store.getSnapshot().sessions : NO_SESSIONS), [store]);
@@ -72,16 +107,16 @@ export function useSessions(store, options = {}) {
     if (archived && s.archivable && !s.archivedLoaded) store.loadSessions({ archived: true });
   }, [store, archived]);
   return useMemo(
-    () => ({
+    (): SessionsHandle => ({
       ...sessions,
       current,
-      load: (opts) => (store ? store.loadSessions(opts) : false),
-      loadMore: (opts) => (store ? store.loadMoreSessions(opts) : false),
+      load: (opts?: { archived?: boolean }) => (store ? store.loadSessions(opts) : false),
+      loadMore: (opts?: { archived?: boolean }) => (store ? store.loadMoreSessions(opts) : false),
       create: () => (store ? store.newSession() : undefined),
-      open: (id) => store?.switchSession(id),
-      rename: (id, title) => (store ? store.renameSession(id, title) : false),
-      archive: (id, yes = true) => (store ? store.archiveSession(id, yes) : false),
-      remove: (id) => (store ? store.deleteSession(id) : false),
+      open: (id: string) => store?.switchSession(id),
+      rename: (id: string, title: string) => (store ? store.renameSession(id, title) : false),
+      archive: (id: string, yes = true) => (store ? store.archiveSession(id, yes) : false),
+      remove: (id: string) => (store ? store.deleteSession(id) : false),
     }),
     [sessions, current, store],
   );
@@ -103,8 +138,8 @@ export function useSessions(store, options = {}) {
  * and a `headers` given at creation always call the latest values passed to the hook (so closures over props/state are never
  * stale); every other option is read once. To change them, remount with a React `key`.
  */
-export function useCreateChatStore(options) {
-  const [store, setStore] = useState(null);
+export function useCreateChatStore(options: ChatStoreOptions): ChatStore | null {
+  const [store, setStore] = useState<ChatStore | null>(null);
   const latest = useRef(options);
   // Declared before the creation effect, so a (re)creation in the same commit sees these options.
   useEffect(() => {
@@ -137,7 +172,7 @@ export function useCreateChatStore(options) {
 // Replaces the callback options with trampolines that read `latest.current` at call time.
 // Only the callbacks present at creation are wrapped: the store may decide at construction
 // whether to use, say, a custom fetch, so an option appearing later is not honoured.
-function withLatestCallbacks(latest) {
+function withLatestCallbacks(latest: MutableRefObject<ChatStoreOptions>): ChatStoreOptions {
   const options = { ...latest.current };
   if (typeof options.onData === "function") {
     options.onData = (...args) => latest.current.onData?.(...args);
@@ -151,14 +186,18 @@ function withLatestCallbacks(latest) {
   if (typeof options.onSessionChange === "function") {
     options.onSessionChange = (...args) => latest.current.onSessionChange?.(...args);
   }
+  // The same for these, read by name.
+  type Callback = ((...args: unknown[]) => unknown) | undefined;
+  type ByName = Record<string, Callback>;
   for (const name of ["onFinish", "onToolCall", "prepareSendMessagesRequest"]) {
-    if (typeof options[name] === "function") {
-      options[name] = (...args) => latest.current[name]?.(...args);
+    if (typeof (options as unknown as ByName)[name] === "function") {
+      (options as unknown as ByName)[name] = (...args) => (latest.current as unknown as ByName)[name]?.(...args);
     }
   }
   if (typeof options.sendAutomaticallyWhen === "function") {
     // A predicate given as a function stays one; the latest is asked (false once removed).
-    options.sendAutomaticallyWhen = (...args) => latest.current.sendAutomaticallyWhen?.(...args) ?? false;
+    options.sendAutomaticallyWhen = (...args) =>
+      ((latest.current.sendAutomaticallyWhen as Callback)?.(...args) as boolean | undefined) ?? false;
   }
   if (typeof options.fetch === "function") {
     options.fetch = (...args) => (latest.current.fetch ?? globalThis.fetch)(...args);
@@ -174,14 +213,30 @@ function withLatestCallbacks(latest) {
   return options;
 }
 
+/** A React tool renderer: a component that receives the tool part as `part`. */
+export type ToolRenderer<P = {}> = ComponentType<ToolRendererProps & P>;
+
+/** A registry of React tool renderers (`fallback` optional), for `ToolPart` and `makeToolUIs`. */
+export type ToolRendererRegistry<P = {}> = ToolRenderers<ToolRenderer<P>>;
+
 /**
  * Renders a tool part (`tool-NAME` / `dynamic-tool`) with the renderer `resolveToolRenderer`
  * picks from `renderers` (by `part.ui.rendererId`, exact tool name, un-namespaced alias, then
  * `renderers.fallback`), as `<Renderer part={part} {...rest} />`; with none, `DefaultToolUI`.
  * Renderers are the host app's own components: nothing is loaded from the server.
  */
-export function ToolPart({ part, renderers, ...rest }) {
-  const Renderer = resolveToolRenderer(part, renderers) ?? DefaultToolUI;
+export function ToolPart({
+  part,
+  renderers,
+  ...rest
+}: {
+  part: ToolMessagePart;
+  // Any registry: each renderer gets the props it was registered for.
+  renderers?: ToolRendererRegistry<any> | null | undefined;
+  /** Anything else is passed to the renderer. */
+  [prop: string]: unknown;
+}): ReactElement {
+  const Renderer: ComponentType<ToolRendererProps> = resolveToolRenderer(part, renderers) ?? DefaultToolUI;
   return createElement(Renderer, { ...rest, part });
 }
 
@@ -190,7 +245,7 @@ export function ToolPart({ part, renderers, ...rest }) {
  * its input, and its output or error text. Unstyled; class names `acs-tool*`, and
  * `data-tool-name` / `data-state` / `data-tool-call-id` attributes.
  */
-export function DefaultToolUI({ part }) {
+export function DefaultToolUI({ part }: ToolRendererProps): ReactElement {
   const name = toolNameOf(part) ?? "tool";
   const state = part.state;
   const failed = state === "output-error" || state === "output-denied";
@@ -210,7 +265,7 @@ export function DefaultToolUI({ part }) {
   );
 }
 
-function show(value) {
+function show(value: unknown): string {
   if (typeof value === "string") return value;
   try {
     return JSON.stringify(value, null, 2) ?? String(value);

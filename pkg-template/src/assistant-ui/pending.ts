@@ -1,0 +1,81 @@
+// Thread-level hooks for the calls that wait for the user (`snapshot.pending`).
+import { useCallback, useMemo, useSyncExternalStore } from "react";
+import type { ChatStore, PendingApproval, PendingQuestion } from "../agent_chat_store.js";
+import { EMPTY } from "./parts.js";
+
+/** What `usePending` returns: `snapshot.pending` and the actions that answer it. */
+export interface PendingHandle {
+  readonly approvals: readonly PendingApproval[];
+  readonly questions: readonly PendingQuestion[];
+  /** `store.addToolApprovalResponse({id: approvalId, approved: true, reason?})`. */
+  approve(approvalId: string, reason?: string): boolean;
+  /** `store.addToolApprovalResponse({id: approvalId, approved: false, reason?})`. */
+  deny(approvalId: string, reason?: string): boolean;
+  /** `store.addToolOutput({toolCallId, output})`. */
+  answer(toolCallId: string, output: unknown): boolean;
+}
+
+const noopUnsubscribe = () => {};
+
+// ----- thread-level hooks for the calls that wait for the user ---------------------------------
+
+const NO_PENDING: { readonly approvals: readonly PendingApproval[]; readonly questions: readonly PendingQuestion[] } =
+  Object.freeze({ approvals: EMPTY, questions: EMPTY });
+
+/**
+ * The tool calls of the open session that wait for the user (`snapshot.pending`, SPEC §13),
+ * with the actions that answer them, for thread-level chrome (an approval bar, a question
+ * card) beside or instead of per-part tool UIs: `{approvals, questions, approve(approvalId,
+ * reason?), deny(approvalId, reason?), answer(toolCallId, output)}`. The actions return the
+ * store's boolean (false: nothing of that id waits). The component re-renders only when what
+ * waits changes, not on every streamed word, and needs no assistant-ui context (it works in a
+ * nested sub-agent thread or outside the runtime provider).
+ */
+export function usePending(store: ChatStore | null | undefined): PendingHandle {
+  const subscribe = useCallback(
+    (onStoreChange: () => void) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
+    [store],
+  );
+  const getPending = useCallback(() => (store ? store.getSnapshot().pending : NO_PENDING), [store]);
+  const pending = useSyncExternalStore(subscribe, getPending, getPending) ?? NO_PENDING;
+  return useMemo(
+    (): PendingHandle => ({
+      approvals: pending.approvals,
+      questions: pending.questions,
+      approve: (approvalId: string, reason?: string) => approve(store, approvalId, true, reason),
+      deny: (approvalId: string, reason?: string) => approve(store, approvalId, false, reason),
+      answer: (toolCallId: string, output: unknown) => (store ? store.addToolOutput({ toolCallId, output }) : false),
+    }),
+    [pending, store],
+  );
+}
+
+/**
+ * `usePending(store)`'s approvals: `{pending, approve(approvalId, reason?), deny(approvalId,
+ * reason?)}` (as the TrueFoundry runtime's `useTrueFoundryApprovals`).
+ */
+export function usePendingApprovals(store: ChatStore | null | undefined): {
+  readonly pending: readonly PendingApproval[];
+  approve(approvalId: string, reason?: string): boolean;
+  deny(approvalId: string, reason?: string): boolean;
+} {
+  const { approvals, approve: yes, deny } = usePending(store);
+  return useMemo(() => ({ pending: approvals, approve: yes, deny }), [approvals, yes, deny]);
+}
+
+/** `usePending(store)`'s questions: `{pending, answer(toolCallId, output)}`. */
+export function usePendingQuestions(store: ChatStore | null | undefined): {
+  readonly pending: readonly PendingQuestion[];
+  answer(toolCallId: string, output: unknown): boolean;
+} {
+  const { questions, answer } = usePending(store);
+  return useMemo(() => ({ pending: questions, answer }), [questions, answer]);
+}
+
+function approve(store: ChatStore | null | undefined, id: string, approved: boolean, reason: string | undefined): boolean {
+  if (!store) return false;
+  const answer: Parameters<ChatStore["addToolApprovalResponse"]>[0] = { id, approved };
+  if (typeof reason === "string" && reason !== "") answer.reason = reason;
+  return store.addToolApprovalResponse(answer);
+}
+

@@ -1,0 +1,257 @@
+// The runtime: an ExternalStoreAdapter over a ChatStore, each user action forwarded to the one
+// store action that does it (the table in ../assistant-ui.ts).
+import { useCallback, useMemo } from "react";
+import { MessageNotSentError, useExternalStoreRuntime } from "@assistant-ui/react";
+import type { AppendMessage, AssistantRuntime, ExternalStoreAdapter, ThreadMessageLike } from "@assistant-ui/react";
+import type { ChatStore, ChatStoreError, SubmitResult, UIMessage } from "../agent_chat_store.js";
+import { useChatStore } from "../react.js";
+import { defaultAttachmentAdapter } from "./attachments.js";
+import { fromAppendMessage, toQueueItem } from "./composer.js";
+import { convertUIMessage } from "./convert.js";
+import { EMPTY } from "./parts.js";
+import { useThreadList } from "./thread-list.js";
+import { useToolAnswers } from "./tool-answers.js";
+
+/** assistant-ui options forwarded to `useExternalStoreRuntime`. */
+export interface ChatStoreRuntimeOptions {
+  /**
+   * assistant-ui adapters: attachments, speech, dictation, voice, feedback, threadList. Yours
+   * win over the defaults (the thread list, `createAttachmentAdapter()`).
+   */
+  adapters?: ExternalStoreAdapter["adapters"];
+  suggestions?: ExternalStoreAdapter["suggestions"];
+  unstable_capabilities?: ExternalStoreAdapter["unstable_capabilities"];
+  /** OR-ed with "no store yet". */
+  isDisabled?: boolean | undefined;
+  /** OR-ed with the store's busy policy (busy without native follow-ups). */
+  isSendDisabled?: boolean | undefined;
+  /**
+   * The session list as assistant-ui's thread list (`adapters.threadList`), while the server
+   * has one (default true; an `adapters.threadList` of your own wins).
+   */
+  threadList?: boolean | undefined;
+  /**
+   * The default attachment adapter (`createAttachmentAdapter()`: images and text-like files as
+   * `data:` URL attachments) when `adapters.attachments` is not given (default true).
+   */
+  attachments?: boolean | undefined;
+}
+
+type Adapters = NonNullable<ExternalStoreAdapter["adapters"]>;
+const noop = () => {};
+
+/**
+ * Returns an assistant-ui runtime bound to `store` (pass it to `<AssistantRuntimeProvider>`).
+ * `store` may be `null` (as `useCreateChatStore` returns on its first render): the thread is
+ * then empty and disabled.
+ *
+ * `opts` forwards assistant-ui's own options: `adapters` (attachments, speech, dictation,
+ * feedback, ...), `suggestions`, `unstable_capabilities`, and `isDisabled` / `isSendDisabled`,
+ * which are OR-ed with the store's own gates. `opts.threadList: false` and
+ * `opts.attachments: false` turn the default thread list and attachment adapters off.
+ */
+export function useChatStoreRuntime(
+  store: ChatStore | null | undefined,
+  opts: ChatStoreRuntimeOptions = {},
+): AssistantRuntime {
+  const snapshot = useChatStore(store);
+  const messages: readonly UIMessage[] = snapshot ? snapshot.messages : EMPTY;
+  const queued = snapshot ? snapshot.queued : EMPTY;
+  const status = snapshot ? snapshot.status : "ready";
+  // `isRunning` is given explicitly (not left to assistant-ui's last-message heuristic), so a
+  // turn sent but not answered yet already shows the running state and the optimistic assistant
+  // placeholder.
+  const isRunning = snapshot ? snapshot.busy : false;
+  const nativeFollowUp = snapshot ? snapshot.capabilities.nativeFollowUp : false;
+
+  // assistant-ui's composer keeps its own draft, so the store's `composer.canSend` (about the
+  // store's draft) does not apply; `composer.canSendText` is the same policy for a text message.
+  // A refusal that depends on the draft's files is given at send time (see `send`), where it
+  // hands the draft back.
+  const isSendDisabled = (snapshot ? !snapshot.composer.canSendText : false) || !!opts.isSendDisabled;
+
+  // A failed turn's error (assistant-ui's ErrorPrimitive reads the message's `status.error`).
+  // It goes on the last assistant message; when the turn failed before any assistant part (the
+  // last message is the user's), a synthetic empty assistant message carries it, so the error
+  // and the Reload button (which regenerates after that user message) show all the same. A stop
+  // is not a failure: it gets no message of its own.
+  const error = snapshot && status === "error" ? snapshot.error : null;
+  const last = messages.length > 0 ? messages[messages.length - 1] : null;
+  const failedBeforeAnswer = !!error && error.code !== "Aborted" && (!last || last.role !== "assistant");
+  const errorStandInId = failedBeforeAnswer && snapshot ? errorMessageIdFor(last, snapshot.sessionId) : null;
+  // One object per id, so assistant-ui's conversion cache (keyed by message object) holds it.
+  const errorStandIn = useMemo(
+    (): UIMessage | null =>
+      errorStandInId ? Object.freeze({ id: errorStandInId, role: "assistant" as const, parts: EMPTY as never[] }) : null,
+    [errorStandInId],
+  );
+  const threadMessages = useMemo(
+    () => (errorStandIn ? [...messages, errorStandIn] : messages),
+    [messages, errorStandIn],
+  );
+  const errorMessageId = !error ? null : errorStandIn ? errorStandIn.id : last && last.role === "assistant" ? last.id : null;
+  // assistant-ui caches conversions per message object and keeps a cached explicit status
+  // forever, so the converter's identity changes exactly when the error (or the message it
+  // belongs to) changes, which makes assistant-ui re-convert.
+  const convertMessage = useCallback(
+    (message: UIMessage): ThreadMessageLike => {
+      const like = convertUIMessage(message);
+      return error && message.id === errorMessageId ? { ...like, status: errorStatus(error) } : like;
+    },
+    [error, errorMessageId],
+  );
+
+  // One door for every new user message, whether it arrives through `onNew` or the queue: the
+  // store decides (SPEC §5, §6) whether it is sent as a turn, queued as a follow-up, or refused.
+  const send = useCallback(
+    (message: AppendMessage) => {
+      const { text, files } = fromAppendMessage(message);
+      submit(store, (s) => s.send(text, files));
+    },
+    [store],
+  );
+
+  // assistant-ui's edit composer sends an AppendMessage whose `sourceId` is the edited message:
+  // the store replaces that user message and drops what follows (AI SDK mode, SPEC §9). Offered
+  // only while `snapshot.canEdit` (assistant-ui enables its Edit button from `onEdit`'s
+  // presence); a refusal hands the edit back like a refused send.
+  const onEdit = useCallback(
+    async (message: AppendMessage) => {
+      const sourceId = message.sourceId;
+      if (message.role !== "user" || typeof sourceId !== "string") {
+        throw new MessageNotSentError("Only a user message can be edited.");
+      }
+      const { text, files } = fromAppendMessage(message);
+      submit(store, (s) => s.send(text, files, { messageId: sourceId }));
+    },
+    [store],
+  );
+
+  // assistant-ui's queue items need stable identities; they are derived from the snapshot's
+  // frozen queued items (kept identical while unchanged), so a WeakMap per item and a memo on
+  // the array are enough.
+  const items = useMemo(() => queued.map(toQueueItem), [queued]);
+
+  // assistant-ui has a first-class queue (`ExternalThreadQueueAdapter`), so waiting follow-ups
+  // are shown as its queue items (ComposerPrimitive.Queue / QueueItemPrimitive), not as fake
+  // user messages. It is offered while the session has native follow-ups; without them a busy
+  // send is refused anyway. It also stays while items are left over (e.g. `failed` after the
+  // server answered FollowUpUnsupported), so they remain visible and removable: an item is never
+  // dropped silently (SPEC §6).
+  const queueEnabled = !!store && (nativeFollowUp || queued.length > 0);
+  const queue = useMemo(
+    () =>
+      queueEnabled
+        ? {
+            items,
+            // No steer lane: the server runs follow-ups strictly in arrival order (SPEC §6).
+            steerItems: EMPTY,
+            enqueue: send,
+            // assistant-ui routes every send made while running to `steer` (and idle sends to
+            // `enqueue`). Steering ("run this next / interrupt") cannot be honoured, so it
+            // degrades to appending to the FIFO, like assistant-ui's own queue does without a
+            // cancel driver.
+            steer: send,
+            // Reordering or rewriting would break the order the server relies on: a posted item
+            // cannot be moved, and re-posting an edit lands it at the tail. Both are no-ops;
+            // remove + send again is the honest equivalent.
+            move: noop,
+            edit: noop,
+            // Local when the item was never posted, the follow-up DELETE when it was (SPEC §6).
+            remove: (id: string) => store!.removeQueued(id),
+          }
+        : undefined,
+    [queueEnabled, items, send, store],
+  );
+
+  const onNew = useCallback(async (message: AppendMessage) => send(message), [send]);
+  const onCancel = useCallback(async () => {
+    if (store) store.stop();
+  }, [store]);
+  // assistant-ui passes the parent of the assistant message to regenerate (a user message id,
+  // or null for the first). `regenerate(messageId)` follows AI SDK `regenerate({messageId})`:
+  // a user message id regenerates the answer after it (a user message a failed turn left
+  // without an answer included); none regenerates the last answer.
+  const onReload = useCallback(
+    async (parentId: string | null) => {
+      if (store) store.regenerate(parentId ?? undefined);
+    },
+    [store],
+  );
+
+  // Human in the loop (SPEC §13): the same two store actions in both modes. In pi mode the store
+  // posts the answer itself (exactly once); in AI SDK mode it goes with the next chat POST, as
+  // `useChat`'s (create the store with `sendAutomaticallyWhen` to continue at once).
+  const toolAnswers = useToolAnswers(store);
+
+  const given = opts.adapters;
+  const threadList = useThreadList(store, snapshot, opts.threadList !== false && !given?.threadList);
+  const withAttachments = opts.attachments !== false && !given?.attachments;
+  const adapters = useMemo(() => {
+    if (!threadList && !withAttachments) return given;
+    const out: Adapters = { ...given };
+    if (threadList) out.threadList = threadList;
+    if (withAttachments) out.attachments = defaultAttachmentAdapter();
+    return out;
+  }, [threadList, withAttachments, given]);
+
+  return useExternalStoreRuntime<UIMessage>({
+    messages: threadMessages,
+    convertMessage,
+    isRunning,
+    // Until the canonical history arrived (SPEC §8), so a thread does not flash "empty".
+    isLoading: snapshot ? !snapshot.hydrated : true,
+    isDisabled: !store || !!opts.isDisabled,
+    isSendDisabled,
+    onNew,
+    // Only while a user message can be edited (AI SDK-owned history, nothing running): without
+    // `onEdit` assistant-ui disables its Edit button instead of offering an edit the store
+    // would refuse.
+    onEdit: snapshot && snapshot.canEdit ? onEdit : undefined,
+    onCancel,
+    // Only where regenerating can happen (AI SDK-owned history, nothing running): without
+    // `onReload` assistant-ui hides its reload button instead of offering a no-op.
+    onReload: snapshot && snapshot.canRegenerate ? onReload : undefined,
+    onRespondToToolApproval: toolAnswers.onRespondToToolApproval,
+    onAddToolResult: toolAnswers.onAddToolResult,
+    onResumeToolCall: toolAnswers.onResumeToolCall,
+    queue,
+    adapters,
+    suggestions: opts.suggestions,
+    unstable_capabilities: opts.unstable_capabilities,
+  });
+}
+
+// Runs one store send and turns a refusal into MessageNotSentError, which makes assistant-ui
+// put the text and attachments back into its composer (or the edit back into its edit
+// composer): the draft survives a refused send, as SPEC §5 requires.
+function submit(store: ChatStore | null | undefined, call: (store: ChatStore) => SubmitResult): void {
+  if (!store) throw new MessageNotSentError("The chat store is not ready yet.");
+  let result: SubmitResult;
+  try {
+    result = call(store);
+  } catch (cause) {
+    // Nothing was accepted, so the draft goes back too; the store's typed error stays
+    // reachable as `cause` (and through the store's `onError`).
+    const notSent = new MessageNotSentError(cause instanceof Error ? cause.message : String(cause));
+    (notSent as { cause?: unknown }).cause = cause;
+    throw notSent;
+  }
+  if (result && result.kind === "blocked") {
+    throw new MessageNotSentError(result.hint || "The message was not sent.");
+  }
+}
+
+// The synthetic error message's id: derived from the user message the failed turn answered
+// (or the session, for a thread with no message), so it is the same on every render.
+function errorMessageIdFor(last: UIMessage | null, sessionId: string): string {
+  return last ? `${last.id}:error` : `${sessionId}:error`;
+}
+
+function errorStatus(error: ChatStoreError): NonNullable<ThreadMessageLike["status"]> {
+  // A stop is not a failure: assistant-ui shows `cancelled` without an error banner.
+  return error.code === "Aborted"
+    ? { type: "incomplete", reason: "cancelled" }
+    : { type: "incomplete", reason: "error", error: error.message };
+}
+
