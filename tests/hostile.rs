@@ -897,7 +897,10 @@ fn a_number_streamed_digit_by_digit_costs_linear_work() {
     };
     for prefix in ["1", "{\"a\":1", "1e+"] {
         let (small, large) = (work(prefix, 20_000), work(prefix, 80_000));
-        assert!(small < 200_000, "{prefix:?}: {small} work units for 20,000 digits");
+        assert!(
+            small < 200_000,
+            "{prefix:?}: {small} work units for 20,000 digits"
+        );
         assert!(
             large <= small * 5,
             "{prefix:?}: {small} work units for 20,000 digits, {large} for 80,000"
