@@ -29,7 +29,7 @@ esac
 TIMES=()      # "seconds|name" per finished step
 STEP=         # the running step's name
 STEP_T0=0
-BG_PIDS=()    # background jobs to stop on exit
+BG_PIDS=()    # background jobs to stop on exit (-PID: a process group)
 end_step() {
   if [ -n "$STEP" ]; then TIMES+=("$((SECONDS - STEP_T0))|$STEP"); fi
   STEP=
@@ -44,7 +44,7 @@ step() {
 record() { TIMES+=("$1|$2"); }
 on_exit() {
   local rc=$?
-  for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${BG_PIDS[@]}"; do kill -- "$pid" 2>/dev/null || true; done
   if [ -n "$STEP" ] && [ "$rc" -ne 0 ]; then STEP="$STEP (FAILED)"; fi
   end_step
   printf '\nseconds  step (tier: %s)\n' "$TIER"
@@ -157,9 +157,10 @@ bash scripts/install-js.sh examples/server examples/react-chat examples/assistan
 FUZZ_SECS=${FUZZ_SECS:-20}
 mkdir -p target
 FUZZ_T0=$SECONDS
-bash scripts/fuzz.sh "$FUZZ_SECS" > target/fuzz-step.log 2>&1 &
+# (its own process group: a failure here stops it with its fuzzers)
+setsid bash scripts/fuzz.sh "$FUZZ_SECS" > target/fuzz-step.log 2>&1 &
 FUZZ_PID=$!
-BG_PIDS+=("$FUZZ_PID")
+BG_PIDS+=("-$FUZZ_PID")
 node --test examples/server/test/
 SERVER_TESTS_END=$SECONDS
 echo "(waiting for the fuzzing, log: target/fuzz-step.log)"
