@@ -145,13 +145,10 @@ for (let seed = 1; seed <= seeds; seed++) {
 }
 
 // 2. The legacy pi traces, in pi mode, fed in random cuts.
-const fixtures = '/work/shared/fixtures/legacy-server';
-let traces = [];
-try {
-  traces = readdirSync(fixtures).filter((f) => f.endsWith('.sse'));
-} catch {
-  console.log('(no legacy pi traces here; skipped)');
-}
+// tests/fixtures/README.md: a missing folder or trace fails the check (readdirSync throws).
+const fixtures = join(root, 'tests/fixtures/legacy-server');
+const traces = readdirSync(fixtures).filter((f) => f.endsWith('.sse'));
+if (traces.length !== 3) throw new Error(`the three legacy traces in ${fixtures}: found ${traces.length}`);
 for (const t of traces) {
   for (let seed = 1; seed <= 5; seed++) {
     const r = prng(1000 + seed);

@@ -25,7 +25,7 @@
 # - libfuzzer-sys compiles libFuzzer from its bundled C++ source: a C++ compiler is needed
 #   (Debian's g++, present on the image).
 # Corpora: fuzz/corpus/<target>/ (kept between runs, not committed), seeded from the legacy
-# server fixtures (../shared/fixtures/legacy-server/*.sse) and tests/fixtures/. Crashes go to
+# server traces (tests/fixtures/legacy-server/*.sse) and the partial-JSON oracle (tests/fixtures/). Crashes go to
 # fuzz/artifacts/<target>/; reproduce with
 #   cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run <target> artifacts/<target>/<file>
 set -euo pipefail
@@ -35,7 +35,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 SECS=${1:-60}
 TARGETS=${FUZZ_TARGETS:-"sse_decoder pi_reducer ui_reducer partial_json pi_native store native_hostile"}
 SANITIZER=${FUZZ_SANITIZER:-address}
-FIXTURES=../shared/fixtures/legacy-server
+FIXTURES=tests/fixtures/legacy-server
+ls "$FIXTURES"/*.sse >/dev/null || { echo "fuzz: no traces in $FIXTURES to seed from" >&2; exit 1; }
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz from the Rust crate registry"

@@ -42,14 +42,33 @@
 //! Every fault class of the first transport's schedules is on (session switches and
 //! switch-backs, commands dropped before or after the server, 503s, timeouts, duplicates,
 //! requests overtaking each other on odd seeds), plus user stops and faults of every
-//! pi-native command and read. `FAULT_SEED`, `FAULT_SEEDS`, `FAULT_KEEP_GOING`,
-//! `FAULT_REORDER` and `FAULT_TRACE` work as in `tests/fault_schedules.rs`. Two seeds in three
-//! meet the live server's ways instead of the protocol as written (`LiveFacts` in
-//! `tests/common/sim_server.rs`: selectors attached by text, no `followup-consumed`,
-//! selective clears that remove nothing, no nonce dedupe, stops without `ABORTED`);
-//! `FAULT_NATIVE_LIVE=1` (or `0`) puts every seed on one side. Store bugs these
-//! schedules found are reduced to scenarios in `tests/fault_scenarios_native.rs`, each named
-//! for the behaviour it pins, with its seed.
+//! pi-native command and read; none is switched off and no test is `#[ignore]`d. What these
+//! schedules leave out, and why:
+//!
+//! - the "server not ready" step and its 409 `followup_session_not_ready`: the first
+//!   transport's answer; the pi-native protocol has none like it;
+//! - a read (`/state`, `/events`) is slow, dropped before or after the server, or answered
+//!   503, never silent (`Fate::Timeout`) or delivered twice: one that never answers would hang
+//!   the events stream for good (the store has no heartbeat watchdog, as upstream has none),
+//!   and a read changes nothing on the server;
+//! - a stop and a queue clear meet the same faults as the first transport's follow-up DELETE
+//!   (slow, dropped before or after the server, 503); timeouts and duplicates are the
+//!   follow-up POST's and the prompt's.
+//!
+//! `FAULT_SEED`, `FAULT_SEEDS`, `FAULT_KEEP_GOING`, `FAULT_REORDER` and `FAULT_TRACE` work as
+//! in `tests/fault_schedules.rs`. Two seeds in three meet the live server's ways instead of
+//! the protocol as written (`LiveFacts` in `tests/common/sim_server.rs`: selectors attached by
+//! text, no `followup-consumed`, selective clears that remove nothing, no nonce dedupe, stops
+//! without `ABORTED`); `FAULT_NATIVE_LIVE=1` (or `0`) puts every seed on one side. Store bugs
+//! these schedules found are reduced to scenarios in `tests/fault_scenarios_native.rs`, each
+//! named for the behaviour it pins, with its seed.
+//!
+//! Open store failures (past the default 500 seeds, which pass; `FAULT_SEEDS=3000
+//! FAULT_KEEP_GOING=1`): with every seed on the live server's ways (`FAULT_NATIVE_LIVE=1`)
+//! seeds 810 and 1597 commit a follow-up after a later one of the same page and session and
+//! seed 1552 settles session T with a history that differs from the server's; with every seed
+//! on the protocol as written (`FAULT_NATIVE_LIVE=0`) seed 2401 leaves a follow-up `Queued`
+//! and seed 2809 shows a turn's message twice. The default mix fails 1552 and 1597.
 
 #![cfg(feature = "pi")]
 

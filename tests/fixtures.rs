@@ -6,7 +6,7 @@
 mod common;
 
 use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};
-use common::{fixture, fixtures, without_ids};
+use common::{fixture, without_ids};
 use serde_json::Value;
 
 fn replay(name: &str) -> Vec<Value> {
@@ -22,10 +22,8 @@ fn replay(name: &str) -> Vec<Value> {
 #[test]
 fn prompt_and_follow_up_trace_matches_the_canonical_history() {
     let got = replay("trace-prompt-followup.sse");
-    let canonical: Value = serde_json::from_slice(
-        &std::fs::read(fixtures().join("trace-prompt-followup.messages.json")).unwrap(),
-    )
-    .unwrap();
+    let canonical: Value =
+        serde_json::from_slice(&fixture("trace-prompt-followup.messages.json")).unwrap();
     let want = canonical["messages"].as_array().unwrap();
     assert_eq!(without_ids(&got), without_ids(want));
 }
@@ -33,7 +31,7 @@ fn prompt_and_follow_up_trace_matches_the_canonical_history() {
 #[test]
 fn stop_trace_matches_the_canonical_history() {
     let got = replay("trace-stop.sse");
-    let http = std::fs::read_to_string(fixtures().join("trace-stop.http.txt")).unwrap();
+    let http = String::from_utf8(fixture("trace-stop.http.txt")).unwrap();
     let line = http
         .lines()
         .skip_while(|l| !l.starts_with("## GET messages after stop"))
@@ -58,7 +56,7 @@ fn provider_error_trace_keeps_the_user_message_and_an_empty_assistant_turn() {
 
 #[test]
 fn replaying_a_trace_twice_in_one_turn_changes_nothing() {
-    let body = std::fs::read(fixtures().join("trace-prompt-followup.sse")).unwrap();
+    let body = fixture("trace-prompt-followup.sse");
     let data = sse_data(&body);
     // The same turn's chunks again, without a new turn-start: every seq is a replay.
     let twice = data.iter().chain(data.iter().skip(1));

@@ -1,6 +1,6 @@
 //! The pi-native transport's core (SPEC §14): the NDJSON line splitter, the frames, the seq
 //! gate, the `/state` document, and the events reduced into the history a user sees. The
-//! upstream client's conformance vectors (`shared/fixtures/pi-native/vectors-sample.json`) run
+//! upstream client's conformance vectors (`tests/fixtures/pi-native/vectors-sample.json`) run
 //! where this store means the same thing; each test names the vector's `source`, and where the
 //! store deliberately differs the test says how.
 

@@ -1444,21 +1444,26 @@ fn events_for_an_unknown_message_create_it_and_are_reported() {
 // ---------------------------------------------------------------------------------------------
 // Recorded traces.
 
+/// Every `.sse` trace (tests/fixtures/README.md) as its chunks: a missing folder or trace
+/// fails the test.
 fn fixtures() -> Vec<(String, Vec<String>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/legacy-server");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: no fixture folder at {}", dir.display());
-        return Vec::new();
-    };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/legacy-server");
+    let entries =
+        std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("fixture folder {}: {e}", dir.display()));
     let mut out: Vec<(String, Vec<String>)> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .map(|e| {
+            e.unwrap_or_else(|e| panic!("fixture folder {}: {e}", dir.display()))
+                .path()
+        })
         .filter(|p| p.extension().is_some_and(|x| x == "sse"))
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, sse_data(&std::fs::read(&p).unwrap()))
+            let body = std::fs::read(&p).unwrap_or_else(|e| panic!("fixture {}: {e}", p.display()));
+            (name, sse_data(&body))
         })
         .collect();
     out.sort();
+    assert_eq!(out.len(), 3, "the three legacy traces in {}", dir.display());
     out
 }
 
@@ -1521,12 +1526,10 @@ fn every_trace_replays_the_same_through_the_message_update_envelope() {
 #[test]
 fn the_follow_up_trace_builds_each_answer_once() {
     let traces = fixtures();
-    let Some((_, chunks)) = traces
+    let (_, chunks) = traces
         .iter()
         .find(|(n, _)| n == "trace-prompt-followup.sse")
-    else {
-        return;
-    };
+        .expect("tests/fixtures/legacy-server/trace-prompt-followup.sse");
     let (got, _) = replay_json(chunks);
     let texts: Vec<(&str, &str)> = got
         .as_array()

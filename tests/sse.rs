@@ -3,26 +3,26 @@
 use agent_chat_store::{SseDecoder, SseError, SseEvent, SseItem};
 use std::path::Path;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/legacy-server"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/legacy-server");
 
-/// Every `.sse` trace, or none (with a note) when the shared folder is not checked out.
+/// Every `.sse` trace (tests/fixtures/README.md): a missing folder or trace fails the test.
 fn fixtures() -> Vec<(String, Vec<u8>)> {
-    let Ok(dir) = std::fs::read_dir(Path::new(FIXTURES)) else {
-        eprintln!("skipping: no fixture folder at {FIXTURES}");
-        return Vec::new();
-    };
+    let dir = std::fs::read_dir(Path::new(FIXTURES))
+        .unwrap_or_else(|e| panic!("fixture folder {FIXTURES}: {e}"));
     let mut files: Vec<_> = dir
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .map(|e| {
+            e.unwrap_or_else(|e| panic!("fixture folder {FIXTURES}: {e}"))
+                .path()
+        })
         .filter(|p| p.extension().is_some_and(|x| x == "sse"))
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
+            let body = std::fs::read(&p).unwrap_or_else(|e| panic!("fixture {}: {e}", p.display()));
+            (name, body)
         })
         .collect();
     files.sort();
+    assert_eq!(files.len(), 3, "the three legacy traces in {FIXTURES}");
     files
 }
 

@@ -361,7 +361,8 @@ impl World {
                 "the server committed something nobody wrote: {c:?}"
             );
         }
-        // One nonce per item, as the server saw it.
+        // One nonce per item, as the server saw it (its own, or one it had before the store
+        // queued it again).
         let mut nonces: HashMap<&str, HashSet<&str>> = HashMap::new();
         for p in &self.server.posts {
             nonces
@@ -371,11 +372,13 @@ impl World {
         }
         for item in &self.items {
             if let Some(n) = nonces.get(item.text.as_str()) {
+                let own = |x: &&str| *x == item.nonce || item.earlier_nonces.iter().any(|e| e == x);
                 assert!(
-                    n.len() == 1 && n.contains(item.nonce.as_str()),
-                    "{:?} reached the server under nonces {n:?} (its own: {})",
+                    n.len() == 1 && n.iter().all(own),
+                    "{:?} reached the server under nonces {n:?} (its own: {}, earlier {:?})",
                     item.text,
-                    item.nonce
+                    item.nonce,
+                    item.earlier_nonces
                 );
             }
             // Its POSTs went to its own session, with one seq, which changes only after the

@@ -44,6 +44,9 @@ pub struct ItemRec {
     /// The user stopped the turn while it was queued (a stop does not send what is queued:
     /// `queued` is then an end state the user sees).
     pub stopped: bool,
+    /// The nonces it had before the store queued it again under a new one (see
+    /// `follow_requeued_items`): a POST sent under one of them may still reach the server.
+    pub earlier_nonces: Vec<String>,
 }
 
 pub struct World {
@@ -335,6 +338,31 @@ impl World {
             self.on_abort(self.page_no, id);
         }
         self.adopt_refused_turns();
+        self.follow_requeued_items();
+    }
+
+    /// Over pi-native a queued item whose prompt the server refused (409
+    /// `AGENT_COMMAND_INVALID_STATE`: another run started first) goes back in the queue as a
+    /// follow-up under a new id and nonce: the user's item is the same, so its record follows
+    /// it (found by its text, unique per item).
+    fn follow_requeued_items(&mut self) {
+        let page = self.page_no;
+        let moved: Vec<_> = (self.page.store.queued().iter())
+            .filter(|q| !q.read_only)
+            .filter(|q| !self.items.iter().any(|i| i.id == q.id))
+            .map(|q| (q.id.clone(), q.client_nonce.clone(), q.text.clone()))
+            .collect();
+        for (id, nonce, text) in moved {
+            let Some(rec) = (self.items.iter_mut()).find(|i| i.page == page && i.text == text)
+            else {
+                continue;
+            };
+            let line = format!("  {text:?} queued again as {id} (was {})", rec.id);
+            rec.id = id;
+            let earlier = std::mem::replace(&mut rec.nonce, nonce);
+            rec.earlier_nonces.push(earlier);
+            self.note(line);
+        }
     }
 
     /// A turn the server refused with 409 `turn_already_active` is posted to the running turn
@@ -361,6 +389,7 @@ impl World {
                 k,
                 removed: false,
                 stopped: false,
+                earlier_nonces: Vec::new(),
             });
         }
     }
@@ -404,6 +433,7 @@ impl World {
                     k,
                     removed: false,
                     stopped: false,
+                    earlier_nonces: Vec::new(),
                 });
             }
             SubmitKind::Blocked => panic!("submit blocked: {:?}", r.reason),
@@ -425,7 +455,9 @@ impl World {
             item.text, item.state
         ));
         assert!(ok);
-        let rec = self.items.iter_mut().find(|i| i.id == item.id).unwrap();
+        let rec = (self.items.iter_mut().find(|i| i.id == item.id)).unwrap_or_else(|| {
+            panic!("the user removed an item the schedule never queued: {item:?}")
+        });
         rec.removed = true;
     }
 

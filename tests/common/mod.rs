@@ -510,12 +510,15 @@ impl Harness {
 
 // ----- fixtures and stream building -----
 
+/// The legacy server's traces (tests/fixtures/README.md says where they come from).
 pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/legacy-server")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/legacy-server")
 }
 
+/// A trace's bytes; a missing one fails the test, naming its path.
 pub fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(fixtures().join(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+    let path = fixtures().join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
 }
 
 /// The events of an SSE body, each with its terminating blank line, as bytes (for cutting a

@@ -1,4 +1,4 @@
-//! The upstream client's conformance vectors (`shared/fixtures/pi-native/vectors-sample.json`,
+//! The upstream client's conformance vectors (`tests/fixtures/pi-native/vectors-sample.json`,
 //! its `format` section defines every field) and the reducer-level way to run them: each bare
 //! event wrapped in the `{ref, seq, event}` envelope the addressed server sends.
 
@@ -9,8 +9,9 @@ use serde_json::{json, Value};
 
 pub fn vectors() -> Vec<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/pi-native/vectors-sample.json");
-    let text = std::fs::read_to_string(&path).expect("the pi-native vectors");
+        .join("tests/fixtures/pi-native/vectors-sample.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the pi-native vectors, {}: {e}", path.display()));
     let v: Value = serde_json::from_str(&text).unwrap();
     v["vectors"].as_array().unwrap().clone()
 }

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
-const fixtures = resolve(root, '../shared/fixtures/legacy-server');
+const fixtures = resolve(root, 'tests/fixtures/legacy-server');
 let pkg; // the installed package's module
 
 before(async () => {
