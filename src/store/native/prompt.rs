@@ -1,0 +1,537 @@
+//! Prompts over pi-native (SPEC §14): a new message is a `POST …/prompt` (the session's
+//! creation first when the server has none), sent again with the same bytes after a failure
+//! worth a retry, followed as another client's run when refused busy, and known in the
+//! history by its `clientNonce` (or its text, where the server names none).
+
+use super::*;
+
+/// How many sent prompts' optimistic messages are kept for their runs to show up.
+const MAX_PROMPTS_KEPT: usize = 32;
+
+/// Busy refusals (409) of a prompt in a row, with no run showing, after which the prompt is
+/// given up: the server says busy where its state says idle. The first is followed as another
+/// client's run; each further one waits the reconnect backoff (2 s, 4 s, 8 s…, jittered)
+/// before the prompt goes again, so at most a few requests a second, then a typed error.
+pub const MAX_BUSY_REFUSALS: u32 = 5;
+
+/// How long a prompt (or a session's creation) waits for its receipt: upstream's client's
+/// `requestTimeoutMs`. A receipt says only that the command was taken, so it comes at once
+/// from a live server.
+pub(in crate::store) const COMMAND_DEADLINE_MS: u64 = 15_000;
+
+/// Attempts of one prompt before its turn fails: the user is waiting on a `submitted` turn,
+/// and upstream's client gives up after one.
+pub const MAX_PROMPT_ATTEMPTS: u32 = 3;
+
+/// A prompt on its way (with the session's creation first, if the server does not have it):
+/// sent again with the same bytes, so the same `requestId`, after a failure worth a retry.
+/// Each attempt is aborted after [`COMMAND_DEADLINE_MS`] (15 s, or `followup_timeout_ms` if
+/// shorter) without an answer; after [`MAX_PROMPT_ATTEMPTS`] (or `retry.max_attempts` if fewer)
+/// the turn fails and the prompt is kept for `regenerate()`: a prompt the server never answers
+/// is a typed error within 50 s.
+#[derive(Debug)]
+pub(in crate::store) struct PromptOut {
+    pub(super) text: String,
+    pub(super) files: Vec<FileAttachment>,
+    pub(super) attempts: u32,
+    /// A failed attempt is tried again at this time.
+    pub(super) retry_at: Option<u64>,
+    /// The last attempt was refused because a run is on: a run showing by the retry takes
+    /// the message as its follow-up.
+    pub(super) met_a_run: bool,
+}
+
+impl PromptOut {
+    pub(in crate::store) fn retry_at(&self) -> Option<u64> {
+        self.retry_at
+    }
+}
+
+/// A prompt sent from here whose user message the events have not shown yet.
+#[derive(Debug)]
+pub(in crate::store) struct SentPrompt {
+    /// Its `clientNonce`.
+    pub(super) nonce: String,
+    /// Its optimistic user message.
+    pub(super) bubble: UIMessage,
+    /// The server's user messages with its text when it was sent: where the server names no
+    /// prompt (its `/state` carries no `clientNonce`), one more of them than this (FIFO among
+    /// this client's prompts of one text) shows it ran.
+    pub(super) texts_before: usize,
+}
+
+impl ChatStore {
+    /// The run `turn_id` is on: this client's prompt's, or one it follows.
+    pub(in crate::store) fn prompt_runs(&mut self, turn_id: Option<String>) {
+        // The server has the prompt: an attempt still due (its answer was lost) is moot.
+        self.session.native.prompt = None;
+        self.session.native.busy_refusals = 0;
+        self.session.turn.growth.run_started();
+        self.session.turn.turn_id = turn_id;
+        if !matches!(self.session.turn.phase, Phase::Streaming { .. }) {
+            let stream = self.session.native.read.unwrap_or(0);
+            self.session.turn.phase = Phase::Streaming { stream };
+            self.session.error = None;
+        }
+    }
+
+    /// The optimistic message of the prompt on its way goes (refused, or a follow-up now).
+    pub(in crate::store) fn withdraw_current_prompt(&mut self) {
+        let s = &mut self.session;
+        let nonce = s.turn.client_turn_id.as_deref();
+        if let Some(i) = s
+            .native
+            .prompts
+            .iter()
+            .position(|p| Some(p.nonce.as_str()) == nonce)
+        {
+            let bubble = s.native.prompts.remove(i).bubble;
+            s.conversation.withdraw(&bubble.id);
+        }
+    }
+
+    /// The server's user message `message_id` with `nonce` is in the history: the optimistic
+    /// copy of that prompt goes, unless it became that message (the reducer adopts the last
+    /// one shown; a stopped or failed prompt's run can come after another was sent).
+    pub(in crate::store) fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
+        let s = &mut self.session;
+        let Some(i) = nonce.and_then(|n| s.native.prompts.iter().position(|p| p.nonce == n)) else {
+            return;
+        };
+        let bubble = s.native.prompts.remove(i).bubble;
+        if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
+            s.conversation.withdraw(&bubble.id);
+        }
+    }
+
+    /// After a state read: a prompt the state shows ran leaves the list; the optimistic
+    /// message of one it does not show is shown again, after the server's messages, and so
+    /// is the message of a turn held for a take-back (not sent yet).
+    pub(in crate::store) fn keep_unshown_prompts(&mut self) {
+        if let Phase::Held(h) = &self.session.turn.phase {
+            let shown = |m: &UIMessage| self.session.conversation.history().get(&m.id).is_some();
+            if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
+                self.session.conversation.keep_local(bubble.clone());
+            }
+        }
+        let shown: Vec<Option<String>> = (0..self.session.native.prompts.len())
+            .map(|i| self.prompt_message(i))
+            .collect();
+        let prompts = std::mem::take(&mut self.session.native.prompts);
+        for (prompt, shown) in prompts.into_iter().zip(shown) {
+            if let Some(id) = shown {
+                // The server's message is this prompt's from now on, whatever it names.
+                let nonce = Value::String(prompt.nonce);
+                self.session.conversation.edit_message(&id, |m| {
+                    let meta = m.metadata.get_or_insert_with(|| Box::new(json!({})));
+                    if let Some(o) = meta.as_object_mut() {
+                        o.entry("clientNonce").or_insert(nonce);
+                    }
+                });
+                continue;
+            }
+            let history = self.session.conversation.history();
+            if history.get(&prompt.bubble.id).is_none() {
+                self.session.conversation.keep_local(prompt.bubble.clone());
+            }
+            self.session.native.prompts.push(prompt);
+        }
+    }
+
+    /// The history holds the user message of this client's last prompt.
+    pub(in crate::store) fn prompt_ran(&self) -> bool {
+        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
+            return false;
+        };
+        let sent = self
+            .session
+            .native
+            .prompts
+            .iter()
+            .position(|p| p.nonce == nonce);
+        self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
+    }
+
+    /// The history holds the user message of this client's last prompt with its nonce. An
+    /// event asks this, not [`prompt_ran`](Self::prompt_ran): the store reads the history
+    /// after a whole batch of events, so a message of the prompt's text later in the batch
+    /// (its run, after the one whose end this is) would count already.
+    pub(in crate::store) fn prompt_ran_by_nonce(&self) -> bool {
+        let nonce = self.session.turn.client_turn_id.as_deref();
+        nonce.is_some_and(|n| self.committed(n))
+    }
+
+    /// The server's user message of the prompt `prompts[i]` in the history: the one with its
+    /// nonce, or, where the server named none, the one more of its text than there were when
+    /// it was sent (after this client's earlier prompts of that text).
+    pub(in crate::store) fn prompt_message(&self, i: usize) -> Option<String> {
+        let prompts = &self.session.native.prompts;
+        let p = &prompts[i];
+        let users = self.session.conversation.history().messages().iter();
+        let users = users.filter(|m| m.role == Role::User);
+        let by_nonce = users.clone().find(|m| {
+            let meta = m.metadata.as_deref();
+            meta.and_then(|v| v.get("clientNonce")?.as_str()) == Some(p.nonce.as_str())
+        });
+        if let Some(m) = by_nonce {
+            return Some(m.id.clone());
+        }
+        let text = p.bubble.text();
+        let ahead = prompts[..i]
+            .iter()
+            .filter(|e| e.bubble.text() == text)
+            .count();
+        users
+            .filter(|m| !self.is_local(&m.id) && m.text() == text)
+            .nth(p.texts_before + ahead)
+            .map(|m| m.id.clone())
+    }
+
+    pub(in crate::store) fn start_native_prompt(
+        &mut self,
+        text: String,
+        files: Vec<FileAttachment>,
+        bubble: Option<String>,
+        now_ms: u64,
+    ) {
+        // A link that gave up follows again with the user's send: its run must be seen.
+        if self.session.native.link.gave_up() && !self.session.native.missing {
+            self.follow_again(now_ms);
+        }
+        let nonce = uuid_v4(self.rng.as_mut());
+        let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
+        if let Some(msg) = shown {
+            let s = &mut self.session;
+            if s.native.prompts.len() >= MAX_PROMPTS_KEPT {
+                s.native.prompts.remove(0);
+            }
+            s.native.prompts.push(SentPrompt {
+                nonce: nonce.clone(),
+                bubble: msg,
+                texts_before: 0,
+            });
+            let texts_before = self.server_texts(&text);
+            if let Some(p) = self.session.native.prompts.last_mut() {
+                p.texts_before = texts_before;
+            }
+        }
+        let s = &mut self.session;
+        s.native.prompt_cursor = None;
+        s.turn
+            .restart(Some(nonce.clone()), self.opts.limits.max_event_bytes);
+        s.error = None;
+        s.turn.send_queue_when_idle = false;
+        s.native.stopped_prompt = None;
+        // A new message instead of the given-up one: that one stays as it is, failed.
+        s.native.unsent_prompt = None;
+        s.native.prompt = Some(PromptOut {
+            text,
+            files,
+            attempts: 0,
+            retry_at: None,
+            met_a_run: false,
+        });
+        self.post_prompt(now_ms);
+    }
+
+    /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
+    /// have the session, else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
+    pub(in crate::store) fn post_prompt(&mut self, now_ms: u64) {
+        let Some(out) = self.session.native.prompt.as_mut() else {
+            return;
+        };
+        out.attempts += 1;
+        out.retry_at = None;
+        out.met_a_run = false;
+        if self.session.native.missing {
+            return self.create_native_session(now_ms);
+        }
+        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
+        let body = commands::prompt(&nonce, &out.text, &out.files);
+        let path = format!("{}/prompt", self.native_base());
+        let id = self.request(
+            RequestKind::NativePrompt,
+            Method::Post,
+            path,
+            Some(to_string(&body)),
+            now_ms,
+        );
+        self.session.turn.phase = Phase::Submitted { stream: id };
+        self.touch();
+    }
+
+    /// The first send of a session the server does not have: `POST …/sessions` (its
+    /// `requestId` the prompt's nonce), then the prompt once the server named the session.
+    pub(in crate::store) fn create_native_session(&mut self, now_ms: u64) {
+        let agent = self.opts.pi_native.clone().unwrap_or_default();
+        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
+        // Peeked, not taken: a failed create keeps it for the next send.
+        let title = self.sessions.title_later_of(&self.session.id);
+        let body = commands::create(&format!("create:{nonce}"), title);
+        let id = self.request(
+            RequestKind::NativeCreate,
+            Method::Post,
+            commands::sessions_path(&agent),
+            Some(to_string(&body)),
+            now_ms,
+        );
+        self.session.turn.phase = Phase::Submitted { stream: id };
+        self.touch();
+    }
+
+    /// A prompt attempt (or the session's creation) failed: tried again after a backoff with
+    /// the same `requestId` while the error is worth it and attempts are left, else the turn
+    /// fails. Given up after its attempts, a prompt whose fate is unknown (no answer, a 5xx)
+    /// is kept for `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
+    pub(in crate::store) fn prompt_failed(&mut self, mut error: ChatError, now_ms: u64) {
+        let policy = self.opts.retry;
+        let jitter = self.rng.unit();
+        if let Some(out) = self.session.native.prompt.as_mut() {
+            if error.is_retryable()
+                && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
+            {
+                out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
+                self.diagnostic(&format!("the prompt is sent again: {}", error.message));
+                return;
+            }
+        }
+        let out = self.session.native.prompt.take();
+        if error.is_retryable() {
+            let attempts = out.as_ref().map_or(0, |o| o.attempts);
+            error.message = format!(
+                "{} (the message was sent {attempts} times without an answer; retrying sends \
+                 it again, and it runs once)",
+                error.message
+            );
+            return self.give_up_prompt(out, error, now_ms);
+        }
+        // The server answered no (a 4xx it would answer again): nothing of the message is
+        // there, so nothing of it stays here, and the composer gets it back (SPEC §5, §14.1).
+        // Without an answer it may have landed: its message stays, with the error.
+        // Where the composer holds something else, the message stays, with the error: nothing
+        // typed is lost.
+        let refused =
+            !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
+        let composer_free = self.draft.text.is_empty() && self.draft.files.is_empty();
+        if let (true, true, Some(out)) = (refused, composer_free, out) {
+            self.withdraw_current_prompt();
+            (self.draft.text, self.draft.files) = (out.text, out.files);
+        }
+        self.end_turn(Ending::Failed(error), now_ms);
+    }
+
+    /// The turn fails with `error`, its prompt kept (with its nonce) for `regenerate()`: the
+    /// server may have it, and only the same `requestId` cannot run it twice.
+    pub(in crate::store) fn give_up_prompt(
+        &mut self,
+        out: Option<PromptOut>,
+        error: ChatError,
+        now_ms: u64,
+    ) {
+        let nonce = self.session.turn.client_turn_id.clone();
+        if let (Some(nonce), Some(out)) = (nonce, out) {
+            self.session.native.unsent_prompt = Some((nonce, out));
+        }
+        self.end_turn(Ending::Failed(error), now_ms);
+    }
+
+    /// A given-up prompt can be sent again now (`regenerate()` over this transport): no turn
+    /// is on, and its message has not shown up on the server.
+    pub(in crate::store) fn can_resend_prompt(&self) -> bool {
+        let unsent = self.session.native.unsent_prompt.as_ref();
+        !self.status().is_busy() && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
+    }
+
+    /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
+    /// optimistic message (still shown, with the error until now).
+    pub(in crate::store) fn resend_unsent_prompt(&mut self, now_ms: u64) -> bool {
+        if !self.can_resend_prompt() {
+            return false;
+        }
+        let Some((nonce, mut out)) = self.session.native.unsent_prompt.take() else {
+            return false;
+        };
+        (out.attempts, out.retry_at) = (0, None);
+        let s = &mut self.session;
+        s.native.prompt_cursor = None;
+        s.turn
+            .restart(Some(nonce), self.opts.limits.max_event_bytes);
+        s.error = None;
+        s.turn.send_queue_when_idle = false;
+        s.native.stopped_prompt = None;
+        s.native.prompt = Some(out);
+        self.post_prompt(now_ms);
+        true
+    }
+
+    /// A prompt attempt is due again.
+    pub(in crate::store) fn retry_prompt(&mut self, now_ms: u64) {
+        let out = self.session.native.prompt.as_ref();
+        let due = out.and_then(PromptOut::retry_at);
+        let met_a_run = out.is_some_and(|o| o.met_a_run);
+        // Only while its turn waits for it: a stop, or its run showing (a state read can say
+        // so too), ended that, and the attempt is dropped with its timer.
+        if !matches!(self.session.turn.phase, Phase::Submitted { .. }) {
+            self.session.native.prompt = None;
+        } else if due.is_some_and(|t| t <= now_ms) {
+            if met_a_run && self.session.native.link.gate().status() == RunStatus::Running {
+                // Refused as busy, and the state read since shows the run that refused it.
+                let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
+                return self.prompt_as_follow_up(error, now_ms);
+            }
+            self.post_prompt(now_ms);
+        }
+    }
+
+    pub(in crate::store) fn on_create_answer(
+        &mut self,
+        id: RequestId,
+        status: u16,
+        body: &[u8],
+        now_ms: u64,
+    ) {
+        if self.session.turn.phase.stream() != Some(id) {
+            return; // stopped meanwhile: the session stays as it was, missing
+        }
+        let named = (200..300)
+            .contains(&status)
+            .then(|| crate::protocol::json::from_slice(body).ok())
+            .flatten()
+            .and_then(|v| Some(v.get("sessionId")?.as_str()?.to_string()))
+            .filter(|s| !s.is_empty());
+        let Some(session_id) = named else {
+            let error = match (200..300).contains(&status) {
+                true => ChatError::protocol("the session create answer names no sessionId"),
+                false => refusal(status, body, "session create answer"),
+            };
+            return self.prompt_failed(error, now_ms);
+        };
+        self.sessions.take_title(&self.session.id);
+        self.rekey(session_id);
+        self.session.native.missing = false;
+        self.session.native.link.open();
+        self.pump_native(now_ms);
+        if let Some(out) = self.session.native.prompt.as_mut() {
+            out.attempts = 0;
+        }
+        self.post_prompt(now_ms);
+    }
+
+    /// The open session is `id` on the server from now on (it named the session this store
+    /// made): the list, the requests on their way and the host (`onSessionChange`) follow.
+    pub(in crate::store) fn rekey(&mut self, id: String) {
+        let old = std::mem::replace(&mut self.session.id, id.clone());
+        if old == id {
+            return;
+        }
+        for p in self
+            .outbox
+            .pending
+            .values_mut()
+            .filter(|p| p.session == old)
+        {
+            p.session = id.clone();
+        }
+        self.sessions.rekey(&old, &id);
+        self.outbox.events.push_back(StoreEvent::SessionChange {
+            session_id: id,
+            renamed_from: Some(old),
+        });
+    }
+
+    pub(in crate::store) fn on_prompt_answer(
+        &mut self,
+        id: RequestId,
+        status: u16,
+        body: &[u8],
+        now_ms: u64,
+    ) {
+        if self.session.turn.phase.stream() != Some(id) {
+            return;
+        }
+        if (200..300).contains(&status) {
+            // Taken: `submitted` until its run starts on the events stream.
+            self.session.native.prompt = None;
+            self.session.native.busy_refusals = 0;
+            // Without a cursor, any run that starts from now on is taken for this prompt's.
+            let cursor = crate::protocol::json::from_slice(body)
+                .ok()
+                .and_then(|v| v.get("cursor")?.as_u64());
+            self.session.native.prompt_cursor = Some(cursor.unwrap_or(0));
+            return;
+        }
+        let error = refusal(status, body, "prompt answer");
+        if error.kind == ErrorKind::TurnAlreadyActive {
+            return self.prompt_met_a_run(error, now_ms);
+        }
+        if error.says("AGENT_REQUEST_OUTCOME_UNKNOWN") {
+            // Whether it landed, only the state can say (reference §4); it shows there if so.
+            self.reread_state(now_ms);
+        }
+        self.prompt_failed(error, now_ms);
+    }
+
+    /// The prompt met a run this client did not know of (another tab's, or one whose start
+    /// the events have not brought yet): as over the first transport (SPEC §6), not a failure
+    /// of the message. The store follows that run and sends the text as a follow-up to it;
+    /// the state is read again at once, so a run that ended meanwhile ends here too (and the
+    /// follow-up, accepted while idle, is taken back and sent as the next message).
+    ///
+    /// Refused again with no run shown since (a server whose `/state` says idle while its
+    /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
+    /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails, the prompt kept for `regenerate()`.
+    pub(in crate::store) fn prompt_met_a_run(&mut self, mut error: ChatError, now_ms: u64) {
+        if self.session.native.prompt.is_none() {
+            return;
+        }
+        self.session.native.busy_refusals += 1;
+        let refusals = self.session.native.busy_refusals;
+        if refusals >= MAX_BUSY_REFUSALS {
+            self.session.native.busy_refusals = 0;
+            error.message = format!(
+                "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
+                 again, and it runs once)",
+                error.message
+            );
+            let out = self.session.native.prompt.take();
+            return self.give_up_prompt(out, error, now_ms);
+        }
+        // Another client's run the events already showed: the message waits behind it.
+        if refusals == 1 && self.session.native.link.gate().status() == RunStatus::Running {
+            return self.prompt_as_follow_up(error, now_ms);
+        }
+        // Else the state is read now and the prompt waits the backoff (from ~2 s): a run the
+        // state then shows takes it as a follow-up (`retry_prompt`), one it does not show is
+        // refused again at most a few times a minute.
+        let wait = crate::machines::native_link::backoff_ms(refusals, self.rng.unit());
+        if let Some(out) = self.session.native.prompt.as_mut() {
+            out.retry_at = Some(now_ms + wait);
+            out.met_a_run = true;
+        }
+        self.diagnostic(&format!(
+            "the prompt was refused as busy again; sent again in {wait} ms"
+        ));
+        // A run the events did not show (started before this client read on) shows here.
+        self.reread_state(now_ms);
+    }
+
+    /// A prompt refused because a run is on: sent as a follow-up of that run instead.
+    pub(in crate::store) fn prompt_as_follow_up(&mut self, error: ChatError, now_ms: u64) {
+        let Some(out) = self.session.native.prompt.take() else {
+            return;
+        };
+        // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
+        self.withdraw_current_prompt();
+        let stream = self.session.native.read.unwrap_or(0);
+        self.session.turn.phase = Phase::Streaming { stream };
+        self.reread_state(now_ms);
+        match self.send(&out.text, Vec::new(), now_ms).reason {
+            None | Some(Refusal::Empty) => {}
+            Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
+                self.draft.text = out.text;
+            }
+            Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
+        }
+        self.touch();
+    }
+}
