@@ -328,8 +328,8 @@ pub struct ToolPart {
     pub call_provider_metadata: Option<Box<Value>>,
     /// Provider metadata of the result (`tool-output-*` and `tool-input-error` chunks).
     pub result_provider_metadata: Option<Box<Value>>,
-    /// `approval`: the approval request and its answer (`id`, `approved`, `reason`, …).
-    pub approval: Option<Box<Value>>,
+    /// `approval`: the approval request and its answer.
+    pub approval: Option<Box<super::Approval>>,
     /// Keys this version does not model, kept as they came.
     pub extra: Object,
 }
@@ -443,7 +443,9 @@ pub(super) fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Re
         tool_metadata: o.remove("toolMetadata").map(Box::new),
         call_provider_metadata: o.remove("callProviderMetadata").map(Box::new),
         result_provider_metadata: o.remove("resultProviderMetadata").map(Box::new),
-        approval: o.remove("approval").map(Box::new),
+        approval: (o.remove("approval"))
+            .and_then(super::Approval::from_value)
+            .map(Box::new),
         extra: unknown_keys(obj),
     };
     Ok(Part::Tool(Box::new(part)))

@@ -3,6 +3,7 @@
 //! Nothing here does IO or keeps state. The reducers in [`crate::reduce`] and the store in
 //! [`crate::store`] give these types their meaning.
 
+pub mod approval;
 pub mod capabilities;
 pub mod chunk;
 pub mod compact;
@@ -15,6 +16,7 @@ pub mod pi_native;
 pub mod request;
 pub mod schema;
 
+pub use approval::Approval;
 pub use capabilities::Capabilities;
 pub use compact::Json;
 pub use error::{ChatError, ErrorKind};

@@ -12,9 +12,10 @@
 //! Effects the store must act on (follow-up consumption, the turn id, the mode switch, data for
 //! the host) come out as [`PiEffect`]s; the reducer never touches the follow-up queue itself.
 
+use crate::protocol::Approval;
 use crate::util::hash::HashMap;
 
-use serde_json::{Map as Object, Value};
+use serde_json::Value;
 
 use crate::protocol::chunk::{PartKind, PiEvent};
 use crate::protocol::{Json, Part, Role, TextState, ToolPart, ToolState, UIMessage};
@@ -454,10 +455,7 @@ impl PiReducer {
                     }
                 };
                 if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
-                    let denied = (t.approval.as_deref())
-                        .and_then(|a| a.get("approved"))
-                        .and_then(Value::as_bool)
-                        == Some(false);
+                    let denied = t.approval.as_deref().is_some_and(Approval::denied);
                     // The question is answered: it waits no more.
                     t.extra.remove("interrupt");
                     if denied {
@@ -493,14 +491,13 @@ impl PiReducer {
                 reason,
                 ..
             } => {
-                let mut approval = Object::new();
-                approval.insert("id".into(), Value::String(approval_id));
-                if let Some(r) = reason {
-                    approval.insert("requestReason".into(), Value::String(r));
-                }
+                let approval = Approval {
+                    request_reason: reason,
+                    ..Approval::requested(approval_id)
+                };
                 self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
                     t.state = ToolState::ApprovalRequested;
-                    t.approval = Some(Box::new(Value::Object(approval)));
+                    t.approval = Some(Box::new(approval));
                 });
             }
             PiEvent::ToolApprovalResponse {
@@ -512,17 +509,10 @@ impl PiReducer {
                 ..
             } => {
                 self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
-                    let mut approval = match t.approval.as_deref() {
-                        Some(Value::Object(a)) => a.clone(),
-                        _ => Object::new(),
-                    };
-                    approval.insert("id".into(), Value::String(approval_id));
-                    approval.insert("approved".into(), Value::Bool(approved));
-                    if let Some(r) = reason {
-                        approval.insert("reason".into(), Value::String(r));
-                    }
+                    let mut approval = t.approval.take().map(|a| *a).unwrap_or_default();
+                    approval.answered(approval_id, approved, reason);
                     t.state = ToolState::ApprovalResponded;
-                    t.approval = Some(Box::new(Value::Object(approval)));
+                    t.approval = Some(Box::new(approval));
                 });
             }
             PiEvent::ToolInputRequest {

@@ -74,7 +74,7 @@ fn waits(t: &ToolPart) -> Option<bool> {
 }
 
 fn approval_id(t: &ToolPart) -> Option<&str> {
-    t.approval.as_deref()?.get("id")?.as_str()
+    t.approval.as_deref()?.id.as_deref()
 }
 
 impl ChatStore {

@@ -1,6 +1,7 @@
 //! The user's answers to tool calls: outputs, approval responses, replaced tool parts.
 
 use super::*;
+use crate::protocol::Approval;
 
 impl Conversation {
     /// The client's result for a tool call: the part becomes `output-available` (or
@@ -12,12 +13,7 @@ impl Conversation {
                     continue;
                 };
                 // Output states keep only an approval that was granted.
-                let granted = t
-                    .approval
-                    .as_ref()
-                    .and_then(|a| a.get("approved"))
-                    .and_then(Value::as_bool)
-                    == Some(true);
+                let granted = t.approval.as_deref().is_some_and(Approval::granted);
                 if !granted {
                     t.approval = None;
                 }
@@ -57,11 +53,7 @@ impl Conversation {
         let asks = |p: &Part| {
             p.as_tool().is_some_and(|t| {
                 t.state == ToolState::ApprovalRequested
-                    && t.approval
-                        .as_ref()
-                        .and_then(|a| a.get("id"))
-                        .and_then(Value::as_str)
-                        == Some(approval_id)
+                    && t.approval.as_deref().is_some_and(|a| a.is(approval_id))
             })
         };
         let set = |m: &mut UIMessage| {
@@ -71,17 +63,12 @@ impl Conversation {
                 }
                 if let Some(t) = p.as_tool_mut() {
                     t.state = ToolState::ApprovalResponded;
-                    let mut approval = match t.approval.take().map(|a| *a) {
-                        Some(Value::Object(o)) => o,
-                        _ => serde_json::Map::new(),
-                    };
-                    approval.insert("id".into(), Value::String(approval_id.to_string()));
-                    approval.insert("approved".into(), Value::Bool(approved));
-                    match reason {
-                        Some(r) => approval.insert("reason".into(), Value::String(r.to_string())),
-                        None => approval.remove("reason"),
-                    };
-                    t.approval = Some(Box::new(Value::Object(approval)));
+                    // The user's answer: its reason (or none) replaces any there.
+                    let mut approval = t.approval.take().map(|a| *a).unwrap_or_default();
+                    approval.id = Some(approval_id.to_string());
+                    approval.approved = Some(approved);
+                    approval.reason = reason.map(str::to_string);
+                    t.approval = Some(Box::new(approval));
                 }
             }
         };

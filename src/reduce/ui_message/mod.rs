@@ -12,6 +12,7 @@
 //! The caller decides what a violation means (the store fails the turn; the replay helper
 //! reports it).
 
+use crate::protocol::Approval;
 use crate::util::hash::HashMap;
 
 use serde_json::Value;
@@ -499,26 +500,17 @@ impl UiMessageReducer {
                 signature,
             } => {
                 let p = tool_invocation(msg, &tool_call_id)?;
-                let mut a = Object::new();
-                a.insert("id".into(), Value::String(approval_id));
-                if let Some(d) = approval_descriptor {
-                    a.insert("descriptor".into(), d);
-                }
-                if let Some(i) = input_schema_input {
-                    a.insert("inputSchemaInput".into(), i);
-                }
-                if let Some(r) = reason {
-                    a.insert("requestReason".into(), Value::String(r));
-                }
-                if is_automatic == Some(true) {
-                    a.insert("isAutomatic".into(), Value::Bool(true));
-                }
-                if let Some(s) = signature {
-                    a.insert("signature".into(), Value::String(s));
-                }
+                let a = Approval {
+                    descriptor: approval_descriptor,
+                    input_schema_input,
+                    request_reason: reason,
+                    is_automatic: (is_automatic == Some(true)).then_some(true),
+                    signature,
+                    ..Approval::requested(approval_id)
+                };
                 let t = msg.parts[p].as_tool_mut().expect("a tool part");
                 t.state = ToolState::ApprovalRequested;
-                t.approval = Some(Box::new(Value::Object(a)));
+                t.approval = Some(Box::new(a));
             }
             UiChunk::ToolApprovalResponse {
                 approval_id,
@@ -531,28 +523,15 @@ impl UiMessageReducer {
                     .parts
                     .iter_mut()
                     .filter_map(Part::as_tool_mut)
-                    .find(|t| {
-                        t.approval
-                            .as_ref()
-                            .and_then(|a| a.get("id"))
-                            .and_then(Value::as_str)
-                            == Some(approval_id.as_str())
-                    })
+                    .find(|t| t.approval.as_deref().is_some_and(|a| a.is(&approval_id)))
                 else {
                     return Err(Violation(format!(
                         "No tool invocation found for approval ID \"{approval_id}\"."
                     )));
                 };
-                let mut a = match t.approval.take().map(|a| *a) {
-                    Some(Value::Object(a)) => a,
-                    _ => Object::new(),
-                };
-                a.insert("id".into(), Value::String(approval_id));
-                a.insert("approved".into(), Value::Bool(approved));
-                if let Some(r) = reason {
-                    a.insert("reason".into(), Value::String(r));
-                }
-                t.approval = Some(Box::new(Value::Object(a)));
+                let mut a = t.approval.take().map(|a| *a).unwrap_or_default();
+                a.answered(approval_id, approved, reason);
+                t.approval = Some(Box::new(a));
                 t.state = ToolState::ApprovalResponded;
                 if provider_executed.is_some() {
                     t.provider_executed = provider_executed;
