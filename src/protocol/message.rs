@@ -330,6 +330,8 @@ pub struct ToolPart {
     pub result_provider_metadata: Option<Box<Value>>,
     /// `approval`: the approval request and its answer.
     pub approval: Option<Box<super::Approval>>,
+    /// `interrupt`: the question an ask-user call waits on (pi), until it is answered.
+    pub interrupt: Option<Box<super::Question>>,
     /// Keys this version does not model, kept as they came.
     pub extra: Object,
 }
@@ -359,6 +361,7 @@ impl ToolPart {
             call_provider_metadata: None,
             result_provider_metadata: None,
             approval: None,
+            interrupt: None,
             extra: Object::new(),
         }
     }
@@ -385,6 +388,7 @@ impl ToolPart {
             call_provider_metadata,
             result_provider_metadata,
             approval,
+            interrupt,
             extra,
         } = self;
         ToolPart {
@@ -408,6 +412,7 @@ impl ToolPart {
             call_provider_metadata: call_provider_metadata.clone(),
             result_provider_metadata: result_provider_metadata.clone(),
             approval: approval.clone(),
+            interrupt: interrupt.clone(),
             extra: extra.clone(),
         }
     }
@@ -445,6 +450,9 @@ pub(super) fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Re
         result_provider_metadata: o.remove("resultProviderMetadata").map(Box::new),
         approval: (o.remove("approval"))
             .and_then(super::Approval::from_value)
+            .map(Box::new),
+        interrupt: (o.remove("interrupt"))
+            .and_then(super::Question::from_value)
             .map(Box::new),
         extra: unknown_keys(obj),
     };
@@ -486,6 +494,7 @@ impl ToolPart {
             t.result_provider_metadata.as_deref(),
         )?;
         entry_opt(m, "approval", t.approval.as_deref())?;
+        entry_opt(m, "interrupt", t.interrupt.as_deref())?;
         for (k, v) in &t.extra {
             m.serialize_entry(k, v)?;
         }

@@ -3,7 +3,6 @@
 //! Nothing here does IO or keeps state. The reducers in [`crate::reduce`] and the store in
 //! [`crate::store`] give these types their meaning.
 
-pub mod approval;
 pub mod capabilities;
 pub mod chunk;
 pub mod compact;
@@ -15,10 +14,11 @@ pub mod part;
 pub mod pi_native;
 pub mod request;
 pub mod schema;
+pub mod waiting;
 
-pub use approval::Approval;
 pub use capabilities::Capabilities;
 pub use compact::Json;
 pub use error::{ChatError, ErrorKind};
 pub use message::{FileAttachment, Part, Role, TextState, ToolPart, ToolState, UIMessage};
 pub use request::SendOptions;
+pub use waiting::{Approval, Question};

@@ -12,7 +12,7 @@
 //! Effects the store must act on (follow-up consumption, the turn id, the mode switch, data for
 //! the host) come out as [`PiEffect`]s; the reducer never touches the follow-up queue itself.
 
-use crate::protocol::Approval;
+use crate::protocol::{Approval, Question};
 use crate::util::hash::HashMap;
 
 use serde_json::Value;
@@ -457,7 +457,7 @@ impl PiReducer {
                 if let Some(t) = h.at_mut(i).parts[p].as_tool_mut() {
                     let denied = t.approval.as_deref().is_some_and(Approval::denied);
                     // The question is answered: it waits no more.
-                    t.extra.remove("interrupt");
+                    t.interrupt = None;
                     if denied {
                         // The blocked result of a denied call: what the `ai` package shows
                         // as a denial.
@@ -522,13 +522,11 @@ impl PiReducer {
                 options,
                 ..
             } => {
-                let interrupt = serde_json::json!({
-                    "question": question.unwrap_or_default(),
-                    "options": options.unwrap_or_default(),
-                });
+                let options = Value::from(options.unwrap_or_default());
+                let asked = Question::asked(question.unwrap_or_default(), options);
                 self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
                     t.state = ToolState::InputAvailable;
-                    t.extra.insert("interrupt".into(), interrupt);
+                    t.interrupt = Some(Box::new(asked));
                 });
             }
             PiEvent::LegacyMessageDelta {

@@ -68,7 +68,7 @@ pub struct PendingCall {
 fn waits(t: &ToolPart) -> Option<bool> {
     match t.state {
         ToolState::ApprovalRequested => Some(true),
-        ToolState::InputAvailable if t.extra.contains_key("interrupt") => Some(false),
+        ToolState::InputAvailable if t.interrupt.is_some() => Some(false),
         _ => None,
     }
 }
@@ -87,7 +87,7 @@ impl ChatStore {
         for (i, m) in messages.iter().enumerate().skip(from) {
             for t in m.parts.iter().filter_map(Part::as_tool) {
                 let Some(approval) = waits(t) else { continue };
-                let interrupt = t.extra.get("interrupt");
+                let interrupt = t.interrupt.as_deref();
                 let error = (s.answers.errors.iter())
                     .find(|(id, _)| *id == t.tool_call_id)
                     .map(|(_, e)| e.clone());
@@ -101,11 +101,8 @@ impl ChatStore {
                         tool_name: t.tool_name.clone(),
                         input: t.input.clone(),
                         message_id: m.id.clone(),
-                        question: interrupt
-                            .and_then(|q| q.get("question"))
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
-                        options: interrupt.and_then(|q| q.get("options")).cloned(),
+                        question: interrupt.and_then(|q| q.question.clone()),
+                        options: interrupt.and_then(|q| q.options.clone()),
                         error,
                     },
                 ));

@@ -18,7 +18,7 @@ impl Conversation {
                     t.approval = None;
                 }
                 // The question is answered: it waits no more.
-                t.extra.remove("interrupt");
+                t.interrupt = None;
                 match output {
                     Ok(v) => {
                         t.state = ToolState::OutputAvailable;

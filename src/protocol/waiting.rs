@@ -1,7 +1,8 @@
-//! A tool part's `approval` (`ai` 7's `ToolUIPart.approval`): the request for the user's
-//! approval of a call, and the answer. Typed, so a reducer sets what it means (`approved`,
-//! `reason`) instead of editing a JSON object in place; fields this version does not know,
-//! from a stored history or a newer server, are kept as they came.
+//! What a tool call that waits for the user carries (SPEC §13): its `approval` (`ai` 7's
+//! `ToolUIPart.approval`: the request for the user's approval, and the answer) and the
+//! `interrupt` of an ask-user call (pi: the question and its options). Typed, so a reducer
+//! sets what they mean instead of editing a JSON object in place; fields this version does
+//! not know, from a stored history or a newer server, are kept as they came.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
@@ -110,6 +111,59 @@ impl Serialize for Approval {
     }
 }
 
+/// The question an ask-user call waits on (`interrupt` on its tool part).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Question {
+    /// `question`: what the user is asked.
+    pub question: Option<String>,
+    /// `options`: the answers offered, as the server gave them.
+    pub options: Option<Value>,
+    /// Keys this version does not model, kept as they came.
+    pub extra: Object,
+}
+
+impl Question {
+    /// The question `question` with the answers `options` offered.
+    pub fn asked(question: String, options: Value) -> Self {
+        Question {
+            question: Some(question),
+            options: Some(options),
+            extra: Object::new(),
+        }
+    }
+
+    /// Reads a stored one; `None` for one that is not a JSON object.
+    pub fn from_value(v: Value) -> Option<Self> {
+        let Value::Object(mut o) = v else {
+            return None;
+        };
+        let question = match o.get("question") {
+            Some(Value::String(q)) => Some(q.clone()),
+            _ => None,
+        };
+        if question.is_some() {
+            o.remove("question");
+        }
+        Some(Question {
+            question,
+            options: o.remove("options"),
+            extra: o,
+        })
+    }
+}
+
+impl Serialize for Question {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        entry_opt(&mut m, "question", self.question.as_ref())?;
+        entry_opt(&mut m, "options", self.options.as_ref())?;
+        for (k, v) in &self.extra {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +183,19 @@ mod tests {
         assert_eq!(a.id, None);
         assert_eq!(serde_json::to_value(&a).unwrap(), odd);
         assert_eq!(Approval::from_value(json!("x")), None);
+    }
+
+    #[test]
+    fn a_stored_question_reads_and_writes_back_as_it_was() {
+        let stored = json!({"question": "Which?", "options": ["a", "b"], "future": 1});
+        let q = Question::from_value(stored.clone()).expect("an object");
+        assert_eq!(q.question.as_deref(), Some("Which?"));
+        assert_eq!(serde_json::to_value(&q).unwrap(), stored);
+        let odd = json!({"question": 3});
+        assert_eq!(
+            serde_json::to_value(Question::from_value(odd.clone()).unwrap()).unwrap(),
+            odd
+        );
     }
 
     #[test]
