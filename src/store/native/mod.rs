@@ -347,14 +347,7 @@ impl ChatStore {
             // Its start was among the events the gap lost, or another client's run.
             (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
             (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
-                let turn = self
-                    .session
-                    .native
-                    .link
-                    .gate()
-                    .turn_id()
-                    .map(str::to_string);
-                self.prompt_runs(turn);
+                self.prompt_runs_in_shown_run();
             }
             // Ended while this client did not read its events (a gap, a switch away).
             (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
@@ -480,14 +473,7 @@ impl ChatStore {
                 let turn = self.session.turn.client_turn_id.as_deref();
                 let submitted = matches!(self.session.turn.phase, Phase::Submitted { .. });
                 if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
-                    let turn_id = self
-                        .session
-                        .native
-                        .link
-                        .gate()
-                        .turn_id()
-                        .map(str::to_string);
-                    self.prompt_runs(turn_id);
+                    self.prompt_runs_in_shown_run();
                 }
                 let stopped = self.session.native.stopped_prompt.as_deref();
                 if stopped.is_some() && client_nonce.as_deref() == stopped {

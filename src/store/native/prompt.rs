@@ -75,6 +75,13 @@ impl ChatStore {
         }
     }
 
+    /// [`Self::prompt_runs`] in the run the events show now.
+    pub(in crate::store) fn prompt_runs_in_shown_run(&mut self) {
+        let link = &self.session.native.link;
+        let turn_id = link.gate().turn_id().map(str::to_string);
+        self.prompt_runs(turn_id);
+    }
+
     /// The optimistic message of the prompt on its way goes (refused, or a follow-up now).
     pub(in crate::store) fn withdraw_current_prompt(&mut self) {
         let s = &mut self.session;
