@@ -95,6 +95,7 @@ function nativeStore(server, { http, ...options } = {}) {
     ...options,
   });
   stores.push(store);
+  store.subscribe(() => {}); // `new ChatStore` does no IO: the first subscribe starts it, as a UI's would.
   return { store, errors };
 }
 
