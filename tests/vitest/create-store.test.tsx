@@ -3,7 +3,7 @@
 // requests, and the unmount disposes it. Imported from the built package directly (not through
 // the suite's `useChat` alias: `@ai-sdk/react` has no such hook).
 import { render, screen, waitFor } from '@testing-library/react';
-import { StrictMode } from 'react';
+import { Activity, StrictMode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useChatStore, useCreateChatStore } from '../../pkg/react.js';
 import type { ChatStore } from '../../pkg/agent_chat_store.js';
@@ -70,5 +70,30 @@ describe('useCreateChatStore', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(server.requestsTo('POST', `${API}/chat`)).toHaveLength(0);
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+  });
+
+  it('hidden by <Activity> (effects gone, state kept): the store is disposed, and shown again a fresh one opens', async () => {
+    scriptOpen('strict');
+    scriptOpen('strict');
+    const seen: ChatStore[] = [];
+    const view = (mode: 'visible' | 'hidden') => (
+      <Activity mode={mode}>
+        <Probe seen={seen} />
+      </Activity>
+    );
+    const { rerender, unmount } = render(view('visible'));
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('ready hydrated 0'));
+    const first = seen[0]!;
+    rerender(view('hidden'));
+    await new Promise((r) => setTimeout(r, 20));
+    rerender(view('visible'));
+    await waitFor(() => expect(seen.at(-1)).not.toBe(first));
+    await waitFor(() => expect(server.requestsTo('GET', `${API}/chat/strict/messages`)).toHaveLength(2));
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('ready hydrated 0'));
+    // The first store is gone: an action on it sends nothing.
+    first.send('to the disposed store');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+    unmount();
   });
 });
