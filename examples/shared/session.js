@@ -29,7 +29,7 @@ export function useSessionSwitch(store) {
   const switchTo = useCallback(
     (id) => {
       id = id.trim();
-      if (id && store) store.switchSession(id);
+      if (id) store.switchSession(id);
     },
     [store],
   );

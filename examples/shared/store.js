@@ -7,7 +7,7 @@ import { useCreateChatStore } from "agent-chat-store/react";
 import { continueAfterToolAnswers } from "./continue.js";
 import { useSessionUrl } from "./session.js";
 
-/** Returns `{store, sessionId}`: the store is `null` on the first render (`useCreateChatStore`). */
+/** Returns `{store, sessionId}`: the store is there from the first render (`useCreateChatStore`). */
 export function useExampleStore(config) {
   const { sessionId, onSessionChange } = useSessionUrl(config.sessionId);
   const storeRef = useRef(null);

@@ -20,39 +20,22 @@ export type * from "./ai-types.js";
 
 type Snapshot = ChatSnapshot;
 
-const noopUnsubscribe = () => {};
-
 /**
- * Subscribes the component to `store` (via `useSyncExternalStore`) and returns its snapshot:
- * the same frozen object until something changed.
+ * Subscribes the calling component to `store` (via `useSyncExternalStore`, whose first
+ * subscribe starts the store's IO) and returns its snapshot: the same frozen object until
+ * something changed.
  */
-export function useChatStore(store: ChatStore): Snapshot;
-/** With no store yet (e.g. the first render of `useCreateChatStore`), returns `null`. */
-export function useChatStore(store: ChatStore | null | undefined): Snapshot | null;
-/**
- * Subscribes the calling component to `store` and returns its current snapshot.
- *
- * `store` may be `null`/`undefined` (as `useCreateChatStore` returns before its first effect ran);
- * the hook then returns `null`.
- */
-export function useChatStore(store: ChatStore | null | undefined): Snapshot | null {
-  // `subscribe` and `getSnapshot` are methods of a wasm-bindgen class instance: they need their
-  // `this`, and useSyncExternalStore resubscribes whenever the function identity changes, so the
-  // bound closures are created once per store, not once per render.
-  const subscribe = useCallback(
-    (onStoreChange: () => void) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
-    [store],
-  );
-  const getSnapshot = useCallback(() => (store ? store.getSnapshot() : null), [store]);
-  // The same function serves as the server snapshot: the store has no separate server state,
-  // and a host that renders on the server creates the store there too (or passes null).
-  return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
+export function useChatStore(store: ChatStore): Snapshot {
+  // The store's `subscribe` and `getSnapshot` are bound functions, the same on every read: no
+  // resubscription per render. The same function serves as the server snapshot: a store
+  // rendered on the server is never subscribed, so it never starts.
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
 }
 
 /** What `useSessions` returns: `snapshot.sessions`, the open session's id, and the actions. */
 export interface SessionsHandle extends Readonly<Snapshot["sessions"]> {
-  /** The open session's id (`null` without a store). */
-  readonly current: string | null;
+  /** The open session's id. */
+  readonly current: string;
   /** `store.loadSessions(opts)`: the first page again. */
   load(opts?: { archived?: boolean }): boolean;
   /** `store.loadMoreSessions(opts)`: the next page. */
@@ -67,18 +50,6 @@ export interface SessionsHandle extends Readonly<Snapshot["sessions"]> {
   remove(id: string): boolean;
 }
 
-const NO_SESSIONS: Snapshot["sessions"] = Object.freeze({
-  available: false,
-  loaded: false,
-  loading: false,
-  hasMore: false,
-  archivedLoaded: false,
-  archivedHasMore: false,
-  archivable: false,
-  items: Object.freeze([]),
-  error: null,
-});
-
 /**
  * The session list of `store` (SPEC §11) with its actions, for a sidebar: `snapshot.sessions`
  * plus `current` (the open session's id) and `load`, `loadMore`, `create`, `open`, `rename`,
@@ -86,21 +57,13 @@ const NO_SESSIONS: Snapshot["sessions"] = Object.freeze({
  * archived sessions' too with `{archived: true}`). The component re-renders only when the list
  * or the open session changes, not on every streamed word.
  */
-export function useSessions(
-  store: ChatStore | null | undefined,
-  options: { archived?: boolean } = {},
-): SessionsHandle {
-  const subscribe = useCallback(
-    (onStoreChange: () => void) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
-    [store],
-  );
-  const getSessions = useCallback(() => (store ? store.getSnapshot().sessions : NO_SESSIONS), [store]);
-  const getCurrent = useCallback(() => (store ? store.getSnapshot().sessionId : null), [store]);
-  const sessions = useSyncExternalStore(subscribe, getSessions, getSessions);
-  const current = useSyncExternalStore(subscribe, getCurrent, getCurrent);
+export function useSessions(store: ChatStore, options: { archived?: boolean } = {}): SessionsHandle {
+  const getSessions = useCallback(() => store.getSnapshot().sessions, [store]);
+  const getCurrent = useCallback(() => store.getSnapshot().sessionId, [store]);
+  const sessions = useSyncExternalStore(store.subscribe, getSessions, getSessions);
+  const current = useSyncExternalStore(store.subscribe, getCurrent, getCurrent);
   const archived = !!options.archived;
   useEffect(() => {
-    if (!store) return;
     const s = store.getSnapshot().sessions;
     // The store asks a first page once however often it is asked to load it.
     if (!s.loaded) store.loadSessions();
@@ -110,64 +73,74 @@ export function useSessions(
     (): SessionsHandle => ({
       ...sessions,
       current,
-      load: (opts?: { archived?: boolean }) => (store ? store.loadSessions(opts) : false),
-      loadMore: (opts?: { archived?: boolean }) => (store ? store.loadMoreSessions(opts) : false),
-      create: () => (store ? store.newSession() : undefined),
-      open: (id: string) => store?.switchSession(id),
-      rename: (id: string, title: string) => (store ? store.renameSession(id, title) : false),
-      archive: (id: string, yes = true) => (store ? store.archiveSession(id, yes) : false),
-      remove: (id: string) => (store ? store.deleteSession(id) : false),
+      load: (opts?: { archived?: boolean }) => store.loadSessions(opts),
+      loadMore: (opts?: { archived?: boolean }) => store.loadMoreSessions(opts),
+      create: () => store.newSession(),
+      open: (id: string) => store.switchSession(id),
+      rename: (id: string, title: string) => store.renameSession(id, title),
+      archive: (id: string, yes = true) => store.archiveSession(id, yes),
+      remove: (id: string) => store.deleteSession(id),
     }),
     [sessions, current, store],
   );
 }
 
 /**
- * Creates a `ChatStore` owned by the calling component: created when the component mounts,
- * `dispose()`d when it unmounts, and `switchSession(options.sessionId)` when that option changes
- * (the store, its other options and its per-session queues are kept).
+ * Creates a `ChatStore` owned by the calling component: made during its first render (its
+ * constructor does no IO: the store starts when first subscribed to, `useChatStore` does, or
+ * asked to act), `dispose()`d when it unmounts, and `switchSession(options.sessionId)` when that
+ * option changes (the store, its other options and its per-session queues are kept).
  *
- * Returns the store, or `null` during the very first render: the store is created in an effect,
- * because its constructor starts network IO, and a render may run twice (StrictMode) or be
- * thrown away (concurrent rendering), which would leak a store nobody disposes.
- * Under StrictMode's simulated unmount/remount the first store is disposed and a fresh one is
- * created; the component re-renders with the new one.
+ * A render thrown away (StrictMode's second call, concurrent rendering, server rendering) leaves
+ * a store that never started: no request, no timer. The disposal waits a microtask, so
+ * StrictMode's simulated unmount and remount keep the one store; a component whose effects
+ * come back after a real disposal (a hidden `<Activity>`) gets a fresh store.
  *
  * Only `sessionId` is reactive. `onData`, `onError`, `onEvent`, `onFinish`, `onToolCall`,
  * `onSessionChange`, `prepareSendMessagesRequest`, a `sendAutomaticallyWhen` function, `fetch`
  * and a `headers` given at creation always call the latest values passed to the hook (so closures over props/state are never
  * stale); every other option is read once. To change them, remount with a React `key`.
  */
-export function useCreateChatStore(options: ChatStoreOptions): ChatStore | null {
-  const [store, setStore] = useState<ChatStore | null>(null);
+export function useCreateChatStore(options: ChatStoreOptions): ChatStore {
   const latest = useRef(options);
-  // Declared before the creation effect, so a (re)creation in the same commit sees these options.
   useEffect(() => {
     latest.current = options;
   });
+  const [store, setStore] = useState(() => new ChatStore(withLatestCallbacks(latest)));
+  const mounts = useRef(0);
 
   useEffect(() => {
-    const created = new ChatStore(withLatestCallbacks(latest));
-    setStore(created);
+    if (disposed.has(store)) {
+      setStore(new ChatStore(withLatestCallbacks(latest)));
+      return;
+    }
+    mounts.current += 1;
     return () => {
-      created.dispose();
-      // On a real unmount this is a no-op; on StrictMode's remount the new store replaces it.
-      setStore((current) => (current === created ? null : current));
+      mounts.current -= 1;
+      // After the commit: StrictMode's simulated remount has mounted it again by then.
+      queueMicrotask(() => {
+        if (mounts.current > 0) return;
+        disposed.add(store);
+        store.dispose();
+      });
     };
-  }, []);
+  }, [store]);
 
   const sessionId = options.sessionId;
   useEffect(() => {
-    // Compared with the snapshot rather than a previous prop, so a store created with an older
-    // sessionId (effects ran after a prop change) is brought to the current one, and a freshly
-    // created store is not switched to the session it already has.
-    if (store && sessionId != null && store.getSnapshot().sessionId !== sessionId) {
+    // Compared with the snapshot rather than a previous prop: a store made with this sessionId
+    // is not switched to the session it already has.
+    if (sessionId != null && store.getSnapshot().sessionId !== sessionId) {
       store.switchSession(sessionId);
     }
   }, [store, sessionId]);
 
   return store;
 }
+
+// The stores `useCreateChatStore` disposed: a component whose effects run again after that (the
+// state kept, as a hidden `<Activity>`'s) replaces its store instead of using a dead one.
+const disposed = new WeakSet<ChatStore>();
 
 // Replaces the callback options with trampolines that read `latest.current` at call time.
 // Only the callbacks present at creation are wrapped: the store may decide at construction

@@ -90,6 +90,7 @@ test('a server that keeps a pi projection is refused: the error names it and sen
   try {
     const errors = [];
     const store = new ai.ChatStore({ baseUrl: srv.base, sessionId: 'c1', onError: (e) => errors.push(e), ...plain, routes: { ...plain.routes, capabilities: '/api/capabilities' } });
+    store.subscribe(() => {}); // `new ChatStore` does no IO: the first subscribe starts it, as a UI's would.
     await until(() => store.getSnapshot().status === 'error', 'the refusal');
     const snap = store.getSnapshot();
     assert.equal(snap.error.field, 'aiSdkOwnsHistory');

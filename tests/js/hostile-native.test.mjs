@@ -84,7 +84,7 @@ async function until(store, pred, what, clock = realClock, ms = 8000) {
 /**
  * A pi-native store on `server`: over HTTP when `http` (a base URL), else through its fetch.
  */
-function nativeStore(server, { http, ...options } = {}) {
+function nativeStore(server, { http, unstarted, ...options } = {}) {
   const errors = [];
   const store = new pkg.ChatStore({
     protocol: 'pi-native', agentType: 'pi', sessionId: 's1', persistSeq: false,
@@ -95,6 +95,8 @@ function nativeStore(server, { http, ...options } = {}) {
     ...options,
   });
   stores.push(store);
+  // `new ChatStore` does no IO: the first subscribe starts it, as a UI's would.
+  if (!unstarted) store.subscribe(() => {});
   return { store, errors };
 }
 
@@ -270,6 +272,20 @@ test('/state never answering: a typed error within 60 s, the hung read given up'
   server.heal();
   store.send('hello');
   await until(store, (s) => s.status === 'ready' && s.messages.at(-1)?.parts.at(-1)?.text === 'pong', 'a send after the error', clock, 70_000);
+  store.dispose();
+}));
+
+test('a store started late: its first /state read is bounded from the start, not from new ChatStore()', () => onClock(async (clock) => {
+  const server = new NativeServer();
+  server.override = (ctx) => ctx.route === 'state' ? { hang: true } : undefined;
+  const { store } = nativeStore(server, { unstarted: true });
+  await clock.wait(20_000); // past the read's 15 s bound, counted from construction
+  assert.equal(server.count('state'), 0, 'nothing asked before the start');
+  store.subscribe(() => {});
+  await clock.wait(14_000);
+  assert.equal(server.count('state'), 1, 'the first read is still waited for 14 s after the start');
+  assert.equal(store.getSnapshot().error, null);
+  await until(store, () => server.count('state') >= 2, 'the hung read given up and asked again', clock, 30_000);
   store.dispose();
 }));
 

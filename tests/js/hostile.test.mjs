@@ -112,6 +112,7 @@ function makeStore({ chat, extra = () => undefined, options = {} }) {
     onError: (e) => errors.push(e), onEvent: (e) => events.push(e), onData: (d) => data.push(d),
     ...options,
   });
+  store.subscribe(() => {}); // `new ChatStore` does no IO: the first subscribe starts it, as a UI's would.
   return { store, calls, errors, events, data };
 }
 
@@ -155,6 +156,7 @@ test('switching back to a session whose message has the id and position of the o
       sessionId: 'A', baseUrl: 'http://x.test', hydrate: true, fetch,
       capabilities: { nativeFollowUp: false, aiSdkOwnsHistory: true },
     });
+    store.subscribe(() => {}); // `new ChatStore` does no IO: the first subscribe starts it, as a UI's would.
     const shown = () => store.getSnapshot().messages.map((m) => m.parts[0]?.text);
     await sleep(5); await release();
     assert.deepEqual(shown(), ['a']);

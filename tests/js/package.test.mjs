@@ -179,6 +179,7 @@ test('ChatStore errors are Errors with a stable code; bad input does not break t
   });
   const errors = [];
   const store = new pkg.ChatStore({ baseUrl: 'http://server.test', sessionId: 's2', fetch, onError: (e) => errors.push(e) });
+  store.subscribe(() => {}); // `new ChatStore` does no IO: the first subscribe starts it, as a UI's would.
   await until(store, (s) => s.capabilitiesLoaded);
   store.send('hi');
   const s = await until(store, (s) => s.status === 'error');

@@ -162,26 +162,56 @@ pub(crate) struct Shell {
     bound: RefCell<Option<(Function, Function)>>,
     draining: Cell<bool>,
     disposed: Cell<bool>,
+    /// Whether the store performs what the core asks (first `subscribe` or action): until
+    /// then its requests wait, in order, in the core's outbox and no timer is armed.
+    started: Cell<bool>,
+    /// The core's clock, stopped until the start: what the core asked at construction times
+    /// out from the start, not from `new ChatStore()`. Before the start, when it was made;
+    /// after, how far it is behind `Date.now()`.
+    clock: Cell<u64>,
     /// The last `clientSeq` of the current session known to be in `localStorage`.
     stored_seq: Cell<u64>,
 }
 
 impl Shell {
-    /// Runs `f` on the core, then drains its outputs. The borrow ends before any JS runs.
+    /// Runs `f` on the core (an action starts the store), then drains its outputs. The
+    /// borrow ends before any JS runs.
     pub(crate) fn with_core<R>(
         self: &Rc<Self>,
         f: impl FnOnce(&mut agent_chat_store::ChatStore, u64) -> R,
     ) -> R {
+        self.start();
         let r = {
             let mut core = self.core.borrow_mut();
-            f(&mut core, now())
+            f(&mut core, self.now())
         };
         self.drive();
         r
     }
 
+    /// The core's time: the wall clock less the time the store waited to start.
+    fn now(&self) -> u64 {
+        match self.started.get() {
+            true => now().saturating_sub(self.clock.get()),
+            false => self.clock.get(),
+        }
+    }
+
+    /// Starts performing what the core asked (once; never for a store disposed unstarted).
+    fn start(self: &Rc<Self>) {
+        if self.started.get() || self.disposed.get() {
+            return;
+        }
+        self.clock.set(now().saturating_sub(self.clock.get()));
+        self.started.set(true);
+        self.drive();
+    }
+
     /// The drain rule: after every input, take every output until there are none.
     fn drive(self: &Rc<Self>) {
+        if !self.started.get() {
+            return; // the outputs wait in the core until the start
+        }
         if self.draining.replace(true) {
             return; // a callback re-entered: the outer loop picks up what it added
         }
@@ -357,7 +387,7 @@ impl Shell {
                 }
             })
         });
-        let delay = at.saturating_sub(now()) as f64;
+        let delay = at.saturating_sub(self.now()) as f64;
         let handle = js::set_timeout(f.as_ref().unchecked_ref(), delay);
         *timer = Some((at, handle));
     }
@@ -447,6 +477,7 @@ impl Shell {
         let id = self.next_listener.get();
         self.next_listener.set(id + 1);
         self.listeners.borrow_mut().push((id, listener));
+        self.start();
         let weak = Rc::downgrade(self);
         let unsubscribe = Closure::once_into_js(move || {
             if let Some(shell) = weak.upgrade() {
@@ -458,6 +489,10 @@ impl Shell {
 
     fn dispose(self: &Rc<Self>) {
         if self.disposed.replace(true) {
+            return;
+        }
+        // Never started: nothing left, nothing to abort, and its requests are never sent.
+        if !self.started.get() {
             return;
         }
         self.with_core(|c, _| c.dispose());
@@ -501,7 +536,8 @@ impl JsChatStore {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsChatStore, JsValue> {
         let (store_opts, host) = options::read(&options)?;
-        let core = agent_chat_store::ChatStore::new(store_opts, Box::new(CryptoRandom), now());
+        let created = now();
+        let core = agent_chat_store::ChatStore::new(store_opts, Box::new(CryptoRandom), created);
         let shell = Rc::new(Shell {
             core: RefCell::new(core),
             host,
@@ -520,10 +556,11 @@ impl JsChatStore {
             bound: RefCell::new(None),
             draining: Cell::new(false),
             disposed: Cell::new(false),
+            started: Cell::new(false),
+            clock: Cell::new(created),
             stored_seq: Cell::new(0),
         });
         shell.load_seq();
-        shell.drive();
         Ok(JsChatStore { shell })
     }
 
@@ -829,6 +866,12 @@ impl JsChatStore {
         Ok(self
             .shell
             .with_core(|c, now| c.regenerate_with(message_id.as_deref(), extra, now)))
+    }
+
+    /// Starts the store's IO now (what the first `subscribe` or action does): the requests
+    /// the core asked for at construction (capabilities, history, state) leave in order.
+    pub fn start(&self) {
+        self.shell.start();
     }
 
     /// Aborts everything in flight; the store stays readable (React may read it once more).

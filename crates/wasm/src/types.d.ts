@@ -524,13 +524,22 @@ export interface ChatStoreOptions {
     | ((options: { messages: readonly UIMessage[] }) => boolean | PromiseLike<boolean>);
 }
 
-/** The chat store. */
+/**
+ * The chat store. `new ChatStore(options)` does no IO: it starts (asks for capabilities,
+ * history or state, and arms its timers, whose timeouts count from then) when first subscribed
+ * to, asked to act (any method but `getSnapshot`, `flush` and `dispose`), or `start()`ed. So it
+ * can be made during a render, as `@ai-sdk/react`'s `Chat` is. Before the start `getSnapshot()`
+ * gives the initial state (status `ready`, no messages); a store disposed before it started
+ * never sends anything.
+ */
 export class ChatStore {
   constructor(options: ChatStoreOptions);
-  /** Bound: can be passed around detached (`useSyncExternalStore(store.subscribe, …)`). */
+  /** Bound: can be passed around detached (`useSyncExternalStore(store.subscribe, …)`). The first subscribe starts the store. */
   readonly subscribe: (listener: () => void) => () => void;
-  /** Bound: the same frozen snapshot object until something changed. */
+  /** Bound: the same frozen snapshot object until something changed. Never starts the store. */
   readonly getSnapshot: () => ChatSnapshot;
+  /** Starts the store's IO now (what the first subscribe or action does); later calls do nothing. */
+  start(): void;
   setDraft(text: string): void;
   setDraftFiles(files: readonly FileAttachment[]): void;
   submit(): SubmitResult;

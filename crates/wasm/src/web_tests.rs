@@ -46,7 +46,9 @@ fn store(session: &str, extra: &[(&str, JsValue)]) -> JsChatStore {
     for (k, v) in extra {
         Reflect::set(&o, &(*k).into(), v).unwrap();
     }
-    JsChatStore::new(o.into()).expect("options accepted")
+    let s = JsChatStore::new(o.into()).expect("options accepted");
+    s.start(); // what a first subscribe or action does
+    s
 }
 
 fn snap(s: &JsChatStore) -> JsValue {

@@ -30,7 +30,7 @@ const ChatContext = createContext(null);
 const useChat = () => useContext(ChatContext);
 
 export function App() {
-  const { store, sessionId } = useExampleStore(config);
+  const { store } = useExampleStore(config);
   const snapshot = useChatStore(store);
   const runtime = useChatStoreRuntime(store);
 
@@ -40,9 +40,9 @@ export function App() {
     <AssistantRuntimeProvider runtime={runtime}>
       <ChatContext.Provider value={{ store, snapshot }}>
         <div className="shell">
-          {store && <ThreadList store={store} />}
+          <ThreadList store={store} />
           <div className="app">
-            <Header onSwitch={switchTo} sessionId={sessionId} />
+            <Header onSwitch={switchTo} />
             <Thread />
           </div>
         </div>
@@ -51,42 +51,38 @@ export function App() {
   );
 }
 
-function Header({ onSwitch, sessionId }) {
+function Header({ onSwitch }) {
   const { snapshot } = useChat();
-  const current = snapshot?.sessionId ?? sessionId;
+  const current = snapshot.sessionId;
   return (
     <header className="header">
       <div className="header-row">
         <h1>agent-chat-store <span className="muted">assistant-ui</span></h1>
         <SessionForm sessionId={current} onSwitch={onSwitch} />
       </div>
-      {snapshot && (
-        <div className="header-row meta">
-          <span className={"badge status " + snapshot.status} data-testid="status" data-status={snapshot.status}>
-            {snapshot.status}
-          </span>
-          <span className="meta-item" data-testid="session-id">session <code>{snapshot.sessionId}</code></span>
-          <span
-            className="meta-item"
-            data-testid="capabilities"
-            data-native-follow-up={String(snapshot.capabilities.nativeFollowUp)}
-            data-ai-sdk-owns-history={String(snapshot.capabilities.aiSdkOwnsHistory)}
-            data-loaded={String(snapshot.capabilitiesLoaded)}
-          >
-            <Flag on={snapshot.capabilities.nativeFollowUp}>follow-ups</Flag>
-            <Flag on={snapshot.capabilities.aiSdkOwnsHistory}>AI SDK history</Flag>
-            {!snapshot.capabilitiesLoaded && <span className="muted"> (loading)</span>}
-          </span>
-          <span className="meta-item" data-testid="turn-id" data-turn-id={snapshot.turnId ?? ""}>
-            turn <code className="turn" title={snapshot.turnId ?? ""}>{snapshot.turnId ?? "—"}</code>
-          </span>
-        </div>
-      )}
-      {snapshot && (
-        <div className="header-row meta">
-          <ToolCatalog tools={snapshot.tools} />
-        </div>
-      )}
+      <div className="header-row meta">
+        <span className={"badge status " + snapshot.status} data-testid="status" data-status={snapshot.status}>
+          {snapshot.status}
+        </span>
+        <span className="meta-item" data-testid="session-id">session <code>{snapshot.sessionId}</code></span>
+        <span
+          className="meta-item"
+          data-testid="capabilities"
+          data-native-follow-up={String(snapshot.capabilities.nativeFollowUp)}
+          data-ai-sdk-owns-history={String(snapshot.capabilities.aiSdkOwnsHistory)}
+          data-loaded={String(snapshot.capabilitiesLoaded)}
+        >
+          <Flag on={snapshot.capabilities.nativeFollowUp}>follow-ups</Flag>
+          <Flag on={snapshot.capabilities.aiSdkOwnsHistory}>AI SDK history</Flag>
+          {!snapshot.capabilitiesLoaded && <span className="muted"> (loading)</span>}
+        </span>
+        <span className="meta-item" data-testid="turn-id" data-turn-id={snapshot.turnId ?? ""}>
+          turn <code className="turn" title={snapshot.turnId ?? ""}>{snapshot.turnId ?? "—"}</code>
+        </span>
+      </div>
+      <div className="header-row meta">
+        <ToolCatalog tools={snapshot.tools} />
+      </div>
     </header>
   );
 }
@@ -223,7 +219,7 @@ const QUEUED_LABEL = {
 // One assistant-ui queue item; its delivery state and retry come from the store (same ids).
 function QueuedBubble({ id }) {
   const { store, snapshot } = useChat();
-  const item = snapshot?.queued.find((q) => q.id === id);
+  const item = snapshot.queued.find((q) => q.id === id);
   const state = item?.state ?? "queued";
   return (
     <div className={"message user queued " + state} data-testid="queued" data-state={state} data-id={id}>
@@ -275,15 +271,15 @@ function StoreError() {
     const last = s.thread.messages.at(-1);
     return last?.status?.type === "incomplete" && last.status.reason === "error";
   });
-  return shownByThread ? null : <ErrorBanner error={snapshot?.error} />;
+  return shownByThread ? null : <ErrorBanner error={snapshot.error} />;
 }
 
 function Composer() {
   const { snapshot } = useChat();
   // assistant-ui's composer owns the draft, so the store's text policy applies (not
   // `composer.hint`, which is about the store's own, empty draft).
-  const followUp = !!snapshot?.composer.followUp;
-  const hint = snapshot?.composer.textHint ?? null;
+  const followUp = snapshot.composer.followUp;
+  const hint = snapshot.composer.textHint;
   return (
     <ComposerPrimitive.Root className="composer">
       {/* Files picked with Attach (the runtime's default attachment adapter: data: URLs). */}

@@ -18,9 +18,6 @@ export function App() {
   // Switches from the header's form and from back/forward.
   const switchTo = useSessionSwitch(store);
 
-  if (!store || !snapshot) {
-    return <div className="app loading">Starting…</div>;
-  }
   return (
     <div className="shell">
       <Sessions store={store} />

@@ -1,7 +1,6 @@
 // Thread-level hooks for the calls that wait for the user (`snapshot.pending`).
 import { useCallback, useMemo, useSyncExternalStore } from "react";
 import type { ChatStore, PendingApproval, PendingQuestion } from "../agent_chat_store.js";
-import { EMPTY } from "./parts.js";
 
 /** What `usePending` returns: `snapshot.pending` and the actions that answer it. */
 export interface PendingHandle {
@@ -15,12 +14,7 @@ export interface PendingHandle {
   answer(toolCallId: string, output: unknown): boolean;
 }
 
-const noopUnsubscribe = () => {};
-
 // ----- thread-level hooks for the calls that wait for the user ---------------------------------
-
-const NO_PENDING: { readonly approvals: readonly PendingApproval[]; readonly questions: readonly PendingQuestion[] } =
-  Object.freeze({ approvals: EMPTY, questions: EMPTY });
 
 /**
  * The tool calls of the open session that wait for the user (`snapshot.pending`, SPEC §13),
@@ -31,20 +25,16 @@ const NO_PENDING: { readonly approvals: readonly PendingApproval[]; readonly que
  * waits changes, not on every streamed word, and needs no assistant-ui context (it works in a
  * nested sub-agent thread or outside the runtime provider).
  */
-export function usePending(store: ChatStore | null | undefined): PendingHandle {
-  const subscribe = useCallback(
-    (onStoreChange: () => void) => (store ? store.subscribe(onStoreChange) : noopUnsubscribe),
-    [store],
-  );
-  const getPending = useCallback(() => (store ? store.getSnapshot().pending : NO_PENDING), [store]);
-  const pending = useSyncExternalStore(subscribe, getPending, getPending) ?? NO_PENDING;
+export function usePending(store: ChatStore): PendingHandle {
+  const getPending = useCallback(() => store.getSnapshot().pending, [store]);
+  const pending = useSyncExternalStore(store.subscribe, getPending, getPending);
   return useMemo(
     (): PendingHandle => ({
       approvals: pending.approvals,
       questions: pending.questions,
       approve: (approvalId: string, reason?: string) => approve(store, approvalId, true, reason),
       deny: (approvalId: string, reason?: string) => approve(store, approvalId, false, reason),
-      answer: (toolCallId: string, output: unknown) => (store ? store.addToolOutput({ toolCallId, output }) : false),
+      answer: (toolCallId: string, output: unknown) => store.addToolOutput({ toolCallId, output }),
     }),
     [pending, store],
   );
@@ -54,7 +44,7 @@ export function usePending(store: ChatStore | null | undefined): PendingHandle {
  * `usePending(store)`'s approvals: `{pending, approve(approvalId, reason?), deny(approvalId,
  * reason?)}` (as the TrueFoundry runtime's `useTrueFoundryApprovals`).
  */
-export function usePendingApprovals(store: ChatStore | null | undefined): {
+export function usePendingApprovals(store: ChatStore): {
   readonly pending: readonly PendingApproval[];
   approve(approvalId: string, reason?: string): boolean;
   deny(approvalId: string, reason?: string): boolean;
@@ -64,7 +54,7 @@ export function usePendingApprovals(store: ChatStore | null | undefined): {
 }
 
 /** `usePending(store)`'s questions: `{pending, answer(toolCallId, output)}`. */
-export function usePendingQuestions(store: ChatStore | null | undefined): {
+export function usePendingQuestions(store: ChatStore): {
   readonly pending: readonly PendingQuestion[];
   answer(toolCallId: string, output: unknown): boolean;
 } {
@@ -72,8 +62,7 @@ export function usePendingQuestions(store: ChatStore | null | undefined): {
   return useMemo(() => ({ pending: questions, answer }), [questions, answer]);
 }
 
-function approve(store: ChatStore | null | undefined, id: string, approved: boolean, reason: string | undefined): boolean {
-  if (!store) return false;
+function approve(store: ChatStore, id: string, approved: boolean, reason: string | undefined): boolean {
   const answer: Parameters<ChatStore["addToolApprovalResponse"]>[0] = { id, approved };
   if (typeof reason === "string" && reason !== "") answer.reason = reason;
   return store.addToolApprovalResponse(answer);

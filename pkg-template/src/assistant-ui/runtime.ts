@@ -21,7 +21,7 @@ export interface ChatStoreRuntimeOptions {
   adapters?: ExternalStoreAdapter["adapters"];
   suggestions?: ExternalStoreAdapter["suggestions"];
   unstable_capabilities?: ExternalStoreAdapter["unstable_capabilities"];
-  /** OR-ed with "no store yet". */
+  /** Disables the thread (assistant-ui's `isDisabled`). */
   isDisabled?: boolean | undefined;
   /** OR-ed with the store's busy policy (busy without native follow-ups). */
   isSendDisabled?: boolean | undefined;
@@ -41,9 +41,8 @@ type Adapters = NonNullable<ExternalStoreAdapter["adapters"]>;
 const noop = () => {};
 
 /**
- * Returns an assistant-ui runtime bound to `store` (pass it to `<AssistantRuntimeProvider>`).
- * `store` may be `null` (as `useCreateChatStore` returns on its first render): the thread is
- * then empty and disabled.
+ * Returns an assistant-ui runtime bound to `store` (pass it to `<AssistantRuntimeProvider>`);
+ * its subscription starts the store.
  *
  * `opts` forwards assistant-ui's own options: `adapters` (attachments, speech, dictation,
  * feedback, ...), `suggestions`, `unstable_capabilities`, and `isDisabled` / `isSendDisabled`,
@@ -51,34 +50,32 @@ const noop = () => {};
  * `opts.attachments: false` turn the default thread list and attachment adapters off.
  */
 export function useChatStoreRuntime(
-  store: ChatStore | null | undefined,
+  store: ChatStore,
   opts: ChatStoreRuntimeOptions = {},
 ): AssistantRuntime {
   const snapshot = useChatStore(store);
-  const messages: readonly UIMessage[] = snapshot ? snapshot.messages : EMPTY;
-  const queued = snapshot ? snapshot.queued : EMPTY;
-  const status = snapshot ? snapshot.status : "ready";
+  const { messages, queued, status } = snapshot;
   // `isRunning` is given explicitly (not left to assistant-ui's last-message heuristic), so a
   // turn sent but not answered yet already shows the running state and the optimistic assistant
   // placeholder.
-  const isRunning = snapshot ? snapshot.busy : false;
-  const nativeFollowUp = snapshot ? snapshot.capabilities.nativeFollowUp : false;
+  const isRunning = snapshot.busy;
+  const nativeFollowUp = snapshot.capabilities.nativeFollowUp;
 
   // assistant-ui's composer keeps its own draft, so the store's `composer.canSend` (about the
   // store's draft) does not apply; `composer.canSendText` is the same policy for a text message.
   // A refusal that depends on the draft's files is given at send time (see `send`), where it
   // hands the draft back.
-  const isSendDisabled = (snapshot ? !snapshot.composer.canSendText : false) || !!opts.isSendDisabled;
+  const isSendDisabled = !snapshot.composer.canSendText || !!opts.isSendDisabled;
 
   // A failed turn's error (assistant-ui's ErrorPrimitive reads the message's `status.error`).
   // It goes on the last assistant message; when the turn failed before any assistant part (the
   // last message is the user's), a synthetic empty assistant message carries it, so the error
   // and the Reload button (which regenerates after that user message) show all the same. A stop
   // is not a failure: it gets no message of its own.
-  const error = snapshot && status === "error" ? snapshot.error : null;
+  const error = status === "error" ? snapshot.error : null;
   const last = messages.length > 0 ? messages[messages.length - 1] : null;
   const failedBeforeAnswer = !!error && error.code !== "Aborted" && (!last || last.role !== "assistant");
-  const errorStandInId = failedBeforeAnswer && snapshot ? errorMessageIdFor(last, snapshot.sessionId) : null;
+  const errorStandInId = failedBeforeAnswer ? errorMessageIdFor(last, snapshot.sessionId) : null;
   // One object per id, so assistant-ui's conversion cache (keyed by message object) holds it.
   const errorStandIn = useMemo(
     (): UIMessage | null =>
@@ -138,7 +135,7 @@ export function useChatStoreRuntime(
   // send is refused anyway. It also stays while items are left over (e.g. `failed` after the
   // server answered FollowUpUnsupported), so they remain visible and removable: an item is never
   // dropped silently (SPEC §6).
-  const queueEnabled = !!store && (nativeFollowUp || queued.length > 0);
+  const queueEnabled = nativeFollowUp || queued.length > 0;
   const queue = useMemo(
     () =>
       queueEnabled
@@ -158,23 +155,21 @@ export function useChatStoreRuntime(
             move: noop,
             edit: noop,
             // Local when the item was never posted, the follow-up DELETE when it was (SPEC §6).
-            remove: (id: string) => store!.removeQueued(id),
+            remove: (id: string) => store.removeQueued(id),
           }
         : undefined,
     [queueEnabled, items, send, store],
   );
 
   const onNew = useCallback(async (message: AppendMessage) => send(message), [send]);
-  const onCancel = useCallback(async () => {
-    if (store) store.stop();
-  }, [store]);
+  const onCancel = useCallback(async () => store.stop(), [store]);
   // assistant-ui passes the parent of the assistant message to regenerate (a user message id,
   // or null for the first). `regenerate(messageId)` follows AI SDK `regenerate({messageId})`:
   // a user message id regenerates the answer after it (a user message a failed turn left
   // without an answer included); none regenerates the last answer.
   const onReload = useCallback(
     async (parentId: string | null) => {
-      if (store) store.regenerate(parentId ?? undefined);
+      store.regenerate(parentId ?? undefined);
     },
     [store],
   );
@@ -200,18 +195,18 @@ export function useChatStoreRuntime(
     convertMessage,
     isRunning,
     // Until the canonical history arrived (SPEC §8), so a thread does not flash "empty".
-    isLoading: snapshot ? !snapshot.hydrated : true,
-    isDisabled: !store || !!opts.isDisabled,
+    isLoading: !snapshot.hydrated,
+    isDisabled: !!opts.isDisabled,
     isSendDisabled,
     onNew,
     // Only while a user message can be edited (AI SDK-owned history, nothing running): without
     // `onEdit` assistant-ui disables its Edit button instead of offering an edit the store
     // would refuse.
-    onEdit: snapshot && snapshot.canEdit ? onEdit : undefined,
+    onEdit: snapshot.canEdit ? onEdit : undefined,
     onCancel,
     // Only where regenerating can happen (AI SDK-owned history, nothing running): without
     // `onReload` assistant-ui hides its reload button instead of offering a no-op.
-    onReload: snapshot && snapshot.canRegenerate ? onReload : undefined,
+    onReload: snapshot.canRegenerate ? onReload : undefined,
     onRespondToToolApproval: toolAnswers.onRespondToToolApproval,
     onAddToolResult: toolAnswers.onAddToolResult,
     onResumeToolCall: toolAnswers.onResumeToolCall,
@@ -225,8 +220,7 @@ export function useChatStoreRuntime(
 // Runs one store send and turns a refusal into MessageNotSentError, which makes assistant-ui
 // put the text and attachments back into its composer (or the edit back into its edit
 // composer): the draft survives a refused send, as SPEC §5 requires.
-function submit(store: ChatStore | null | undefined, call: (store: ChatStore) => SubmitResult): void {
-  if (!store) throw new MessageNotSentError("The chat store is not ready yet.");
+function submit(store: ChatStore, call: (store: ChatStore) => SubmitResult): void {
   let result: SubmitResult;
   try {
     result = call(store);

@@ -2,7 +2,6 @@
 import { useEffect, useMemo } from "react";
 import type { ExternalStoreThreadData, ExternalStoreThreadListAdapter } from "@assistant-ui/react";
 import type { ChatSnapshot, ChatStore, SessionItem } from "../agent_chat_store.js";
-import { EMPTY } from "./parts.js";
 
 type Thread = ExternalStoreThreadData<"regular"> | ExternalStoreThreadData<"archived">;
 
@@ -16,31 +15,30 @@ type Thread = ExternalStoreThreadData<"regular"> | ExternalStoreThreadData<"arch
 // It stays on when the server turns out to have no list (the open session is then the only
 // thread): taking the adapter away would make assistant-ui replace its main thread.
 export function useThreadList(
-  store: ChatStore | null | undefined,
-  snapshot: ChatSnapshot | null,
+  store: ChatStore,
+  snapshot: ChatSnapshot,
   enabled: boolean,
 ): ExternalStoreThreadListAdapter | undefined {
-  const sessions = snapshot ? snapshot.sessions : null;
-  const on = enabled && !!store && !!sessions;
+  const { sessions } = snapshot;
   useEffect(() => {
-    if (!on || !store) return;
+    if (!enabled) return;
     const s = store.getSnapshot().sessions;
     // The store asks a first page once however often it is asked to load it.
     if (!s.loaded) store.loadSessions();
     if (s.archivable && !s.archivedLoaded) store.loadSessions({ archived: true });
-  }, [on, store]);
-  const items: readonly SessionItem[] = sessions ? sessions.items : EMPTY;
+  }, [enabled, store]);
+  const items: readonly SessionItem[] = sessions.items;
   const threads = useMemo(() => items.filter((i) => !i.archived).map(toThread) as ExternalStoreThreadData<"regular">[], [items]);
   const archivedThreads = useMemo(
     () => items.filter((i) => i.archived).map(toThread) as ExternalStoreThreadData<"archived">[],
     [items],
   );
-  const threadId = snapshot ? snapshot.sessionId : undefined;
-  const isLoading = !!sessions && sessions.loading && !sessions.loaded;
-  const archivable = !!sessions && sessions.archivable;
+  const threadId = snapshot.sessionId;
+  const isLoading = sessions.loading && !sessions.loaded;
+  const archivable = sessions.archivable;
   return useMemo(
     (): ExternalStoreThreadListAdapter | undefined =>
-      on && store
+      enabled
         ? {
             threadId,
             isLoading,
@@ -70,7 +68,7 @@ export function useThreadList(
             },
           }
         : undefined,
-    [on, store, threadId, isLoading, archivable, threads, archivedThreads],
+    [enabled, store, threadId, isLoading, archivable, threads, archivedThreads],
   );
 }
 

@@ -21,7 +21,7 @@ export interface ToolAnswerCallbacks {
  * own adapter. Each rejects (or, for `onResumeToolCall`, which assistant-ui calls
  * synchronously, throws) when the store did not take the answer: nothing of that id waits.
  */
-export function createToolAnswerCallbacks(store: ChatStore | null | undefined): ToolAnswerCallbacks {
+export function createToolAnswerCallbacks(store: ChatStore): ToolAnswerCallbacks {
   return {
     // assistant-ui resolves the tool UI's response against the part's `approval` first
     // (runtime/utils/resolveToolApprovalResponse.ts), so a decision arrives as `{approvalId,
@@ -29,7 +29,7 @@ export function createToolAnswerCallbacks(store: ChatStore | null | undefined): 
     onRespondToToolApproval: async ({ approvalId, approved, reason }) => {
       const answer: Parameters<ChatStore["addToolApprovalResponse"]>[0] = { id: approvalId, approved: approved === true };
       if (typeof reason === "string" && reason !== "") answer.reason = reason;
-      if (!store || !store.addToolApprovalResponse(answer)) {
+      if (!store.addToolApprovalResponse(answer)) {
         throw new Error(`No tool call waits for the approval ${approvalId}.`);
       }
     },
@@ -40,21 +40,21 @@ export function createToolAnswerCallbacks(store: ChatStore | null | undefined): 
       const answer: Parameters<ChatStore["addToolOutput"]>[0] = isError
         ? { toolCallId, errorText: errorTextOf(result) }
         : { toolCallId, output: result };
-      if (!store || !store.addToolOutput(answer)) {
+      if (!store.addToolOutput(answer)) {
         throw new Error(`Tool call ${toolCallId} does not wait for a result.`);
       }
     },
     // `resume(payload)`: the user's answer to an `interrupt` (an ask-user question) is the
     // call's output. The same words assistant-ui uses when nothing resumes the call.
     onResumeToolCall: ({ toolCallId, payload }) => {
-      if (!store || !store.addToolOutput({ toolCallId, output: payload })) {
+      if (!store.addToolOutput({ toolCallId, output: payload })) {
         throw new Error(`Tool call ${toolCallId} is not waiting for resume.`);
       }
     },
   };
 }
 
-export function useToolAnswers(store: ChatStore | null | undefined): ToolAnswerCallbacks {
+export function useToolAnswers(store: ChatStore): ToolAnswerCallbacks {
   return useMemo(() => createToolAnswerCallbacks(store), [store]);
 }
 
