@@ -491,10 +491,8 @@ impl PiReducer {
                 reason,
                 ..
             } => {
-                let approval = Approval {
-                    request_reason: reason,
-                    ..Approval::requested(approval_id)
-                };
+                let mut approval = Approval::requested(approval_id);
+                approval.set_request_reason(reason);
                 self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
                     t.state = ToolState::ApprovalRequested;
                     t.approval = Some(Box::new(approval));
@@ -509,7 +507,7 @@ impl PiReducer {
                 ..
             } => {
                 self.wait_on_user(h, &message_id, &tool_call_id, out, |t| {
-                    let mut approval = t.approval.take().map(|a| *a).unwrap_or_default();
+                    let mut approval = t.approval.take().map_or_else(Approval::unasked, |a| *a);
                     approval.answered(approval_id, approved, reason);
                     t.state = ToolState::ApprovalResponded;
                     t.approval = Some(Box::new(approval));

@@ -5,7 +5,7 @@
 //! session. The part shows the answer at once; a refusal puts it back as it was.
 
 use super::*;
-use crate::protocol::{Json, ToolPart, ToolState};
+use crate::protocol::{Json, Question, ToolPart, ToolState};
 
 /// The session's answers to calls that wait for the user (SPEC §13): those on their way,
 /// and why the last one of a call did not get through.
@@ -74,7 +74,7 @@ fn waits(t: &ToolPart) -> Option<bool> {
 }
 
 fn approval_id(t: &ToolPart) -> Option<&str> {
-    t.approval.as_deref()?.id.as_deref()
+    t.approval.as_deref()?.id()
 }
 
 impl ChatStore {
@@ -101,8 +101,8 @@ impl ChatStore {
                         tool_name: t.tool_name.clone(),
                         input: t.input.clone(),
                         message_id: m.id.clone(),
-                        question: interrupt.and_then(|q| q.question.clone()),
-                        options: interrupt.and_then(|q| q.options.clone()),
+                        question: interrupt.and_then(Question::question).map(str::to_string),
+                        options: interrupt.and_then(Question::options).cloned(),
                         error,
                     },
                 ));

@@ -63,11 +63,8 @@ impl Conversation {
                 }
                 if let Some(t) = p.as_tool_mut() {
                     t.state = ToolState::ApprovalResponded;
-                    // The user's answer: its reason (or none) replaces any there.
-                    let mut approval = t.approval.take().map(|a| *a).unwrap_or_default();
-                    approval.id = Some(approval_id.to_string());
-                    approval.approved = Some(approved);
-                    approval.reason = reason.map(str::to_string);
+                    let mut approval = t.approval.take().map_or_else(Approval::unasked, |a| *a);
+                    approval.answered_by_user(approval_id, approved, reason);
                     t.approval = Some(Box::new(approval));
                 }
             }

@@ -500,14 +500,14 @@ impl UiMessageReducer {
                 signature,
             } => {
                 let p = tool_invocation(msg, &tool_call_id)?;
-                let a = Approval {
-                    descriptor: approval_descriptor,
-                    input_schema_input,
-                    request_reason: reason,
-                    is_automatic: (is_automatic == Some(true)).then_some(true),
-                    signature,
-                    ..Approval::requested(approval_id)
-                };
+                let mut a = Approval::requested(approval_id);
+                a.set_descriptor(approval_descriptor);
+                a.set_input_schema_input(input_schema_input);
+                a.set_request_reason(reason);
+                if is_automatic == Some(true) {
+                    a.set_automatic();
+                }
+                a.set_signature(signature);
                 let t = msg.parts[p].as_tool_mut().expect("a tool part");
                 t.state = ToolState::ApprovalRequested;
                 t.approval = Some(Box::new(a));
@@ -529,7 +529,7 @@ impl UiMessageReducer {
                         "No tool invocation found for approval ID \"{approval_id}\"."
                     )));
                 };
-                let mut a = t.approval.take().map(|a| *a).unwrap_or_default();
+                let mut a = t.approval.take().map_or_else(Approval::unasked, |a| *a);
                 a.answered(approval_id, approved, reason);
                 t.approval = Some(Box::new(a));
                 t.state = ToolState::ApprovalResponded;
