@@ -110,6 +110,7 @@ async function hydrate(count) {
     ? new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })
     : new Response('', { status: 404 }));
   const store = new pkg.ChatStore({ sessionId: 'bench', capabilities: caps, fetch, persistSeq: false });
+  store.start(); // read by polling, not subscribed: nothing else starts it
   while (!store.getSnapshot().hydrated) await new Promise((r) => setTimeout(r, 5));
   const n = store.getSnapshot().messages.length;
   const after = memory.buffer.byteLength;
@@ -200,6 +201,7 @@ async function bigPackage(kind, messages) {
   const store = new pkg.ChatStore(native
     ? { sessionId: 'bench', protocol: 'pi-native', fetch, persistSeq: false }
     : { sessionId: 'bench', capabilities: { nativeFollowUp: false, aiSdkOwnsHistory: true }, fetch, persistSeq: false });
+  store.start(); // read by polling, not subscribed: nothing else starts it
   let longest = 0;
   let shown = 0;
   while (shown !== messages) {

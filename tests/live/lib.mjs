@@ -239,6 +239,8 @@ export function openStore(pkg, server, sessionId) {
     fetch: net.fetch,
     onError: (e) => errors.push(`${e.code ?? e.kind}: ${e.message}`),
   });
+  // As a page's first render subscribes: the store opens its session now (the tests poll).
+  store.start();
   return {
     store,
     net,

@@ -216,6 +216,7 @@ test('ChatStore over a strict server: created by its first send, listed, renamed
     protocol: 'pi-native', agentType: 'pi', baseUrl: s.base, sessionId: sid('stale'), persistSeq: false,
     onSessionChange: (id) => changes.push(id),
   });
+  store.start(); // polled below, never subscribed: a store starts on its first subscribe or action
   const snap = () => store.getSnapshot();
   const until = async (pred, what, ms = 15_000) => {
     const end = Date.now() + ms;

@@ -496,6 +496,7 @@ test('ChatStore({protocol: "pi-native"}) against this server: prompt, follow-ups
   const { ChatStore, replayPiNativeEvents } = await import(PKG.href);
   const id = sid('store');
   const store = new ChatStore({ protocol: 'pi-native', agentType: 'pi', baseUrl: s.base, sessionId: id, persistSeq: false });
+  store.start(); // polled below, never subscribed: a store starts on its first subscribe or action
   const until = async (pred, what, ms = 15_000) => {
     const end = Date.now() + ms;
     while (!pred(store.getSnapshot())) {
