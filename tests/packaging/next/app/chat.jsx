@@ -1,12 +1,12 @@
 "use client";
-// The chat as a client component. It is also rendered on the server, where the store does not
-// exist yet (useCreateChatStore creates it in an effect): the server sends "Loading…".
+// The chat as a client component. It is also rendered on the server: the store is made during
+// render and does no IO until a subscribe, which the server never makes, so the server sends
+// the empty chat's composer.
 import { useChatStore, useCreateChatStore } from "agent-chat-store/react";
 
 export default function Chat() {
   const store = useCreateChatStore({ baseUrl: "/", sessionId: "next-app" });
   const s = useChatStore(store);
-  if (!s) return <p>Loading…</p>;
   const send = (e) => {
     e.preventDefault();
     store.submit();
