@@ -126,12 +126,13 @@ impl ChatStore {
         }
     }
 
-    /// What the history held of a follow-up's text when it was queued: pi-native's server
-    /// may name no follow-up it runs, and that count then tells whether this one ran.
+    /// What the history held of a follow-up's text when it was queued (the server's messages,
+    /// as `ran_per_history` counts them): pi-native's server may name no follow-up it runs,
+    /// and that count then tells whether this one ran.
     pub(super) fn texts_before(&self, text: &str) -> Option<usize> {
         #[cfg(feature = "pi")]
         if self.native() {
-            return Some(self.texts_in_history(text));
+            return Some(self.server_texts(text));
         }
         let _ = text;
         None

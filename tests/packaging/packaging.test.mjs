@@ -2,7 +2,7 @@
 // app folder here is copied to a fresh temporary folder, `npm install`s it from its lockfile and
 // the tarball, and is used as its users use it, against the reference server (a real pi agent
 // with the scripted model) in Debian's headless Chromium:
-//   vite     the README quick starts, pasted into what `npm create vite -- --template react`
+//   vite     the README quick starts, written into what `npm create vite -- --template react`
 //            gives: `vite` dev (pre-bundling on) and `vite build` + `vite preview`
 //   webpack  webpack 5 with no WebAssembly configuration
 //   next     Next.js (app router, its default bundler): a server component and a client one,

@@ -207,12 +207,6 @@ impl ChatStore {
         ran
     }
 
-    /// The server's user message count the item queued now with `text` starts from (this
-    /// client's own bubbles left out, as [`Self::ran_per_history`] counts).
-    pub(in crate::store) fn texts_in_history(&self, text: &str) -> usize {
-        self.server_texts(text)
-    }
-
     /// The user removes a waiting bubble. One the server may hold stays, marked, until the
     /// server confirms it gone (a take-back, which a follow-up POST still out waits for);
     /// one it cannot hold goes at once; another client's row is not this store's to remove.
