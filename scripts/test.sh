@@ -61,11 +61,11 @@ sans_io_check() {
   fi
 }
 
-step "setup (skips what is present)"
-bash scripts/setup.sh
-bash scripts/install-js.sh .
-
 if [ "$TIER" = quick ]; then
+  step "setup (skips what is present)"
+  bash scripts/setup.sh --core
+  bash scripts/setup.sh --wasm-bindgen
+  bash scripts/install-js.sh .
   step "format, clippy (root crate), sans-IO"
   cargo fmt --all --check
   cargo clippy --all-targets -- -D warnings
@@ -93,104 +93,205 @@ if [ "$TIER" = quick ]; then
   exit 0
 fi
 
-step "format and lints"
-cargo fmt --all --check
-# Each run lints one feature set of one target. Features only add code (no cfg(not(...)) of
-# `_internal_bench` or `bench` anywhere), so the bench runs lint all the default build's code:
-# the root crate with `_internal_bench` is the plain `cargo clippy --all-targets` and the
-# native bench driver; the binding crate with `bench` is its default build, its tests and
-# the bench exports.
-cargo clippy --all-targets --features _internal_bench -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --all-targets --features bench -- -D warnings
-# The AI SDK build (no `pi`, no `replay`) and the ones in between: code under cfg(not(feature
-# = "pi")) exists only here.
-cargo clippy --all-targets --no-default-features -- -D warnings
-cargo clippy --all-targets --no-default-features --features replay -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features --features store -- -D warnings  # the AI SDK build
-cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features --features pi,replay -- -D warnings  # the replay module
-sans_io_check
 
-step "native tests (virtual time, fixtures), the full build's and the AI SDK build's"
-cargo test
-cargo test --no-default-features
+# ----- the full tier: a setup, the package, then three lanes at once -----
+# On 2 cores most of the suites wait (on their servers, a browser, a scripted model's pace), so
+# after the package is built three lanes run side by side, each its steps in order:
+#   suites    (normal priority) Node, tsc, vitest, the reference server's tests, packaging
+#   browser   (normal priority) the example apps end to end, then the live upstream servers
+#   checks    (nice 19: CPU only when the others leave it) lints, the native tests, the
+#             bench build's snapshot check, wasm-bindgen-test, wasm-pack, fuzzing
+# The checks lane holds everything that only compiles and computes (no wall-clock
+# assertion: the native tests run on virtual time, fuzzing counts runs), so the suites that
+# time things keep the CPU they need; what of it runs a browser (wasm-bindgen-test) gets its
+# run back at normal priority. No two lanes share a cargo target dir or a port (every server
+# binds port 0, the wasm-bindgen-test server its own). Each lane logs to target/lanes/LANE.log,
+# printed whole at the end; the first failure stops the others.
+export LANES=target/lanes
+rm -rf "$LANES"
+mkdir -p "$LANES"
+
+step "setup: the Rust parts, wasm-bindgen, the root npm install (Chromium and the other npm installs alongside)"
+# Network-bound installs run in the background while the CPU compiles.
+bash scripts/setup.sh --core
+bash scripts/install-js.sh .
+bash scripts/setup.sh --chromium > "$LANES/setup-chromium.log" 2>&1 &
+CHROMIUM_PID=$!
+BG_PIDS+=("$CHROMIUM_PID")
+( bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/use-chat-pages examples/use-chat-pages/ours examples/e2e &&
+  bash ../shared/upstream/setup.sh ) > "$LANES/setup-npm.log" 2>&1 &
+NPM_PID=$!
+BG_PIDS+=("$NPM_PID")
+bash scripts/setup.sh --wasm-bindgen
 
 step "the npm package (release wasm, wasm-opt, template), and its size against the budget"
 bash scripts/build-pkg.sh
 node bench/size-check.mjs
 
-step "Node: the installed package (release build) and the .d.ts"
-node --test tests/js/
-node_modules/.bin/tsc -p tests/ts/tsconfig.json
-# The same .d.ts for an app without `ai` (it is an optional peer): `ai` resolves to nothing there.
-node_modules/.bin/tsc -p tests/ts/no-ai/tsconfig.json
-
-step "React: useChat and Chat rendered under jsdom (one file under happy-dom), then all under happy-dom"
-node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs
-node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs --environment happy-dom
-
-step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
-# bench/build.sh's build, in the target dir build-pkg.sh just used: the same flags and std,
-# so only the two crates are built again with `bench` (its own dir rebuilds std and every
-# dependency; it exists to keep a developer's release wasm, which pkg/ here already holds).
-PKG_FEATURES=bench PKG_TARGET_DIR=target PKG_OUT=target/bench-pkg bash scripts/build-pkg.sh
-BENCH_PKG=target/bench-pkg node bench/check-snapshots.mjs
-
-step "headless Chromium: wasm-bindgen-test against the scripted server"
-PORT=18787
-node tests/server/test-server.mjs "$PORT" > target/test-server.log 2>&1 &
-SERVER_PID=$!
-BG_PIDS+=("$SERVER_PID")
-for _ in $(seq 50); do
-  if node -e "fetch('http://127.0.0.1:$PORT/test/log').then(()=>process.exit(0),()=>process.exit(1))"; then break; fi
-  sleep 0.1
-done
-CHROMEDRIVER=/usr/bin/chromedriver ACS_TEST_SERVER="http://127.0.0.1:$PORT" \
-  cargo test --target wasm32-unknown-unknown -p agent-chat-store-wasm --lib
-kill "$SERVER_PID" 2>/dev/null || true
-
-step "reference server: routes, idempotency, resume, stop, both runtimes (fuzzing alongside)"
-bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/e2e
-# Fuzzing runs on one core while the reference server's tests (mostly waiting on their
-# server; their timing checks are lower bounds) run on the other. 20 s per target, seeded from
-# tests/fixtures/, finds a regression in the inputs the targets reach quickly; the long hunt
-# is bash scripts/fuzz.sh 600.
-FUZZ_SECS=${FUZZ_SECS:-20}
-mkdir -p target
-FUZZ_T0=$SECONDS
-# (its own process group: a failure here stops it with its fuzzers)
-setsid bash scripts/fuzz.sh "$FUZZ_SECS" > target/fuzz-step.log 2>&1 &
-FUZZ_PID=$!
-BG_PIDS+=("-$FUZZ_PID")
-node --test examples/server/test/
-SERVER_TESTS_END=$SECONDS
-echo "(waiting for the fuzzing, log: target/fuzz-step.log)"
-set +e
-wait "$FUZZ_PID"
-fuzz_rc=$?
-set -e
-record "$((SECONDS - FUZZ_T0))" "  of which fuzzing: every cargo-fuzz target for ${FUZZ_SECS} s (in the background)"
-record "$((SERVER_TESTS_END - STEP_T0))" "  of which the reference server's tests"
-sed -n '/^fuzz summary/,$p' target/fuzz-step.log
-if [ "$fuzz_rc" -ne 0 ]; then
-  cat target/fuzz-step.log >&2
-  echo "fuzzing failed (exit $fuzz_rc): see target/fuzz-step.log and fuzz/logs/" >&2
-  exit "$fuzz_rc"
-fi
-
-step "packaging: the npm pack tarball in fresh Vite (dev and build), webpack, Next.js and Node apps"
-node --test --test-concurrency=1 tests/packaging/
-
-step "end to end: the example apps against the reference server in headless Chromium"
-bash scripts/build-examples.sh
-# Our useChat pages under tsc --strict: as written for @ai-sdk/react, and with the import changed.
-(cd examples/use-chat-pages && node_modules/.bin/tsc -p tsconfig.json)
-(cd examples/use-chat-pages/ours && node_modules/.bin/tsc -p tsconfig.json)
-node --test --test-concurrency=1 examples/e2e/
-echo "(screenshots of each scenario: target/e2e/)"
-
-step "live: the shipped package against the real upstream servers"
-bash ../shared/upstream/setup.sh # (skips what is present; needs only npm)
-node --test --test-concurrency=1 tests/live/
-
+step "waiting for the background installs (Chromium, npm: the examples and the upstream servers)"
+wait_for() { # PID LOG
+  if ! wait "$1"; then cat "$2" >&2; echo "a background install failed: $2" >&2; exit 1; fi
+}
+wait_for "$CHROMIUM_PID" "$LANES/setup-chromium.log"
+wait_for "$NPM_PID" "$LANES/setup-npm.log"
 end_step
+
+# A lane's step: its header in the lane's log, its seconds in LANE.times.
+lane_step() {
+  lane_end
+  LANE_STEP=$*
+  LANE_T0=$SECONDS
+  printf '\n==> [%s] %s\n' "$LANE" "$*"
+}
+lane_end() {
+  if [ -n "${LANE_STEP:-}" ]; then echo "$((SECONDS - LANE_T0))|[$LANE] $LANE_STEP" >> "$LANES/$LANE.times"; fi
+  LANE_STEP=
+}
+# Runs lane function FN in its own process group, logging to target/lanes/LANE.log.
+start_lane() { # LANE NICE FN
+  setsid nice -n "$2" bash -c "
+    set -euo pipefail
+    LANE=$1 LANE_STEP=
+    $(declare -f lane_step lane_end sans_io_check "$3")
+    trap 'rc=\$?; [ \$rc -ne 0 ] && [ -n \"\$LANE_STEP\" ] && LANE_STEP=\"\$LANE_STEP (FAILED)\"; lane_end; exit \$rc' EXIT
+    $3
+  " > "$LANES/$1.log" 2>&1 &
+  LANE_PIDS+=("$!")
+  LANE_NAMES+=("$1")
+  BG_PIDS+=("-$!")
+}
+
+suites_lane() {
+  lane_step "Node: the installed package (release build) and the .d.ts"
+  node --test tests/js/
+  node_modules/.bin/tsc -p tests/ts/tsconfig.json
+  # The same .d.ts for an app without `ai` (it is an optional peer): `ai` resolves to nothing there.
+  node_modules/.bin/tsc -p tests/ts/no-ai/tsconfig.json
+
+  lane_step "React: useChat and Chat under jsdom (one file under happy-dom), then all under happy-dom"
+  node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs
+  node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs --environment happy-dom
+
+  lane_step "reference server: routes, idempotency, resume, stop, both runtimes"
+  node --test examples/server/test/
+
+  lane_step "packaging: the npm pack tarball in fresh Vite (dev and build), webpack, Next.js and Node apps"
+  node --test --test-concurrency=1 tests/packaging/packaging.test.mjs
+}
+
+browser_lane() {
+  lane_step "end to end: the example apps against the reference server in headless Chromium"
+  bash scripts/build-examples.sh
+  # Our useChat pages under tsc --strict: as written for @ai-sdk/react, and with the import changed.
+  (cd examples/use-chat-pages && node_modules/.bin/tsc -p tsconfig.json)
+  (cd examples/use-chat-pages/ours && node_modules/.bin/tsc -p tsconfig.json)
+  node --test --test-concurrency=1 examples/e2e/
+  echo "(screenshots of each scenario: target/e2e/)"
+
+  lane_step "live: the shipped package against the real upstream servers"
+  node --test --test-concurrency=1 tests/live/
+}
+
+checks_lane() {
+  lane_step "format and lints"
+  cargo fmt --all --check
+  # Each run lints one feature set of one target. Features only add code (no cfg(not(...)) of
+  # `_internal_bench` or `bench` anywhere), so the bench runs lint all the default build's
+  # code: the root crate with `_internal_bench` is the plain `cargo clippy --all-targets` and
+  # the native bench driver; the binding crate with `bench` is its default build, its tests
+  # and the bench exports.
+  cargo clippy --all-targets --features _internal_bench -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --all-targets --features bench -- -D warnings
+  # The AI SDK build (no `pi`, no `replay`) and the ones in between: code under
+  # cfg(not(feature = "pi")) exists only here.
+  cargo clippy --all-targets --no-default-features -- -D warnings
+  cargo clippy --all-targets --no-default-features --features replay -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features --features store -- -D warnings  # the AI SDK build
+  cargo clippy --target wasm32-unknown-unknown -p agent-chat-store-wasm --no-default-features --features pi,replay -- -D warnings  # the replay module
+  sans_io_check
+
+  lane_step "native tests (virtual time, fixtures), the full build's and the AI SDK build's"
+  cargo test
+  cargo test --no-default-features
+
+  lane_step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
+  # bench/build.sh's build, in the target dir build-pkg.sh used: the same flags and std, so
+  # only the two crates are built again with `bench`.
+  PKG_FEATURES=bench PKG_TARGET_DIR=target PKG_OUT=target/bench-pkg bash scripts/build-pkg.sh
+  BENCH_PKG=target/bench-pkg node bench/check-snapshots.mjs
+
+  lane_step "headless Chromium: wasm-bindgen-test against the scripted server"
+  cargo test --target wasm32-unknown-unknown -p agent-chat-store-wasm --lib --no-run
+  local port=18787 server
+  node tests/server/test-server.mjs "$port" > target/test-server.log 2>&1 &
+  server=$!
+  for _ in $(seq 50); do
+    if node -e "fetch('http://127.0.0.1:$port/test/log').then(()=>process.exit(0),()=>process.exit(1))"; then break; fi
+    sleep 0.1
+  done
+  # The run in Chromium has timeouts: back at normal priority (the lane is at nice 19).
+  CHROMEDRIVER=/usr/bin/chromedriver ACS_TEST_SERVER="http://127.0.0.1:$port" \
+    nice -n -19 cargo test --target wasm32-unknown-unknown -p agent-chat-store-wasm --lib
+  kill "$server" 2>/dev/null || true
+
+  lane_step "wasm-pack build crates/wasm (the card's build), loaded in Node"
+  bash scripts/setup.sh --wasm-pack
+  node --test tests/packaging/wasm-pack.test.mjs
+
+  lane_step "fuzzing: every cargo-fuzz target for ${FUZZ_SECS} s"
+  # Seeded from tests/fixtures/, a short run finds a regression in the inputs the targets
+  # reach quickly; the long hunt is bash scripts/fuzz.sh 600.
+  bash scripts/fuzz.sh "$FUZZ_SECS"
+}
+
+FUZZ_SECS=${FUZZ_SECS:-15}
+export FUZZ_SECS
+LANE_PIDS=()
+LANE_NAMES=()
+LANES_T0=$SECONDS
+start_lane checks 19 checks_lane
+start_lane suites 0 suites_lane
+start_lane browser 0 browser_lane
+STEP="the three lanes"
+echo; echo "==> three lanes: suites, browser, checks (logs: $LANES/*.log, printed below when done)"
+
+# Waits for the lanes; the first to fail stops the others.
+failed=
+remaining=${#LANE_PIDS[@]}
+while [ "$remaining" -gt 0 ]; do
+  set +e
+  wait -n -p done_pid "${LANE_PIDS[@]}"
+  rc=$?
+  set -e
+  for i in "${!LANE_PIDS[@]}"; do
+    if [ "${LANE_PIDS[$i]}" = "$done_pid" ]; then
+      name=${LANE_NAMES[$i]}
+      unset "LANE_PIDS[$i]"
+    fi
+  done
+  remaining=${#LANE_PIDS[@]}
+  echo "  lane $name done after $((SECONDS - LANES_T0)) s (exit $rc)"
+  if [ "$rc" -ne 0 ]; then
+    failed=$name
+    for pid in "${LANE_PIDS[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+    break
+  fi
+done
+STEP=
+for name in "${LANE_NAMES[@]}"; do
+  [ "$name" = "$failed" ] && continue
+  printf '\n======== lane %s (%s) ========\n' "$name" "$LANES/$name.log"
+  cat "$LANES/$name.log"
+done
+for name in "${LANE_NAMES[@]}"; do
+  if [ -f "$LANES/$name.times" ]; then
+    while IFS= read -r line; do TIMES+=("$line"); done < "$LANES/$name.times"
+  fi
+done
+record "$((SECONDS - LANES_T0))" "the three lanes, side by side"
+if [ -n "$failed" ]; then
+  printf '\n======== lane %s FAILED (%s) ========\n' "$failed" "$LANES/$failed.log"
+  cat "$LANES/$failed.log"
+  exit 1
+fi
 echo; echo "all tests passed"

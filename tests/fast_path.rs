@@ -4,7 +4,7 @@
 //! space after each `"type":` (nothing takes it), and the two stores must end the same:
 //! messages, status, turn, and every event they reported (errors and violations included).
 
-mod common;
+use crate::common;
 
 use agent_chat_store::RequestKind;
 use common::*;

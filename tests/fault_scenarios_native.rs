@@ -5,7 +5,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{RequestKind, Status};
 use common::native_store::{lines_of as lines, native, state_of};

@@ -56,7 +56,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use common::fault_check::run_schedules;
 use common::fault_world::Transport;

@@ -3,7 +3,7 @@
 
 #![cfg(all(feature = "pi", feature = "replay"))]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{replay_pi_stream, sse_data, ChunkInput};
 use common::{fixture, without_ids};

@@ -13,7 +13,7 @@
 // Most of these tests run pi mode; what they share goes unused without it.
 #![cfg_attr(not(feature = "pi"), allow(unused))]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

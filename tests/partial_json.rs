@@ -7,7 +7,7 @@
 //!   thousands of seeded documents);
 //! * linearity, counted in work units rather than time.
 
-mod common;
+use crate::common;
 
 use agent_chat_store::parse_json;
 use agent_chat_store::{ParseState, PartialJson, PARTIAL_JSON_MAX_DEPTH as MAX_DEPTH};

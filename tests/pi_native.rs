@@ -6,7 +6,7 @@
 
 #![cfg(all(feature = "pi", feature = "replay"))]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{
     classify_events_error, message_from_native, parse_native_frame, parse_native_line,

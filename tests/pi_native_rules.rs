@@ -10,7 +10,7 @@
 
 #![cfg(all(feature = "pi", feature = "replay"))]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{
     parse_native_state, replay_pi_native_events, shell_export_message, ChunkInput, EndStatus,

@@ -12,7 +12,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{
     parse_native_state, replay_pi_native_events, ChunkInput, Method, RequestKind, RunStatus,

@@ -11,7 +11,7 @@
 #![cfg(all(feature = "pi", feature = "replay"))]
 #![cfg(not(target_arch = "wasm32"))]
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

@@ -15,7 +15,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::Capabilities;
 use agent_chat_store::SseDecoder;

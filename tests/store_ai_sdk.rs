@@ -3,7 +3,7 @@
 //! answer enters the history at that chunk; an `error` chunk or a protocol violation ends the
 //! turn there.
 
-mod common;
+use crate::common;
 
 use agent_chat_store::Status;
 use agent_chat_store::{RequestKind, SubmitKind};

@@ -3,7 +3,7 @@
 //! turn ends without an error), and a yes continues the conversation only while the answer is
 //! still about what it was asked: the newest question, the same session and messages, no stop.
 
-mod common;
+use crate::common;
 
 use agent_chat_store::Status;
 use agent_chat_store::{AutoSend, RequestKind};

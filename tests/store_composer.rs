@@ -5,7 +5,7 @@
 // Most of these tests run pi mode; what they share goes unused without it.
 #![cfg_attr(not(feature = "pi"), allow(unused))]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{Method, RequestKind, SubmitKind};
 use agent_chat_store::{Refusal, BUSY_HINT, FILES_WHILE_BUSY_HINT};

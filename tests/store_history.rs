@@ -6,7 +6,7 @@
 // Most of these tests run pi mode; what they share goes unused without it.
 #![cfg_attr(not(feature = "pi"), allow(unused))]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::Status;
 use agent_chat_store::{Method, RequestKind, StoreEvent};

@@ -3,7 +3,7 @@
 //! continues the same assistant message; an output added while that message is pending, and a
 //! `reset-step` on it, as `useChat` handles them.
 
-mod common;
+use crate::common;
 
 use agent_chat_store::Status;
 use agent_chat_store::{AutoSend, RequestKind};

@@ -6,7 +6,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{ErrorKind, RequestKind, StoreEvent};
 use common::scenario::*;

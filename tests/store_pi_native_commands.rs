@@ -4,7 +4,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{ErrorKind, RequestKind, Status, StoreEvent, StoreOptions};
 use common::native_store::*;

@@ -7,7 +7,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{ItemState, RequestKind, Status};
 use common::native_store::*;

@@ -6,7 +6,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{Method, RequestKind, Status, StoreEvent};
 use common::native_store::*;

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "pi")]
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -4,7 +4,7 @@
 //! `onToolCall` hears of; `setMessages`; a file's `providerReference`; a store that keeps no
 //! history on the server (`persist: false`).
 
-mod common;
+use crate::common;
 
 use agent_chat_store::{
     AutoSend, ErrorKind, FileAttachment, RequestKind, SendOptions, Status, StoreEvent, SubmitKind,

@@ -615,7 +615,7 @@ pub fn run_schedules(transport: Transport, test: &str, default_seeds: u64) {
                 if !keep_going {
                     print_schedule(seed, &log);
                     panic!(
-                        "seed {seed} failed: {e}\n(replay: FAULT_SEED={seed} cargo test --test {test})"
+                        "seed {seed} failed: {e}\n(replay: FAULT_SEED={seed} cargo test --test suite {test}::)"
                     );
                 }
                 failures.push((seed, e));

@@ -14,7 +14,7 @@
 //! the fault schedules' [`fault_world`] and [`fault_network`] around it and their schedule,
 //! invariants and seed loop in [`fault_check`].
 
-#![allow(dead_code)] // each test binary uses a different part of the harness
+#![allow(dead_code)] // each feature set uses a different part of the harness
 
 use std::collections::HashSet;
 use std::path::PathBuf;
