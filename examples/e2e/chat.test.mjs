@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  sessionId, openChat, typeAndEnter, status, waitStatus, pageMessages,
+  sessionId, openChat, typeAndEnter, answered, status, waitStatus, pageMessages,
   canonicalView, queuedCount, screenshot, eventually, startAll, stopAll, users, settled,
 } from './lib.mjs';
 
@@ -90,10 +90,9 @@ test('reload mid-conversation shows the same history, in the same order, from th
   const s = sessionId('pi-reload');
   const { page, context } = await openChat(browser, pi, s);
   await typeAndEnter(page, 'One words:3');
-  await waitStatus(page, 'streaming');
-  await waitStatus(page, 'ready');
+  await answered(page, 2);
   await typeAndEnter(page, 'please echo hello there');
-  await waitStatus(page, 'streaming');
+  await answered(page, 5);
   await settled(page);
   const before = await pageMessages(page);
   assert.equal(before.length, 5, JSON.stringify(before)); // user, answer, user, tool call, result text
@@ -158,7 +157,7 @@ test('stop mid-turn ends the stream, sends the turn DELETE, and leaves the compo
   await new Promise((r) => setTimeout(r, 800));
   assert.deepEqual(await pageMessages(page), kept, 'nothing streams after the stop');
   await typeAndEnter(page, 'After stop words:3');
-  await waitStatus(page, 'streaming');
+  await answered(page, kept.length + 2);
   await settled(page);
   assert.deepEqual(users(await pageMessages(page)), ['Stop me words:300', 'After stop words:3']);
   await screenshot(page, 'stop');
@@ -169,7 +168,7 @@ test('follow-up POSTs failing twice with 503 still deliver the follow-up exactly
   await pi.reset();
   const s = sessionId('pi-503');
   const { page, context } = await openChat(browser, pi, s);
-  await typeAndEnter(page, 'Be patient words:60');
+  await typeAndEnter(page, 'Be patient words:200');
   await waitStatus(page, 'streaming');
   await pi.control({ failFollowups: 2 });
   await typeAndEnter(page, 'Retry me words:3');
@@ -179,7 +178,7 @@ test('follow-up POSTs failing twice with 503 still deliver the follow-up exactly
   assert.equal(new Set(posts.map((p) => p.body.clientNonce)).size, 1, 'one nonce for all tries');
   assert.equal(new Set(posts.map((p) => p.body.clientSeq)).size, 1, 'one seq for all tries');
   const shown = await pageMessages(page);
-  assert.deepEqual(users(shown), ['Be patient words:60', 'Retry me words:3']);
+  assert.deepEqual(users(shown), ['Be patient words:200', 'Retry me words:3']);
   assert.deepEqual(shown, canonicalView(await pi.messages(s)));
   await screenshot(page, 'follow-up-503-twice');
   await context.close();

@@ -116,6 +116,16 @@ export async function status(page) {
   return page.getByTestId('status').getAttribute('data-status');
 }
 
+/**
+ * Waits until the page shows at least `count` messages and is `ready`: a short answer's turn
+ * is over. (Waiting for `streaming` first races a few-word answer, which can be over between
+ * two looks of the page.)
+ */
+export async function answered(page, count, timeout = 30_000) {
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=message]').length >= n &&
+    document.querySelector('[data-testid=status]')?.dataset.status === 'ready', count, { timeout });
+}
+
 export async function waitStatus(page, value, timeout = 30_000) {
   await page.waitForFunction((v) => document.querySelector('[data-testid=status]')?.dataset.status === v, value, { timeout });
 }

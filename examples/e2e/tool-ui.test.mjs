@@ -16,7 +16,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startServer, launch, sessionId, openChat, typeAndEnter, status, waitStatus, pageMessages,
+  startServer, launch, sessionId, openChat, typeAndEnter, answered, status, waitStatus, pageMessages,
   canonicalView, queuedCount, screenshot, eventually, toolCatalog, subagentView, settled,
 } from './lib.mjs';
 
@@ -182,8 +182,7 @@ test('the tool list follows the current session\'s runtime across switches', asy
   const b = sessionId('ai-tools-b');
   const { page, context } = await openChat(browser, pi, a);
   await typeAndEnter(page, 'Make A a pi session words:3');
-  await waitStatus(page, 'streaming');
-  await waitStatus(page, 'ready');
+  await answered(page, 2);
   await core('tool catalog (snapshot.tools)', () => catalogIs(page, PI_TOOLS));
   // Sessions created from now on run the AI SDK runtime: B has no pi.subagent.
   await pi.control({ runtime: 'ai-sdk' });

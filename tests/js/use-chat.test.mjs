@@ -1552,9 +1552,9 @@ for (const implName of IMPLS) {
         const streaming = changes.filter((c) => c.text !== text);
         assert.ok(streaming.length >= 2, `the text was shown while it streamed (${streaming.length} updates)`);
         assert.ok(streaming.length <= Math.ceil(streamed / throttleMs) + 2, `${streaming.length} updates in ${Math.round(streamed)} ms with a ${throttleMs} ms throttle`);
-        for (let i = 1; i < streaming.length; i++) {
-          assert.ok(streaming[i].t - streaming[i - 1].t >= throttleMs * 0.8, `updates ${Math.round(streaming[i].t - streaming[i - 1].t)} ms apart`);
-        }
+        // (No bound on the gap between two renders: a render comes when React gets to it after
+        // the publication, so a late one followed by one on time is closer than the window
+        // while the throttle kept it. How many renders there were is what the throttle bounds.)
       });
     }
 
