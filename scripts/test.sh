@@ -71,8 +71,9 @@ if [ "$TIER" = quick ]; then
   cargo clippy --all-targets -- -D warnings
   sans_io_check
 
-  step "native tests (full build)"
+  step "native tests (full build), the package's generated TypeScript types"
   cargo test
+  cargo test --features ts --test ts_generated
 
   step "the npm package for the Node tests (pkg/)"
   if [ ! -f pkg/package.json ]; then
@@ -113,6 +114,9 @@ sans_io_check
 step "native tests (virtual time, fixtures), the full build's and the AI SDK build's"
 cargo test
 cargo test --no-default-features
+# crates/wasm/src/generated.d.ts is what the Rust types generate (src/ts.rs); on a failure it
+# prints the command that regenerates it.
+cargo test --features ts --test ts_generated
 
 step "the npm package (release wasm, wasm-opt, template), and its size against the budget"
 bash scripts/build-pkg.sh
