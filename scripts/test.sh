@@ -71,8 +71,9 @@ if [ "$TIER" = quick ]; then
   cargo clippy --all-targets -- -D warnings
   sans_io_check
 
-  step "native tests (full build)"
+  step "native tests (full build), the package's generated TypeScript types"
   cargo test
+  cargo test --features ts --test ts_generated
 
   step "the npm package for the Node tests (pkg/)"
   if [ ! -f pkg/package.json ]; then
@@ -213,6 +214,9 @@ checks_lane() {
   lane_step "native tests (virtual time, fixtures), the full build's and the AI SDK build's"
   cargo test
   cargo test --no-default-features
+  # crates/wasm/src/generated.d.ts is what the Rust types generate (src/ts.rs); on a failure
+  # it prints the command that regenerates it.
+  cargo test --features ts --test ts_generated
 
   lane_step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
   # bench/build.sh's build, in the target dir build-pkg.sh used: the same flags and std, so

@@ -64,6 +64,10 @@
 
 // The folders say what kind of thing lives in them; `docs/architecture.md` maps every rule of
 // SPEC.md to the file that decides it.
+// First: the other modules use its `declared!`.
+#[cfg(feature = "ts")]
+pub mod ts;
+
 mod codec;
 mod harness;
 mod machines;

@@ -91,7 +91,5 @@ mod store_tool_ui;
 mod store_turn_end;
 #[path = "store_use_chat.rs"]
 mod store_use_chat;
-#[path = "ts_types.rs"]
-mod ts_types;
 #[path = "ui_message.rs"]
 mod ui_message;

@@ -40,6 +40,7 @@ const REMEMBERED_NONCES: usize = 256;
 
 /// Where a queued follow-up is in its life. Serialized in lowercase for the JS snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QueuedState"))]
 #[serde(rename_all = "lowercase")]
 pub enum ItemState {
     /// Waiting for its turn to be posted (or for its backoff to end).
@@ -49,7 +50,9 @@ pub enum ItemState {
     /// The server has it (202) and will run it when the current turn reaches it.
     Accepted,
     /// The server turned it into a message. Consumed items leave the queue; the state is only
-    /// seen on the item handed back by the `consume_*` methods.
+    /// seen on the item handed back by the `consume_*` methods (never in a snapshot's queue,
+    /// so not in the TypeScript type).
+    #[cfg_attr(feature = "ts", ts(skip))]
     Consumed,
     /// It will not be posted again on its own: retries exhausted or an error that retrying
     /// cannot fix. Visible, and it blocks the items behind it until retried or removed.
@@ -138,26 +141,37 @@ pub struct FollowUpItem {
     pub options: Option<Box<SendOptions>>,
 }
 
+/// A [`FollowUpItem`] as the snapshot shows it (`QueuedItem` in TypeScript): its own fields
+/// a UI reads and what the user may do with it.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QueuedItem"))]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct QueuedItemJson<'a> {
+    id: &'a str,
+    client_nonce: &'a str,
+    client_seq: u64,
+    text: &'a str,
+    files: &'a [FileAttachment],
+    state: ItemState,
+    attempts: u32,
+    error: &'a Option<ChatError>,
+    ever_posted: bool,
+    /// A row of the server's queue that another client posted (another tab, this page before a
+    /// reload; pi-native): shown where the server runs it, never retried or removed here.
+    read_only: bool,
+    /// The user removed it and the server may still run it: it stays until the server's queue
+    /// no longer holds it (pi-native). If it cannot be taken back, `removing` turns false again
+    /// and `error` says why.
+    removing: bool,
+    /// Retry applies (`retryQueued`): the store's rule, so a UI restates none.
+    can_retry: bool,
+    /// Remove applies (`removeQueued`).
+    can_remove: bool,
+}
+
 impl Serialize for FollowUpItem {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Item<'a> {
-            id: &'a str,
-            client_nonce: &'a str,
-            client_seq: u64,
-            text: &'a str,
-            files: &'a [FileAttachment],
-            state: ItemState,
-            attempts: u32,
-            error: &'a Option<ChatError>,
-            ever_posted: bool,
-            read_only: bool,
-            removing: bool,
-            can_retry: bool,
-            can_remove: bool,
-        }
-        Item {
+        QueuedItemJson {
             id: &self.id,
             client_nonce: &self.client_nonce,
             client_seq: self.client_seq,

@@ -25,6 +25,7 @@ mod edits;
 
 /// One session as the list shows it (`snapshot.sessions.items`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionItem {
     /// The session's id (what `switchSession` takes).
@@ -35,9 +36,11 @@ pub struct SessionItem {
     pub title: Option<String>,
     /// As the server gave it (an ISO string or a number), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string | number"))]
     pub created_at: Option<Value>,
     /// As the server gave it; the list is ordered by it, most recent first.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string | number"))]
     pub updated_at: Option<Value>,
     /// A turn runs in it (the open session's own status, else what the server said).
     pub running: bool,

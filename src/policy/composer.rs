@@ -9,6 +9,7 @@ use crate::protocol::Capabilities;
 
 /// The chat's status, as `useChat` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ChatStatus"))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// `ready`: no turn is running; a send starts one.
@@ -30,6 +31,7 @@ impl Status {
 
 /// Why a submit is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SendRefusal"))]
 #[serde(rename_all = "camelCase")]
 pub enum Refusal {
     /// Nothing to send: no text (after trimming) and no files, or files alone where the
@@ -69,6 +71,7 @@ impl Refusal {
 
 /// What the composer may do right now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ComposerState {
     /// `canSend`: the draft can be sent now (`hasContent && (!busy || nativeFollowUp)`).

@@ -22,6 +22,7 @@ use crate::protocol::{Part, ToolPart, UIMessage};
 
 /// How the catalog says a tool would like to be shown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolUiHints {
     /// `rendererId`: the renderer the tool's parts ask for.
@@ -37,6 +38,7 @@ pub struct ToolUiHints {
 
 /// One tool of the session's runtime (`GET …/catalog`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCatalogEntry {
     /// `name`: the tool's name, as in its parts' `tool-<name>`.
@@ -46,6 +48,7 @@ pub struct ToolCatalogEntry {
     pub description: Option<String>,
     /// `inputSchema`: the JSON Schema of the tool's input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "unknown"))]
     pub input_schema: Option<Value>,
     /// `ui`: how the tool would like its parts shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]

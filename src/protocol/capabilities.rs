@@ -8,6 +8,7 @@ use serde_json::Value;
 /// Defaults are `{nativeFollowUp: false, aiSdkOwnsHistory: true}`: a plain AI SDK server, on
 /// which a busy send is blocked rather than queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Capabilities {
     /// The server accepts `POST …/followup` while a turn streams and runs them in order.

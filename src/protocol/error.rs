@@ -5,6 +5,7 @@ use serde_json::Value;
 
 /// The stable kinds of error. The names are part of the JS API (`error.code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ChatErrorCode"))]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// `FOLLOWUP_UNSUPPORTED` (or `conflict` / `followup_unsupported`): no follow-ups here.
@@ -50,6 +51,11 @@ impl ErrorKind {
 
 /// An error with its stable kind and what the server (or the network) said, verbatim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "ChatStoreErrorShape", optional_fields)
+)]
 #[serde(rename_all = "camelCase")]
 #[error("{}: {message}", kind.as_str())]
 pub struct ChatError {

@@ -122,6 +122,22 @@ impl UIMessage {
     }
 }
 
+// What `Serialize for UIMessage` (below) writes, in TypeScript.
+#[cfg(feature = "ts")]
+crate::ts::declared!(
+    UIMessage,
+    "UIMessage",
+    r#"
+/** A message in the AI SDK's `UIMessage` shape. */
+export interface UIMessage {
+  id: string;
+  role: 'system' | 'user' | 'assistant';
+  metadata?: unknown;
+  parts: UIMessagePart[];
+}
+"#
+);
+
 impl Serialize for UIMessage {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
@@ -577,6 +593,7 @@ mod tests {
 /// A file the user attaches to a message (`attachments` of the chat and follow-up POSTs, and
 /// the `file` part it becomes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct FileAttachment {
     /// `mediaType`: the file's MIME type.
@@ -588,9 +605,11 @@ pub struct FileAttachment {
     pub url: String,
     /// `providerReference`: the file's id at each provider it was uploaded to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "Record<string, string>"))]
     pub provider_reference: Option<Value>,
     /// `providerMetadata`: the part's provider-specific data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "ProviderMetadata"))]
     pub provider_metadata: Option<Value>,
 }
 

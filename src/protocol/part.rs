@@ -334,6 +334,75 @@ pub(super) fn entry_opt<M: SerializeMap, T: Serialize + ?Sized>(
     }
 }
 
+/// What `Serialize for Part` (below) and the snapshot's tool `ui` (`policy::tool_ui`) write,
+/// in TypeScript: the AI SDK's part types, each kind's keys as this impl writes them. A tool
+/// or data part also keeps keys this version does not model, and a part of an unknown kind
+/// is kept as it came ([`Part::Other`]): neither is typed here.
+#[cfg(feature = "ts")]
+const PART_TS: &str = r#"
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+export interface TextUIPart { type: 'text'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata; citations?: unknown[] }
+export interface ReasoningUIPart { type: 'reasoning'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata; id?: string }
+export type ToolState =
+  | 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded'
+  | 'output-available' | 'output-error' | 'output-denied';
+/**
+ * A tool part's resolved UI metadata, each field from the first source that has it: the
+ * result's `details` (`details.uiKind` → `rendererId`), a `data-tool-ui` chunk for the call,
+ * the catalog entry's `ui`. Never parsed from text.
+ */
+export interface ToolUi extends ToolUiHints { details?: unknown }
+interface ToolFields {
+  toolCallId: string;
+  /** Always present on exported tool parts (`{}` when nothing is known). */
+  ui?: ToolUi;
+  state: ToolState;
+  title?: string;
+  providerExecuted?: boolean;
+  input?: unknown;
+  rawInput?: unknown;
+  output?: unknown;
+  errorText?: string;
+  /** Structured tool-result details (never parsed from text). */
+  details?: unknown;
+  preliminary?: boolean;
+  callProviderMetadata?: ProviderMetadata;
+  resultProviderMetadata?: ProviderMetadata;
+  toolMetadata?: Record<string, unknown>;
+  inputEncoding?: 'json' | 'text';
+  approval?: {
+    id: string;
+    approved?: boolean;
+    reason?: string;
+    descriptor?: unknown;
+    inputSchemaInput?: unknown;
+    requestReason?: string;
+    isAutomatic?: boolean;
+    signature?: string;
+  };
+}
+export interface ToolUIPart extends ToolFields { type: `tool-${string}` }
+export interface DynamicToolUIPart extends ToolFields { type: 'dynamic-tool'; toolName: string }
+/** A data part is the whole chunk: keys other than these (e.g. `transient: false`) are kept. */
+export interface DataUIPart { type: `data-${string}`; id?: string; data: unknown; [key: string]: unknown }
+export interface FileUIPart { type: 'file'; mediaType: string; filename?: string; url: string; providerReference?: Record<string, string>; providerMetadata?: ProviderMetadata }
+export interface SourceUrlUIPart { type: 'source-url'; sourceId: string; url: string; title?: string; providerMetadata?: ProviderMetadata }
+export interface SourceDocumentUIPart { type: 'source-document'; sourceId: string; mediaType: string; title: string; filename?: string; providerMetadata?: ProviderMetadata }
+export interface StepStartUIPart { type: 'step-start' }
+export interface ReasoningFileUIPart { type: 'reasoning-file'; mediaType: string; url: string; providerMetadata?: ProviderMetadata }
+/** Provider content the AI SDK does not model (`kind` is `provider.name`). */
+export interface CustomUIPart { type: 'custom'; kind: string; providerMetadata?: ProviderMetadata }
+/** A user message added to the run by steering. */
+export interface SteeringMessageUIPart { type: 'steering-message'; id: string; parts: Array<TextUIPart | FileUIPart> }
+export type UIMessagePart =
+  | TextUIPart | ReasoningUIPart | ToolUIPart | DynamicToolUIPart | DataUIPart | FileUIPart
+  | SourceUrlUIPart | SourceDocumentUIPart | StepStartUIPart | ReasoningFileUIPart | CustomUIPart
+  | SteeringMessageUIPart;
+"#;
+#[cfg(feature = "ts")]
+crate::ts::declared!(Part, "UIMessagePart", PART_TS);
+
 impl Serialize for Part {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if let Part::Other(v) = self {

@@ -15,6 +15,7 @@ const KEPT: usize = 32;
 
 /// What was lost, by kind. The names are part of the JS API (`loss.code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub enum LossCode {
     /// An event larger than `limits.maxEventBytes` was skipped.
@@ -31,9 +32,11 @@ pub enum LossCode {
 
 /// One thing the store could not show.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ChatStoreLoss"))]
 #[serde(rename_all = "camelCase")]
 pub struct Loss {
     /// What kind of loss.
+    #[cfg_attr(feature = "ts", ts(inline))]
     pub code: LossCode,
     /// What was lost, for a person.
     pub message: String,
@@ -41,6 +44,7 @@ pub struct Loss {
     pub message_id: Option<String>,
     /// The tool call whose result was lost, if it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub tool_call_id: Option<String>,
 }
 

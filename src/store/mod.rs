@@ -182,6 +182,7 @@ pub enum StoreEvent {
 
 /// What `submit` / `send` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum SubmitKind {
     /// Sent as a new turn (a chat POST).
@@ -195,9 +196,11 @@ pub enum SubmitKind {
 /// What [`ChatStore::submit`] / [`ChatStore::send`] did with the message, and why not when
 /// refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SubmitResult {
     /// What happened to the message.
+    #[cfg_attr(feature = "ts", ts(inline))]
     pub kind: SubmitKind,
     /// Why it was refused (`empty`, `busy`, `filesWhileBusy`); only when `Blocked`.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,12 +1,6 @@
-/** Where a chat is: `submitted`/`streaming` are busy. */
-export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';
-
-/** The stable error kinds (`error.code`). */
-export type ChatErrorCode =
-  | 'FollowUpUnsupported' | 'FollowUpOutOfOrder' | 'SessionNotReady' | 'TurnAlreadyActive'
-  | 'Validation' | 'Network' | 'Server' | 'Protocol' | 'Aborted'
-  | 'LimitExceeded';
-
+// The package's hand-kept declarations: the JS-side classes, options and functions, and the
+// snapshot's shapes the wasm shell assembles. The types of the core's serialised Rust types
+// are generated next to it (generated.d.ts); both land in the same .d.ts.
 /** A JS `Error` with a stable code and what the server said, verbatim. */
 export interface ChatStoreError extends Error {
   readonly name: 'ChatStoreError';
@@ -18,149 +12,10 @@ export interface ChatStoreError extends Error {
   readonly field?: string;
 }
 
-export interface Capabilities {
-  nativeFollowUp: boolean;
-  aiSdkOwnsHistory: boolean;
-  followUpAttachments: boolean;
-  /** A message needs text: files alone are refused as `empty` (pi-native). */
-  textRequired: boolean;
-}
-
-export interface FileAttachment {
-  mediaType: string;
-  filename?: string;
-  url: string;
-  /** The file's id at each provider it was uploaded to (the `ai` package's `uploadFile`). */
-  providerReference?: Record<string, string>;
-  /** The part's provider-specific data. */
-  providerMetadata?: ProviderMetadata;
-}
-
-export type ProviderMetadata = Record<string, Record<string, unknown>>;
-
-export interface TextUIPart { type: 'text'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata; citations?: unknown[] }
-export interface ReasoningUIPart { type: 'reasoning'; text: string; state?: 'streaming' | 'done'; providerMetadata?: ProviderMetadata; id?: string }
-export type ToolState =
-  | 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded'
-  | 'output-available' | 'output-error' | 'output-denied';
-/** How a tool wants to be shown, as its runtime's catalog says. */
-export interface ToolUiHints { rendererId?: string; displayGroup?: string; icon?: string }
-/**
- * A tool part's resolved UI metadata, each field from the first source that has it: the
- * result's `details` (`details.uiKind` → `rendererId`), a `data-tool-ui` chunk for the call,
- * the catalog entry's `ui`. Never parsed from text.
- */
-export interface ToolUi extends ToolUiHints { details?: unknown }
-/** One tool of the session's runtime (`GET …/catalog`). */
-export interface ToolCatalogEntry { name: string; description?: string; inputSchema?: unknown; ui?: ToolUiHints }
-interface ToolFields {
-  toolCallId: string;
-  /** Always present on exported tool parts (`{}` when nothing is known). */
-  ui?: ToolUi;
-  state: ToolState;
-  title?: string;
-  providerExecuted?: boolean;
-  input?: unknown;
-  rawInput?: unknown;
-  output?: unknown;
-  errorText?: string;
-  /** Structured tool-result details (never parsed from text). */
-  details?: unknown;
-  preliminary?: boolean;
-  callProviderMetadata?: ProviderMetadata;
-  resultProviderMetadata?: ProviderMetadata;
-  toolMetadata?: Record<string, unknown>;
-  inputEncoding?: 'json' | 'text';
-  approval?: {
-    id: string;
-    approved?: boolean;
-    reason?: string;
-    descriptor?: unknown;
-    inputSchemaInput?: unknown;
-    requestReason?: string;
-    isAutomatic?: boolean;
-    signature?: string;
-  };
-}
-export interface ToolUIPart extends ToolFields { type: `tool-${string}` }
-export interface DynamicToolUIPart extends ToolFields { type: 'dynamic-tool'; toolName: string }
-/** A data part is the whole chunk: keys other than these (e.g. `transient: false`) are kept. */
-export interface DataUIPart { type: `data-${string}`; id?: string; data: unknown; [key: string]: unknown }
-export interface FileUIPart { type: 'file'; mediaType: string; filename?: string; url: string; providerReference?: Record<string, string>; providerMetadata?: ProviderMetadata }
-export interface SourceUrlUIPart { type: 'source-url'; sourceId: string; url: string; title?: string; providerMetadata?: ProviderMetadata }
-export interface SourceDocumentUIPart { type: 'source-document'; sourceId: string; mediaType: string; title: string; filename?: string; providerMetadata?: ProviderMetadata }
-export interface StepStartUIPart { type: 'step-start' }
-export interface ReasoningFileUIPart { type: 'reasoning-file'; mediaType: string; url: string; providerMetadata?: ProviderMetadata }
-/** Provider content the AI SDK does not model (`kind` is `provider.name`). */
-export interface CustomUIPart { type: 'custom'; kind: string; providerMetadata?: ProviderMetadata }
-/** A user message added to the run by steering. */
-export interface SteeringMessageUIPart { type: 'steering-message'; id: string; parts: Array<TextUIPart | FileUIPart> }
-export type UIMessagePart =
-  | TextUIPart | ReasoningUIPart | ToolUIPart | DynamicToolUIPart | DataUIPart | FileUIPart
-  | SourceUrlUIPart | SourceDocumentUIPart | StepStartUIPart | ReasoningFileUIPart | CustomUIPart
-  | SteeringMessageUIPart;
-
-/** A message in the AI SDK's `UIMessage` shape. */
-export interface UIMessage {
-  id: string;
-  role: 'system' | 'user' | 'assistant';
-  metadata?: unknown;
-  parts: UIMessagePart[];
-}
-
-/**
- * Where a waiting bubble is: `queued` (not posted yet), `posting`, `accepted` (the server has
- * it), `failed` (retry or remove), `stalled` (the server will not run it: retry sends it as a
- * new message), `unsure` (the store cannot tell whether the server ran it: never sent again on
- * its own; retry or remove).
- */
-export type QueuedState = 'queued' | 'posting' | 'accepted' | 'failed' | 'stalled' | 'unsure';
-
-/** A waiting bubble: a follow-up queued while the agent works. */
-export interface QueuedItem {
-  id: string;
-  clientNonce: string;
-  clientSeq: number;
-  text: string;
-  files: FileAttachment[];
-  state: QueuedState;
-  attempts: number;
-  error: { kind: ChatErrorCode; message: string; status?: number; serverCode?: string; field?: string } | null;
-  everPosted: boolean;
-  /**
-   * A row of the server's queue that another client posted (another tab, this page before a
-   * reload; pi-native): shown where the server runs it, never retried or removed here.
-   */
-  readOnly: boolean;
-  /**
-   * The user removed it and the server may still run it: it stays until the server's queue no
-   * longer holds it (pi-native). If it cannot be taken back, `removing` turns false again and
-   * `error` says why.
-   */
-  removing: boolean;
-  /** Retry applies (`retryQueued`): the store's rule, so a UI restates none. */
-  canRetry: boolean;
-  /** Remove applies (`removeQueued`). */
-  canRemove: boolean;
-}
-
-export type SendRefusal = 'empty' | 'busy' | 'filesWhileBusy' | 'piUnsupported';
-
-export interface ComposerSnapshot {
+/** `snapshot.composer`: the store's draft and what the composer may do with it. */
+export interface ComposerSnapshot extends ComposerState {
   draft: string;
   files: readonly FileAttachment[];
-  canSend: boolean;
-  reason: SendRefusal | null;
-  hint: string | null;
-  /** A send now queues a follow-up for the running turn (a UI may label it "Queue"). */
-  followUp: boolean;
-  /**
-   * Whether a text-only message could be sent now, whatever the store's draft holds: for a
-   * composer that keeps its own draft (assistant-ui's).
-   */
-  canSendText: boolean;
-  /** The hint for such a composer while a text send is refused. */
-  textHint: string | null;
 }
 
 /** What `getSnapshot()` returns: frozen, and the same object until something changed. */
@@ -207,13 +62,6 @@ export interface ChatSnapshot {
   readonly awaitingAnswer: boolean;
 }
 
-export interface SubmitResult {
-  kind: 'sent' | 'queued' | 'blocked';
-  reason?: SendRefusal;
-  /** The words for the refusal, the same the composer's hint uses. */
-  hint?: string;
-}
-
 export interface ChatRoutes {
   capabilities?: string;
   /** `GET` the tool catalog; `''`: the server has none, never asked. */
@@ -256,34 +104,6 @@ export interface PendingQuestion {
   error?: ChatStoreErrorShape;
 }
 
-/** A `ChatStoreError`'s fields as plain data. */
-export interface ChatStoreErrorShape {
-  kind: string;
-  message: string;
-  status?: number;
-  serverCode?: string;
-  field?: string;
-}
-
-/** One session of `snapshot.sessions.items` (SPEC §11). */
-export interface SessionItem {
-  id: string;
-  /**
-   * The server's title, else the first line of the session's first user message when the
-   * store holds its history; absent when neither is known.
-   */
-  title?: string;
-  /** As the server gave it. */
-  createdAt?: string | number;
-  /** As the server gave it; the list is ordered by it, most recent first. */
-  updatedAt?: string | number;
-  /** A turn runs in it (the open session's own status, else the server's word). */
-  running: boolean;
-  archived: boolean;
-  /** Not on the server's list yet: a new session before its first message reached it. */
-  local: boolean;
-}
-
 /** `snapshot.sessions`: the session list. */
 export interface SessionsSnapshot {
   /** False once the server answered the list route with 404 (it has no list): hide it. */
@@ -309,15 +129,6 @@ export interface SessionsSnapshot {
   items: readonly SessionItem[];
   /** The last failed list request (a page, a rename, an archive, a delete), until one succeeds. */
   error: ChatStoreError | null;
-}
-
-export interface ChatStoreLoss {
-  code: 'EventTooLarge' | 'BadChunk' | 'UnknownChunk' | 'NotApplied' | 'HistorySkipped';
-  message: string;
-  /** The message that streamed when it happened (stream losses). */
-  messageId: string | null;
-  /** The tool call whose result was lost. */
-  toolCallId?: string;
 }
 
 export interface ChatStoreLimits {
