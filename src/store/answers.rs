@@ -202,7 +202,7 @@ impl ChatStore {
         // Answered again: the one on its way (or failed) gives way; the same ids go again.
         if let Some(k) = s.answers.pending.iter().position(|a| a.tool_call_id == id) {
             if let Some(r) = s.answers.pending.remove(k).in_flight {
-                self.abort(r);
+                self.outbox.abort(r);
             }
         }
         self.session.answers.pending.push(Answer {
@@ -231,8 +231,8 @@ impl ChatStore {
             }
             let (kind, body) = (a.kind, a.body.clone());
             let route = match kind {
-                RequestKind::ApprovalPost => self.route(|r| &r.approval),
-                _ => self.route(|r| &r.tool_output),
+                RequestKind::ApprovalPost => self.opts.route(&self.session.id, |r| &r.approval),
+                _ => self.opts.route(&self.session.id, |r| &r.tool_output),
             };
             let id = self.request(kind, Method::Post, route, Some(body), now_ms);
             let a = &mut self.session.answers.pending[k];
@@ -299,7 +299,7 @@ impl ChatStore {
     pub(super) fn drop_answers(&mut self) {
         let answers = std::mem::take(&mut self.session.answers.pending);
         for r in answers.iter().filter_map(|a| a.in_flight) {
-            self.abort(r);
+            self.outbox.abort(r);
         }
         self.session.answers.errors.clear();
     }

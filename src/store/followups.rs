@@ -204,7 +204,11 @@ impl ChatStore {
         }
         let carried = options.and_then(|o| o.carried(None));
         merge_body(&self.opts.body, &mut body);
-        (self.route(|r| &r.followup), body, carried)
+        (
+            self.opts.route(&self.session.id, |r| &r.followup),
+            body,
+            carried,
+        )
     }
 
     /// Sends a queued item's text as a new message. When the server may hold a copy of it,

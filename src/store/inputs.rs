@@ -8,7 +8,9 @@ impl ChatStore {
     /// A response's status line and headers arrived.
     pub fn handle_response_head(&mut self, id: RequestId, head: ResponseHead, now_ms: u64) {
         let events_seen = self.session.turn.events_seen;
-        let Some(p) = self.live(id) else { return };
+        let Some(p) = self.outbox.live(id, &self.session.id) else {
+            return;
+        };
         p.status = Some(head.status);
         p.events_before = events_seen;
         let kind = p.kind;
@@ -32,7 +34,7 @@ impl ChatStore {
         });
         if is_html {
             // A proxy's or a dev server's page instead of the stream: nothing in it is a chunk.
-            self.abort(id);
+            self.outbox.abort(id);
             let e = ChatError::protocol("the server answered HTML instead of an event stream");
             self.end_turn(Ending::Failed(e), now_ms);
             return;
@@ -51,7 +53,9 @@ impl ChatStore {
         let limit = self.opts.limits.max_body_bytes;
         let max_messages = self.opts.limits.max_messages;
         let idle = self.opts.stream_idle_timeout_ms;
-        let Some(p) = self.live(id) else { return };
+        let Some(p) = self.outbox.live(id, &self.session.id) else {
+            return;
+        };
         if p.kind.is_stream() || p.kind == RequestKind::NativeEvents {
             p.deadline = idle.map(|t| now_ms + t);
         } else if p.kind == RequestKind::NativeState {
@@ -265,7 +269,9 @@ impl ChatStore {
             .resume_at()
             .is_some_and(|t| t <= now_ms)
         {
-            let path = self.stream_path(&self.session.cursor());
+            let path = self
+                .opts
+                .stream_path(&self.session.id, &self.session.cursor());
             self.session.conversation.resumed();
             let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
             self.session.turn.phase = Phase::Streaming { stream };

@@ -553,7 +553,8 @@ impl ChatStore {
         if self.outbox.disposed {
             return;
         }
-        self.bump_generation();
+        self.outbox.bump_generation();
+        self.session.requests_dropped();
         self.outbox.disposed = true;
         // The list's requests outlive a switch, not the store.
         let list: Vec<RequestId> = (self.outbox.pending.iter())
@@ -561,7 +562,7 @@ impl ChatStore {
             .map(|(id, _)| *id)
             .collect();
         for id in list {
-            self.abort(id);
+            self.outbox.abort(id);
         }
         let s = &mut self.session;
         // The store follows no turn any more: it is not ended (the server's may go on), only

@@ -176,6 +176,46 @@ pub(super) struct Outbox {
 }
 
 impl Outbox {
+    /// The pending record of `id` if its answer still matters: one of the open session's
+    /// generation, or one that names what it is for itself (the session list's; a
+    /// take-back's, which [`ChatStore::settle`] gives to the session that sent it).
+    pub(super) fn live(&mut self, id: RequestId, session: &str) -> Option<&mut Pending> {
+        let current = (self.generation, session);
+        match self.pending.get_mut(&id) {
+            Some(p)
+                if p.kind.of_session_list()
+                    || p.kind == RequestKind::FollowUpDelete
+                    || (p.generation, p.session.as_str()) == current =>
+            {
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn abort(&mut self, id: RequestId) {
+        if self.pending.remove(&id).is_some() || !self.aborts.contains(&id) {
+            self.aborts.push_back(id);
+        }
+    }
+
+    /// A session switch, a dispose or a reset: the requests of the old generation go.
+    pub(super) fn bump_generation(&mut self) {
+        self.generation += 1;
+        let ids: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.kind.aborted_on_switch())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.pending.remove(&id);
+            self.aborts.push_back(id);
+        }
+        // Requests not yet handed out belong to the old generation too.
+        self.requests.retain(|r| !r.kind.aborted_on_switch());
+    }
+
     pub(super) fn new() -> Self {
         Outbox {
             generation: 1,
@@ -211,25 +251,25 @@ pub(super) struct Pending {
     pub(super) deadline: Option<u64>,
 }
 
-impl ChatStore {
-    pub(super) fn route(&self, pick: impl Fn(&Routes) -> &String) -> String {
-        replace_all(
-            pick(&self.opts.routes),
-            "{sessionId}",
-            &encode(&self.session.id),
-        )
+impl StoreOptions {
+    /// The route `pick` takes, for session `session`.
+    pub(super) fn route(&self, session: &str, pick: impl Fn(&Routes) -> &String) -> String {
+        replace_all(pick(&self.routes), "{sessionId}", &encode(session))
     }
 
-    /// The stream route, read after `cursor` (`-1`: from the turn's start).
-    pub(super) fn stream_path(&self, cursor: &str) -> String {
-        let route = self.route(|r| &r.stream);
+    /// The stream route of session `session`, read after `cursor` (`-1`: from the turn's
+    /// start).
+    pub(super) fn stream_path(&self, session: &str, cursor: &str) -> String {
+        let route = self.route(session, |r| &r.stream);
         // The `ai` package asks for the whole stream with the bare route.
-        if self.opts.ai_sdk_requests && cursor == "-1" {
+        if self.ai_sdk_requests && cursor == "-1" {
             return route;
         }
         format!("{route}?cursor={}", encode(cursor))
     }
+}
 
+impl ChatStore {
     pub(super) fn request(
         &mut self,
         kind: RequestKind,
@@ -310,29 +350,6 @@ impl ChatStore {
         id
     }
 
-    /// The pending record of `id` if its answer still matters: one of the open session's
-    /// generation, or one that names what it is for itself (the session list's; a
-    /// take-back's, which [`settle`](Self::settle) gives to the session that sent it).
-    pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
-        let current = (self.outbox.generation, self.session.id.as_str());
-        match self.outbox.pending.get_mut(&id) {
-            Some(p)
-                if p.kind.of_session_list()
-                    || p.kind == RequestKind::FollowUpDelete
-                    || (p.generation, p.session.as_str()) == current =>
-            {
-                Some(p)
-            }
-            _ => None,
-        }
-    }
-
-    pub(super) fn abort(&mut self, id: RequestId) {
-        if self.outbox.pending.remove(&id).is_some() || !self.outbox.aborts.contains(&id) {
-            self.outbox.aborts.push_back(id);
-        }
-    }
-
     /// A request is over (answered or failed): its record goes, a held turn waiting for it
     /// (of any session) moves on, and the record comes back only if the answer still matters
     /// (same generation, same session).
@@ -345,47 +362,36 @@ impl ChatStore {
         let current = p.generation == self.outbox.generation && p.session == self.session.id;
         (current || p.kind.of_session_list()).then_some(p)
     }
+}
 
-    pub(super) fn bump_generation(&mut self) {
-        self.outbox.generation += 1;
-        let ids: Vec<RequestId> = self
-            .outbox
-            .pending
-            .iter()
-            .filter(|(_, p)| p.kind.aborted_on_switch())
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.outbox.pending.remove(&id);
-            self.outbox.aborts.push_back(id);
-        }
-        // Requests not yet handed out belong to the old generation too.
-        self.outbox.requests.retain(|r| !r.kind.aborted_on_switch());
-        self.session.queue.abort_in_flight();
+impl Session {
+    /// The session's own part of a new generation: what was in flight for it is let go.
+    pub(super) fn requests_dropped(&mut self) {
+        self.queue.abort_in_flight();
         #[cfg(feature = "pi")]
-        if let Some(id) = (self.session.native.clear_all.as_mut()).and_then(|c| c.request.take()) {
+        if let Some(id) = (self.native.clear_all.as_mut()).and_then(|c| c.request.take()) {
             // Aborted with the rest: asked again, under its request id (a clear the server
             // made answers its first receipt), once the session is current again.
-            self.session.take_backs.unsent(id, 0);
+            self.take_backs.unsent(id, 0);
         }
-        for a in &mut self.session.answers.pending {
+        for a in &mut self.answers.pending {
             // Aborted with the rest: posted again, with the same ids, when the session opens.
             if a.in_flight.take().is_some() {
                 a.due_at = Some(0);
             }
         }
-        if self.session.turn.phase.stream().is_some() {
+        if self.turn.phase.stream().is_some() {
             // The body was dropped wherever it was, maybe mid-event: the resume's body must
             // not be read as the rest of that event.
-            self.session.turn.decoder.finish();
+            self.turn.decoder.finish();
         }
-        if self.session.turn.phase.running() {
+        if self.turn.phase.running() {
             // The server's turn may go on; switching back resumes its stream.
-            self.session.turn.phase = Phase::Resuming { at: None };
+            self.turn.phase = Phase::Resuming { at: None };
         }
         // Aborted with the rest; reopening the session asks again.
-        self.session.turn.probe = None;
-        self.session.turn.running_hint = None;
-        self.session.turn.after_stop = false;
+        self.turn.probe = None;
+        self.turn.running_hint = None;
+        self.turn.after_stop = false;
     }
 }

@@ -116,7 +116,7 @@ impl ChatStore {
                 Effect::ServerError(text) => self.stream_error(text),
                 Effect::StreamStops => {
                     if let Some(id) = self.session.turn.phase.stream() {
-                        self.abort(id);
+                        self.outbox.abort(id);
                         self.end_turn(Ending::Finished, now_ms);
                     }
                 }
@@ -126,7 +126,7 @@ impl ChatStore {
                 }
                 Effect::Violation(v) => {
                     if let Some(id) = self.session.turn.phase.stream() {
-                        self.abort(id);
+                        self.outbox.abort(id);
                     }
                     self.end_turn(Ending::Failed(ChatError::protocol(v)), now_ms);
                 }

@@ -113,7 +113,8 @@ impl ChatStore {
         if self.outbox.disposed || session_id == self.session.id {
             return;
         }
-        self.bump_generation();
+        self.outbox.bump_generation();
+        self.session.requests_dropped();
         self.revisions.version_floor = self
             .revisions
             .version_floor
@@ -152,7 +153,7 @@ impl ChatStore {
             self.session.runtime.loaded = false;
             let path = format!(
                 "{}?sessionId={}",
-                self.route(|r| &r.capabilities),
+                self.opts.route(&self.session.id, |r| &r.capabilities),
                 encode(&self.session.id)
             );
             self.request(RequestKind::Capabilities, Method::Get, path, None, now_ms);
@@ -163,7 +164,7 @@ impl ChatStore {
         if !self.opts.routes.catalog.is_empty() {
             let path = format!(
                 "{}?sessionId={}",
-                self.route(|r| &r.catalog),
+                self.opts.route(&self.session.id, |r| &r.catalog),
                 encode(&self.session.id)
             );
             self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
@@ -196,7 +197,7 @@ impl ChatStore {
     }
 
     pub(super) fn hydrate(&mut self, now_ms: u64) {
-        let path = self.route(|r| &r.messages);
+        let path = self.opts.route(&self.session.id, |r| &r.messages);
         self.request(RequestKind::MessagesGet, Method::Get, path, None, now_ms);
     }
 
@@ -377,7 +378,9 @@ impl ChatStore {
     /// one), status `streaming`.
     pub(super) fn attach(&mut self, turn_id: Option<String>, cursor: Option<String>, now_ms: u64) {
         self.drop_probe();
-        let path = self.stream_path(cursor.as_deref().unwrap_or("-1"));
+        let path = self
+            .opts
+            .stream_path(&self.session.id, cursor.as_deref().unwrap_or("-1"));
         let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
         self.follow_attached(stream, turn_id, cursor.as_deref());
         self.pump(now_ms);
@@ -388,7 +391,7 @@ impl ChatStore {
     /// `ready` meanwhile.
     pub(super) fn probe(&mut self, now_ms: u64) {
         self.drop_probe();
-        let path = self.stream_path("-1");
+        let path = self.opts.stream_path(&self.session.id, "-1");
         let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
         self.session.turn.probe = Some(id);
     }
@@ -408,7 +411,7 @@ impl ChatStore {
         }
         if !matches!(self.session.turn.phase, Phase::Idle { .. }) {
             // This client's own turn is on its way (a held one): the answer is not read.
-            self.abort(id);
+            self.outbox.abort(id);
             return false;
         }
         self.follow_attached(id, None, None);
@@ -442,7 +445,7 @@ impl ChatStore {
     /// A probe no longer wanted (a turn of this client's, an attach): aborted.
     pub(super) fn drop_probe(&mut self) {
         if let Some(id) = self.session.turn.probe.take() {
-            self.abort(id);
+            self.outbox.abort(id);
         }
     }
 }

@@ -325,7 +325,7 @@ impl ChatStore {
     pub(super) fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) {
         let path = format!(
             "{}?clientNonce={}&clientSeq={seq}",
-            self.route(|r| &r.followup),
+            self.opts.route(&self.session.id, |r| &r.followup),
             encode(nonce)
         );
         let id = self.request(

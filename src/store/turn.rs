@@ -53,7 +53,7 @@ impl ChatStore {
     /// `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_sse(&mut self, ending: Ending, now_ms: u64) {
         if let Some(id) = self.session.turn.phase.stream() {
-            self.abort(id);
+            self.outbox.abort(id);
         }
         self.drop_answers();
         // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
@@ -64,7 +64,11 @@ impl ChatStore {
         // handler, which the aborted stream stops).
         let told = !self.opts.routes.turn.is_empty();
         if let Some(turn) = turn.filter(|_| told) {
-            let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
+            let path = format!(
+                "{}?turnId={}",
+                self.opts.route(&self.session.id, |r| &r.turn),
+                encode(&turn)
+            );
             self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
         }
         self.end_turn(ending, now_ms);
@@ -213,7 +217,7 @@ impl ChatStore {
             .answer_as(answer_id, trigger == "regenerate-message");
         s.error = None;
         s.turn.send_queue_when_idle = false;
-        let path = self.route(|r| &r.chat);
+        let path = self.opts.route(&self.session.id, |r| &r.chat);
         let hooked = self.opts.prepare_hook.then_some(&self.opts.body);
         let options = options.carried(hooked);
         let stream = self.request_with(
@@ -485,7 +489,7 @@ impl ChatStore {
         let s = &mut self.session;
         s.history.json.refresh(s.conversation.history(), max_url);
         let body = s.history.json.body(&json!({}), true);
-        let path = self.route(|r| &r.messages);
+        let path = self.opts.route(&self.session.id, |r| &r.messages);
         self.request(
             RequestKind::MessagesPut,
             Method::Put,

@@ -77,7 +77,7 @@ impl ChatStore {
         if self.session.native.link.reading().is_none() {
             // The link gave up the read in flight (a gap, a range error): its answer is moot.
             if let Some(id) = self.session.native.read.take() {
-                self.abort(id);
+                self.outbox.abort(id);
             }
         }
         // Events addressed to another session are not this one's (a session the server named
@@ -179,7 +179,7 @@ impl ChatStore {
         }
         self.session.native.link.close();
         if let Some(id) = self.session.native.read.take() {
-            self.abort(id);
+            self.outbox.abort(id);
         }
         let mut error = growth::Passed::Message(limits.max_message_chars).error();
         error.message = format!(
@@ -524,7 +524,7 @@ impl ChatStore {
     /// turn ends as `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
         if let Phase::Submitted { stream } = self.session.turn.phase {
-            self.abort(stream);
+            self.outbox.abort(stream);
             // The prompt may have reached the server all the same, and its run start after
             // this stop: its user message (by nonce) is then stopped too.
             self.session.native.stopped_prompt = self.session.turn.client_turn_id.clone();
