@@ -207,20 +207,21 @@ impl ChatStore {
             match tool_ui::parse_catalog(body) {
                 Some((tools, skipped)) => {
                     if skipped > 0 {
-                        self.diagnostic(&format!(
+                        self.outbox.diagnostic(&format!(
                             "{skipped} catalog entries without a name skipped"
                         ));
                     }
                     tools
                 }
                 None => {
-                    self.diagnostic("catalog answer has no tools list");
+                    self.outbox.diagnostic("catalog answer has no tools list");
                     Vec::new()
                 }
             }
         } else {
             if status != 404 {
-                self.diagnostic(&format!("catalog unavailable (HTTP {status})"));
+                self.outbox
+                    .diagnostic(&format!("catalog unavailable (HTTP {status})"));
             }
             Vec::new()
         };
@@ -237,7 +238,8 @@ impl ChatStore {
         let caps = match body.map(Capabilities::from_json) {
             Some(Some(c)) => c,
             Some(None) => {
-                self.diagnostic("capabilities answer is not a JSON object; using defaults");
+                self.outbox
+                    .diagnostic("capabilities answer is not a JSON object; using defaults");
                 Capabilities::default()
             }
             None => Capabilities::default(),
@@ -307,21 +309,25 @@ impl ChatStore {
         } = match parser.finish_answer() {
             Ok(answer) => answer,
             Err(HistoryBodyError::NoMessagesList) => {
-                return self.diagnostic("history answer has no messages list")
+                return self
+                    .outbox
+                    .diagnostic("history answer has no messages list")
             }
-            Err(HistoryBodyError::NotJson) => return self.diagnostic("history answer is not JSON"),
+            Err(HistoryBodyError::NotJson) => {
+                return self.outbox.diagnostic("history answer is not JSON")
+            }
         };
         for e in skipped {
-            self.lose(
-                LossCode::HistorySkipped,
-                format!("history message skipped: {e}"),
-                false,
-            );
+            let m = format!("history message skipped: {e}");
+            (self.session).lose(LossCode::HistorySkipped, m, None, false, &mut self.outbox);
+            self.touch();
         }
         if after_stop && messages.len() < self.session.conversation.history().len() {
             // The server has not written what the stopped turn streamed yet: what is shown is
             // more than it lists, and stays.
-            return self.diagnostic("history after the stop is behind what was streamed; kept");
+            return self
+                .outbox
+                .diagnostic("history after the stop is behind what was streamed; kept");
         }
         // A turn started before the history came, running or already ended (a first history
         // that finds messages found this client's own): the conversation merges.

@@ -305,7 +305,7 @@ impl ChatStore {
             Ok((_, body)) => parse_page(body).map(Some).map_err(ChatError::protocol),
         };
         match &page {
-            Ok(Some(p)) if p.skipped > 0 => self.diagnostic(&format!(
+            Ok(Some(p)) if p.skipped > 0 => self.outbox.diagnostic(&format!(
                 "{} session list entries without an id (or listed twice) skipped",
                 p.skipped
             )),

@@ -401,7 +401,8 @@ impl ChatStore {
                 self.start_held_turn(now_ms)
             }
             DeleteAnswer::Started => {
-                self.diagnostic("a follow-up taken back had already started on the server");
+                self.outbox
+                    .diagnostic("a follow-up taken back had already started on the server");
                 self.session.runs_on_server(nonce);
                 self.touch();
                 // Another message waiting goes (a 409 `turn_already_active` attaches it).

@@ -333,7 +333,8 @@ impl ChatStore {
         s.turn.phase = Phase::Resuming {
             at: Some(now_ms + delay),
         };
-        self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
+        self.outbox
+            .diagnostic(&format!("stream dropped ({}); resuming", error.message));
     }
 
     /// The one ending of a turn. Every way shares what it means that none runs now (no turn

@@ -169,7 +169,7 @@ impl ChatStore {
         if s.turn.phase.running() {
             if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
                 s.turn.growth.stopped();
-                self.limit_passed(passed, now_ms);
+                self.refuse_turn(passed.error(), now_ms);
             }
             return;
         }
@@ -295,7 +295,7 @@ impl ChatStore {
                     // whose end was in the gap): what waits goes out as the next messages.
                     self.send_next_queued(now_ms);
                 }
-                LinkNote::Retrying(why) => self.diagnostic(&why),
+                LinkNote::Retrying(why) => self.outbox.diagnostic(&why),
                 LinkNote::Refused(why) => {
                     let error = ChatError::protocol(why);
                     self.session.error = Some(error.clone());
@@ -441,7 +441,8 @@ impl ChatStore {
             // later `agent-end` of that run ends nothing more here. A run whose prompt failed
             // before it started (a user message, then this) ends here too.
             NativeEffect::Error(code, message) => {
-                self.diagnostic(&format!("the run failed: {code}: {message}"));
+                self.outbox
+                    .diagnostic(&format!("the run failed: {code}: {message}"));
                 let ours = match self.session.turn.phase {
                     Phase::Streaming { .. } | Phase::Resuming { .. } => true,
                     Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
@@ -496,7 +497,7 @@ impl ChatStore {
                 data,
                 transient: true,
             }),
-            NativeEffect::Diagnostic(d) => self.diagnostic(&d),
+            NativeEffect::Diagnostic(d) => self.outbox.diagnostic(&d),
         }
     }
 

@@ -211,4 +211,15 @@ impl Turn {
             growth: Default::default(),
         }
     }
+
+    /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
+    /// the message (the gate's `Effect::Streams`), not at the first byte: a UI shows its
+    /// waiting indicator until then, and no empty answer. `true` when it went.
+    pub(in crate::store) fn begin_streaming(&mut self) -> bool {
+        if let Phase::Submitted { stream } = self.phase {
+            self.phase = Phase::Streaming { stream };
+            return true;
+        }
+        false
+    }
 }

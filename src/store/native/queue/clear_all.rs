@@ -155,7 +155,8 @@ impl ChatStore {
                 self.session.take_backs.unsent(id, now_ms + delay);
                 if let Some((status, body)) = answer {
                     let error = refusal(status, body, "queue clear answer");
-                    self.diagnostic(&format!("the queue clear failed: {}", error.message));
+                    self.outbox
+                        .diagnostic(&format!("the queue clear failed: {}", error.message));
                 }
                 return;
             }
@@ -187,7 +188,8 @@ impl ChatStore {
             for (nonce, _, _) in &served {
                 (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
             }
-            self.diagnostic("the queue clear's effect is not in the events: the state is read");
+            self.outbox
+                .diagnostic("the queue clear's effect is not in the events: the state is read");
             self.reread_state(now_ms);
             // Take-backs that came while it was out wait for a clear of their own.
             return self.clear_all(now_ms);
