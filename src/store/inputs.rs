@@ -171,7 +171,12 @@ impl ChatStore {
                     true => Ok(()),
                     false => Err(refusal(status, &p.body, "answer")),
                 };
-                self.on_answer(id, result, now_ms)
+                {
+                    let (retry, rng) = (&self.opts.retry, self.rng.as_mut());
+                    if (self.session).on_answer(id, result, now_ms, retry, rng, &mut self.outbox) {
+                        self.touch();
+                    }
+                }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
                 let no_event = self.session.turn.events_seen == p.events_before;
@@ -212,7 +217,11 @@ impl ChatStore {
                 self.on_session_answer(id, p.kind, Err(error), now_ms)
             }
             RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
-                self.on_answer(id, Err(error), now_ms)
+                let (retry, rng) = (&self.opts.retry, self.rng.as_mut());
+                let answer = Err(error);
+                if (self.session).on_answer(id, answer, now_ms, retry, rng, &mut self.outbox) {
+                    self.touch();
+                }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
                 if self.session.turn.phase.stream() != Some(id) {

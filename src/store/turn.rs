@@ -55,7 +55,7 @@ impl ChatStore {
         if let Some(id) = self.session.turn.phase.stream() {
             self.outbox.abort(id);
         }
-        self.drop_answers();
+        self.session.answers.drop_all(&mut self.outbox);
         // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
         // client's own turn id is the only handle; servers of this family accept either.
         let turn = &self.session.turn;
