@@ -111,31 +111,8 @@ impl ChatStore {
         out
     }
 
-    /// pi mode's `addToolApprovalResponse`: the part answers at once, the answer is posted.
-    pub(super) fn answer_approval(
-        &mut self,
-        approval: &str,
-        approved: bool,
-        reason: Option<String>,
-        now_ms: u64,
-    ) -> bool {
-        let answered = (self.session).answer_approval(approval, approved, reason, now_ms);
-        self.after_answer(answered, now_ms)
-    }
-
-    /// pi mode's `addToolOutput` for a call that waits for the user's answer (a question).
-    pub(super) fn answer_question(
-        &mut self,
-        tool_call_id: &str,
-        output: Result<Value, String>,
-        now_ms: u64,
-    ) -> bool {
-        let answered = self.session.answer_question(tool_call_id, output, now_ms);
-        self.after_answer(answered, now_ms)
-    }
-
     /// Acts on what a user's answer did: a refusal is told, a queued answer posted.
-    fn after_answer(&mut self, answered: Answered, now_ms: u64) -> bool {
+    pub(super) fn after_answer(&mut self, answered: Answered, now_ms: u64) -> bool {
         match answered {
             Answered::Nothing => false,
             Answered::Refused(error) => {
@@ -205,8 +182,8 @@ impl Session {
         self.tool_part(|t| waits(t).is_some() && pick(t))
     }
 
-    /// An approval given: the part answers at once, the answer is queued.
-    fn answer_approval(
+    /// pi mode's `addToolApprovalResponse`: the part answers at once, the answer is queued.
+    pub(super) fn answer_approval(
         &mut self,
         approval: &str,
         approved: bool,
@@ -227,9 +204,10 @@ impl Session {
         self.queue_answer(RequestKind::ApprovalPost, before, body, now_ms)
     }
 
-    /// A question answered: the part answers at once, the answer is queued. One that waits
-    /// for an approval is refused with a `Validation` error on its pending entry.
-    fn answer_question(
+    /// pi mode's `addToolOutput` for a call that waits for the user's answer (a question):
+    /// the part answers at once, the answer is queued. One that waits for an approval is
+    /// refused with a `Validation` error on its pending entry.
+    pub(super) fn answer_question(
         &mut self,
         tool_call_id: &str,
         output: Result<Value, String>,

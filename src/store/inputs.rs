@@ -122,12 +122,22 @@ impl ChatStore {
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
+            // Only the pi-native transport (the `pi` feature) makes native requests: without
+            // it their answers cannot come.
+            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
             | RequestKind::NativeClear) => self.on_native_end(id, k, status, &p.body, now_ms),
+            #[cfg(not(feature = "pi"))]
+            RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear => {}
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -194,12 +204,20 @@ impl ChatStore {
         };
         let error = ChatError::network(message);
         match p.kind {
+            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
             | RequestKind::NativeClear) => self.on_native_failed(id, k, message, now_ms),
+            #[cfg(not(feature = "pi"))]
+            RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear => {}
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
@@ -303,12 +321,4 @@ impl ChatStore {
         }
         self.pump(now_ms);
     }
-}
-
-/// Only the pi-native transport (`native.rs`, the `pi` feature) makes native requests: without
-/// it their answers cannot come.
-#[cfg(not(feature = "pi"))]
-impl ChatStore {
-    fn on_native_end(&mut self, _: RequestId, _: RequestKind, _: u16, _: &[u8], _: u64) {}
-    fn on_native_failed(&mut self, _: RequestId, _: RequestKind, _: &str, _: u64) {}
 }
