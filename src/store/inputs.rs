@@ -139,7 +139,12 @@ impl ChatStore {
             | RequestKind::NativeCreate
             | RequestKind::NativeClear => {}
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
-            RequestKind::Catalog => self.on_catalog(status, &p.body),
+            RequestKind::Catalog => {
+                if self.session.on_catalog(status, &p.body, &mut self.outbox) {
+                    self.revisions.tool_ui += 1;
+                }
+                self.touch();
+            }
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
             RequestKind::FollowUpPost => {
                 let outcome = if ok {
@@ -219,7 +224,12 @@ impl ChatStore {
             | RequestKind::NativeCreate
             | RequestKind::NativeClear => {}
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
-            RequestKind::Catalog => self.on_catalog(0, &[]),
+            RequestKind::Catalog => {
+                if self.session.on_catalog(0, &[], &mut self.outbox) {
+                    self.revisions.tool_ui += 1;
+                }
+                self.touch();
+            }
             RequestKind::MessagesGet => {
                 self.session.history.hydrated = true;
                 self.outbox.events.push_back(StoreEvent::Error { error });

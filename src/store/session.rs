@@ -147,7 +147,9 @@ impl ChatStore {
     pub(super) fn open_sse(&mut self, now_ms: u64) {
         #[cfg(not(feature = "pi"))]
         if self.opts.capabilities.is_some() {
-            self.refuse_server_history(now_ms);
+            if let Some(error) = self.session.runtime.server_history_refusal() {
+                self.refuse_turn(error, now_ms);
+            }
         }
         if self.opts.capabilities.is_none() {
             self.session.runtime.loaded = false;
@@ -201,39 +203,6 @@ impl ChatStore {
         self.request(RequestKind::MessagesGet, Method::Get, path, None, now_ms);
     }
 
-    /// The catalog answer. 404 means the server has no catalog: no tools, not an error.
-    pub(super) fn on_catalog(&mut self, status: u16, body: &[u8]) {
-        let tools = if (200..300).contains(&status) {
-            match tool_ui::parse_catalog(body) {
-                Some((tools, skipped)) => {
-                    if skipped > 0 {
-                        self.outbox.diagnostic(&format!(
-                            "{skipped} catalog entries without a name skipped"
-                        ));
-                    }
-                    tools
-                }
-                None => {
-                    self.outbox.diagnostic("catalog answer has no tools list");
-                    Vec::new()
-                }
-            }
-        } else {
-            if status != 404 {
-                self.outbox
-                    .diagnostic(&format!("catalog unavailable (HTTP {status})"));
-            }
-            Vec::new()
-        };
-        if tools != self.session.runtime.tools {
-            self.session.runtime.tools = tools;
-            self.revisions.tool_ui += 1;
-            // The tool parts' resolved `ui` may change with it.
-            self.session.conversation.touch_tool_messages(|_| true);
-        }
-        self.touch();
-    }
-
     pub(super) fn on_capabilities(&mut self, body: Option<&[u8]>, now_ms: u64) {
         let caps = match body.map(Capabilities::from_json) {
             Some(Some(c)) => c,
@@ -252,30 +221,11 @@ impl ChatStore {
         s.conversation
             .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
         #[cfg(not(feature = "pi"))]
-        self.refuse_server_history(now_ms);
+        if let Some(error) = self.session.runtime.server_history_refusal() {
+            self.refuse_turn(error, now_ms);
+        }
         self.touch();
         self.maybe_attach(now_ms);
-    }
-
-    /// A build without the `pi` feature cannot follow a server that keeps the history as a
-    /// pi projection (`aiSdkOwnsHistory: false`, SPEC §4): refused where the store learns it
-    /// (the capabilities answer, or the static option at opening), not at construction, so
-    /// the error names what the server said. Refused as a bound passed is: a turn that went
-    /// ahead on the defaults is stopped, and the session fails with a `Protocol` error on
-    /// `aiSdkOwnsHistory`. After it the composer refuses every send
-    /// ([`Refusal::PiUnsupported`](crate::Refusal)), no turn is attached to and the history
-    /// is never `PUT`.
-    #[cfg(not(feature = "pi"))]
-    fn refuse_server_history(&mut self, now_ms: u64) {
-        if self.session.runtime.caps.ai_sdk_owns_history {
-            return;
-        }
-        let mut error = ChatError::protocol(
-            "the server keeps the history as a pi projection (aiSdkOwnsHistory: false), and \
-             this build of agent-chat-store has no pi reducer: use the full build",
-        );
-        error.field = Some("aiSdkOwnsHistory".into());
-        self.refuse_turn(error, now_ms);
     }
 
     pub(super) fn on_history(
@@ -367,7 +317,7 @@ impl ChatStore {
         {
             return;
         }
-        // Nothing to follow it with (`refuse_server_history`).
+        // Nothing to follow it with (`Runtime::server_history_refusal`).
         if !cfg!(feature = "pi") && !s.runtime.caps.ai_sdk_owns_history {
             return;
         }
@@ -383,12 +333,13 @@ impl ChatStore {
     /// Follows the server's running turn: its stream from `cursor` (the whole turn without
     /// one), status `streaming`.
     pub(super) fn attach(&mut self, turn_id: Option<String>, cursor: Option<String>, now_ms: u64) {
-        self.drop_probe();
+        self.session.turn.drop_probe(&mut self.outbox);
         let path = self
             .opts
             .stream_path(&self.session.id, cursor.as_deref().unwrap_or("-1"));
         let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        self.follow_attached(stream, turn_id, cursor.as_deref());
+        (self.session).follow_attached(stream, turn_id, cursor.as_deref(), &self.opts);
+        self.touch();
         self.pump(now_ms);
     }
 
@@ -396,7 +347,7 @@ impl ChatStore {
     /// ([`on_probe_head`](Self::on_probe_head)), a 204 means nothing runs. The status stays
     /// `ready` meanwhile.
     pub(super) fn probe(&mut self, now_ms: u64) {
-        self.drop_probe();
+        self.session.turn.drop_probe(&mut self.outbox);
         let path = self.opts.stream_path(&self.session.id, "-1");
         let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
         self.session.turn.probe = Some(id);
@@ -420,7 +371,43 @@ impl ChatStore {
             self.outbox.abort(id);
             return false;
         }
-        self.follow_attached(id, None, None);
+        self.session.follow_attached(id, None, None, &self.opts);
+        self.touch();
+        true
+    }
+}
+
+impl Session {
+    /// The catalog answer. 404 means the server has no catalog: no tools, not an error.
+    /// `true` when the tools changed (the resolved `ui` of tool parts may change with them).
+    pub(super) fn on_catalog(&mut self, status: u16, body: &[u8], out: &mut Outbox) -> bool {
+        let tools = if (200..300).contains(&status) {
+            match tool_ui::parse_catalog(body) {
+                Some((tools, skipped)) => {
+                    if skipped > 0 {
+                        out.diagnostic(&format!(
+                            "{skipped} catalog entries without a name skipped"
+                        ));
+                    }
+                    tools
+                }
+                None => {
+                    out.diagnostic("catalog answer has no tools list");
+                    Vec::new()
+                }
+            }
+        } else {
+            if status != 404 {
+                out.diagnostic(&format!("catalog unavailable (HTTP {status})"));
+            }
+            Vec::new()
+        };
+        if tools == self.runtime.tools {
+            return false;
+        }
+        self.runtime.tools = tools;
+        // The tool parts' resolved `ui` may change with it.
+        self.conversation.touch_tool_messages(|_| true);
         true
     }
 
@@ -431,9 +418,10 @@ impl ChatStore {
         stream: RequestId,
         turn_id: Option<String>,
         cursor: Option<&str>,
+        opts: &StoreOptions,
     ) {
-        let s = &mut self.session;
-        s.turn.restart(None, self.opts.limits.max_event_bytes);
+        let s = self;
+        s.turn.restart(None, opts.limits.max_event_bytes);
         s.turn.turn_id = turn_id;
         if let Some(c) = cursor.and_then(|c| c.parse::<i64>().ok()) {
             s.turn.events_seen = (c + 1).max(0) as u64;
@@ -441,17 +429,41 @@ impl ChatStore {
         s.conversation.attach(cursor.is_none());
         s.error = None;
         // As the `ai` package's resume: `submitted` until the first chunk that writes.
-        s.turn.phase = match self.opts.ai_sdk_requests && !s.pi_owns_history() {
+        s.turn.phase = match opts.ai_sdk_requests && !s.pi_owns_history() {
             true => Phase::Submitted { stream },
             false => Phase::Streaming { stream },
         };
-        self.touch();
     }
+}
 
+impl Runtime {
+    /// A build without the `pi` feature cannot follow a server that keeps the history as a
+    /// pi projection (`aiSdkOwnsHistory: false`, SPEC §4): refused where the store learns it
+    /// (the capabilities answer, or the static option at opening), not at construction, so
+    /// the error names what the server said ([`ChatStore::refuse_turn`]). Refused as a bound passed is: a turn that went
+    /// ahead on the defaults is stopped, and the session fails with a `Protocol` error on
+    /// `aiSdkOwnsHistory`. After it the composer refuses every send
+    /// ([`Refusal::PiUnsupported`](crate::Refusal)), no turn is attached to and the history
+    /// is never `PUT`.
+    #[cfg(not(feature = "pi"))]
+    pub(super) fn server_history_refusal(&self) -> Option<ChatError> {
+        if self.caps.ai_sdk_owns_history {
+            return None;
+        }
+        let mut error = ChatError::protocol(
+            "the server keeps the history as a pi projection (aiSdkOwnsHistory: false), and \
+             this build of agent-chat-store has no pi reducer: use the full build",
+        );
+        error.field = Some("aiSdkOwnsHistory".into());
+        Some(error)
+    }
+}
+
+impl Turn {
     /// A probe no longer wanted (a turn of this client's, an attach): aborted.
-    pub(super) fn drop_probe(&mut self) {
-        if let Some(id) = self.session.turn.probe.take() {
-            self.outbox.abort(id);
+    pub(super) fn drop_probe(&mut self, out: &mut Outbox) {
+        if let Some(id) = self.probe.take() {
+            out.abort(id);
         }
     }
 }

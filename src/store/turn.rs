@@ -202,7 +202,7 @@ impl ChatStore {
         };
         // This client's turn: a question still out about a running one is moot (a running one
         // answers the chat POST with a 409, which attaches).
-        self.drop_probe();
+        self.session.turn.drop_probe(&mut self.outbox);
         self.session.turn.running_hint = None;
         let s = &mut self.session;
         s.turn
