@@ -180,37 +180,6 @@ impl ChatStore {
         }
     }
 
-    /// A follow-up's POST over the SSE routes: its path, its body (`{message, clientSeq,
-    /// clientNonce, attachments?}` with what its send added) and its send's request options.
-    pub(super) fn followup_request_sse(
-        &self,
-        post: &FollowUpPost,
-    ) -> (String, Value, Option<Box<SendOptions>>) {
-        let mut body = json!({
-            "message": post.text,
-            "clientSeq": post.client_seq,
-            "clientNonce": post.client_nonce,
-        });
-        if !post.files.is_empty() {
-            body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
-        }
-        let options = self
-            .session
-            .queue
-            .get(&post.item_id)
-            .and_then(|i| i.options.as_deref());
-        if let Some(o) = options {
-            o.merge_body(&mut body);
-        }
-        let carried = options.and_then(|o| o.carried(None));
-        merge_body(&self.opts.body, &mut body);
-        (
-            self.opts.route(&self.session.id, |r| &r.followup),
-            body,
-            carried,
-        )
-    }
-
     /// Sends a queued item's text as a new message. When the server may hold a copy of it,
     /// the copy is deleted first and the chat POST waits for that answer: the message shows
     /// at once, the turn starts once the copy can no longer run.
@@ -235,5 +204,34 @@ impl ChatStore {
             h.nonce = Some(item.client_nonce);
             h.texts_before = item.texts_before;
         }
+    }
+}
+
+impl Session {
+    /// A follow-up's POST over the SSE routes: its path, its body (`{message, clientSeq,
+    /// clientNonce, attachments?}` with what its send added) and its send's request options.
+    pub(super) fn followup_request_sse(
+        &self,
+        post: &FollowUpPost,
+        opts: &StoreOptions,
+    ) -> (String, Value, Option<Box<SendOptions>>) {
+        let mut body = json!({
+            "message": post.text,
+            "clientSeq": post.client_seq,
+            "clientNonce": post.client_nonce,
+        });
+        if !post.files.is_empty() {
+            body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
+        }
+        let options = self
+            .queue
+            .get(&post.item_id)
+            .and_then(|i| i.options.as_deref());
+        if let Some(o) = options {
+            o.merge_body(&mut body);
+        }
+        let carried = options.and_then(|o| o.carried(None));
+        merge_body(&opts.body, &mut body);
+        (opts.route(&self.id, |r| &r.followup), body, carried)
     }
 }

@@ -259,7 +259,10 @@ impl ChatStore {
                 if streaming || p.kind == RequestKind::StreamResume {
                     // The body broke off: resume from the last chunk received.
                     self.session.turn.decoder.finish();
-                    self.schedule_resume(error, now_ms);
+                    let (turn, opts) = (&mut self.session.turn, &self.opts);
+                    if let Err(e) = turn.schedule_resume(error, opts, now_ms, &mut self.outbox) {
+                        self.end_turn(Ending::Failed(e), now_ms);
+                    }
                 } else {
                     self.end_turn(Ending::Failed(error), now_ms);
                 }

@@ -321,23 +321,6 @@ impl ChatStore {
         self.send_take_back(seq, nonce, now_ms);
     }
 
-    /// `DELETE …/followup?clientNonce=&clientSeq=` (the SSE routes).
-    pub(super) fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) {
-        let path = format!(
-            "{}?clientNonce={}&clientSeq={seq}",
-            self.opts.route(&self.session.id, |r| &r.followup),
-            encode(nonce)
-        );
-        let id = self.request(
-            RequestKind::FollowUpDelete,
-            Method::Delete,
-            path,
-            None,
-            now_ms,
-        );
-        self.session.take_backs.sent(nonce, id);
-    }
-
     /// Sends again what got no answer and is due (`now_ms` of a session just made current:
     /// everything that failed while it was parked).
     pub(super) fn send_due_take_backs(&mut self, now_ms: u64) {

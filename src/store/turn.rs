@@ -82,7 +82,7 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) {
-        let id = self.push_user_message(&text, &files, &options);
+        let id = (self.session).push_user_message(&text, &files, &options, self.rng.as_mut());
         let trigger = "submit-message";
         // The `ai` package's transport names no message on a plain submit.
         let named = (!self.opts.ai_sdk_requests).then(|| id.clone());
@@ -93,28 +93,6 @@ impl ChatStore {
         if let Phase::Held(h) = &mut self.session.turn.phase {
             h.bubble = self.session.conversation.history().get(&id).cloned();
         }
-    }
-
-    /// Adds the optimistic user message of a new turn; returns its id.
-    pub(super) fn push_user_message(
-        &mut self,
-        text: &str,
-        files: &[FileAttachment],
-        options: &SendOptions,
-    ) -> String {
-        // A host's id, unless the history has it already (ids name one message).
-        let id = (options.message_id.clone())
-            .filter(|id| !id.is_empty() && self.session.conversation.history().get(id).is_none())
-            .unwrap_or_else(|| uuid_v4(self.rng.as_mut()));
-        let mut msg = UIMessage::new(id.clone(), Role::User);
-        msg.metadata = options.message_metadata.clone().map(Box::new);
-        // `useChat` puts files before the text.
-        msg.parts.extend(files.iter().map(FileAttachment::to_part));
-        if !text.is_empty() {
-            msg.parts.push(Part::text(text, None));
-        }
-        self.session.conversation.push_user_message(msg);
-        id
     }
 
     /// Starts the held turn once no follow-up DELETE is out: its user message is shown.
@@ -287,7 +265,12 @@ impl ChatStore {
         let cut = self.session.turn.decoder.finish();
         if cut && !self.session.turn.stream_done {
             // The body ended mid-event: a dropped connection, not the end of the turn.
-            return self.schedule_resume(ChatError::network("the stream ended mid-event"), now_ms);
+            let error = ChatError::network("the stream ended mid-event");
+            let turn = &mut self.session.turn;
+            if let Err(e) = turn.schedule_resume(error, &self.opts, now_ms, &mut self.outbox) {
+                self.end_turn(Ending::Failed(e), now_ms);
+            }
+            return;
         }
         self.end_turn(Ending::Finished, now_ms);
     }
@@ -318,23 +301,6 @@ impl ChatStore {
             Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
         }
         self.touch();
-    }
-
-    pub(super) fn schedule_resume(&mut self, error: ChatError, now_ms: u64) {
-        let s = &mut self.session;
-        if s.turn.resume_tries >= self.opts.resume_attempts {
-            return self.end_turn(Ending::Failed(error), now_ms);
-        }
-        let delay = self
-            .opts
-            .resume_delay_ms
-            .saturating_mul(1 << s.turn.resume_tries.min(16));
-        s.turn.resume_tries += 1;
-        s.turn.phase = Phase::Resuming {
-            at: Some(now_ms + delay),
-        };
-        self.outbox
-            .diagnostic(&format!("stream dropped ({}); resuming", error.message));
     }
 
     /// The one ending of a turn. Every way shares what it means that none runs now (no turn
@@ -498,5 +464,30 @@ impl ChatStore {
             Some(body),
             now_ms,
         );
+    }
+}
+
+impl Session {
+    /// Adds the optimistic user message of a new turn; returns its id.
+    pub(super) fn push_user_message(
+        &mut self,
+        text: &str,
+        files: &[FileAttachment],
+        options: &SendOptions,
+        rng: &mut dyn RandomSource,
+    ) -> String {
+        // A host's id, unless the history has it already (ids name one message).
+        let id = (options.message_id.clone())
+            .filter(|id| !id.is_empty() && self.conversation.history().get(id).is_none())
+            .unwrap_or_else(|| uuid_v4(rng));
+        let mut msg = UIMessage::new(id.clone(), Role::User);
+        msg.metadata = options.message_metadata.clone().map(Box::new);
+        // `useChat` puts files before the text.
+        msg.parts.extend(files.iter().map(FileAttachment::to_part));
+        if !text.is_empty() {
+            msg.parts.push(Part::text(text, None));
+        }
+        self.conversation.push_user_message(msg);
+        id
     }
 }
