@@ -165,14 +165,9 @@ impl ChatStore {
             // a request again.
             self.session.take_backs.posted(&post.client_nonce);
             let (path, body, carried) = self.followup_request(&post);
-            let id = self.request_with(
-                RequestKind::FollowUpPost,
-                Method::Post,
-                path,
-                Some(to_string(&body)),
-                carried,
-                now_ms,
-            );
+            let body = Some(to_string(&body));
+            let id = self.request(RequestKind::FollowUpPost, Method::Post, path, body, now_ms);
+            self.outbox.carry(id, carried);
             if let Some(p) = self.outbox.pending.get_mut(&id) {
                 p.ticket = Some(post.ticket);
             }

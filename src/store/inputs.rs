@@ -328,7 +328,7 @@ impl ChatStore {
             return;
         }
         let before = self.session.conversation.history().revision();
-        self.apply_chunk(chunk, now_ms);
+        self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
         if self.session.conversation.history().revision() != before {
             self.touch();
         }

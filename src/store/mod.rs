@@ -71,7 +71,6 @@ use crate::util::hash::VecMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::codec::fast_chunk::Delta;
 use crate::codec::sse::{SseBatch, SseDecoder};
 use crate::machines::followup_queue::{
     FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy,

@@ -216,6 +216,52 @@ impl Outbox {
         self.requests.retain(|r| !r.kind.aborted_on_switch());
     }
 
+    /// Records a request of `session` and hands it to the host.
+    pub(super) fn push(
+        &mut self,
+        session: &str,
+        kind: RequestKind,
+        method: Method,
+        path: String,
+        body: Option<String>,
+        deadline: Option<u64>,
+    ) -> RequestId {
+        let id = self.next_request;
+        self.next_request += 1;
+        self.pending.insert(
+            id,
+            Pending {
+                session: session.to_string(),
+                generation: self.generation,
+                kind,
+                status: None,
+                body: Vec::new(),
+                events_before: 0,
+                history: None,
+                received: 0,
+                ticket: None,
+                deadline,
+            },
+        );
+        self.requests.push_back(Request {
+            id,
+            kind,
+            method,
+            path,
+            body,
+            options: None,
+        });
+        id
+    }
+
+    /// The request `id`, not handed out yet, carries what its send added (headers, request
+    /// metadata).
+    pub(super) fn carry(&mut self, id: RequestId, options: Option<Box<SendOptions>>) {
+        if let Some(r) = self.requests.iter_mut().rev().find(|r| r.id == id) {
+            r.options = options;
+        }
+    }
+
     pub(super) fn new() -> Self {
         Outbox {
             generation: 1,
@@ -252,6 +298,39 @@ pub(super) struct Pending {
 }
 
 impl StoreOptions {
+    /// When a request of `kind` made at `now_ms` counts as timed out.
+    pub(super) fn deadline(&self, kind: RequestKind, now_ms: u64) -> Option<u64> {
+        match kind {
+            RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
+                Some(now_ms + self.followup_timeout_ms)
+            }
+            // Every pi-native command: a stop or a queue clear that never answers would hold
+            // the follow-ups waiting on it forever.
+            #[cfg(feature = "pi")]
+            RequestKind::NativePrompt
+            | RequestKind::NativeCreate
+            | RequestKind::NativeStop
+            | RequestKind::NativeClear => {
+                Some(now_ms + (self.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS))
+            }
+            // A stream that says nothing (not even a keep-alive comment) for this long is
+            // treated as dropped: resumed if it had started, failed if it never answered.
+            RequestKind::Chat | RequestKind::StreamResume => {
+                self.stream_idle_timeout_ms.map(|t| now_ms + t)
+            }
+            // pi-native reads, as upstream's client bounds them: the state answers, and the
+            // events stream sends its head, within this (the state's renewed by each of its
+            // bytes; the events' idle rule takes over at their head, `on_native_head`).
+            RequestKind::NativeState | RequestKind::NativeEvents => {
+                Some(now_ms + NATIVE_READ_DEADLINE_MS)
+            }
+            // A page that never answers would hold the list's one page request forever, and
+            // an unanswered change its overlay.
+            k if k.of_session_list() => Some(now_ms + self.followup_timeout_ms),
+            _ => None,
+        }
+    }
+
     /// The route `pick` takes, for session `session`.
     pub(super) fn route(&self, session: &str, pick: impl Fn(&Routes) -> &String) -> String {
         replace_all(pick(&self.routes), "{sessionId}", &encode(session))
@@ -270,6 +349,8 @@ impl StoreOptions {
 }
 
 impl ChatStore {
+    /// Asks the host for a request of the open session (its deadline the options'); `None`
+    /// options: what a send added to it, [`Outbox::carry`].
     pub(super) fn request(
         &mut self,
         kind: RequestKind,
@@ -278,76 +359,11 @@ impl ChatStore {
         body: Option<String>,
         now_ms: u64,
     ) -> RequestId {
-        self.request_with(kind, method, path, body, None, now_ms)
-    }
-
-    /// [`request`](Self::request) with what a send added to it.
-    pub(super) fn request_with(
-        &mut self,
-        kind: RequestKind,
-        method: Method,
-        path: String,
-        body: Option<String>,
-        options: Option<Box<SendOptions>>,
-        now_ms: u64,
-    ) -> RequestId {
         // Every action that leads here refuses after `dispose()`: the shell has stopped.
         debug_assert!(!self.outbox.disposed, "{kind:?} request after dispose");
-        let id = self.outbox.next_request;
-        self.outbox.next_request += 1;
-        let deadline = match kind {
-            RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
-                Some(now_ms + self.opts.followup_timeout_ms)
-            }
-            // Every pi-native command: a stop or a queue clear that never answers would hold
-            // the follow-ups waiting on it forever.
-            #[cfg(feature = "pi")]
-            RequestKind::NativePrompt
-            | RequestKind::NativeCreate
-            | RequestKind::NativeStop
-            | RequestKind::NativeClear => Some(
-                now_ms + (self.opts.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS),
-            ),
-            // A stream that says nothing (not even a keep-alive comment) for this long is
-            // treated as dropped: resumed if it had started, failed if it never answered.
-            RequestKind::Chat | RequestKind::StreamResume => {
-                self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
-            }
-            // pi-native reads, as upstream's client bounds them: the state answers, and the
-            // events stream sends its head, within this (the state's renewed by each of its
-            // bytes; the events' idle rule takes over at their head, `on_native_head`).
-            RequestKind::NativeState | RequestKind::NativeEvents => {
-                Some(now_ms + NATIVE_READ_DEADLINE_MS)
-            }
-            // A page that never answers would hold the list's one page request forever, and
-            // an unanswered change its overlay.
-            k if k.of_session_list() => Some(now_ms + self.opts.followup_timeout_ms),
-            _ => None,
-        };
-        self.outbox.pending.insert(
-            id,
-            Pending {
-                session: self.session.id.clone(),
-                generation: self.outbox.generation,
-                kind,
-                status: None,
-                body: Vec::new(),
-                events_before: 0,
-                history: None,
-                received: 0,
-                ticket: None,
-                deadline,
-            },
-        );
-        self.outbox.requests.push_back(Request {
-            id,
-            kind,
-            method,
-            path,
-            body,
-            options,
-        });
-        id
+        let deadline = self.opts.deadline(kind, now_ms);
+        let session = &self.session.id;
+        (self.outbox).push(session, kind, method, path, body, deadline)
     }
 
     /// A request is over (answered or failed): its record goes, a held turn waiting for it

@@ -24,9 +24,16 @@ impl ChatStore {
                 // else takes the full parser.
                 Ok(data) => {
                     match crate::codec::fast_chunk::parse_delta(data) {
-                        Some(delta) => self.apply_delta(delta, now_ms),
+                        // A delta read in place: through the gate's delta entry.
+                        Some(delta) => self.through_gate(
+                            |c, turn, rng, out| c.apply_delta(delta, turn, rng, out),
+                            now_ms,
+                        ),
                         None => match parse_chunk(data) {
-                            Ok(chunk) => self.apply_chunk(chunk, now_ms),
+                            Ok(chunk) => self.through_gate(
+                                |c, turn, rng, out| c.apply(chunk, turn, rng, out),
+                                now_ms,
+                            ),
                             Err(e) => {
                                 let m = e.to_string();
                                 self.session.lose(
@@ -59,22 +66,10 @@ impl ChatStore {
         }
     }
 
-    /// A delta read in place: through the gate's delta entry.
-    pub(super) fn apply_delta(&mut self, delta: Delta<'_>, now_ms: u64) {
-        self.through_gate(
-            |c, turn, rng, out| c.apply_delta(delta, turn, rng, out),
-            now_ms,
-        );
-    }
-
-    /// A chunk: through the gate (SPEC §8).
-    pub(super) fn apply_chunk(&mut self, chunk: Chunk, now_ms: u64) {
-        self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
-    }
-
-    /// Runs `feed` on the conversation with the turn as it stands, then acts on its effects.
+    /// Runs `feed` on the conversation with the turn as it stands (a delta, a chunk: SPEC
+    /// §8), then acts on its effects.
     #[inline]
-    fn through_gate(
+    pub(super) fn through_gate(
         &mut self,
         feed: impl FnOnce(&mut Conversation, TurnView<'_>, &mut dyn RandomSource, &mut Vec<Effect>),
         now_ms: u64,

@@ -198,14 +198,8 @@ impl ChatStore {
         let path = self.opts.route(&self.session.id, |r| &r.chat);
         let hooked = self.opts.prepare_hook.then_some(&self.opts.body);
         let options = options.carried(hooked);
-        let stream = self.request_with(
-            RequestKind::Chat,
-            Method::Post,
-            path,
-            Some(body),
-            options,
-            now_ms,
-        );
+        let stream = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
+        self.outbox.carry(stream, options);
         self.session.turn.phase = Phase::Submitted { stream };
         self.touch();
         self.pump(now_ms);
@@ -333,24 +327,23 @@ impl ChatStore {
             ),
         };
         let finish_reason = s.turn.finish_reason.take();
+        // In AI SDK mode the client owns the history: stored after every completed turn (a
+        // refused one is stopped as the user stops a turn: what it showed is kept, and stored
+        // as a stopped turn's is); a failed one is not.
+        let store = !matches!(ending, Ending::Failed(_));
         match ending {
             Ending::Finished | Ending::Unseen => {
                 s.turn.phase = Phase::Idle {
                     failed: s.turn.stream_error,
                 };
-                self.after_ai_sdk_turn(now_ms);
             }
             Ending::Stopped => {
                 s.turn.phase = Phase::IDLE;
-                self.after_ai_sdk_turn(now_ms);
             }
             Ending::Refused(error) => {
                 s.turn.phase = Phase::Idle { failed: true };
                 s.error = Some(error.clone());
                 self.outbox.events.push_back(StoreEvent::Error { error });
-                // Stopped as the user stops a turn: what it showed is kept, and stored as a
-                // stopped turn's is (AI SDK mode).
-                self.after_ai_sdk_turn(now_ms);
             }
             Ending::Failed(error) => {
                 // A turn held for a DELETE's answer fails with it (its user message stays, as
@@ -360,6 +353,14 @@ impl ChatStore {
                 s.error = Some(error.clone());
                 self.outbox.events.push_back(StoreEvent::Error { error });
             }
+        }
+        if let Some(body) = store
+            .then(|| self.session.history_to_store(&self.opts))
+            .flatten()
+        {
+            let path = self.opts.route(&self.session.id, |r| &r.messages);
+            let kind = RequestKind::MessagesPut;
+            self.request(kind, Method::Put, path, Some(body), now_ms);
         }
         let message_id = (self.session.conversation.history().messages().last())
             .filter(|m| m.role == Role::Assistant)
@@ -442,29 +443,6 @@ impl ChatStore {
         // starts, so it cannot run a second time.
         self.send_as_new_message(item, server_may_have_it, now_ms);
     }
-
-    /// In AI SDK mode the client owns history: store it after every completed turn.
-    pub(super) fn after_ai_sdk_turn(&mut self, now_ms: u64) {
-        let s = &self.session;
-        // The capabilities as well as the projection: without the `pi` feature nothing owns
-        // the history here, and a server that keeps its own must never get a PUT over it.
-        let server_owns = s.pi_owns_history() || !s.runtime.caps.ai_sdk_owns_history;
-        if !self.opts.persist || server_owns || s.conversation.history().is_empty() {
-            return;
-        }
-        let max_url = self.opts.limits.max_stored_data_url_chars;
-        let s = &mut self.session;
-        s.history.json.refresh(s.conversation.history(), max_url);
-        let body = s.history.json.body(&json!({}), true);
-        let path = self.opts.route(&self.session.id, |r| &r.messages);
-        self.request(
-            RequestKind::MessagesPut,
-            Method::Put,
-            path,
-            Some(body),
-            now_ms,
-        );
-    }
 }
 
 impl Session {
@@ -489,5 +467,23 @@ impl Session {
         }
         self.conversation.push_user_message(msg);
         id
+    }
+}
+
+impl Session {
+    /// The body of the history's `PUT` after a turn, where the client owns the history (AI
+    /// SDK mode, `persist`) and has some.
+    fn history_to_store(&mut self, opts: &StoreOptions) -> Option<String> {
+        // The capabilities as well as the projection: without the `pi` feature nothing owns
+        // the history here, and a server that keeps its own must never get a PUT over it.
+        let server_owns = self.pi_owns_history() || !self.runtime.caps.ai_sdk_owns_history;
+        if !opts.persist || server_owns || self.conversation.history().is_empty() {
+            return None;
+        }
+        let max_url = opts.limits.max_stored_data_url_chars;
+        self.history
+            .json
+            .refresh(self.conversation.history(), max_url);
+        Some(self.history.json.body(&json!({}), true))
     }
 }
