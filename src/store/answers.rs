@@ -125,32 +125,9 @@ impl ChatStore {
                     self.outbox.abort(r);
                 }
                 self.touch();
-                self.send_due_answers(now_ms);
+                (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
                 true
             }
-        }
-    }
-
-    /// Posts every answer due (all of them when a session opens again).
-    pub(super) fn send_due_answers(&mut self, now_ms: u64) {
-        if self.outbox.disposed {
-            return;
-        }
-        for k in 0..self.session.answers.pending.len() {
-            let a = &self.session.answers.pending[k];
-            if a.in_flight.is_some() || a.due_at.is_none_or(|t| t > now_ms) {
-                continue;
-            }
-            let (kind, body) = (a.kind, a.body.clone());
-            let route = match kind {
-                RequestKind::ApprovalPost => self.opts.route(&self.session.id, |r| &r.approval),
-                _ => self.opts.route(&self.session.id, |r| &r.tool_output),
-            };
-            let id = self.request(kind, Method::Post, route, Some(body), now_ms);
-            let a = &mut self.session.answers.pending[k];
-            a.in_flight = Some(id);
-            a.due_at = None;
-            a.attempts += 1;
         }
     }
 }
@@ -167,6 +144,30 @@ pub(super) enum Answered {
 }
 
 impl Session {
+    /// Posts every answer due (all of them when a session opens again).
+    pub(super) fn send_due_answers(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        if out.disposed {
+            return;
+        }
+        for k in 0..self.answers.pending.len() {
+            let a = &self.answers.pending[k];
+            if a.in_flight.is_some() || a.due_at.is_none_or(|t| t > now_ms) {
+                continue;
+            }
+            let (kind, body) = (a.kind, a.body.clone());
+            let route = match kind {
+                RequestKind::ApprovalPost => opts.route(&self.id, |r| &r.approval),
+                _ => opts.route(&self.id, |r| &r.tool_output),
+            };
+            let deadline = opts.deadline(kind, now_ms);
+            let id = out.push(&self.id, kind, Method::Post, route, Some(body), deadline);
+            let a = &mut self.answers.pending[k];
+            a.in_flight = Some(id);
+            a.due_at = None;
+            a.attempts += 1;
+        }
+    }
+
     /// The open session's newest tool part that `pick` takes, copied.
     fn tool_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
         let h = self.conversation.history();

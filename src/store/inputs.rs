@@ -20,8 +20,11 @@ impl ChatStore {
         if !kind.is_stream() {
             return;
         }
-        if self.session.turn.probe == Some(id) && !self.on_probe_head(id, head.status) {
-            return; // nothing runs (its end changes nothing), or this client's turn runs
+        if self.session.turn.probe == Some(id) {
+            if !(self.session).on_probe_head(id, head.status, &self.opts, &mut self.outbox) {
+                return; // nothing runs (its end changes nothing), or this client's turn runs
+            }
+            self.touch();
         }
         let ok = (200..300).contains(&head.status);
         if !ok || head.status == 204 {
@@ -175,7 +178,7 @@ impl ChatStore {
                     let e = ChatError::from_http(status, &p.body);
                     self.outbox.events.push_back(StoreEvent::Error { error: e });
                 } else if p.kind == RequestKind::TurnDelete {
-                    self.after_stop(now_ms);
+                    (self.session).after_stop(&self.opts, &mut self.outbox, now_ms);
                 }
             }
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
@@ -297,7 +300,7 @@ impl ChatStore {
             return;
         }
         self.send_due_take_backs(now_ms);
-        self.send_due_answers(now_ms);
+        (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
         #[cfg(feature = "pi")]
         self.pump_native(now_ms);
         #[cfg(feature = "pi")]

@@ -528,7 +528,7 @@ impl ChatStore {
         if self.outbox.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
             return false;
         }
-        self.probe(now_ms);
+        (self.session).probe(&self.opts, &mut self.outbox, now_ms);
         true
     }
 

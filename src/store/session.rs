@@ -182,7 +182,7 @@ impl ChatStore {
             self.send_due_take_backs(now_ms);
             self.start_held_turn(now_ms);
             if self.opts.hydrate && !std::mem::take(&mut self.session.history.fresh) {
-                self.hydrate(now_ms);
+                self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
             } else {
                 self.session.history.hydrated = true;
             }
@@ -195,12 +195,7 @@ impl ChatStore {
             }
             self.send_next_queued(now_ms);
         }
-        self.send_due_answers(now_ms);
-    }
-
-    pub(super) fn hydrate(&mut self, now_ms: u64) {
-        let path = self.opts.route(&self.session.id, |r| &r.messages);
-        self.request(RequestKind::MessagesGet, Method::Get, path, None, now_ms);
+        (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
     }
 
     pub(super) fn on_capabilities(&mut self, body: Option<&[u8]>, now_ms: u64) {
@@ -294,20 +289,6 @@ impl ChatStore {
         }
     }
 
-    /// The server took the stop: in pi mode the history shown becomes the one it kept (the
-    /// words it streamed before it took the abort, which the cut stream may not have brought).
-    pub(super) fn after_stop(&mut self, now_ms: u64) {
-        let s = &self.session;
-        if self.outbox.disposed || !self.opts.hydrate || !s.pi_owns_history() {
-            return;
-        }
-        if !matches!(s.turn.phase, Phase::Idle { .. }) {
-            return; // a new turn started meanwhile: its own history comes with it
-        }
-        self.session.turn.after_stop = true;
-        self.hydrate(now_ms);
-    }
-
     /// Acts on what the history said of a running turn, once the capabilities are known (they
     /// decide which reducer reads it) and while this client runs no turn of its own (its chat
     /// POST would meet a running turn as a 409, which attaches too).
@@ -323,61 +304,103 @@ impl ChatStore {
         }
         match self.session.turn.running_hint.take() {
             Some(RunningTurn::Turn { turn_id, cursor }) => {
-                self.attach(Some(turn_id), cursor, now_ms)
+                let (opts, out) = (&self.opts, &mut self.outbox);
+                self.session
+                    .attach(Some(turn_id), cursor, opts, out, now_ms);
+                self.touch();
+                self.pump(now_ms);
             }
-            Some(RunningTurn::Unsaid) => self.probe(now_ms),
+            Some(RunningTurn::Unsaid) => (self.session).probe(&self.opts, &mut self.outbox, now_ms),
             Some(RunningTurn::Nothing) | None => {}
         }
     }
+}
+
+impl Session {
+    /// Asks for the session's history (SPEC §12).
+    pub(super) fn hydrate(&self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        let path = opts.route(&self.id, |r| &r.messages);
+        let kind = RequestKind::MessagesGet;
+        out.push(
+            &self.id,
+            kind,
+            Method::Get,
+            path,
+            None,
+            opts.deadline(kind, now_ms),
+        );
+    }
+
+    /// The server took the stop: in pi mode the history shown becomes the one it kept (the
+    /// words it streamed before it took the abort, which the cut stream may not have brought).
+    pub(super) fn after_stop(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        if out.disposed || !opts.hydrate || !self.pi_owns_history() {
+            return;
+        }
+        if !matches!(self.turn.phase, Phase::Idle { .. }) {
+            return; // a new turn started meanwhile: its own history comes with it
+        }
+        self.turn.after_stop = true;
+        self.hydrate(opts, out, now_ms);
+    }
 
     /// Follows the server's running turn: its stream from `cursor` (the whole turn without
-    /// one), status `streaming`.
-    pub(super) fn attach(&mut self, turn_id: Option<String>, cursor: Option<String>, now_ms: u64) {
-        self.session.turn.drop_probe(&mut self.outbox);
-        let path = self
-            .opts
-            .stream_path(&self.session.id, cursor.as_deref().unwrap_or("-1"));
-        let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        (self.session).follow_attached(stream, turn_id, cursor.as_deref(), &self.opts);
-        self.touch();
-        self.pump(now_ms);
+    /// one), status `streaming`. The router then bumps the revision and lets follow-ups go.
+    pub(super) fn attach(
+        &mut self,
+        turn_id: Option<String>,
+        cursor: Option<String>,
+        opts: &StoreOptions,
+        out: &mut Outbox,
+        now_ms: u64,
+    ) {
+        self.turn.drop_probe(out);
+        let path = opts.stream_path(&self.id, cursor.as_deref().unwrap_or("-1"));
+        let kind = RequestKind::StreamResume;
+        let deadline = opts.deadline(kind, now_ms);
+        let stream = out.push(&self.id, kind, Method::Get, path, None, deadline);
+        self.follow_attached(stream, turn_id, cursor.as_deref(), opts);
     }
 
     /// Asks the stream route whether a turn runs (`cursor=-1`): a 2xx stream is attached to
     /// ([`on_probe_head`](Self::on_probe_head)), a 204 means nothing runs. The status stays
     /// `ready` meanwhile.
-    pub(super) fn probe(&mut self, now_ms: u64) {
-        self.session.turn.drop_probe(&mut self.outbox);
-        let path = self.opts.stream_path(&self.session.id, "-1");
-        let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        self.session.turn.probe = Some(id);
+    pub(super) fn probe(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        self.turn.drop_probe(out);
+        let path = opts.stream_path(&self.id, "-1");
+        let kind = RequestKind::StreamResume;
+        let deadline = opts.deadline(kind, now_ms);
+        self.turn.probe = Some(out.push(&self.id, kind, Method::Get, path, None, deadline));
     }
 
     /// The probe's answer began: a stream (and no turn of this client's since) is the running
-    /// turn, read from its start.
-    pub(super) fn on_probe_head(&mut self, id: RequestId, status: u16) -> bool {
-        self.session.turn.probe = None;
+    /// turn, read from its start (`true`: what a snapshot shows changed).
+    pub(super) fn on_probe_head(
+        &mut self,
+        id: RequestId,
+        status: u16,
+        opts: &StoreOptions,
+        out: &mut Outbox,
+    ) -> bool {
+        self.turn.probe = None;
         let running = (200..300).contains(&status) && status != 204;
         if !running {
-            if self.opts.ai_sdk_requests && status >= 300 {
+            if opts.ai_sdk_requests && status >= 300 {
                 // The `ai` package's resume fails with such an answer: its end says why
                 // (`on_stream_end`), the status going from `ready` to `error`.
-                self.session.turn.probe = Some(id);
+                self.turn.probe = Some(id);
             }
             return false;
         }
-        if !matches!(self.session.turn.phase, Phase::Idle { .. }) {
+        if !matches!(self.turn.phase, Phase::Idle { .. }) {
             // This client's own turn is on its way (a held one): the answer is not read.
-            self.outbox.abort(id);
+            out.abort(id);
             return false;
         }
-        self.session.follow_attached(id, None, None, &self.opts);
-        self.touch();
+        self.follow_attached(id, None, None, opts);
         true
     }
-}
 
-impl Session {
     /// The catalog answer. 404 means the server has no catalog: no tools, not an error.
     /// `true` when the tools changed (the resolved `ui` of tool parts may change with them).
     pub(super) fn on_catalog(&mut self, status: u16, body: &[u8], out: &mut Outbox) -> bool {

@@ -128,9 +128,9 @@ impl ChatStore {
             self.session.turn.send_queue_when_idle = true;
             self.send_next_queued(now_ms);
         } else if self.opts.hydrate {
-            self.hydrate(now_ms);
+            self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
         } else if self.opts.attach {
-            self.probe(now_ms);
+            (self.session).probe(&self.opts, &mut self.outbox, now_ms);
         }
     }
 

@@ -229,7 +229,7 @@ impl ChatStore {
             // canonical history has what happened, and says which follow-ups ran.
             self.end_turn(Ending::Unseen, now_ms);
             if self.opts.hydrate {
-                self.hydrate(now_ms);
+                self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
             }
             return;
         }
@@ -279,7 +279,10 @@ impl ChatStore {
             Some(id.to_string())
         });
         let sent = self.session.turn.sent.take();
-        self.attach(turn_id, None, now_ms);
+        let (opts, out) = (&self.opts, &mut self.outbox);
+        self.session.attach(turn_id, None, opts, out, now_ms);
+        self.touch();
+        self.pump(now_ms);
         let Some(sent) = sent else { return };
         if let Some(id) = &sent.user_message {
             self.session.conversation.withdraw(id);
