@@ -226,6 +226,8 @@ impl Outbox {
         body: Option<String>,
         deadline: Option<u64>,
     ) -> RequestId {
+        // Every action that leads here refuses after `dispose()`: the shell has stopped.
+        debug_assert!(!self.disposed, "{kind:?} request after dispose");
         let id = self.next_request;
         self.next_request += 1;
         self.pending.insert(
@@ -359,8 +361,6 @@ impl ChatStore {
         body: Option<String>,
         now_ms: u64,
     ) -> RequestId {
-        // Every action that leads here refuses after `dispose()`: the shell has stopped.
-        debug_assert!(!self.outbox.disposed, "{kind:?} request after dispose");
         let deadline = self.opts.deadline(kind, now_ms);
         let session = &self.session.id;
         (self.outbox).push(session, kind, method, path, body, deadline)

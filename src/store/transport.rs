@@ -44,7 +44,8 @@ impl ChatStore {
         if self.native() {
             return self.stop_native(ending, now_ms);
         }
-        self.stop_sse(ending, now_ms);
+        (self.session).stop_sse(&self.opts, &mut self.outbox, now_ms);
+        self.end_turn(ending, now_ms);
     }
 
     /// A follow-up's POST: its path, body, and the request options its send added. Over

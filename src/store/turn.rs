@@ -49,31 +49,6 @@ impl ChatStore {
         self.stop_on_server(Ending::Stopped, now_ms);
     }
 
-    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`; the turn ends as
-    /// `ending` (a user's stop, or a bound passed).
-    pub(super) fn stop_sse(&mut self, ending: Ending, now_ms: u64) {
-        if let Some(id) = self.session.turn.phase.stream() {
-            self.outbox.abort(id);
-        }
-        self.session.answers.drop_all(&mut self.outbox);
-        // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
-        // client's own turn id is the only handle; servers of this family accept either.
-        let turn = &self.session.turn;
-        let turn = turn.turn_id.clone().or_else(|| turn.client_turn_id.clone());
-        // An empty route: a server whose turn ends with its request (a plain `useChat` route
-        // handler, which the aborted stream stops).
-        let told = !self.opts.routes.turn.is_empty();
-        if let Some(turn) = turn.filter(|_| told) {
-            let path = format!(
-                "{}?turnId={}",
-                self.opts.route(&self.session.id, |r| &r.turn),
-                encode(&turn)
-            );
-            self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
-        }
-        self.end_turn(ending, now_ms);
-    }
-
     /// Starts a turn with a new user message.
     pub(super) fn start_turn(
         &mut self,
@@ -449,6 +424,29 @@ impl ChatStore {
 }
 
 impl Session {
+    /// `stop()` over the SSE routes: the stream aborted, the answers on their way let go,
+    /// `DELETE …/turn`. The router then ends the turn.
+    pub(super) fn stop_sse(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        if let Some(id) = self.turn.phase.stream() {
+            out.abort(id);
+        }
+        self.answers.drop_all(out);
+        // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
+        // client's own turn id is the only handle; servers of this family accept either.
+        let turn = &self.turn;
+        let turn = turn.turn_id.clone().or_else(|| turn.client_turn_id.clone());
+        // An empty route: a server whose turn ends with its request (a plain `useChat` route
+        // handler, which the aborted stream stops).
+        let told = !opts.routes.turn.is_empty();
+        if let Some(turn) = turn.filter(|_| told) {
+            let route = opts.route(&self.id, |r| &r.turn);
+            let path = format!("{route}?turnId={}", encode(&turn));
+            let kind = RequestKind::TurnDelete;
+            let deadline = opts.deadline(kind, now_ms);
+            out.push(&self.id, kind, Method::Delete, path, None, deadline);
+        }
+    }
+
     /// Adds the optimistic user message of a new turn; returns its id.
     pub(super) fn push_user_message(
         &mut self,
