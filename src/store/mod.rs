@@ -14,7 +14,8 @@
 //! - `reduce.rs`: the turn's stream through the conversation's authority gate
 //!   (`src/reduce/conversation.rs`, which owns every change of the history), and its effects;
 //! - `turn.rs`: a turn's start, end, resume, stop and failure (its state and endings in
-//!   `turn/machine.rs`); `followups.rs`: SPEC §6; `takeback.rs`: taking follow-ups back;
+//!   `turn/machine.rs`); `followup_requests.rs`: the follow-up queue's POSTs and
+//!   answers, removing and retrying its items (SPEC §6); `takeback.rs`: taking follow-ups back;
 //! - `answers.rs`: the answers to calls that wait for the user (SPEC §13, pi mode);
 //! - `actions.rs`: the `useChat` actions of AI SDK mode;
 //! - `native/`: the pi-native transport (SPEC §14): the link and its effects (`mod.rs`),
@@ -40,7 +41,7 @@
 
 mod actions;
 mod answers;
-mod followups;
+mod followup_requests;
 mod getters;
 mod growth;
 mod inputs;

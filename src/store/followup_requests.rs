@@ -1,5 +1,6 @@
-//! Follow-ups (SPEC §6): the FIFO poster's requests and answers, removing and retrying
-//! queued items, and re-sending one as a new message.
+//! The store's side of the follow-up queue (SPEC §6; the queue itself is
+//! `src/machines/followup_queue.rs`): the requests its FIFO poster asks for and their answers,
+//! the user's removing and retrying of queued items, and re-sending one as a new message.
 
 use super::*;
 use crate::machines::followup_queue::FollowUpPost;
