@@ -139,25 +139,9 @@ impl ChatStore {
         }
     }
 
-    /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
-    /// is still on its way could reach the server first and run before the message it follows
-    /// (the browser makes the two fetches concurrently).
-    pub(super) fn may_post_followups(&self) -> bool {
-        #[cfg(feature = "pi")]
-        if self.clear_all_open() {
-            return false;
-        }
-        !self.outbox.disposed
-            && matches!(
-                self.session.turn.phase,
-                Phase::Streaming { .. } | Phase::Resuming { .. }
-            )
-            && self.capabilities().native_follow_up
-    }
-
     /// Moves what the follow-up queue wants to post into the request outbox.
     pub(super) fn pump(&mut self, now_ms: u64) {
-        if !self.may_post_followups() {
+        if self.outbox.disposed || !self.session.may_post_followups() {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
@@ -204,6 +188,26 @@ impl ChatStore {
 }
 
 impl Session {
+    /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
+    /// is still on its way could reach the server first and run before the message it follows
+    /// (the browser makes the two fetches concurrently). Not after `dispose()` (the router's
+    /// to check).
+    pub(super) fn may_post_followups(&self) -> bool {
+        // pi-native: a clear of the whole queue is out or not decided yet. A POST that lands
+        // before the clear is taken along and posted again under a fresh seq, behind the
+        // items posted after it: out of the user's order.
+        #[cfg(feature = "pi")]
+        if self.native.clear_all.is_some() {
+            return false;
+        }
+        let running = matches!(
+            self.turn.phase,
+            Phase::Streaming { .. } | Phase::Resuming { .. }
+        );
+        // The capabilities' follow-up flag (`data-pi-mode` changes only the history's owner).
+        running && self.runtime.caps.native_follow_up
+    }
+
     /// A follow-up's POST over the SSE routes: its path, its body (`{message, clientSeq,
     /// clientNonce, attachments?}` with what its send added) and its send's request options.
     pub(super) fn followup_request_sse(

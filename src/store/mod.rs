@@ -376,7 +376,7 @@ impl ChatStore {
             // and again): only the requests still out can time out.
             return deadlines.min();
         }
-        let queue = if self.may_post_followups() {
+        let queue = if self.session.may_post_followups() {
             self.session.queue.poll_timeout()
         } else {
             None

@@ -28,13 +28,6 @@ pub(in crate::store) struct ClearAll {
 }
 
 impl ChatStore {
-    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
-    /// that lands before the clear is taken along and posted again under a fresh seq, behind
-    /// the items posted after it: out of the user's order.
-    pub(in crate::store) fn clear_all_open(&self) -> bool {
-        self.session.native.clear_all.is_some()
-    }
-
     /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
     /// follow-up POST of this store is out (its item could land after the clear, or be
     /// taken along unseen), and every row of the server's queue is this store's (another
