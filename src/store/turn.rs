@@ -281,57 +281,10 @@ impl ChatStore {
     /// may go on, and switching back resumes it: `bump_generation`); `dispose` stops following
     /// it for good.
     pub(super) fn end_turn(&mut self, ending: Ending, now_ms: u64) {
-        let s = &mut self.session;
         let finished = matches!(ending, Ending::Finished | Ending::Unseen);
-        if !matches!(ending, Ending::Failed(_)) {
-            // What the projection still holds open is final now.
-            s.conversation.end_of_stream();
-        }
-        // `turnId` names the running turn: none runs now.
-        s.turn.turn_id = None;
-        s.turn.send_queue_when_idle = false;
-        let natural = finished && !s.turn.stream_error;
-        s.turn.end_unseen = matches!(ending, Ending::Unseen);
+        let natural = self.session.turn_ends(&ending);
         self.take_back_stranded(natural, now_ms);
-        let s = &mut self.session;
-        let (is_abort, is_error, is_disconnect) = match &ending {
-            Ending::Finished | Ending::Unseen => (false, s.turn.stream_error, false),
-            Ending::Stopped => (true, false, false),
-            Ending::Refused(_) => (false, true, false),
-            Ending::Failed(e) => (
-                e.kind == ErrorKind::Aborted,
-                e.kind != ErrorKind::Aborted,
-                e.kind == ErrorKind::Network,
-            ),
-        };
-        let finish_reason = s.turn.finish_reason.take();
-        // In AI SDK mode the client owns the history: stored after every completed turn (a
-        // refused one is stopped as the user stops a turn: what it showed is kept, and stored
-        // as a stopped turn's is); a failed one is not.
-        let store = !matches!(ending, Ending::Failed(_));
-        match ending {
-            Ending::Finished | Ending::Unseen => {
-                s.turn.phase = Phase::Idle {
-                    failed: s.turn.stream_error,
-                };
-            }
-            Ending::Stopped => {
-                s.turn.phase = Phase::IDLE;
-            }
-            Ending::Refused(error) => {
-                s.turn.phase = Phase::Idle { failed: true };
-                s.error = Some(error.clone());
-                self.outbox.events.push_back(StoreEvent::Error { error });
-            }
-            Ending::Failed(error) => {
-                // A turn held for a DELETE's answer fails with it (its user message stays, as
-                // after a failed chat POST): kept, the answer would start it beside a turn the
-                // user sends next.
-                s.turn.phase = Phase::Idle { failed: true };
-                s.error = Some(error.clone());
-                self.outbox.events.push_back(StoreEvent::Error { error });
-            }
-        }
+        let store = self.session.turn_ended(ending, &mut self.outbox);
         if let Some(body) = store
             .then(|| self.session.history_to_store(&self.opts))
             .flatten()
@@ -340,16 +293,6 @@ impl ChatStore {
             let kind = RequestKind::MessagesPut;
             self.request(kind, Method::Put, path, Some(body), now_ms);
         }
-        let message_id = (self.session.conversation.history().messages().last())
-            .filter(|m| m.role == Role::Assistant)
-            .map(|m| m.id.clone());
-        self.outbox.events.push_back(StoreEvent::Finish {
-            finish_reason,
-            message_id,
-            is_abort,
-            is_disconnect,
-            is_error,
-        });
         self.touch();
         self.sessions_after_turn(now_ms);
         if finished {
@@ -387,43 +330,112 @@ impl ChatStore {
     /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
     /// again when that answer comes.
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
-        use crate::machines::followup_queue::ItemState;
-        let s = &mut self.session;
-        let idle = matches!(s.turn.phase, Phase::Idle { .. });
-        if self.outbox.disposed || !s.turn.send_queue_when_idle || !idle {
+        if self.outbox.disposed {
             return;
         }
-        let q = &mut s.queue;
-        if q.in_flight().is_some() {
-            return;
+        // A lost answer may have left a copy on the server (`server_may_have_it`): it is
+        // cancelled before the turn starts, so it cannot run a second time.
+        if let Some((item, server_may_have_it)) = self.session.next_queued() {
+            self.send_as_new_message(item, server_may_have_it, now_ms);
         }
-        // Taken back at a turn's end, never run: they go first, in their order.
-        if let Some(item) = q.take_first_resend() {
-            return self.send_as_new_message(item, true, now_ms);
-        }
-        let (item, server_may_have_it) = match q.take_first_unposted() {
-            Some(item) => (item, false),
-            // A head that was posted but failed, with its retry still pending: the turn it
-            // was meant for is over, so it is sent as a new message as well. Left alone it
-            // would wait for a turn that never comes, and block everything behind it.
-            None => match q.items().iter().find(|i| !i.state.waits_for_user()) {
-                Some(head) if head.state == ItemState::Queued => {
-                    let id = head.id.clone();
-                    match q.take(&id) {
-                        Some(taken) => taken,
-                        None => return,
-                    }
-                }
-                _ => return,
-            },
-        };
-        // A lost answer may have left a copy on the server: it is cancelled before the turn
-        // starts, so it cannot run a second time.
-        self.send_as_new_message(item, server_may_have_it, now_ms);
     }
 }
 
 impl Session {
+    /// The queued item that goes out next as a new message, taken from the queue, and whether
+    /// the server may hold a copy of it: none while a turn runs or one waits for a
+    /// follow-up POST's answer.
+    fn next_queued(&mut self) -> Option<(FollowUpItem, bool)> {
+        use crate::machines::followup_queue::ItemState;
+        let idle = matches!(self.turn.phase, Phase::Idle { .. });
+        if !self.turn.send_queue_when_idle || !idle {
+            return None;
+        }
+        let q = &mut self.queue;
+        if q.in_flight().is_some() {
+            return None;
+        }
+        // Taken back at a turn's end, never run: they go first, in their order.
+        if let Some(item) = q.take_first_resend() {
+            return Some((item, true));
+        }
+        if let Some(item) = q.take_first_unposted() {
+            return Some((item, false));
+        }
+        // A head that was posted but failed, with its retry still pending: the turn it was
+        // meant for is over, so it is sent as a new message as well. Left alone it would wait
+        // for a turn that never comes, and block everything behind it.
+        match q.items().iter().find(|i| !i.state.waits_for_user()) {
+            Some(head) if head.state == ItemState::Queued => {
+                let id = head.id.clone();
+                q.take(&id)
+            }
+            _ => None,
+        }
+    }
+
+    /// The first half of a turn's end, before what it stranded is taken back: what the
+    /// projection holds open is final (unless it failed) and no turn runs. `true`: a natural
+    /// end, whose stranded follow-ups are sent again.
+    fn turn_ends(&mut self, ending: &Ending) -> bool {
+        let finished = matches!(ending, Ending::Finished | Ending::Unseen);
+        if !matches!(ending, Ending::Failed(_)) {
+            // What the projection still holds open is final now.
+            self.conversation.end_of_stream();
+        }
+        // `turnId` names the running turn: none runs now.
+        self.turn.turn_id = None;
+        self.turn.send_queue_when_idle = false;
+        self.turn.end_unseen = matches!(ending, Ending::Unseen);
+        finished && !self.turn.stream_error
+    }
+
+    /// The second half: the status and error the ending leaves, told to the host with the
+    /// finish event. `true` when the history is stored after it (AI SDK mode): after every
+    /// completed turn (a refused one is stopped as the user stops a turn: what it showed is
+    /// kept, and stored as a stopped turn's is); a failed one is not.
+    fn turn_ended(&mut self, ending: Ending, out: &mut Outbox) -> bool {
+        let (is_abort, is_error, is_disconnect) = match &ending {
+            Ending::Finished | Ending::Unseen => (false, self.turn.stream_error, false),
+            Ending::Stopped => (true, false, false),
+            Ending::Refused(_) => (false, true, false),
+            Ending::Failed(e) => (
+                e.kind == ErrorKind::Aborted,
+                e.kind != ErrorKind::Aborted,
+                e.kind == ErrorKind::Network,
+            ),
+        };
+        let finish_reason = self.turn.finish_reason.take();
+        let store = !matches!(ending, Ending::Failed(_));
+        match ending {
+            Ending::Finished | Ending::Unseen => {
+                self.turn.phase = Phase::Idle {
+                    failed: self.turn.stream_error,
+                };
+            }
+            Ending::Stopped => self.turn.phase = Phase::IDLE,
+            // A turn held for a DELETE's answer fails with it (its user message stays, as
+            // after a failed chat POST): kept, the answer would start it beside a turn the
+            // user sends next.
+            Ending::Refused(error) | Ending::Failed(error) => {
+                self.turn.phase = Phase::Idle { failed: true };
+                self.error = Some(error.clone());
+                out.events.push_back(StoreEvent::Error { error });
+            }
+        }
+        let message_id = (self.conversation.history().messages().last())
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.id.clone());
+        out.events.push_back(StoreEvent::Finish {
+            finish_reason,
+            message_id,
+            is_abort,
+            is_disconnect,
+            is_error,
+        });
+        store
+    }
+
     /// `stop()` over the SSE routes: the stream aborted, the answers on their way let go,
     /// `DELETE …/turn`. The router then ends the turn.
     pub(super) fn stop_sse(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
