@@ -169,7 +169,8 @@ impl ChatStore {
             return false;
         }
         if self.session.pi_owns_history() {
-            return self.answer_question(tool_call_id, output, now_ms);
+            let answered = (self.session).answer_question(tool_call_id, output, now_ms);
+            return self.after_answer(answered, now_ms);
         }
         if !self
             .session
@@ -196,7 +197,8 @@ impl ChatStore {
             return false;
         }
         if self.session.pi_owns_history() {
-            return self.answer_approval(approval_id, approved, reason, now_ms);
+            let answered = (self.session).answer_approval(approval_id, approved, reason, now_ms);
+            return self.after_answer(answered, now_ms);
         }
         let c = &mut self.session.conversation;
         if !c.add_tool_approval_response(approval_id, approved, reason.as_deref()) {

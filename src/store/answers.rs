@@ -111,9 +111,66 @@ impl ChatStore {
         out
     }
 
+    /// Acts on what a user's answer did: a refusal is told, a queued answer posted.
+    pub(super) fn after_answer(&mut self, answered: Answered, now_ms: u64) -> bool {
+        match answered {
+            Answered::Nothing => false,
+            Answered::Refused(error) => {
+                self.outbox.events.push_back(StoreEvent::Error { error });
+                self.touch();
+                false
+            }
+            Answered::Queued(aborted) => {
+                if let Some(r) = aborted {
+                    self.outbox.abort(r);
+                }
+                self.touch();
+                (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
+                true
+            }
+        }
+    }
+}
+
+/// What a user's answer to a waiting call did.
+pub(super) enum Answered {
+    /// Nothing: no such waiting call, or the part did not take it.
+    Nothing,
+    /// Refused at once, with this error on the waiting call.
+    Refused(ChatError),
+    /// Shown on the part and queued to be posted; the answer it replaced was on its way as
+    /// this request.
+    Queued(Option<RequestId>),
+}
+
+impl Session {
+    /// Posts every answer due (all of them when a session opens again).
+    pub(super) fn send_due_answers(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        if out.disposed {
+            return;
+        }
+        for k in 0..self.answers.pending.len() {
+            let a = &self.answers.pending[k];
+            if a.in_flight.is_some() || a.due_at.is_none_or(|t| t > now_ms) {
+                continue;
+            }
+            let (kind, body) = (a.kind, a.body.clone());
+            let route = match kind {
+                RequestKind::ApprovalPost => opts.route(&self.id, |r| &r.approval),
+                _ => opts.route(&self.id, |r| &r.tool_output),
+            };
+            let deadline = opts.deadline(kind, now_ms);
+            let id = out.push(&self.id, kind, Method::Post, route, Some(body), deadline);
+            let a = &mut self.answers.pending[k];
+            a.in_flight = Some(id);
+            a.due_at = None;
+            a.attempts += 1;
+        }
+    }
+
     /// The open session's newest tool part that `pick` takes, copied.
     fn tool_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
-        let h = self.session.conversation.history();
+        let h = self.conversation.history();
         h.messages().iter().rev().find_map(|m| {
             (m.parts.iter().filter_map(Part::as_tool))
                 .find(|t| pick(t))
@@ -126,39 +183,39 @@ impl ChatStore {
         self.tool_part(|t| waits(t).is_some() && pick(t))
     }
 
-    /// pi mode's `addToolApprovalResponse`: the part answers at once, the answer is posted.
+    /// pi mode's `addToolApprovalResponse`: the part answers at once, the answer is queued.
     pub(super) fn answer_approval(
         &mut self,
         approval: &str,
         approved: bool,
         reason: Option<String>,
         now_ms: u64,
-    ) -> bool {
+    ) -> Answered {
         let Some(before) = self.waiting_part(|t| approval_id(t) == Some(approval)) else {
-            return false;
+            return Answered::Nothing;
         };
-        let c = &mut self.session.conversation;
+        let c = &mut self.conversation;
         if !c.add_tool_approval_response(approval, approved, reason.as_deref()) {
-            return false;
+            return Answered::Nothing;
         }
         let mut body = json!({ "approvalId": approval, "approved": approved });
         if let Some(r) = reason {
             body["reason"] = Value::String(r);
         }
-        self.post_answer(RequestKind::ApprovalPost, before, body, now_ms);
-        true
+        self.queue_answer(RequestKind::ApprovalPost, before, body, now_ms)
     }
 
-    /// pi mode's `addToolOutput` for a call that waits for the user's answer (a question). One
-    /// that waits for an approval is refused with a `Validation` error on its pending entry.
+    /// pi mode's `addToolOutput` for a call that waits for the user's answer (a question):
+    /// the part answers at once, the answer is queued. One that waits for an approval is
+    /// refused with a `Validation` error on its pending entry.
     pub(super) fn answer_question(
         &mut self,
         tool_call_id: &str,
         output: Result<Value, String>,
         now_ms: u64,
-    ) -> bool {
+    ) -> Answered {
         let Some(before) = self.waiting_part(|t| t.tool_call_id == tool_call_id) else {
-            return false;
+            return Answered::Nothing;
         };
         if waits(&before) == Some(true) {
             // The server holds this call for an approval and would refuse an output; taken
@@ -170,42 +227,41 @@ impl ChatStore {
                 "this tool call waits for an approval: answer it with \
                  addToolApprovalResponse, not addToolOutput",
             );
-            let s = &mut self.session;
-            s.answers.errors.retain(|(t, _)| t != tool_call_id);
-            s.answers
-                .errors
-                .push((tool_call_id.to_string(), error.clone()));
-            self.outbox.events.push_back(StoreEvent::Error { error });
-            self.touch();
-            return false;
+            self.answers.errors.retain(|(t, _)| t != tool_call_id);
+            (self.answers.errors).push((tool_call_id.to_string(), error.clone()));
+            return Answered::Refused(error);
         }
-        if !self
-            .session
-            .conversation
-            .add_tool_output(tool_call_id, &output)
-        {
-            return false;
+        if !self.conversation.add_tool_output(tool_call_id, &output) {
+            return Answered::Nothing;
         }
         let body = match output {
             Ok(v) => json!({ "toolCallId": tool_call_id, "output": v }),
             Err(e) => json!({ "toolCallId": tool_call_id, "errorText": e }),
         };
-        self.post_answer(RequestKind::ToolOutputPost, before, body, now_ms);
-        true
+        self.queue_answer(RequestKind::ToolOutputPost, before, body, now_ms)
     }
 
-    fn post_answer(&mut self, kind: RequestKind, before: ToolPart, body: Value, now_ms: u64) {
+    fn queue_answer(
+        &mut self,
+        kind: RequestKind,
+        before: ToolPart,
+        body: Value,
+        now_ms: u64,
+    ) -> Answered {
         let id = before.tool_call_id.clone();
         let after = (self.tool_part(|t| t.tool_call_id == id)).unwrap_or_else(|| before.clone());
-        let s = &mut self.session;
-        s.answers.errors.retain(|(t, _)| *t != id);
+        self.answers.errors.retain(|(t, _)| *t != id);
         // Answered again: the one on its way (or failed) gives way; the same ids go again.
-        if let Some(k) = s.answers.pending.iter().position(|a| a.tool_call_id == id) {
-            if let Some(r) = s.answers.pending.remove(k).in_flight {
-                self.abort(r);
-            }
+        let mut aborted = None;
+        if let Some(k) = self
+            .answers
+            .pending
+            .iter()
+            .position(|a| a.tool_call_id == id)
+        {
+            aborted = self.answers.pending.remove(k).in_flight;
         }
-        self.session.answers.pending.push(Answer {
+        self.answers.pending.push(Answer {
             tool_call_id: id,
             kind,
             body: to_string(&body),
@@ -215,92 +271,67 @@ impl ChatStore {
             before,
             after,
         });
-        self.touch();
-        self.send_due_answers(now_ms);
-    }
-
-    /// Posts every answer due (all of them when a session opens again).
-    pub(super) fn send_due_answers(&mut self, now_ms: u64) {
-        if self.outbox.disposed {
-            return;
-        }
-        for k in 0..self.session.answers.pending.len() {
-            let a = &self.session.answers.pending[k];
-            if a.in_flight.is_some() || a.due_at.is_none_or(|t| t > now_ms) {
-                continue;
-            }
-            let (kind, body) = (a.kind, a.body.clone());
-            let route = match kind {
-                RequestKind::ApprovalPost => self.route(|r| &r.approval),
-                _ => self.route(|r| &r.tool_output),
-            };
-            let id = self.request(kind, Method::Post, route, Some(body), now_ms);
-            let a = &mut self.session.answers.pending[k];
-            a.in_flight = Some(id);
-            a.due_at = None;
-            a.attempts += 1;
-        }
-    }
-
-    /// The next retry of an answer.
-    pub(super) fn answers_due_at(&self) -> Option<u64> {
-        (self.session.answers.pending.iter())
-            .filter(|a| a.in_flight.is_none())
-            .filter_map(|a| a.due_at)
-            .min()
+        Answered::Queued(aborted)
     }
 
     /// An answer POST's outcome: taken (a 2xx, or `already_answered`), to retry (the network,
     /// a 5xx or 429, a timeout), or refused (put back, with the error on the waiting call).
-    pub(super) fn on_answer(&mut self, id: RequestId, result: Result<(), ChatError>, now_ms: u64) {
-        let s = &mut self.session;
-        let Some(k) = s
-            .answers
-            .pending
-            .iter()
-            .position(|a| a.in_flight == Some(id))
-        else {
-            return;
+    /// `true` when what a snapshot shows changed.
+    pub(super) fn on_answer(
+        &mut self,
+        id: RequestId,
+        result: Result<(), ChatError>,
+        now_ms: u64,
+        retry: &RetryPolicy,
+        rng: &mut dyn RandomSource,
+        out: &mut Outbox,
+    ) -> bool {
+        let answers = &mut self.answers;
+        let Some(k) = (answers.pending.iter()).position(|a| a.in_flight == Some(id)) else {
+            return false;
         };
-        s.answers.pending[k].in_flight = None;
+        answers.pending[k].in_flight = None;
         let error = match result {
             Ok(()) => None,
             Err(e) if e.says("already_answered") => None,
             Err(e) => Some(e),
         };
         let Some(error) = error else {
-            s.answers.pending.remove(k);
-            return self.touch();
+            answers.pending.remove(k);
+            return true;
         };
-        let attempts = s.answers.pending[k].attempts;
-        if error.is_retryable() && attempts < self.opts.retry.max_attempts.max(1) {
-            let jitter = self.rng.unit();
-            let wait = self.opts.retry.backoff_ms(attempts, jitter);
-            self.session.answers.pending[k].due_at = Some(now_ms + wait);
-            return;
+        let attempts = answers.pending[k].attempts;
+        if error.is_retryable() && attempts < retry.max_attempts.max(1) {
+            let wait = retry.backoff_ms(attempts, rng.unit());
+            answers.pending[k].due_at = Some(now_ms + wait);
+            return false;
         }
-        let a = self.session.answers.pending.remove(k);
+        let a = answers.pending.remove(k);
         // Put back as it was, unless the stream has moved the call on since.
         let current = self.tool_part(|t| t.tool_call_id == a.tool_call_id);
         if current.as_ref() == Some(&a.after) {
-            self.session
-                .conversation
-                .replace_tool_part(&a.tool_call_id, a.before);
+            (self.conversation).replace_tool_part(&a.tool_call_id, a.before);
         }
-        self.session
-            .answers
-            .errors
-            .push((a.tool_call_id, error.clone()));
-        self.outbox.events.push_back(StoreEvent::Error { error });
-        self.touch();
+        self.answers.errors.push((a.tool_call_id, error.clone()));
+        out.events.push_back(StoreEvent::Error { error });
+        true
+    }
+}
+
+impl Answers {
+    /// The next retry of an answer.
+    pub(super) fn due_at(&self) -> Option<u64> {
+        (self.pending.iter())
+            .filter(|a| a.in_flight.is_none())
+            .filter_map(|a| a.due_at)
+            .min()
     }
 
     /// A stop ends every wait on the server: answers still on their way are let go.
-    pub(super) fn drop_answers(&mut self) {
-        let answers = std::mem::take(&mut self.session.answers.pending);
-        for r in answers.iter().filter_map(|a| a.in_flight) {
-            self.abort(r);
+    pub(super) fn drop_all(&mut self, out: &mut Outbox) {
+        for r in self.pending.drain(..).filter_map(|a| a.in_flight) {
+            out.abort(r);
         }
-        self.session.answers.errors.clear();
+        self.errors.clear();
     }
 }

@@ -8,7 +8,9 @@ impl ChatStore {
     /// A response's status line and headers arrived.
     pub fn handle_response_head(&mut self, id: RequestId, head: ResponseHead, now_ms: u64) {
         let events_seen = self.session.turn.events_seen;
-        let Some(p) = self.live(id) else { return };
+        let Some(p) = self.outbox.live(id, &self.session.id) else {
+            return;
+        };
         p.status = Some(head.status);
         p.events_before = events_seen;
         let kind = p.kind;
@@ -18,8 +20,11 @@ impl ChatStore {
         if !kind.is_stream() {
             return;
         }
-        if self.session.turn.probe == Some(id) && !self.on_probe_head(id, head.status) {
-            return; // nothing runs (its end changes nothing), or this client's turn runs
+        if self.session.turn.probe == Some(id) {
+            if !(self.session).on_probe_head(id, head.status, &self.opts, &mut self.outbox) {
+                return; // nothing runs (its end changes nothing), or this client's turn runs
+            }
+            self.touch();
         }
         let ok = (200..300).contains(&head.status);
         if !ok || head.status == 204 {
@@ -32,7 +37,7 @@ impl ChatStore {
         });
         if is_html {
             // A proxy's or a dev server's page instead of the stream: nothing in it is a chunk.
-            self.abort(id);
+            self.outbox.abort(id);
             let e = ChatError::protocol("the server answered HTML instead of an event stream");
             self.end_turn(Ending::Failed(e), now_ms);
             return;
@@ -51,7 +56,9 @@ impl ChatStore {
         let limit = self.opts.limits.max_body_bytes;
         let max_messages = self.opts.limits.max_messages;
         let idle = self.opts.stream_idle_timeout_ms;
-        let Some(p) = self.live(id) else { return };
+        let Some(p) = self.outbox.live(id, &self.session.id) else {
+            return;
+        };
         if p.kind.is_stream() || p.kind == RequestKind::NativeEvents {
             p.deadline = idle.map(|t| now_ms + t);
         } else if p.kind == RequestKind::NativeState {
@@ -118,14 +125,29 @@ impl ChatStore {
         let status = p.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
         match p.kind {
+            // Only the pi-native transport (the `pi` feature) makes native requests: without
+            // it their answers cannot come.
+            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
             | RequestKind::NativeClear) => self.on_native_end(id, k, status, &p.body, now_ms),
+            #[cfg(not(feature = "pi"))]
+            RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear => {}
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
-            RequestKind::Catalog => self.on_catalog(status, &p.body),
+            RequestKind::Catalog => {
+                if self.session.on_catalog(status, &p.body, &mut self.outbox) {
+                    self.revisions.tool_ui += 1;
+                }
+                self.touch();
+            }
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
             RequestKind::FollowUpPost => {
                 let outcome = if ok {
@@ -156,7 +178,7 @@ impl ChatStore {
                     let e = ChatError::from_http(status, &p.body);
                     self.outbox.events.push_back(StoreEvent::Error { error: e });
                 } else if p.kind == RequestKind::TurnDelete {
-                    self.after_stop(now_ms);
+                    (self.session).after_stop(&self.opts, &mut self.outbox, now_ms);
                 }
             }
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
@@ -167,7 +189,12 @@ impl ChatStore {
                     true => Ok(()),
                     false => Err(refusal(status, &p.body, "answer")),
                 };
-                self.on_answer(id, result, now_ms)
+                {
+                    let (retry, rng) = (&self.opts.retry, self.rng.as_mut());
+                    if (self.session).on_answer(id, result, now_ms, retry, rng, &mut self.outbox) {
+                        self.touch();
+                    }
+                }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
                 let no_event = self.session.turn.events_seen == p.events_before;
@@ -185,14 +212,27 @@ impl ChatStore {
         };
         let error = ChatError::network(message);
         match p.kind {
+            #[cfg(feature = "pi")]
             k @ (RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
             | RequestKind::NativeClear) => self.on_native_failed(id, k, message, now_ms),
+            #[cfg(not(feature = "pi"))]
+            RequestKind::NativeState
+            | RequestKind::NativeEvents
+            | RequestKind::NativePrompt
+            | RequestKind::NativeStop
+            | RequestKind::NativeCreate
+            | RequestKind::NativeClear => {}
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
-            RequestKind::Catalog => self.on_catalog(0, &[]),
+            RequestKind::Catalog => {
+                if self.session.on_catalog(0, &[], &mut self.outbox) {
+                    self.revisions.tool_ui += 1;
+                }
+                self.touch();
+            }
             RequestKind::MessagesGet => {
                 self.session.history.hydrated = true;
                 self.outbox.events.push_back(StoreEvent::Error { error });
@@ -208,7 +248,11 @@ impl ChatStore {
                 self.on_session_answer(id, p.kind, Err(error), now_ms)
             }
             RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
-                self.on_answer(id, Err(error), now_ms)
+                let (retry, rng) = (&self.opts.retry, self.rng.as_mut());
+                let answer = Err(error);
+                if (self.session).on_answer(id, answer, now_ms, retry, rng, &mut self.outbox) {
+                    self.touch();
+                }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
                 if self.session.turn.phase.stream() != Some(id) {
@@ -218,7 +262,10 @@ impl ChatStore {
                 if streaming || p.kind == RequestKind::StreamResume {
                     // The body broke off: resume from the last chunk received.
                     self.session.turn.decoder.finish();
-                    self.schedule_resume(error, now_ms);
+                    let (turn, opts) = (&mut self.session.turn, &self.opts);
+                    if let Err(e) = turn.schedule_resume(error, opts, now_ms, &mut self.outbox) {
+                        self.end_turn(Ending::Failed(e), now_ms);
+                    }
                 } else {
                     self.end_turn(Ending::Failed(error), now_ms);
                 }
@@ -253,7 +300,7 @@ impl ChatStore {
             return;
         }
         self.send_due_take_backs(now_ms);
-        self.send_due_answers(now_ms);
+        (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
         #[cfg(feature = "pi")]
         self.pump_native(now_ms);
         #[cfg(feature = "pi")]
@@ -265,7 +312,9 @@ impl ChatStore {
             .resume_at()
             .is_some_and(|t| t <= now_ms)
         {
-            let path = self.stream_path(&self.session.cursor());
+            let path = self
+                .opts
+                .stream_path(&self.session.id, &self.session.cursor());
             self.session.conversation.resumed();
             let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
             self.session.turn.phase = Phase::Streaming { stream };
@@ -282,18 +331,10 @@ impl ChatStore {
             return;
         }
         let before = self.session.conversation.history().revision();
-        self.apply_chunk(chunk, now_ms);
+        self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
         if self.session.conversation.history().revision() != before {
             self.touch();
         }
         self.pump(now_ms);
     }
-}
-
-/// Only the pi-native transport (`native.rs`, the `pi` feature) makes native requests: without
-/// it their answers cannot come.
-#[cfg(not(feature = "pi"))]
-impl ChatStore {
-    fn on_native_end(&mut self, _: RequestId, _: RequestKind, _: u16, _: &[u8], _: u64) {}
-    fn on_native_failed(&mut self, _: RequestId, _: RequestKind, _: &str, _: u64) {}
 }

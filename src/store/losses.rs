@@ -48,41 +48,42 @@ pub struct Loss {
     pub tool_call_id: Option<String>,
 }
 
-impl ChatStore {
+impl Session {
     /// Keeps a loss (the newest [`KEPT`]) and says so to the host: `error` as an error event,
-    /// else as a diagnostic.
-    pub(super) fn lose(&mut self, code: LossCode, message: String, error: bool) {
-        self.lose_call(code, message, None, error);
-    }
-
-    fn lose_call(&mut self, code: LossCode, message: String, call: Option<String>, error: bool) {
-        let s = &mut self.session;
+    /// else as a diagnostic. `call`: the tool call whose result was lost.
+    pub(super) fn lose(
+        &mut self,
+        code: LossCode,
+        message: String,
+        call: Option<String>,
+        error: bool,
+        out: &mut Outbox,
+    ) {
         let message_id = match code {
             LossCode::HistorySkipped => None,
-            _ => s.conversation.history().last().map(|m| m.id.clone()),
+            _ => self.conversation.history().last().map(|m| m.id.clone()),
         };
-        if s.history.losses.len() >= KEPT {
-            s.history.losses.remove(0);
+        if self.history.losses.len() >= KEPT {
+            self.history.losses.remove(0);
         }
-        s.history.losses.push(Loss {
+        self.history.losses.push(Loss {
             code,
             message: message.clone(),
             message_id,
             tool_call_id: call,
         });
-        self.outbox.events.push_back(match error {
+        out.events.push_back(match error {
             true => StoreEvent::Error {
                 error: ChatError::protocol(message),
             },
             false => StoreEvent::Diagnostic { message },
         });
-        self.touch();
     }
 
     /// An event dropped as too large: what it was, from its head; a tool result fails its
     /// part (the server has the result: a reload shows it where the history is smaller than
     /// `maxBodyBytes`).
-    pub(super) fn lose_event(&mut self, skipped: Skipped<'_>) {
+    pub(super) fn lose_event(&mut self, skipped: Skipped<'_>, out: &mut Outbox) {
         let (chunk_type, call) = read_head(skipped.head);
         let what = chunk_type.as_deref().unwrap_or("of unknown type");
         let message = format!(
@@ -101,9 +102,9 @@ impl ChatStore {
                 skipped.limit
             );
             // (Not found: nothing waits for it; the loss is kept all the same.)
-            self.session.conversation.add_tool_output(id, &Err(error));
+            self.conversation.add_tool_output(id, &Err(error));
         }
-        self.lose_call(LossCode::EventTooLarge, message, call, true);
+        self.lose(LossCode::EventTooLarge, message, call, true, out);
     }
 }
 
@@ -145,7 +146,9 @@ impl ChatStore {
             Kind::TooLarge { limit } if answer && self.session.turn.phase.running() => Some(limit),
             _ => None,
         };
-        self.lose_call(code, loss.message, call, error && limit.is_none());
+        let error = error && limit.is_none();
+        (self.session).lose(code, loss.message, call, error, &mut self.outbox);
+        self.touch();
         if let Some(limit) = limit {
             let mut error = ChatError::new(
                 ErrorKind::LimitExceeded,

@@ -14,7 +14,8 @@
 //! - `reduce.rs`: the turn's stream through the conversation's authority gate
 //!   (`src/reduce/conversation.rs`, which owns every change of the history), and its effects;
 //! - `turn.rs`: a turn's start, end, resume, stop and failure (its state and endings in
-//!   `turn/machine.rs`); `followups.rs`: SPEC §6; `takeback.rs`: taking follow-ups back;
+//!   `turn/machine.rs`); `followup_requests.rs`: the follow-up queue's POSTs and
+//!   answers, removing and retrying its items (SPEC §6); `takeback.rs`: taking follow-ups back;
 //! - `answers.rs`: the answers to calls that wait for the user (SPEC §13, pi mode);
 //! - `actions.rs`: the `useChat` actions of AI SDK mode;
 //! - `native/`: the pi-native transport (SPEC §14): the link and its effects (`mod.rs`),
@@ -40,7 +41,7 @@
 
 mod actions;
 mod answers;
-mod followups;
+mod followup_requests;
 mod getters;
 mod growth;
 mod inputs;
@@ -71,7 +72,6 @@ use crate::util::hash::VecMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::codec::fast_chunk::Delta;
 use crate::codec::sse::{SseBatch, SseDecoder};
 use crate::machines::followup_queue::{
     FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy,
@@ -379,7 +379,7 @@ impl ChatStore {
             // and again): only the requests still out can time out.
             return deadlines.min();
         }
-        let queue = if self.may_post_followups() {
+        let queue = if self.session.may_post_followups() {
             self.session.queue.poll_timeout()
         } else {
             None
@@ -388,7 +388,7 @@ impl ChatStore {
             .chain(queue)
             .chain(self.session.turn.phase.resume_at())
             .chain(self.session.take_backs.due_at())
-            .chain(self.answers_due_at());
+            .chain(self.session.answers.due_at());
         #[cfg(feature = "pi")]
         let deadlines = deadlines
             .chain(self.session.native.link.poll_timeout())
@@ -532,7 +532,7 @@ impl ChatStore {
         if self.outbox.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
             return false;
         }
-        self.probe(now_ms);
+        (self.session).probe(&self.opts, &mut self.outbox, now_ms);
         true
     }
 
@@ -556,7 +556,8 @@ impl ChatStore {
         if self.outbox.disposed {
             return;
         }
-        self.bump_generation();
+        self.outbox.bump_generation();
+        self.session.requests_dropped();
         self.outbox.disposed = true;
         // The list's requests outlive a switch, not the store.
         let list: Vec<RequestId> = (self.outbox.pending.iter())
@@ -564,7 +565,7 @@ impl ChatStore {
             .map(|(id, _)| *id)
             .collect();
         for id in list {
-            self.abort(id);
+            self.outbox.abort(id);
         }
         let s = &mut self.session;
         // The store follows no turn any more: it is not ended (the server's may go on), only

@@ -176,6 +176,94 @@ pub(super) struct Outbox {
 }
 
 impl Outbox {
+    /// The pending record of `id` if its answer still matters: one of the open session's
+    /// generation, or one that names what it is for itself (the session list's; a
+    /// take-back's, which [`ChatStore::settle`] gives to the session that sent it).
+    pub(super) fn live(&mut self, id: RequestId, session: &str) -> Option<&mut Pending> {
+        let current = (self.generation, session);
+        match self.pending.get_mut(&id) {
+            Some(p)
+                if p.kind.of_session_list()
+                    || p.kind == RequestKind::FollowUpDelete
+                    || (p.generation, p.session.as_str()) == current =>
+            {
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn abort(&mut self, id: RequestId) {
+        if self.pending.remove(&id).is_some() || !self.aborts.contains(&id) {
+            self.aborts.push_back(id);
+        }
+    }
+
+    /// A session switch, a dispose or a reset: the requests of the old generation go.
+    pub(super) fn bump_generation(&mut self) {
+        self.generation += 1;
+        let ids: Vec<RequestId> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.kind.aborted_on_switch())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.pending.remove(&id);
+            self.aborts.push_back(id);
+        }
+        // Requests not yet handed out belong to the old generation too.
+        self.requests.retain(|r| !r.kind.aborted_on_switch());
+    }
+
+    /// Records a request of `session` and hands it to the host.
+    pub(super) fn push(
+        &mut self,
+        session: &str,
+        kind: RequestKind,
+        method: Method,
+        path: String,
+        body: Option<String>,
+        deadline: Option<u64>,
+    ) -> RequestId {
+        // Every action that leads here refuses after `dispose()`: the shell has stopped.
+        debug_assert!(!self.disposed, "{kind:?} request after dispose");
+        let id = self.next_request;
+        self.next_request += 1;
+        self.pending.insert(
+            id,
+            Pending {
+                session: session.to_string(),
+                generation: self.generation,
+                kind,
+                status: None,
+                body: Vec::new(),
+                events_before: 0,
+                history: None,
+                received: 0,
+                ticket: None,
+                deadline,
+            },
+        );
+        self.requests.push_back(Request {
+            id,
+            kind,
+            method,
+            path,
+            body,
+            options: None,
+        });
+        id
+    }
+
+    /// The request `id`, not handed out yet, carries what its send added (headers, request
+    /// metadata).
+    pub(super) fn carry(&mut self, id: RequestId, options: Option<Box<SendOptions>>) {
+        if let Some(r) = self.requests.iter_mut().rev().find(|r| r.id == id) {
+            r.options = options;
+        }
+    }
+
     pub(super) fn new() -> Self {
         Outbox {
             generation: 1,
@@ -211,53 +299,12 @@ pub(super) struct Pending {
     pub(super) deadline: Option<u64>,
 }
 
-impl ChatStore {
-    pub(super) fn route(&self, pick: impl Fn(&Routes) -> &String) -> String {
-        replace_all(
-            pick(&self.opts.routes),
-            "{sessionId}",
-            &encode(&self.session.id),
-        )
-    }
-
-    /// The stream route, read after `cursor` (`-1`: from the turn's start).
-    pub(super) fn stream_path(&self, cursor: &str) -> String {
-        let route = self.route(|r| &r.stream);
-        // The `ai` package asks for the whole stream with the bare route.
-        if self.opts.ai_sdk_requests && cursor == "-1" {
-            return route;
-        }
-        format!("{route}?cursor={}", encode(cursor))
-    }
-
-    pub(super) fn request(
-        &mut self,
-        kind: RequestKind,
-        method: Method,
-        path: String,
-        body: Option<String>,
-        now_ms: u64,
-    ) -> RequestId {
-        self.request_with(kind, method, path, body, None, now_ms)
-    }
-
-    /// [`request`](Self::request) with what a send added to it.
-    pub(super) fn request_with(
-        &mut self,
-        kind: RequestKind,
-        method: Method,
-        path: String,
-        body: Option<String>,
-        options: Option<Box<SendOptions>>,
-        now_ms: u64,
-    ) -> RequestId {
-        // Every action that leads here refuses after `dispose()`: the shell has stopped.
-        debug_assert!(!self.outbox.disposed, "{kind:?} request after dispose");
-        let id = self.outbox.next_request;
-        self.outbox.next_request += 1;
-        let deadline = match kind {
+impl StoreOptions {
+    /// When a request of `kind` made at `now_ms` counts as timed out.
+    pub(super) fn deadline(&self, kind: RequestKind, now_ms: u64) -> Option<u64> {
+        match kind {
             RequestKind::FollowUpPost | RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
-                Some(now_ms + self.opts.followup_timeout_ms)
+                Some(now_ms + self.followup_timeout_ms)
             }
             // Every pi-native command: a stop or a queue clear that never answers would hold
             // the follow-ups waiting on it forever.
@@ -265,13 +312,13 @@ impl ChatStore {
             RequestKind::NativePrompt
             | RequestKind::NativeCreate
             | RequestKind::NativeStop
-            | RequestKind::NativeClear => Some(
-                now_ms + (self.opts.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS),
-            ),
+            | RequestKind::NativeClear => {
+                Some(now_ms + (self.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS))
+            }
             // A stream that says nothing (not even a keep-alive comment) for this long is
             // treated as dropped: resumed if it had started, failed if it never answered.
             RequestKind::Chat | RequestKind::StreamResume => {
-                self.opts.stream_idle_timeout_ms.map(|t| now_ms + t)
+                self.stream_idle_timeout_ms.map(|t| now_ms + t)
             }
             // pi-native reads, as upstream's client bounds them: the state answers, and the
             // events stream sends its head, within this (the state's renewed by each of its
@@ -281,56 +328,42 @@ impl ChatStore {
             }
             // A page that never answers would hold the list's one page request forever, and
             // an unanswered change its overlay.
-            k if k.of_session_list() => Some(now_ms + self.opts.followup_timeout_ms),
-            _ => None,
-        };
-        self.outbox.pending.insert(
-            id,
-            Pending {
-                session: self.session.id.clone(),
-                generation: self.outbox.generation,
-                kind,
-                status: None,
-                body: Vec::new(),
-                events_before: 0,
-                history: None,
-                received: 0,
-                ticket: None,
-                deadline,
-            },
-        );
-        self.outbox.requests.push_back(Request {
-            id,
-            kind,
-            method,
-            path,
-            body,
-            options,
-        });
-        id
-    }
-
-    /// The pending record of `id` if its answer still matters: one of the open session's
-    /// generation, or one that names what it is for itself (the session list's; a
-    /// take-back's, which [`settle`](Self::settle) gives to the session that sent it).
-    pub(super) fn live(&mut self, id: RequestId) -> Option<&mut Pending> {
-        let current = (self.outbox.generation, self.session.id.as_str());
-        match self.outbox.pending.get_mut(&id) {
-            Some(p)
-                if p.kind.of_session_list()
-                    || p.kind == RequestKind::FollowUpDelete
-                    || (p.generation, p.session.as_str()) == current =>
-            {
-                Some(p)
-            }
+            k if k.of_session_list() => Some(now_ms + self.followup_timeout_ms),
             _ => None,
         }
     }
 
-    pub(super) fn abort(&mut self, id: RequestId) {
-        if self.outbox.pending.remove(&id).is_some() || !self.outbox.aborts.contains(&id) {
-            self.outbox.aborts.push_back(id);
+    /// The route `pick` takes, for session `session`.
+    pub(super) fn route(&self, session: &str, pick: impl Fn(&Routes) -> &String) -> String {
+        replace_all(pick(&self.routes), "{sessionId}", &encode(session))
+    }
+
+    /// The stream route of session `session`, read after `cursor` (`-1`: from the turn's
+    /// start).
+    pub(super) fn stream_path(&self, session: &str, cursor: &str) -> String {
+        let route = self.route(session, |r| &r.stream);
+        // The `ai` package asks for the whole stream with the bare route.
+        if self.ai_sdk_requests && cursor == "-1" {
+            return route;
         }
+        format!("{route}?cursor={}", encode(cursor))
+    }
+}
+
+impl ChatStore {
+    /// Asks the host for a request of the open session (its deadline the options'); `None`
+    /// options: what a send added to it, [`Outbox::carry`].
+    pub(super) fn request(
+        &mut self,
+        kind: RequestKind,
+        method: Method,
+        path: String,
+        body: Option<String>,
+        now_ms: u64,
+    ) -> RequestId {
+        let deadline = self.opts.deadline(kind, now_ms);
+        let session = &self.session.id;
+        (self.outbox).push(session, kind, method, path, body, deadline)
     }
 
     /// A request is over (answered or failed): its record goes, a held turn waiting for it
@@ -345,47 +378,36 @@ impl ChatStore {
         let current = p.generation == self.outbox.generation && p.session == self.session.id;
         (current || p.kind.of_session_list()).then_some(p)
     }
+}
 
-    pub(super) fn bump_generation(&mut self) {
-        self.outbox.generation += 1;
-        let ids: Vec<RequestId> = self
-            .outbox
-            .pending
-            .iter()
-            .filter(|(_, p)| p.kind.aborted_on_switch())
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.outbox.pending.remove(&id);
-            self.outbox.aborts.push_back(id);
-        }
-        // Requests not yet handed out belong to the old generation too.
-        self.outbox.requests.retain(|r| !r.kind.aborted_on_switch());
-        self.session.queue.abort_in_flight();
+impl Session {
+    /// The session's own part of a new generation: what was in flight for it is let go.
+    pub(super) fn requests_dropped(&mut self) {
+        self.queue.abort_in_flight();
         #[cfg(feature = "pi")]
-        if let Some(id) = (self.session.native.clear_all.as_mut()).and_then(|c| c.request.take()) {
+        if let Some(id) = (self.native.clear_all.as_mut()).and_then(|c| c.request.take()) {
             // Aborted with the rest: asked again, under its request id (a clear the server
             // made answers its first receipt), once the session is current again.
-            self.session.take_backs.unsent(id, 0);
+            self.take_backs.unsent(id, 0);
         }
-        for a in &mut self.session.answers.pending {
+        for a in &mut self.answers.pending {
             // Aborted with the rest: posted again, with the same ids, when the session opens.
             if a.in_flight.take().is_some() {
                 a.due_at = Some(0);
             }
         }
-        if self.session.turn.phase.stream().is_some() {
+        if self.turn.phase.stream().is_some() {
             // The body was dropped wherever it was, maybe mid-event: the resume's body must
             // not be read as the rest of that event.
-            self.session.turn.decoder.finish();
+            self.turn.decoder.finish();
         }
-        if self.session.turn.phase.running() {
+        if self.turn.phase.running() {
             // The server's turn may go on; switching back resumes its stream.
-            self.session.turn.phase = Phase::Resuming { at: None };
+            self.turn.phase = Phase::Resuming { at: None };
         }
         // Aborted with the rest; reopening the session asks again.
-        self.session.turn.probe = None;
-        self.session.turn.running_hint = None;
-        self.session.turn.after_stop = false;
+        self.turn.probe = None;
+        self.turn.running_hint = None;
+        self.turn.after_stop = false;
     }
 }

@@ -24,20 +24,41 @@ impl ChatStore {
                 // else takes the full parser.
                 Ok(data) => {
                     match crate::codec::fast_chunk::parse_delta(data) {
-                        Some(delta) => self.apply_delta(delta, now_ms),
+                        // A delta read in place: through the gate's delta entry.
+                        Some(delta) => self.through_gate(
+                            |c, turn, rng, out| c.apply_delta(delta, turn, rng, out),
+                            now_ms,
+                        ),
                         None => match parse_chunk(data) {
-                            Ok(chunk) => self.apply_chunk(chunk, now_ms),
-                            Err(e) => self.lose(LossCode::BadChunk, e.to_string(), true),
+                            Ok(chunk) => self.through_gate(
+                                |c, turn, rng, out| c.apply(chunk, turn, rng, out),
+                                now_ms,
+                            ),
+                            Err(e) => {
+                                let m = e.to_string();
+                                self.session.lose(
+                                    LossCode::BadChunk,
+                                    m,
+                                    None,
+                                    true,
+                                    &mut self.outbox,
+                                );
+                                self.touch();
+                            }
                         },
                     }
                     let s = &mut self.session;
                     let history = s.conversation.history().messages();
                     let limits = &self.opts.limits;
                     if let Some(passed) = s.turn.growth.after_event(data.len(), history, limits) {
-                        self.limit_passed(passed, now_ms);
+                        // Stopped as the user would stop it, and failed with the bound's error.
+                        self.refuse_turn(passed.error(), now_ms);
                     }
                 }
-                Err(skipped) => self.lose_event(skipped),
+                Err(skipped) => {
+                    self.session.lose_event(skipped, &mut self.outbox);
+                    self.touch();
+                }
             }
         }
         if self.session.conversation.history().revision() != before {
@@ -45,22 +66,10 @@ impl ChatStore {
         }
     }
 
-    /// A delta read in place: through the gate's delta entry.
-    pub(super) fn apply_delta(&mut self, delta: Delta<'_>, now_ms: u64) {
-        self.through_gate(
-            |c, turn, rng, out| c.apply_delta(delta, turn, rng, out),
-            now_ms,
-        );
-    }
-
-    /// A chunk: through the gate (SPEC §8).
-    pub(super) fn apply_chunk(&mut self, chunk: Chunk, now_ms: u64) {
-        self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
-    }
-
-    /// Runs `feed` on the conversation with the turn as it stands, then acts on its effects.
+    /// Runs `feed` on the conversation with the turn as it stands (a delta, a chunk: SPEC
+    /// §8), then acts on its effects.
     #[inline]
-    fn through_gate(
+    pub(super) fn through_gate(
         &mut self,
         feed: impl FnOnce(&mut Conversation, TurnView<'_>, &mut dyn RandomSource, &mut Vec<Effect>),
         now_ms: u64,
@@ -82,12 +91,13 @@ impl ChatStore {
     /// What the chunk just applied means beyond the history, in the order it said it.
     fn on_effects(&mut self, effects: &mut Vec<Effect>, now_ms: u64) {
         for e in effects.drain(..) {
+            let mut streams = false;
             match e {
                 Effect::PiMode => {
                     self.touch();
                     // pi mode streams from the first byte, which came with this chunk (the
                     // AI SDK's rule had kept the status `submitted` until a write).
-                    self.begin_streaming(now_ms);
+                    streams = true;
                 }
                 Effect::TurnStart(turn_id) => {
                     // Stop and resume need the turn id. `turnId` names the running turn: a
@@ -99,9 +109,9 @@ impl ChatStore {
                         self.touch();
                     }
                     // A data chunk to `useChat`, which writes it (its status turns `streaming`).
-                    self.begin_streaming(now_ms);
+                    streams = true;
                 }
-                Effect::Streams => self.begin_streaming(now_ms),
+                Effect::Streams => streams = true,
                 Effect::Data {
                     name,
                     id,
@@ -113,10 +123,13 @@ impl ChatStore {
                     data,
                     transient,
                 }),
-                Effect::ServerError(text) => self.stream_error(text),
+                Effect::ServerError(text) => {
+                    self.session.stream_error(text, &mut self.outbox);
+                    self.touch();
+                }
                 Effect::StreamStops => {
                     if let Some(id) = self.session.turn.phase.stream() {
-                        self.abort(id);
+                        self.outbox.abort(id);
                         self.end_turn(Ending::Finished, now_ms);
                     }
                 }
@@ -126,7 +139,7 @@ impl ChatStore {
                 }
                 Effect::Violation(v) => {
                     if let Some(id) = self.session.turn.phase.stream() {
-                        self.abort(id);
+                        self.outbox.abort(id);
                     }
                     self.end_turn(Ending::Failed(ChatError::protocol(v)), now_ms);
                 }
@@ -136,62 +149,26 @@ impl ChatStore {
                     self.touch();
                 }
                 #[cfg(feature = "pi")]
-                Effect::FollowUp(e) => self.on_followup_effect(e),
-                Effect::Diagnostic(m) => self.diagnostic(&m),
+                Effect::FollowUp(e) => {
+                    if self.session.on_followup_effect(e) {
+                        self.touch();
+                    }
+                }
+                Effect::Diagnostic(m) => self.outbox.diagnostic(&m),
                 Effect::Lost(unknown, m) => {
                     let code = match unknown {
                         true => LossCode::UnknownChunk,
                         false => LossCode::NotApplied,
                     };
-                    self.lose(code, m, false);
+                    self.session.lose(code, m, None, false, &mut self.outbox);
+                    self.touch();
                 }
             }
+            if streams && self.session.turn.begin_streaming() {
+                self.touch();
+                self.pump(now_ms);
+            }
         }
-    }
-
-    /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
-    /// the message (the gate's [`Effect::Streams`]), not at the first byte: a UI shows its
-    /// waiting indicator until then, and no empty answer.
-    pub(super) fn begin_streaming(&mut self, now_ms: u64) {
-        if let Phase::Submitted { stream } = self.session.turn.phase {
-            self.session.turn.phase = Phase::Streaming { stream };
-            self.touch();
-            self.pump(now_ms);
-        }
-    }
-
-    /// The projection's word on the queue: a committed follow-up, a consumed one.
-    #[cfg(feature = "pi")]
-    pub(super) fn on_followup_effect(&mut self, e: crate::reduce::pi::PiEffect) {
-        use crate::reduce::pi::PiEffect;
-        let q = &mut self.session.queue;
-        let consumed = match e {
-            PiEffect::UserMessage {
-                client_nonce: Some(nonce),
-                ..
-            } => q.consume_by_nonce(&nonce),
-            PiEffect::FollowUpConsumed {
-                client_nonce,
-                client_seq,
-            } => match (client_nonce, client_seq) {
-                (Some(n), _) => q.consume_by_nonce(&n),
-                (None, Some(seq)) => q.consume_by_seq(seq),
-                // Older servers say only that one was consumed: the oldest posted one, FIFO,
-                // never matched by text.
-                (None, None) => q.consume_oldest_posted(),
-            },
-            _ => None,
-        };
-        if consumed.is_some() {
-            self.touch();
-        }
-    }
-
-    /// A stream grew past a bound: stopped as the user would stop it (the server told, the
-    /// parts it left open closed, what it showed kept), and failed with the bound's error —
-    /// `onFinish` says an error, not a stop.
-    pub(super) fn limit_passed(&mut self, passed: growth::Passed, now_ms: u64) {
-        self.refuse_turn(passed.error(), now_ms);
     }
 
     /// The store follows the turn no further (`error` says why: a bound passed, a history
@@ -214,17 +191,48 @@ impl ChatStore {
         self.outbox.events.push_back(StoreEvent::Error { error });
         self.touch();
     }
+}
 
-    pub(super) fn stream_error(&mut self, text: String) {
-        self.session.turn.stream_error = true;
+impl Session {
+    /// An `error` chunk: the turn fails with the server's words.
+    pub(super) fn stream_error(&mut self, text: String, out: &mut Outbox) {
+        self.turn.stream_error = true;
         let e = ChatError::new(ErrorKind::Server, text);
-        self.session.error = Some(e.clone());
-        self.outbox.events.push_back(StoreEvent::Error { error: e });
-        self.touch();
+        self.error = Some(e.clone());
+        out.events.push_back(StoreEvent::Error { error: e });
     }
 
+    /// The projection's word on the queue: a committed follow-up, a consumed one. `true`
+    /// when the queue changed.
+    #[cfg(feature = "pi")]
+    pub(super) fn on_followup_effect(&mut self, e: crate::reduce::pi::PiEffect) -> bool {
+        use crate::reduce::pi::PiEffect;
+        let q = &mut self.queue;
+        let consumed = match e {
+            PiEffect::UserMessage {
+                client_nonce: Some(nonce),
+                ..
+            } => q.consume_by_nonce(&nonce),
+            PiEffect::FollowUpConsumed {
+                client_nonce,
+                client_seq,
+            } => match (client_nonce, client_seq) {
+                (Some(n), _) => q.consume_by_nonce(&n),
+                (None, Some(seq)) => q.consume_by_seq(seq),
+                // Older servers say only that one was consumed: the oldest posted one, FIFO,
+                // never matched by text.
+                (None, None) => q.consume_oldest_posted(),
+            },
+            _ => None,
+        };
+        consumed.is_some()
+    }
+}
+
+impl Outbox {
+    /// Something odd but survivable, for the host's log.
     pub(super) fn diagnostic(&mut self, message: &str) {
-        self.outbox.events.push_back(StoreEvent::Diagnostic {
+        self.events.push_back(StoreEvent::Diagnostic {
             message: message.to_string(),
         });
     }

@@ -113,7 +113,8 @@ impl ChatStore {
         if self.outbox.disposed || session_id == self.session.id {
             return;
         }
-        self.bump_generation();
+        self.outbox.bump_generation();
+        self.session.requests_dropped();
         self.revisions.version_floor = self
             .revisions
             .version_floor
@@ -146,13 +147,15 @@ impl ChatStore {
     pub(super) fn open_sse(&mut self, now_ms: u64) {
         #[cfg(not(feature = "pi"))]
         if self.opts.capabilities.is_some() {
-            self.refuse_server_history(now_ms);
+            if let Some(error) = self.session.runtime.server_history_refusal() {
+                self.refuse_turn(error, now_ms);
+            }
         }
         if self.opts.capabilities.is_none() {
             self.session.runtime.loaded = false;
             let path = format!(
                 "{}?sessionId={}",
-                self.route(|r| &r.capabilities),
+                self.opts.route(&self.session.id, |r| &r.capabilities),
                 encode(&self.session.id)
             );
             self.request(RequestKind::Capabilities, Method::Get, path, None, now_ms);
@@ -163,7 +166,7 @@ impl ChatStore {
         if !self.opts.routes.catalog.is_empty() {
             let path = format!(
                 "{}?sessionId={}",
-                self.route(|r| &r.catalog),
+                self.opts.route(&self.session.id, |r| &r.catalog),
                 encode(&self.session.id)
             );
             self.request(RequestKind::Catalog, Method::Get, path, None, now_ms);
@@ -179,7 +182,7 @@ impl ChatStore {
             self.send_due_take_backs(now_ms);
             self.start_held_turn(now_ms);
             if self.opts.hydrate && !std::mem::take(&mut self.session.history.fresh) {
-                self.hydrate(now_ms);
+                self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
             } else {
                 self.session.history.hydrated = true;
             }
@@ -192,51 +195,15 @@ impl ChatStore {
             }
             self.send_next_queued(now_ms);
         }
-        self.send_due_answers(now_ms);
-    }
-
-    pub(super) fn hydrate(&mut self, now_ms: u64) {
-        let path = self.route(|r| &r.messages);
-        self.request(RequestKind::MessagesGet, Method::Get, path, None, now_ms);
-    }
-
-    /// The catalog answer. 404 means the server has no catalog: no tools, not an error.
-    pub(super) fn on_catalog(&mut self, status: u16, body: &[u8]) {
-        let tools = if (200..300).contains(&status) {
-            match tool_ui::parse_catalog(body) {
-                Some((tools, skipped)) => {
-                    if skipped > 0 {
-                        self.diagnostic(&format!(
-                            "{skipped} catalog entries without a name skipped"
-                        ));
-                    }
-                    tools
-                }
-                None => {
-                    self.diagnostic("catalog answer has no tools list");
-                    Vec::new()
-                }
-            }
-        } else {
-            if status != 404 {
-                self.diagnostic(&format!("catalog unavailable (HTTP {status})"));
-            }
-            Vec::new()
-        };
-        if tools != self.session.runtime.tools {
-            self.session.runtime.tools = tools;
-            self.revisions.tool_ui += 1;
-            // The tool parts' resolved `ui` may change with it.
-            self.session.conversation.touch_tool_messages(|_| true);
-        }
-        self.touch();
+        (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
     }
 
     pub(super) fn on_capabilities(&mut self, body: Option<&[u8]>, now_ms: u64) {
         let caps = match body.map(Capabilities::from_json) {
             Some(Some(c)) => c,
             Some(None) => {
-                self.diagnostic("capabilities answer is not a JSON object; using defaults");
+                self.outbox
+                    .diagnostic("capabilities answer is not a JSON object; using defaults");
                 Capabilities::default()
             }
             None => Capabilities::default(),
@@ -249,30 +216,11 @@ impl ChatStore {
         s.conversation
             .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
         #[cfg(not(feature = "pi"))]
-        self.refuse_server_history(now_ms);
+        if let Some(error) = self.session.runtime.server_history_refusal() {
+            self.refuse_turn(error, now_ms);
+        }
         self.touch();
         self.maybe_attach(now_ms);
-    }
-
-    /// A build without the `pi` feature cannot follow a server that keeps the history as a
-    /// pi projection (`aiSdkOwnsHistory: false`, SPEC §4): refused where the store learns it
-    /// (the capabilities answer, or the static option at opening), not at construction, so
-    /// the error names what the server said. Refused as a bound passed is: a turn that went
-    /// ahead on the defaults is stopped, and the session fails with a `Protocol` error on
-    /// `aiSdkOwnsHistory`. After it the composer refuses every send
-    /// ([`Refusal::PiUnsupported`](crate::Refusal)), no turn is attached to and the history
-    /// is never `PUT`.
-    #[cfg(not(feature = "pi"))]
-    fn refuse_server_history(&mut self, now_ms: u64) {
-        if self.session.runtime.caps.ai_sdk_owns_history {
-            return;
-        }
-        let mut error = ChatError::protocol(
-            "the server keeps the history as a pi projection (aiSdkOwnsHistory: false), and \
-             this build of agent-chat-store has no pi reducer: use the full build",
-        );
-        error.field = Some("aiSdkOwnsHistory".into());
-        self.refuse_turn(error, now_ms);
     }
 
     pub(super) fn on_history(
@@ -306,21 +254,25 @@ impl ChatStore {
         } = match parser.finish_answer() {
             Ok(answer) => answer,
             Err(HistoryBodyError::NoMessagesList) => {
-                return self.diagnostic("history answer has no messages list")
+                return self
+                    .outbox
+                    .diagnostic("history answer has no messages list")
             }
-            Err(HistoryBodyError::NotJson) => return self.diagnostic("history answer is not JSON"),
+            Err(HistoryBodyError::NotJson) => {
+                return self.outbox.diagnostic("history answer is not JSON")
+            }
         };
         for e in skipped {
-            self.lose(
-                LossCode::HistorySkipped,
-                format!("history message skipped: {e}"),
-                false,
-            );
+            let m = format!("history message skipped: {e}");
+            (self.session).lose(LossCode::HistorySkipped, m, None, false, &mut self.outbox);
+            self.touch();
         }
         if after_stop && messages.len() < self.session.conversation.history().len() {
             // The server has not written what the stopped turn streamed yet: what is shown is
             // more than it lists, and stays.
-            return self.diagnostic("history after the stop is behind what was streamed; kept");
+            return self
+                .outbox
+                .diagnostic("history after the stop is behind what was streamed; kept");
         }
         // A turn started before the history came, running or already ended (a first history
         // that finds messages found this client's own): the conversation merges.
@@ -337,20 +289,6 @@ impl ChatStore {
         }
     }
 
-    /// The server took the stop: in pi mode the history shown becomes the one it kept (the
-    /// words it streamed before it took the abort, which the cut stream may not have brought).
-    pub(super) fn after_stop(&mut self, now_ms: u64) {
-        let s = &self.session;
-        if self.outbox.disposed || !self.opts.hydrate || !s.pi_owns_history() {
-            return;
-        }
-        if !matches!(s.turn.phase, Phase::Idle { .. }) {
-            return; // a new turn started meanwhile: its own history comes with it
-        }
-        self.session.turn.after_stop = true;
-        self.hydrate(now_ms);
-    }
-
     /// Acts on what the history said of a running turn, once the capabilities are known (they
     /// decide which reducer reads it) and while this client runs no turn of its own (its chat
     /// POST would meet a running turn as a 409, which attaches too).
@@ -360,58 +298,139 @@ impl ChatStore {
         {
             return;
         }
-        // Nothing to follow it with (`refuse_server_history`).
+        // Nothing to follow it with (`Runtime::server_history_refusal`).
         if !cfg!(feature = "pi") && !s.runtime.caps.ai_sdk_owns_history {
             return;
         }
         match self.session.turn.running_hint.take() {
             Some(RunningTurn::Turn { turn_id, cursor }) => {
-                self.attach(Some(turn_id), cursor, now_ms)
+                let (opts, out) = (&self.opts, &mut self.outbox);
+                self.session
+                    .attach(Some(turn_id), cursor, opts, out, now_ms);
+                self.touch();
+                self.pump(now_ms);
             }
-            Some(RunningTurn::Unsaid) => self.probe(now_ms),
+            Some(RunningTurn::Unsaid) => (self.session).probe(&self.opts, &mut self.outbox, now_ms),
             Some(RunningTurn::Nothing) | None => {}
         }
     }
+}
+
+impl Session {
+    /// Asks for the session's history (SPEC §12).
+    pub(super) fn hydrate(&self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        let path = opts.route(&self.id, |r| &r.messages);
+        let kind = RequestKind::MessagesGet;
+        out.push(
+            &self.id,
+            kind,
+            Method::Get,
+            path,
+            None,
+            opts.deadline(kind, now_ms),
+        );
+    }
+
+    /// The server took the stop: in pi mode the history shown becomes the one it kept (the
+    /// words it streamed before it took the abort, which the cut stream may not have brought).
+    pub(super) fn after_stop(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        if out.disposed || !opts.hydrate || !self.pi_owns_history() {
+            return;
+        }
+        if !matches!(self.turn.phase, Phase::Idle { .. }) {
+            return; // a new turn started meanwhile: its own history comes with it
+        }
+        self.turn.after_stop = true;
+        self.hydrate(opts, out, now_ms);
+    }
 
     /// Follows the server's running turn: its stream from `cursor` (the whole turn without
-    /// one), status `streaming`.
-    pub(super) fn attach(&mut self, turn_id: Option<String>, cursor: Option<String>, now_ms: u64) {
-        self.drop_probe();
-        let path = self.stream_path(cursor.as_deref().unwrap_or("-1"));
-        let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        self.follow_attached(stream, turn_id, cursor.as_deref());
-        self.pump(now_ms);
+    /// one), status `streaming`. The router then bumps the revision and lets follow-ups go.
+    pub(super) fn attach(
+        &mut self,
+        turn_id: Option<String>,
+        cursor: Option<String>,
+        opts: &StoreOptions,
+        out: &mut Outbox,
+        now_ms: u64,
+    ) {
+        self.turn.drop_probe(out);
+        let path = opts.stream_path(&self.id, cursor.as_deref().unwrap_or("-1"));
+        let kind = RequestKind::StreamResume;
+        let deadline = opts.deadline(kind, now_ms);
+        let stream = out.push(&self.id, kind, Method::Get, path, None, deadline);
+        self.follow_attached(stream, turn_id, cursor.as_deref(), opts);
     }
 
     /// Asks the stream route whether a turn runs (`cursor=-1`): a 2xx stream is attached to
     /// ([`on_probe_head`](Self::on_probe_head)), a 204 means nothing runs. The status stays
     /// `ready` meanwhile.
-    pub(super) fn probe(&mut self, now_ms: u64) {
-        self.drop_probe();
-        let path = self.stream_path("-1");
-        let id = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
-        self.session.turn.probe = Some(id);
+    pub(super) fn probe(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        self.turn.drop_probe(out);
+        let path = opts.stream_path(&self.id, "-1");
+        let kind = RequestKind::StreamResume;
+        let deadline = opts.deadline(kind, now_ms);
+        self.turn.probe = Some(out.push(&self.id, kind, Method::Get, path, None, deadline));
     }
 
     /// The probe's answer began: a stream (and no turn of this client's since) is the running
-    /// turn, read from its start.
-    pub(super) fn on_probe_head(&mut self, id: RequestId, status: u16) -> bool {
-        self.session.turn.probe = None;
+    /// turn, read from its start (`true`: what a snapshot shows changed).
+    pub(super) fn on_probe_head(
+        &mut self,
+        id: RequestId,
+        status: u16,
+        opts: &StoreOptions,
+        out: &mut Outbox,
+    ) -> bool {
+        self.turn.probe = None;
         let running = (200..300).contains(&status) && status != 204;
         if !running {
-            if self.opts.ai_sdk_requests && status >= 300 {
+            if opts.ai_sdk_requests && status >= 300 {
                 // The `ai` package's resume fails with such an answer: its end says why
                 // (`on_stream_end`), the status going from `ready` to `error`.
-                self.session.turn.probe = Some(id);
+                self.turn.probe = Some(id);
             }
             return false;
         }
-        if !matches!(self.session.turn.phase, Phase::Idle { .. }) {
+        if !matches!(self.turn.phase, Phase::Idle { .. }) {
             // This client's own turn is on its way (a held one): the answer is not read.
-            self.abort(id);
+            out.abort(id);
             return false;
         }
-        self.follow_attached(id, None, None);
+        self.follow_attached(id, None, None, opts);
+        true
+    }
+
+    /// The catalog answer. 404 means the server has no catalog: no tools, not an error.
+    /// `true` when the tools changed (the resolved `ui` of tool parts may change with them).
+    pub(super) fn on_catalog(&mut self, status: u16, body: &[u8], out: &mut Outbox) -> bool {
+        let tools = if (200..300).contains(&status) {
+            match tool_ui::parse_catalog(body) {
+                Some((tools, skipped)) => {
+                    if skipped > 0 {
+                        out.diagnostic(&format!(
+                            "{skipped} catalog entries without a name skipped"
+                        ));
+                    }
+                    tools
+                }
+                None => {
+                    out.diagnostic("catalog answer has no tools list");
+                    Vec::new()
+                }
+            }
+        } else {
+            if status != 404 {
+                out.diagnostic(&format!("catalog unavailable (HTTP {status})"));
+            }
+            Vec::new()
+        };
+        if tools == self.runtime.tools {
+            return false;
+        }
+        self.runtime.tools = tools;
+        // The tool parts' resolved `ui` may change with it.
+        self.conversation.touch_tool_messages(|_| true);
         true
     }
 
@@ -422,9 +441,10 @@ impl ChatStore {
         stream: RequestId,
         turn_id: Option<String>,
         cursor: Option<&str>,
+        opts: &StoreOptions,
     ) {
-        let s = &mut self.session;
-        s.turn.restart(None, self.opts.limits.max_event_bytes);
+        let s = self;
+        s.turn.restart(None, opts.limits.max_event_bytes);
         s.turn.turn_id = turn_id;
         if let Some(c) = cursor.and_then(|c| c.parse::<i64>().ok()) {
             s.turn.events_seen = (c + 1).max(0) as u64;
@@ -432,17 +452,41 @@ impl ChatStore {
         s.conversation.attach(cursor.is_none());
         s.error = None;
         // As the `ai` package's resume: `submitted` until the first chunk that writes.
-        s.turn.phase = match self.opts.ai_sdk_requests && !s.pi_owns_history() {
+        s.turn.phase = match opts.ai_sdk_requests && !s.pi_owns_history() {
             true => Phase::Submitted { stream },
             false => Phase::Streaming { stream },
         };
-        self.touch();
     }
+}
 
+impl Runtime {
+    /// A build without the `pi` feature cannot follow a server that keeps the history as a
+    /// pi projection (`aiSdkOwnsHistory: false`, SPEC §4): refused where the store learns it
+    /// (the capabilities answer, or the static option at opening), not at construction, so
+    /// the error names what the server said ([`ChatStore::refuse_turn`]). Refused as a bound passed is: a turn that went
+    /// ahead on the defaults is stopped, and the session fails with a `Protocol` error on
+    /// `aiSdkOwnsHistory`. After it the composer refuses every send
+    /// ([`Refusal::PiUnsupported`](crate::Refusal)), no turn is attached to and the history
+    /// is never `PUT`.
+    #[cfg(not(feature = "pi"))]
+    pub(super) fn server_history_refusal(&self) -> Option<ChatError> {
+        if self.caps.ai_sdk_owns_history {
+            return None;
+        }
+        let mut error = ChatError::protocol(
+            "the server keeps the history as a pi projection (aiSdkOwnsHistory: false), and \
+             this build of agent-chat-store has no pi reducer: use the full build",
+        );
+        error.field = Some("aiSdkOwnsHistory".into());
+        Some(error)
+    }
+}
+
+impl Turn {
     /// A probe no longer wanted (a turn of this client's, an attach): aborted.
-    pub(super) fn drop_probe(&mut self) {
-        if let Some(id) = self.session.turn.probe.take() {
-            self.abort(id);
+    pub(super) fn drop_probe(&mut self, out: &mut Outbox) {
+        if let Some(id) = self.probe.take() {
+            out.abort(id);
         }
     }
 }

@@ -132,7 +132,7 @@ impl ChatStore {
 
     fn request_page(&mut self, ask: PageAsk, now_ms: u64) {
         let archived = ask.archived;
-        let mut path = self.sessions_route();
+        let mut path = self.opts.sessions_route();
         path.push('?');
         if let Some(c) = &ask.cursor {
             path.push_str(&format!("cursor={}&", encode(c)));
@@ -206,7 +206,7 @@ impl ChatStore {
             ),
             Change::Delete => (RequestKind::SessionDelete, Method::Delete, None),
         };
-        let path = self.session_route(id);
+        let path = self.opts.session_route(id);
         let body = body.map(|b| to_string(&b));
         let req = self.request(kind, method, path, body, now_ms);
         self.sessions.edit(req, id, change);
@@ -217,7 +217,7 @@ impl ChatStore {
     #[cfg(feature = "pi")]
     pub(super) fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
         let request_id = uuid_v4(self.rng.as_mut());
-        let base = self.session_route(id);
+        let base = self.opts.session_route(id);
         let (kind, method, path, body) = match &change {
             Change::Title(title) => (
                 RequestKind::SessionPatch,
@@ -305,7 +305,7 @@ impl ChatStore {
             Ok((_, body)) => parse_page(body).map(Some).map_err(ChatError::protocol),
         };
         match &page {
-            Ok(Some(p)) if p.skipped > 0 => self.diagnostic(&format!(
+            Ok(Some(p)) if p.skipped > 0 => self.outbox.diagnostic(&format!(
                 "{} session list entries without an id (or listed twice) skipped",
                 p.skipped
             )),

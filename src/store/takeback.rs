@@ -292,50 +292,9 @@ impl ChatStore {
     /// Deletes the server's copy of a posted follow-up, until the server answers (once: a
     /// copy already taken back is not asked for again).
     pub(super) fn take_back(&mut self, seq: u64, nonce: &str, now_ms: u64) {
-        if self.session.take_backs.gone.iter().any(|n| n == nonce) {
-            return;
+        if self.session.open_take_back(seq, nonce) {
+            self.send_take_back(seq, nonce, now_ms);
         }
-        let text_of = |s: &Session, nonce: &str| {
-            let item = s.queue.items().iter().find(|i| i.client_nonce == nonce);
-            let held = match &s.turn.phase {
-                Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.clone()),
-                _ => None,
-            };
-            item.map(|i| i.text.clone()).or(held).unwrap_or_default()
-        };
-        let text = text_of(&self.session, nonce);
-        let open = &mut self.session.take_backs.open;
-        match open.iter().position(|t| t.nonce == nonce) {
-            Some(i) if open[i].request.is_some() => return, // on its way already
-            Some(_) => {}
-            None => open.push(TakeBack {
-                seq,
-                nonce: nonce.to_string(),
-                text,
-                request: None,
-                unsure: false,
-                failures: 0,
-                retry_at: None,
-            }),
-        }
-        self.send_take_back(seq, nonce, now_ms);
-    }
-
-    /// `DELETE …/followup?clientNonce=&clientSeq=` (the SSE routes).
-    pub(super) fn delete_followup(&mut self, seq: u64, nonce: &str, now_ms: u64) {
-        let path = format!(
-            "{}?clientNonce={}&clientSeq={seq}",
-            self.route(|r| &r.followup),
-            encode(nonce)
-        );
-        let id = self.request(
-            RequestKind::FollowUpDelete,
-            Method::Delete,
-            path,
-            None,
-            now_ms,
-        );
-        self.session.take_backs.sent(nonce, id);
     }
 
     /// Sends again what got no answer and is due (`now_ms` of a session just made current:
@@ -359,16 +318,9 @@ impl ChatStore {
             return self.after_take_back(&nonce, answer, now_ms);
         }
         for parked in self.parked.values_mut() {
-            let Some(nonce) = parked.take_backs.answered(id, answer, now_ms, backoff) else {
-                continue;
-            };
-            parked.take_backs.due_now();
-            // An unsure one is settled by the state read that opening the session makes.
-            if answer == DeleteAnswer::Started {
-                // Reopening the session reads its history, which shows (and attaches to) the run.
-                parked.runs_on_server(&nonce);
+            if parked.parked_delete_answered(id, answer, now_ms, backoff) {
+                return;
             }
-            return;
         }
     }
 
@@ -401,7 +353,8 @@ impl ChatStore {
                 self.start_held_turn(now_ms)
             }
             DeleteAnswer::Started => {
-                self.diagnostic("a follow-up taken back had already started on the server");
+                self.outbox
+                    .diagnostic("a follow-up taken back had already started on the server");
                 self.session.runs_on_server(nonce);
                 self.touch();
                 // Another message waiting goes (a 409 `turn_already_active` attaches it).
@@ -468,6 +421,59 @@ impl ChatStore {
 }
 
 impl Session {
+    /// Opens the take-back of the posted follow-up `(seq, nonce)`: `true` when its request
+    /// is to be sent (not one already taken back, nor one on its way).
+    pub(super) fn open_take_back(&mut self, seq: u64, nonce: &str) -> bool {
+        if self.take_backs.gone.iter().any(|n| n == nonce) {
+            return false;
+        }
+        let text_of = |s: &Session, nonce: &str| {
+            let item = s.queue.items().iter().find(|i| i.client_nonce == nonce);
+            let held = match &s.turn.phase {
+                Phase::Held(h) if h.nonce.as_deref() == Some(nonce) => Some(h.text.clone()),
+                _ => None,
+            };
+            item.map(|i| i.text.clone()).or(held).unwrap_or_default()
+        };
+        let text = text_of(self, nonce);
+        let open = &mut self.take_backs.open;
+        match open.iter().position(|t| t.nonce == nonce) {
+            Some(i) if open[i].request.is_some() => return false, // on its way already
+            Some(_) => {}
+            None => open.push(TakeBack {
+                seq,
+                nonce: nonce.to_string(),
+                text,
+                request: None,
+                unsure: false,
+                failures: 0,
+                retry_at: None,
+            }),
+        }
+        true
+    }
+
+    /// A follow-up DELETE of this session, parked, came back: `true` when it was one of its
+    /// own. What failed goes again when the session opens.
+    fn parked_delete_answered(
+        &mut self,
+        id: RequestId,
+        answer: DeleteAnswer,
+        now_ms: u64,
+        backoff: impl Fn(u32) -> u64,
+    ) -> bool {
+        let Some(nonce) = self.take_backs.answered(id, answer, now_ms, backoff) else {
+            return false;
+        };
+        self.take_backs.due_now();
+        // An unsure one is settled by the state read that opening the session makes.
+        if answer == DeleteAnswer::Started {
+            // Reopening the session reads its history, which shows (and attaches to) the run.
+            self.runs_on_server(&nonce);
+        }
+        true
+    }
+
     /// The server runs the follow-up `nonce` already: it leaves the queue, and a turn held to
     /// send its text again is dropped with its bubble (the server's run shows it).
     pub(super) fn runs_on_server(&mut self, nonce: &str) {

@@ -44,7 +44,8 @@ impl ChatStore {
         if self.native() {
             return self.stop_native(ending, now_ms);
         }
-        self.stop_sse(ending, now_ms);
+        (self.session).stop_sse(&self.opts, &mut self.outbox, now_ms);
+        self.end_turn(ending, now_ms);
     }
 
     /// A follow-up's POST: its path, body, and the request options its send added. Over
@@ -59,7 +60,7 @@ impl ChatStore {
             let body = commands::followup(&post.client_nonce, post.client_seq, &post.text);
             return (format!("{}/followup", self.native_base()), body, None);
         }
-        self.followup_request_sse(post)
+        self.session.followup_request_sse(post, &self.opts)
     }
 
     /// A follow-up POST was answered (after the queue took the answer).
@@ -90,7 +91,15 @@ impl ChatStore {
         if self.native() {
             return self.take_back_native(seq, nonce, now_ms);
         }
-        self.delete_followup(seq, nonce, now_ms);
+        // `DELETE …/followup?clientNonce=&clientSeq=` (the SSE routes).
+        let path = format!(
+            "{}?clientNonce={}&clientSeq={seq}",
+            self.opts.route(&self.session.id, |r| &r.followup),
+            encode(nonce)
+        );
+        let kind = RequestKind::FollowUpDelete;
+        let id = self.request(kind, Method::Delete, path, None, now_ms);
+        self.session.take_backs.sent(nonce, id);
     }
 
     /// What the answer to the take-back `id` says (over pi-native a `queue/clear` by
@@ -120,9 +129,9 @@ impl ChatStore {
             self.session.turn.send_queue_when_idle = true;
             self.send_next_queued(now_ms);
         } else if self.opts.hydrate {
-            self.hydrate(now_ms);
+            self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
         } else if self.opts.attach {
-            self.probe(now_ms);
+            (self.session).probe(&self.opts, &mut self.outbox, now_ms);
         }
     }
 
@@ -162,24 +171,6 @@ impl ChatStore {
         !self.native()
     }
 
-    /// The list route, without its query.
-    pub(super) fn sessions_route(&self) -> String {
-        match self.native_agent() {
-            #[cfg(feature = "pi")]
-            Some(agent) => commands::sessions_path(agent),
-            _ => self.opts.routes.sessions.clone(),
-        }
-    }
-
-    /// One session's route (rename, archive, delete).
-    pub(super) fn session_route(&self, id: &str) -> String {
-        match self.native_agent() {
-            #[cfg(feature = "pi")]
-            Some(agent) => commands::session_path(agent, id),
-            _ => replace_all(&self.opts.routes.session, "{sessionId}", &encode(id)),
-        }
-    }
-
     /// The request that asks the server for `change` of session `id`.
     pub(super) fn send_session_change(
         &mut self,
@@ -192,5 +183,34 @@ impl ChatStore {
             return self.send_native_change(id, change, now_ms);
         }
         self.send_change_sse(id, change, now_ms);
+    }
+}
+
+impl StoreOptions {
+    /// The agent type of a store that speaks the pi-native protocol (always `None` without
+    /// the `pi` feature).
+    fn native_agent(&self) -> Option<&str> {
+        #[cfg(feature = "pi")]
+        return self.pi_native.as_deref();
+        #[cfg(not(feature = "pi"))]
+        None
+    }
+
+    /// The list route, without its query.
+    pub(super) fn sessions_route(&self) -> String {
+        match self.native_agent() {
+            #[cfg(feature = "pi")]
+            Some(agent) => commands::sessions_path(agent),
+            _ => self.routes.sessions.clone(),
+        }
+    }
+
+    /// One session's route (rename, archive, delete).
+    pub(super) fn session_route(&self, id: &str) -> String {
+        match self.native_agent() {
+            #[cfg(feature = "pi")]
+            Some(agent) => commands::session_path(agent, id),
+            _ => replace_all(&self.routes.session, "{sessionId}", &encode(id)),
+        }
     }
 }

@@ -49,27 +49,6 @@ impl ChatStore {
         self.stop_on_server(Ending::Stopped, now_ms);
     }
 
-    /// `stop()` over the SSE routes: the stream aborted, `DELETE …/turn`; the turn ends as
-    /// `ending` (a user's stop, or a bound passed).
-    pub(super) fn stop_sse(&mut self, ending: Ending, now_ms: u64) {
-        if let Some(id) = self.session.turn.phase.stream() {
-            self.abort(id);
-        }
-        self.drop_answers();
-        // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
-        // client's own turn id is the only handle; servers of this family accept either.
-        let turn = &self.session.turn;
-        let turn = turn.turn_id.clone().or_else(|| turn.client_turn_id.clone());
-        // An empty route: a server whose turn ends with its request (a plain `useChat` route
-        // handler, which the aborted stream stops).
-        let told = !self.opts.routes.turn.is_empty();
-        if let Some(turn) = turn.filter(|_| told) {
-            let path = format!("{}?turnId={}", self.route(|r| &r.turn), encode(&turn));
-            self.request(RequestKind::TurnDelete, Method::Delete, path, None, now_ms);
-        }
-        self.end_turn(ending, now_ms);
-    }
-
     /// Starts a turn with a new user message.
     pub(super) fn start_turn(
         &mut self,
@@ -78,7 +57,7 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) {
-        let id = self.push_user_message(&text, &files, &options);
+        let id = (self.session).push_user_message(&text, &files, &options, self.rng.as_mut());
         let trigger = "submit-message";
         // The `ai` package's transport names no message on a plain submit.
         let named = (!self.opts.ai_sdk_requests).then(|| id.clone());
@@ -89,28 +68,6 @@ impl ChatStore {
         if let Phase::Held(h) = &mut self.session.turn.phase {
             h.bubble = self.session.conversation.history().get(&id).cloned();
         }
-    }
-
-    /// Adds the optimistic user message of a new turn; returns its id.
-    pub(super) fn push_user_message(
-        &mut self,
-        text: &str,
-        files: &[FileAttachment],
-        options: &SendOptions,
-    ) -> String {
-        // A host's id, unless the history has it already (ids name one message).
-        let id = (options.message_id.clone())
-            .filter(|id| !id.is_empty() && self.session.conversation.history().get(id).is_none())
-            .unwrap_or_else(|| uuid_v4(self.rng.as_mut()));
-        let mut msg = UIMessage::new(id.clone(), Role::User);
-        msg.metadata = options.message_metadata.clone().map(Box::new);
-        // `useChat` puts files before the text.
-        msg.parts.extend(files.iter().map(FileAttachment::to_part));
-        if !text.is_empty() {
-            msg.parts.push(Part::text(text, None));
-        }
-        self.session.conversation.push_user_message(msg);
-        id
     }
 
     /// Starts the held turn once no follow-up DELETE is out: its user message is shown.
@@ -198,7 +155,7 @@ impl ChatStore {
         };
         // This client's turn: a question still out about a running one is moot (a running one
         // answers the chat POST with a 409, which attaches).
-        self.drop_probe();
+        self.session.turn.drop_probe(&mut self.outbox);
         self.session.turn.running_hint = None;
         let s = &mut self.session;
         s.turn
@@ -213,17 +170,11 @@ impl ChatStore {
             .answer_as(answer_id, trigger == "regenerate-message");
         s.error = None;
         s.turn.send_queue_when_idle = false;
-        let path = self.route(|r| &r.chat);
+        let path = self.opts.route(&self.session.id, |r| &r.chat);
         let hooked = self.opts.prepare_hook.then_some(&self.opts.body);
         let options = options.carried(hooked);
-        let stream = self.request_with(
-            RequestKind::Chat,
-            Method::Post,
-            path,
-            Some(body),
-            options,
-            now_ms,
-        );
+        let stream = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
+        self.outbox.carry(stream, options);
         self.session.turn.phase = Phase::Submitted { stream };
         self.touch();
         self.pump(now_ms);
@@ -253,7 +204,7 @@ impl ChatStore {
             // canonical history has what happened, and says which follow-ups ran.
             self.end_turn(Ending::Unseen, now_ms);
             if self.opts.hydrate {
-                self.hydrate(now_ms);
+                self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
             }
             return;
         }
@@ -283,7 +234,12 @@ impl ChatStore {
         let cut = self.session.turn.decoder.finish();
         if cut && !self.session.turn.stream_done {
             // The body ended mid-event: a dropped connection, not the end of the turn.
-            return self.schedule_resume(ChatError::network("the stream ended mid-event"), now_ms);
+            let error = ChatError::network("the stream ended mid-event");
+            let turn = &mut self.session.turn;
+            if let Err(e) = turn.schedule_resume(error, &self.opts, now_ms, &mut self.outbox) {
+                self.end_turn(Ending::Failed(e), now_ms);
+            }
+            return;
         }
         self.end_turn(Ending::Finished, now_ms);
     }
@@ -298,7 +254,10 @@ impl ChatStore {
             Some(id.to_string())
         });
         let sent = self.session.turn.sent.take();
-        self.attach(turn_id, None, now_ms);
+        let (opts, out) = (&self.opts, &mut self.outbox);
+        self.session.attach(turn_id, None, opts, out, now_ms);
+        self.touch();
+        self.pump(now_ms);
         let Some(sent) = sent else { return };
         if let Some(id) = &sent.user_message {
             self.session.conversation.withdraw(id);
@@ -316,90 +275,24 @@ impl ChatStore {
         self.touch();
     }
 
-    pub(super) fn schedule_resume(&mut self, error: ChatError, now_ms: u64) {
-        let s = &mut self.session;
-        if s.turn.resume_tries >= self.opts.resume_attempts {
-            return self.end_turn(Ending::Failed(error), now_ms);
-        }
-        let delay = self
-            .opts
-            .resume_delay_ms
-            .saturating_mul(1 << s.turn.resume_tries.min(16));
-        s.turn.resume_tries += 1;
-        s.turn.phase = Phase::Resuming {
-            at: Some(now_ms + delay),
-        };
-        self.diagnostic(&format!("stream dropped ({}); resuming", error.message));
-    }
-
     /// The one ending of a turn. Every way shares what it means that none runs now (no turn
     /// id, no resume, the accepted follow-ups it did not run stalled); each adds its own
     /// status and what runs next. A session switch parks the turn instead (the server's turn
     /// may go on, and switching back resumes it: `bump_generation`); `dispose` stops following
     /// it for good.
     pub(super) fn end_turn(&mut self, ending: Ending, now_ms: u64) {
-        let s = &mut self.session;
         let finished = matches!(ending, Ending::Finished | Ending::Unseen);
-        if !matches!(ending, Ending::Failed(_)) {
-            // What the projection still holds open is final now.
-            s.conversation.end_of_stream();
-        }
-        // `turnId` names the running turn: none runs now.
-        s.turn.turn_id = None;
-        s.turn.send_queue_when_idle = false;
-        let natural = finished && !s.turn.stream_error;
-        s.turn.end_unseen = matches!(ending, Ending::Unseen);
+        let natural = self.session.turn_ends(&ending);
         self.take_back_stranded(natural, now_ms);
-        let s = &mut self.session;
-        let (is_abort, is_error, is_disconnect) = match &ending {
-            Ending::Finished | Ending::Unseen => (false, s.turn.stream_error, false),
-            Ending::Stopped => (true, false, false),
-            Ending::Refused(_) => (false, true, false),
-            Ending::Failed(e) => (
-                e.kind == ErrorKind::Aborted,
-                e.kind != ErrorKind::Aborted,
-                e.kind == ErrorKind::Network,
-            ),
-        };
-        let finish_reason = s.turn.finish_reason.take();
-        match ending {
-            Ending::Finished | Ending::Unseen => {
-                s.turn.phase = Phase::Idle {
-                    failed: s.turn.stream_error,
-                };
-                self.after_ai_sdk_turn(now_ms);
-            }
-            Ending::Stopped => {
-                s.turn.phase = Phase::IDLE;
-                self.after_ai_sdk_turn(now_ms);
-            }
-            Ending::Refused(error) => {
-                s.turn.phase = Phase::Idle { failed: true };
-                s.error = Some(error.clone());
-                self.outbox.events.push_back(StoreEvent::Error { error });
-                // Stopped as the user stops a turn: what it showed is kept, and stored as a
-                // stopped turn's is (AI SDK mode).
-                self.after_ai_sdk_turn(now_ms);
-            }
-            Ending::Failed(error) => {
-                // A turn held for a DELETE's answer fails with it (its user message stays, as
-                // after a failed chat POST): kept, the answer would start it beside a turn the
-                // user sends next.
-                s.turn.phase = Phase::Idle { failed: true };
-                s.error = Some(error.clone());
-                self.outbox.events.push_back(StoreEvent::Error { error });
-            }
+        let store = self.session.turn_ended(ending, &mut self.outbox);
+        if let Some(body) = store
+            .then(|| self.session.history_to_store(&self.opts))
+            .flatten()
+        {
+            let path = self.opts.route(&self.session.id, |r| &r.messages);
+            let kind = RequestKind::MessagesPut;
+            self.request(kind, Method::Put, path, Some(body), now_ms);
         }
-        let message_id = (self.session.conversation.history().messages().last())
-            .filter(|m| m.role == Role::Assistant)
-            .map(|m| m.id.clone());
-        self.outbox.events.push_back(StoreEvent::Finish {
-            finish_reason,
-            message_id,
-            is_abort,
-            is_disconnect,
-            is_error,
-        });
         self.touch();
         self.sessions_after_turn(now_ms);
         if finished {
@@ -437,61 +330,173 @@ impl ChatStore {
     /// follow-up POST is in flight, whose answer decides first (FIFO); the store calls it
     /// again when that answer comes.
     pub(super) fn send_next_queued(&mut self, now_ms: u64) {
-        use crate::machines::followup_queue::ItemState;
-        let s = &mut self.session;
-        let idle = matches!(s.turn.phase, Phase::Idle { .. });
-        if self.outbox.disposed || !s.turn.send_queue_when_idle || !idle {
+        if self.outbox.disposed {
             return;
         }
-        let q = &mut s.queue;
+        // A lost answer may have left a copy on the server (`server_may_have_it`): it is
+        // cancelled before the turn starts, so it cannot run a second time.
+        if let Some((item, server_may_have_it)) = self.session.next_queued() {
+            self.send_as_new_message(item, server_may_have_it, now_ms);
+        }
+    }
+}
+
+impl Session {
+    /// The queued item that goes out next as a new message, taken from the queue, and whether
+    /// the server may hold a copy of it: none while a turn runs or one waits for a
+    /// follow-up POST's answer.
+    fn next_queued(&mut self) -> Option<(FollowUpItem, bool)> {
+        use crate::machines::followup_queue::ItemState;
+        let idle = matches!(self.turn.phase, Phase::Idle { .. });
+        if !self.turn.send_queue_when_idle || !idle {
+            return None;
+        }
+        let q = &mut self.queue;
         if q.in_flight().is_some() {
-            return;
+            return None;
         }
         // Taken back at a turn's end, never run: they go first, in their order.
         if let Some(item) = q.take_first_resend() {
-            return self.send_as_new_message(item, true, now_ms);
+            return Some((item, true));
         }
-        let (item, server_may_have_it) = match q.take_first_unposted() {
-            Some(item) => (item, false),
-            // A head that was posted but failed, with its retry still pending: the turn it
-            // was meant for is over, so it is sent as a new message as well. Left alone it
-            // would wait for a turn that never comes, and block everything behind it.
-            None => match q.items().iter().find(|i| !i.state.waits_for_user()) {
-                Some(head) if head.state == ItemState::Queued => {
-                    let id = head.id.clone();
-                    match q.take(&id) {
-                        Some(taken) => taken,
-                        None => return,
-                    }
-                }
-                _ => return,
-            },
-        };
-        // A lost answer may have left a copy on the server: it is cancelled before the turn
-        // starts, so it cannot run a second time.
-        self.send_as_new_message(item, server_may_have_it, now_ms);
+        if let Some(item) = q.take_first_unposted() {
+            return Some((item, false));
+        }
+        // A head that was posted but failed, with its retry still pending: the turn it was
+        // meant for is over, so it is sent as a new message as well. Left alone it would wait
+        // for a turn that never comes, and block everything behind it.
+        match q.items().iter().find(|i| !i.state.waits_for_user()) {
+            Some(head) if head.state == ItemState::Queued => {
+                let id = head.id.clone();
+                q.take(&id)
+            }
+            _ => None,
+        }
     }
 
-    /// In AI SDK mode the client owns history: store it after every completed turn.
-    pub(super) fn after_ai_sdk_turn(&mut self, now_ms: u64) {
-        let s = &self.session;
+    /// The first half of a turn's end, before what it stranded is taken back: what the
+    /// projection holds open is final (unless it failed) and no turn runs. `true`: a natural
+    /// end, whose stranded follow-ups are sent again.
+    fn turn_ends(&mut self, ending: &Ending) -> bool {
+        let finished = matches!(ending, Ending::Finished | Ending::Unseen);
+        if !matches!(ending, Ending::Failed(_)) {
+            // What the projection still holds open is final now.
+            self.conversation.end_of_stream();
+        }
+        // `turnId` names the running turn: none runs now.
+        self.turn.turn_id = None;
+        self.turn.send_queue_when_idle = false;
+        self.turn.end_unseen = matches!(ending, Ending::Unseen);
+        finished && !self.turn.stream_error
+    }
+
+    /// The second half: the status and error the ending leaves, told to the host with the
+    /// finish event. `true` when the history is stored after it (AI SDK mode): after every
+    /// completed turn (a refused one is stopped as the user stops a turn: what it showed is
+    /// kept, and stored as a stopped turn's is); a failed one is not.
+    fn turn_ended(&mut self, ending: Ending, out: &mut Outbox) -> bool {
+        let (is_abort, is_error, is_disconnect) = match &ending {
+            Ending::Finished | Ending::Unseen => (false, self.turn.stream_error, false),
+            Ending::Stopped => (true, false, false),
+            Ending::Refused(_) => (false, true, false),
+            Ending::Failed(e) => (
+                e.kind == ErrorKind::Aborted,
+                e.kind != ErrorKind::Aborted,
+                e.kind == ErrorKind::Network,
+            ),
+        };
+        let finish_reason = self.turn.finish_reason.take();
+        let store = !matches!(ending, Ending::Failed(_));
+        match ending {
+            Ending::Finished | Ending::Unseen => {
+                self.turn.phase = Phase::Idle {
+                    failed: self.turn.stream_error,
+                };
+            }
+            Ending::Stopped => self.turn.phase = Phase::IDLE,
+            // A turn held for a DELETE's answer fails with it (its user message stays, as
+            // after a failed chat POST): kept, the answer would start it beside a turn the
+            // user sends next.
+            Ending::Refused(error) | Ending::Failed(error) => {
+                self.turn.phase = Phase::Idle { failed: true };
+                self.error = Some(error.clone());
+                out.events.push_back(StoreEvent::Error { error });
+            }
+        }
+        let message_id = (self.conversation.history().messages().last())
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.id.clone());
+        out.events.push_back(StoreEvent::Finish {
+            finish_reason,
+            message_id,
+            is_abort,
+            is_disconnect,
+            is_error,
+        });
+        store
+    }
+
+    /// `stop()` over the SSE routes: the stream aborted, the answers on their way let go,
+    /// `DELETE …/turn`. The router then ends the turn.
+    pub(super) fn stop_sse(&mut self, opts: &StoreOptions, out: &mut Outbox, now_ms: u64) {
+        if let Some(id) = self.turn.phase.stream() {
+            out.abort(id);
+        }
+        self.answers.drop_all(out);
+        // Before the server named the turn (no `x-turn-id`, no `data-turn-start` yet) the
+        // client's own turn id is the only handle; servers of this family accept either.
+        let turn = &self.turn;
+        let turn = turn.turn_id.clone().or_else(|| turn.client_turn_id.clone());
+        // An empty route: a server whose turn ends with its request (a plain `useChat` route
+        // handler, which the aborted stream stops).
+        let told = !opts.routes.turn.is_empty();
+        if let Some(turn) = turn.filter(|_| told) {
+            let route = opts.route(&self.id, |r| &r.turn);
+            let path = format!("{route}?turnId={}", encode(&turn));
+            let kind = RequestKind::TurnDelete;
+            let deadline = opts.deadline(kind, now_ms);
+            out.push(&self.id, kind, Method::Delete, path, None, deadline);
+        }
+    }
+
+    /// Adds the optimistic user message of a new turn; returns its id.
+    pub(super) fn push_user_message(
+        &mut self,
+        text: &str,
+        files: &[FileAttachment],
+        options: &SendOptions,
+        rng: &mut dyn RandomSource,
+    ) -> String {
+        // A host's id, unless the history has it already (ids name one message).
+        let id = (options.message_id.clone())
+            .filter(|id| !id.is_empty() && self.conversation.history().get(id).is_none())
+            .unwrap_or_else(|| uuid_v4(rng));
+        let mut msg = UIMessage::new(id.clone(), Role::User);
+        msg.metadata = options.message_metadata.clone().map(Box::new);
+        // `useChat` puts files before the text.
+        msg.parts.extend(files.iter().map(FileAttachment::to_part));
+        if !text.is_empty() {
+            msg.parts.push(Part::text(text, None));
+        }
+        self.conversation.push_user_message(msg);
+        id
+    }
+}
+
+impl Session {
+    /// The body of the history's `PUT` after a turn, where the client owns the history (AI
+    /// SDK mode, `persist`) and has some.
+    fn history_to_store(&mut self, opts: &StoreOptions) -> Option<String> {
         // The capabilities as well as the projection: without the `pi` feature nothing owns
         // the history here, and a server that keeps its own must never get a PUT over it.
-        let server_owns = s.pi_owns_history() || !s.runtime.caps.ai_sdk_owns_history;
-        if !self.opts.persist || server_owns || s.conversation.history().is_empty() {
-            return;
+        let server_owns = self.pi_owns_history() || !self.runtime.caps.ai_sdk_owns_history;
+        if !opts.persist || server_owns || self.conversation.history().is_empty() {
+            return None;
         }
-        let max_url = self.opts.limits.max_stored_data_url_chars;
-        let s = &mut self.session;
-        s.history.json.refresh(s.conversation.history(), max_url);
-        let body = s.history.json.body(&json!({}), true);
-        let path = self.route(|r| &r.messages);
-        self.request(
-            RequestKind::MessagesPut,
-            Method::Put,
-            path,
-            Some(body),
-            now_ms,
-        );
+        let max_url = opts.limits.max_stored_data_url_chars;
+        self.history
+            .json
+            .refresh(self.conversation.history(), max_url);
+        Some(self.history.json.body(&json!({}), true))
     }
 }

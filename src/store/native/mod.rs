@@ -77,7 +77,7 @@ impl ChatStore {
         if self.session.native.link.reading().is_none() {
             // The link gave up the read in flight (a gap, a range error): its answer is moot.
             if let Some(id) = self.session.native.read.take() {
-                self.abort(id);
+                self.outbox.abort(id);
             }
         }
         // Events addressed to another session are not this one's (a session the server named
@@ -169,7 +169,7 @@ impl ChatStore {
         if s.turn.phase.running() {
             if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
                 s.turn.growth.stopped();
-                self.limit_passed(passed, now_ms);
+                self.refuse_turn(passed.error(), now_ms);
             }
             return;
         }
@@ -179,7 +179,7 @@ impl ChatStore {
         }
         self.session.native.link.close();
         if let Some(id) = self.session.native.read.take() {
-            self.abort(id);
+            self.outbox.abort(id);
         }
         let mut error = growth::Passed::Message(limits.max_message_chars).error();
         error.message = format!(
@@ -295,7 +295,7 @@ impl ChatStore {
                     // whose end was in the gap): what waits goes out as the next messages.
                     self.send_next_queued(now_ms);
                 }
-                LinkNote::Retrying(why) => self.diagnostic(&why),
+                LinkNote::Retrying(why) => self.outbox.diagnostic(&why),
                 LinkNote::Refused(why) => {
                     let error = ChatError::protocol(why);
                     self.session.error = Some(error.clone());
@@ -441,7 +441,8 @@ impl ChatStore {
             // later `agent-end` of that run ends nothing more here. A run whose prompt failed
             // before it started (a user message, then this) ends here too.
             NativeEffect::Error(code, message) => {
-                self.diagnostic(&format!("the run failed: {code}: {message}"));
+                self.outbox
+                    .diagnostic(&format!("the run failed: {code}: {message}"));
                 let ours = match self.session.turn.phase {
                     Phase::Streaming { .. } | Phase::Resuming { .. } => true,
                     Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
@@ -496,7 +497,7 @@ impl ChatStore {
                 data,
                 transient: true,
             }),
-            NativeEffect::Diagnostic(d) => self.diagnostic(&d),
+            NativeEffect::Diagnostic(d) => self.outbox.diagnostic(&d),
         }
     }
 
@@ -524,7 +525,7 @@ impl ChatStore {
     /// turn ends as `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
         if let Phase::Submitted { stream } = self.session.turn.phase {
-            self.abort(stream);
+            self.outbox.abort(stream);
             // The prompt may have reached the server all the same, and its run start after
             // this stop: its user message (by nonce) is then stopped too.
             self.session.native.stopped_prompt = self.session.turn.client_turn_id.clone();

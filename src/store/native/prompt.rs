@@ -298,7 +298,8 @@ impl ChatStore {
                 && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
             {
                 out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
-                self.diagnostic(&format!("the prompt is sent again: {}", error.message));
+                self.outbox
+                    .diagnostic(&format!("the prompt is sent again: {}", error.message));
                 return;
             }
         }
@@ -515,7 +516,7 @@ impl ChatStore {
             out.retry_at = Some(now_ms + wait);
             out.met_a_run = true;
         }
-        self.diagnostic(&format!(
+        self.outbox.diagnostic(&format!(
             "the prompt was refused as busy again; sent again in {wait} ms"
         ));
         // A run the events did not show (started before this client read on) shows here.

@@ -211,4 +211,36 @@ impl Turn {
             growth: Default::default(),
         }
     }
+
+    /// `useChat`'s status goes from `submitted` to `streaming` at the first chunk that changes
+    /// the message (the gate's `Effect::Streams`), not at the first byte: a UI shows its
+    /// waiting indicator until then, and no empty answer. `true` when it went.
+    pub(in crate::store) fn begin_streaming(&mut self) -> bool {
+        if let Phase::Submitted { stream } = self.phase {
+            self.phase = Phase::Streaming { stream };
+            return true;
+        }
+        false
+    }
+
+    /// The stream dropped (`error`): resumed after a backoff, while tries are left (said to
+    /// the host as a diagnostic); else the error comes back, for the turn to fail with it.
+    pub(in crate::store) fn schedule_resume(
+        &mut self,
+        error: ChatError,
+        opts: &StoreOptions,
+        now_ms: u64,
+        out: &mut Outbox,
+    ) -> Result<(), ChatError> {
+        if self.resume_tries >= opts.resume_attempts {
+            return Err(error);
+        }
+        let delay = (opts.resume_delay_ms).saturating_mul(1 << self.resume_tries.min(16));
+        self.resume_tries += 1;
+        self.phase = Phase::Resuming {
+            at: Some(now_ms + delay),
+        };
+        out.diagnostic(&format!("stream dropped ({}); resuming", error.message));
+        Ok(())
+    }
 }

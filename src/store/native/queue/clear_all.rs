@@ -28,13 +28,6 @@ pub(in crate::store) struct ClearAll {
 }
 
 impl ChatStore {
-    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
-    /// that lands before the clear is taken along and posted again under a fresh seq, behind
-    /// the items posted after it: out of the user's order.
-    pub(in crate::store) fn clear_all_open(&self) -> bool {
-        self.session.native.clear_all.is_some()
-    }
-
     /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
     /// follow-up POST of this store is out (its item could land after the clear, or be
     /// taken along unseen), and every row of the server's queue is this store's (another
@@ -155,7 +148,8 @@ impl ChatStore {
                 self.session.take_backs.unsent(id, now_ms + delay);
                 if let Some((status, body)) = answer {
                     let error = refusal(status, body, "queue clear answer");
-                    self.diagnostic(&format!("the queue clear failed: {}", error.message));
+                    self.outbox
+                        .diagnostic(&format!("the queue clear failed: {}", error.message));
                 }
                 return;
             }
@@ -187,7 +181,8 @@ impl ChatStore {
             for (nonce, _, _) in &served {
                 (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
             }
-            self.diagnostic("the queue clear's effect is not in the events: the state is read");
+            self.outbox
+                .diagnostic("the queue clear's effect is not in the events: the state is read");
             self.reread_state(now_ms);
             // Take-backs that came while it was out wait for a clear of their own.
             return self.clear_all(now_ms);

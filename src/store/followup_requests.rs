@@ -1,5 +1,6 @@
-//! Follow-ups (SPEC §6): the FIFO poster's requests and answers, removing and retrying
-//! queued items, and re-sending one as a new message.
+//! The store's side of the follow-up queue (SPEC §6; the queue itself is
+//! `src/machines/followup_queue.rs`): the requests its FIFO poster asks for and their answers,
+//! the user's removing and retrying of queued items, and re-sending one as a new message.
 
 use super::*;
 use crate::machines::followup_queue::FollowUpPost;
@@ -138,25 +139,9 @@ impl ChatStore {
         }
     }
 
-    /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
-    /// is still on its way could reach the server first and run before the message it follows
-    /// (the browser makes the two fetches concurrently).
-    pub(super) fn may_post_followups(&self) -> bool {
-        #[cfg(feature = "pi")]
-        if self.clear_all_open() {
-            return false;
-        }
-        !self.outbox.disposed
-            && matches!(
-                self.session.turn.phase,
-                Phase::Streaming { .. } | Phase::Resuming { .. }
-            )
-            && self.capabilities().native_follow_up
-    }
-
     /// Moves what the follow-up queue wants to post into the request outbox.
     pub(super) fn pump(&mut self, now_ms: u64) {
-        if !self.may_post_followups() {
+        if self.outbox.disposed || !self.session.may_post_followups() {
             return;
         }
         while let Some(post) = self.session.queue.poll_request(now_ms) {
@@ -165,46 +150,14 @@ impl ChatStore {
             // a request again.
             self.session.take_backs.posted(&post.client_nonce);
             let (path, body, carried) = self.followup_request(&post);
-            let id = self.request_with(
-                RequestKind::FollowUpPost,
-                Method::Post,
-                path,
-                Some(to_string(&body)),
-                carried,
-                now_ms,
-            );
+            let body = Some(to_string(&body));
+            let id = self.request(RequestKind::FollowUpPost, Method::Post, path, body, now_ms);
+            self.outbox.carry(id, carried);
             if let Some(p) = self.outbox.pending.get_mut(&id) {
                 p.ticket = Some(post.ticket);
             }
             self.touch();
         }
-    }
-
-    /// A follow-up's POST over the SSE routes: its path, its body (`{message, clientSeq,
-    /// clientNonce, attachments?}` with what its send added) and its send's request options.
-    pub(super) fn followup_request_sse(
-        &self,
-        post: &FollowUpPost,
-    ) -> (String, Value, Option<Box<SendOptions>>) {
-        let mut body = json!({
-            "message": post.text,
-            "clientSeq": post.client_seq,
-            "clientNonce": post.client_nonce,
-        });
-        if !post.files.is_empty() {
-            body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
-        }
-        let options = self
-            .session
-            .queue
-            .get(&post.item_id)
-            .and_then(|i| i.options.as_deref());
-        if let Some(o) = options {
-            o.merge_body(&mut body);
-        }
-        let carried = options.and_then(|o| o.carried(None));
-        merge_body(&self.opts.body, &mut body);
-        (self.route(|r| &r.followup), body, carried)
     }
 
     /// Sends a queued item's text as a new message. When the server may hold a copy of it,
@@ -231,5 +184,54 @@ impl ChatStore {
             h.nonce = Some(item.client_nonce);
             h.texts_before = item.texts_before;
         }
+    }
+}
+
+impl Session {
+    /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
+    /// is still on its way could reach the server first and run before the message it follows
+    /// (the browser makes the two fetches concurrently). Not after `dispose()` (the router's
+    /// to check).
+    pub(super) fn may_post_followups(&self) -> bool {
+        // pi-native: a clear of the whole queue is out or not decided yet. A POST that lands
+        // before the clear is taken along and posted again under a fresh seq, behind the
+        // items posted after it: out of the user's order.
+        #[cfg(feature = "pi")]
+        if self.native.clear_all.is_some() {
+            return false;
+        }
+        let running = matches!(
+            self.turn.phase,
+            Phase::Streaming { .. } | Phase::Resuming { .. }
+        );
+        // The capabilities' follow-up flag (`data-pi-mode` changes only the history's owner).
+        running && self.runtime.caps.native_follow_up
+    }
+
+    /// A follow-up's POST over the SSE routes: its path, its body (`{message, clientSeq,
+    /// clientNonce, attachments?}` with what its send added) and its send's request options.
+    pub(super) fn followup_request_sse(
+        &self,
+        post: &FollowUpPost,
+        opts: &StoreOptions,
+    ) -> (String, Value, Option<Box<SendOptions>>) {
+        let mut body = json!({
+            "message": post.text,
+            "clientSeq": post.client_seq,
+            "clientNonce": post.client_nonce,
+        });
+        if !post.files.is_empty() {
+            body["attachments"] = serde_json::to_value(&post.files).unwrap_or(Value::Null);
+        }
+        let options = self
+            .queue
+            .get(&post.item_id)
+            .and_then(|i| i.options.as_deref());
+        if let Some(o) = options {
+            o.merge_body(&mut body);
+        }
+        let carried = options.and_then(|o| o.carried(None));
+        merge_body(&opts.body, &mut body);
+        (opts.route(&self.id, |r| &r.followup), body, carried)
     }
 }
