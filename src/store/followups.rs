@@ -17,7 +17,7 @@ impl ChatStore {
         if posted.is_empty() {
             return;
         }
-        for nonce in self.committed_of(&posted) {
+        for nonce in self.session.committed_of(&posted) {
             self.session.queue.consume_by_nonce(&nonce);
         }
         self.touch();

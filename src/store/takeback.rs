@@ -380,7 +380,11 @@ impl ChatStore {
             #[cfg(feature = "pi")]
             DeleteAnswer::NotQueued => {
                 // Its run may be in the history already; else the state is read again.
-                match self.ran_per_history(&[nonce.to_string()]).is_empty() {
+                match self
+                    .session
+                    .ran_per_history(&[nonce.to_string()])
+                    .is_empty()
+                {
                     false => self.settle_unsure_take_backs(now_ms),
                     true => self.reread_state(now_ms),
                 }
@@ -430,7 +434,7 @@ impl ChatStore {
             .map(|t| (t.seq, t.nonce.clone()))
             .collect();
         let nonces: Vec<String> = unsure.iter().map(|(_, n)| n.clone()).collect();
-        let ran = self.ran_per_history(&nonces);
+        let ran = self.session.ran_per_history(&nonces);
         for (seq, nonce) in unsure {
             let item = self
                 .session

@@ -132,7 +132,7 @@ impl ChatStore {
     pub(super) fn texts_before(&self, text: &str) -> Option<usize> {
         #[cfg(feature = "pi")]
         if self.native() {
-            return Some(self.server_texts(text));
+            return Some(self.session.server_texts(text));
         }
         let _ = text;
         None

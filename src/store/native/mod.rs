@@ -4,6 +4,7 @@
 //! history, the queue's bubbles, the phase and the finish event are the same as over the first
 //! transport: the link's notes are turned into the store's own moves.
 
+mod history;
 mod queue;
 mod state;
 
@@ -123,7 +124,7 @@ impl ChatStore {
         if (200..300).contains(&status) {
             // Connected: an error saying the stream could not be reached no longer holds.
             let said = self.session.native.link.reached();
-            if self.unsay(said) {
+            if self.session.unsay(said) {
                 self.touch();
             }
         }
@@ -284,8 +285,8 @@ impl ChatStore {
                 LinkNote::Hydrated => {
                     self.session.history.hydrated = true;
                     let said = self.session.native.link.reached();
-                    self.unsay(said);
-                    self.keep_unshown_prompts();
+                    self.session.unsay(said);
+                    self.session.keep_unshown_prompts();
                     // What the state shows ran is consumed before a run it says is over ends
                     // here (whose end takes back what the server still holds).
                     self.follow_server_queue(ServerView::State, now_ms);
@@ -345,53 +346,20 @@ impl ChatStore {
         }
         match (&self.session.turn.phase, running) {
             // Its start was among the events the gap lost, or another client's run.
-            (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
+            (Phase::Submitted { .. }, true) if !self.session.prompt_ran() => {}
             (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
-                self.prompt_runs_in_shown_run();
+                self.session.prompt_runs_in_shown_run();
             }
             // Ended while this client did not read its events (a gap, a switch away).
             (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
                 self.end_turn(Ending::Finished, now_ms)
             }
             // This client's prompt ran and ended meanwhile: its user message is in the state.
-            (Phase::Submitted { .. }, false) if self.prompt_ran() => {
+            (Phase::Submitted { .. }, false) if self.session.prompt_ran() => {
                 self.end_turn(Ending::Finished, now_ms)
             }
             _ => {}
         }
-    }
-
-    /// An optimistic message of this client's (a prompt's, a held turn's), not the server's.
-    pub(super) fn is_local(&self, id: &str) -> bool {
-        let s = &self.session;
-        let held = matches!(&s.turn.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
-        held || s.native.prompts.iter().any(|p| p.bubble.id == id)
-    }
-
-    /// The server's user messages with `text` in the history: this client's optimistic ones
-    /// (its prompts', a held turn's) left out.
-    pub(super) fn server_texts(&self, text: &str) -> usize {
-        (self.session.conversation.history().messages().iter())
-            .filter(|m| m.role == Role::User && !self.is_local(&m.id) && m.text() == text)
-            .count()
-    }
-
-    /// The history holds a user message sent with this nonce.
-    pub(super) fn committed(&self, nonce: &str) -> bool {
-        !self.committed_of(&[nonce]).is_empty()
-    }
-
-    /// Of `nonces`, those the history holds a user message sent with: one pass over it.
-    pub(super) fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
-        let history = self.session.conversation.history().messages();
-        let sent = history
-            .iter()
-            .filter(|m| m.role == Role::User)
-            .filter_map(|m| {
-                let v = m.metadata.as_deref()?.get("clientNonce")?.as_str()?;
-                nonces.contains(&v).then(|| v.to_string())
-            });
-        sent.collect()
     }
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
@@ -406,7 +374,7 @@ impl ChatStore {
                 // must not end this turn nor take its follow-ups back.
                 Phase::Submitted { .. } => {
                     if self.session.native.prompt_cursor.is_some_and(|c| seq >= c) {
-                        self.prompt_runs(Some(turn_id));
+                        self.session.prompt_runs(Some(turn_id));
                     }
                 }
                 Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
@@ -415,14 +383,14 @@ impl ChatStore {
                 // meets that run and goes as a follow-up, or goes once the run is over.
                 Phase::Held(_) => {}
                 // A run another client or a follow-up started.
-                _ => self.prompt_runs(Some(turn_id)),
+                _ => self.session.prompt_runs(Some(turn_id)),
             },
             NativeEffect::RunEnded(status) => {
                 let ours = match self.session.turn.phase {
                     Phase::Streaming { .. } => true,
                     // The run's start was lost in a gap the state did not cover; another
                     // run's end is not this prompt's.
-                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
+                    Phase::Submitted { .. } => self.session.prompt_ran_by_nonce(),
                     _ => false, // stopped here already
                 };
                 if !ours {
@@ -444,7 +412,7 @@ impl ChatStore {
                 self.diagnostic(&format!("the run failed: {code}: {message}"));
                 let ours = match self.session.turn.phase {
                     Phase::Streaming { .. } | Phase::Resuming { .. } => true,
-                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
+                    Phase::Submitted { .. } => self.session.prompt_ran_by_nonce(),
                     _ => false,
                 };
                 if ours {
@@ -459,7 +427,8 @@ impl ChatStore {
                 client_seq,
                 text,
             } => {
-                self.server_shows_prompt(&message_id, client_nonce.as_deref());
+                self.session
+                    .server_shows_prompt(&message_id, client_nonce.as_deref());
                 let unsent = self
                     .session
                     .native
@@ -473,7 +442,7 @@ impl ChatStore {
                 let turn = self.session.turn.client_turn_id.as_deref();
                 let submitted = matches!(self.session.turn.phase, Phase::Submitted { .. });
                 if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
-                    self.prompt_runs_in_shown_run();
+                    self.session.prompt_runs_in_shown_run();
                 }
                 let stopped = self.session.native.stopped_prompt.as_deref();
                 if stopped.is_some() && client_nonce.as_deref() == stopped {
@@ -506,18 +475,8 @@ impl ChatStore {
     /// longer holds; it reads again.
     fn follow_again(&mut self, now_ms: u64) {
         let said = self.session.native.link.open();
-        self.unsay(said);
+        self.session.unsay(said);
         self.pump_native(now_ms);
-    }
-
-    /// An error the link said no longer holds: gone from the snapshot if it is the one shown
-    /// (never another, such as a turn's). Whether it went.
-    fn unsay(&mut self, said: Option<ChatError>) -> bool {
-        let shown = said.is_some() && self.session.error == said;
-        if shown {
-            self.session.error = None;
-        }
-        shown
     }
 
     /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the

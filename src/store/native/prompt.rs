@@ -61,139 +61,6 @@ pub(in crate::store) struct SentPrompt {
 }
 
 impl ChatStore {
-    /// The run `turn_id` is on: this client's prompt's, or one it follows.
-    pub(in crate::store) fn prompt_runs(&mut self, turn_id: Option<String>) {
-        // The server has the prompt: an attempt still due (its answer was lost) is moot.
-        self.session.native.prompt = None;
-        self.session.native.busy_refusals = 0;
-        self.session.turn.growth.run_started();
-        self.session.turn.turn_id = turn_id;
-        if !matches!(self.session.turn.phase, Phase::Streaming { .. }) {
-            let stream = self.session.native.read.unwrap_or(0);
-            self.session.turn.phase = Phase::Streaming { stream };
-            self.session.error = None;
-        }
-    }
-
-    /// [`Self::prompt_runs`] in the run the events show now.
-    pub(in crate::store) fn prompt_runs_in_shown_run(&mut self) {
-        let link = &self.session.native.link;
-        let turn_id = link.gate().turn_id().map(str::to_string);
-        self.prompt_runs(turn_id);
-    }
-
-    /// The optimistic message of the prompt on its way goes (refused, or a follow-up now).
-    pub(in crate::store) fn withdraw_current_prompt(&mut self) {
-        let s = &mut self.session;
-        let nonce = s.turn.client_turn_id.as_deref();
-        if let Some(i) = s
-            .native
-            .prompts
-            .iter()
-            .position(|p| Some(p.nonce.as_str()) == nonce)
-        {
-            let bubble = s.native.prompts.remove(i).bubble;
-            s.conversation.withdraw(&bubble.id);
-        }
-    }
-
-    /// The server's user message `message_id` with `nonce` is in the history: the optimistic
-    /// copy of that prompt goes, unless it became that message (the reducer adopts the last
-    /// one shown; a stopped or failed prompt's run can come after another was sent).
-    pub(in crate::store) fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
-        let s = &mut self.session;
-        let Some(i) = nonce.and_then(|n| s.native.prompts.iter().position(|p| p.nonce == n)) else {
-            return;
-        };
-        let bubble = s.native.prompts.remove(i).bubble;
-        if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
-            s.conversation.withdraw(&bubble.id);
-        }
-    }
-
-    /// After a state read: a prompt the state shows ran leaves the list; the optimistic
-    /// message of one it does not show is shown again, after the server's messages, and so
-    /// is the message of a turn held for a take-back (not sent yet).
-    pub(in crate::store) fn keep_unshown_prompts(&mut self) {
-        if let Phase::Held(h) = &self.session.turn.phase {
-            let shown = |m: &UIMessage| self.session.conversation.history().get(&m.id).is_some();
-            if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
-                self.session.conversation.keep_local(bubble.clone());
-            }
-        }
-        let shown: Vec<Option<String>> = (0..self.session.native.prompts.len())
-            .map(|i| self.prompt_message(i))
-            .collect();
-        let prompts = std::mem::take(&mut self.session.native.prompts);
-        for (prompt, shown) in prompts.into_iter().zip(shown) {
-            if let Some(id) = shown {
-                // The server's message is this prompt's from now on, whatever it names.
-                let nonce = Value::String(prompt.nonce);
-                self.session.conversation.edit_message(&id, |m| {
-                    let meta = m.metadata.get_or_insert_with(|| Box::new(json!({})));
-                    if let Some(o) = meta.as_object_mut() {
-                        o.entry("clientNonce").or_insert(nonce);
-                    }
-                });
-                continue;
-            }
-            let history = self.session.conversation.history();
-            if history.get(&prompt.bubble.id).is_none() {
-                self.session.conversation.keep_local(prompt.bubble.clone());
-            }
-            self.session.native.prompts.push(prompt);
-        }
-    }
-
-    /// The history holds the user message of this client's last prompt.
-    pub(in crate::store) fn prompt_ran(&self) -> bool {
-        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
-            return false;
-        };
-        let sent = self
-            .session
-            .native
-            .prompts
-            .iter()
-            .position(|p| p.nonce == nonce);
-        self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
-    }
-
-    /// The history holds the user message of this client's last prompt with its nonce. An
-    /// event asks this, not [`prompt_ran`](Self::prompt_ran): the store reads the history
-    /// after a whole batch of events, so a message of the prompt's text later in the batch
-    /// (its run, after the one whose end this is) would count already.
-    pub(in crate::store) fn prompt_ran_by_nonce(&self) -> bool {
-        let nonce = self.session.turn.client_turn_id.as_deref();
-        nonce.is_some_and(|n| self.committed(n))
-    }
-
-    /// The server's user message of the prompt `prompts[i]` in the history: the one with its
-    /// nonce, or, where the server named none, the one more of its text than there were when
-    /// it was sent (after this client's earlier prompts of that text).
-    pub(in crate::store) fn prompt_message(&self, i: usize) -> Option<String> {
-        let prompts = &self.session.native.prompts;
-        let p = &prompts[i];
-        let users = self.session.conversation.history().messages().iter();
-        let users = users.filter(|m| m.role == Role::User);
-        let by_nonce = users.clone().find(|m| {
-            let meta = m.metadata.as_deref();
-            meta.and_then(|v| v.get("clientNonce")?.as_str()) == Some(p.nonce.as_str())
-        });
-        if let Some(m) = by_nonce {
-            return Some(m.id.clone());
-        }
-        let text = p.bubble.text();
-        let ahead = prompts[..i]
-            .iter()
-            .filter(|e| e.bubble.text() == text)
-            .count();
-        users
-            .filter(|m| !self.is_local(&m.id) && m.text() == text)
-            .nth(p.texts_before + ahead)
-            .map(|m| m.id.clone())
-    }
-
     pub(in crate::store) fn start_native_prompt(
         &mut self,
         text: String,
@@ -217,7 +84,7 @@ impl ChatStore {
                 bubble: msg,
                 texts_before: 0,
             });
-            let texts_before = self.server_texts(&text);
+            let texts_before = self.session.server_texts(&text);
             if let Some(p) = self.session.native.prompts.last_mut() {
                 p.texts_before = texts_before;
             }
@@ -310,7 +177,8 @@ impl ChatStore {
                  it again, and it runs once)",
                 error.message
             );
-            return self.give_up_prompt(out, error, now_ms);
+            self.session.keep_unsent_prompt(out);
+            return self.end_turn(Ending::Failed(error), now_ms);
         }
         // The server answered no (a 4xx it would answer again): nothing of the message is
         // there, so nothing of it stays here, and the composer gets it back (SPEC §5, §14.1).
@@ -321,38 +189,16 @@ impl ChatStore {
             !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
         let composer_free = self.draft.text.is_empty() && self.draft.files.is_empty();
         if let (true, true, Some(out)) = (refused, composer_free, out) {
-            self.withdraw_current_prompt();
+            self.session.withdraw_current_prompt();
             (self.draft.text, self.draft.files) = (out.text, out.files);
         }
         self.end_turn(Ending::Failed(error), now_ms);
     }
 
-    /// The turn fails with `error`, its prompt kept (with its nonce) for `regenerate()`: the
-    /// server may have it, and only the same `requestId` cannot run it twice.
-    pub(in crate::store) fn give_up_prompt(
-        &mut self,
-        out: Option<PromptOut>,
-        error: ChatError,
-        now_ms: u64,
-    ) {
-        let nonce = self.session.turn.client_turn_id.clone();
-        if let (Some(nonce), Some(out)) = (nonce, out) {
-            self.session.native.unsent_prompt = Some((nonce, out));
-        }
-        self.end_turn(Ending::Failed(error), now_ms);
-    }
-
-    /// A given-up prompt can be sent again now (`regenerate()` over this transport): no turn
-    /// is on, and its message has not shown up on the server.
-    pub(in crate::store) fn can_resend_prompt(&self) -> bool {
-        let unsent = self.session.native.unsent_prompt.as_ref();
-        !self.status().is_busy() && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
-    }
-
     /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
     /// optimistic message (still shown, with the error until now).
     pub(in crate::store) fn resend_unsent_prompt(&mut self, now_ms: u64) -> bool {
-        if !self.can_resend_prompt() {
+        if !self.session.can_resend_prompt(self.status().is_busy()) {
             return false;
         }
         let Some((nonce, mut out)) = self.session.native.unsent_prompt.take() else {
@@ -501,7 +347,8 @@ impl ChatStore {
                 error.message
             );
             let out = self.session.native.prompt.take();
-            return self.give_up_prompt(out, error, now_ms);
+            self.session.keep_unsent_prompt(out);
+            return self.end_turn(Ending::Failed(error), now_ms);
         }
         // Another client's run the events already showed: the message waits behind it.
         if refusals == 1 && self.session.native.link.gate().status() == RunStatus::Running {
@@ -528,7 +375,7 @@ impl ChatStore {
             return;
         };
         // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
-        self.withdraw_current_prompt();
+        self.session.withdraw_current_prompt();
         let stream = self.session.native.read.unwrap_or(0);
         self.session.turn.phase = Phase::Streaming { stream };
         self.reread_state(now_ms);
@@ -540,5 +387,108 @@ impl ChatStore {
             Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
         }
         self.touch();
+    }
+}
+
+/// The prompts' tracking: which run is this client's prompt's, and their optimistic messages.
+impl Session {
+    /// The run `turn_id` is on: this client's prompt's, or one it follows.
+    pub(in crate::store) fn prompt_runs(&mut self, turn_id: Option<String>) {
+        // The server has the prompt: an attempt still due (its answer was lost) is moot.
+        self.native.prompt = None;
+        self.native.busy_refusals = 0;
+        self.turn.growth.run_started();
+        self.turn.turn_id = turn_id;
+        if !matches!(self.turn.phase, Phase::Streaming { .. }) {
+            let stream = self.native.read.unwrap_or(0);
+            self.turn.phase = Phase::Streaming { stream };
+            self.error = None;
+        }
+    }
+
+    /// [`Self::prompt_runs`] in the run the events show now.
+    pub(in crate::store) fn prompt_runs_in_shown_run(&mut self) {
+        let link = &self.native.link;
+        let turn_id = link.gate().turn_id().map(str::to_string);
+        self.prompt_runs(turn_id);
+    }
+
+    /// The optimistic message of the prompt on its way goes (refused, or a follow-up now).
+    pub(in crate::store) fn withdraw_current_prompt(&mut self) {
+        let nonce = self.turn.client_turn_id.as_deref();
+        if let Some(i) = self
+            .native
+            .prompts
+            .iter()
+            .position(|p| Some(p.nonce.as_str()) == nonce)
+        {
+            let bubble = self.native.prompts.remove(i).bubble;
+            self.conversation.withdraw(&bubble.id);
+        }
+    }
+
+    /// The server's user message `message_id` with `nonce` is in the history: the optimistic
+    /// copy of that prompt goes, unless it became that message (the reducer adopts the last
+    /// one shown; a stopped or failed prompt's run can come after another was sent).
+    pub(in crate::store) fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
+        let Some(i) = nonce.and_then(|n| self.native.prompts.iter().position(|p| p.nonce == n))
+        else {
+            return;
+        };
+        let bubble = self.native.prompts.remove(i).bubble;
+        if bubble.id != message_id && self.conversation.history().get(&bubble.id).is_some() {
+            self.conversation.withdraw(&bubble.id);
+        }
+    }
+
+    /// After a state read: a prompt the state shows ran leaves the list; the optimistic
+    /// message of one it does not show is shown again, after the server's messages, and so
+    /// is the message of a turn held for a take-back (not sent yet).
+    pub(in crate::store) fn keep_unshown_prompts(&mut self) {
+        if let Phase::Held(h) = &self.turn.phase {
+            let shown = |m: &UIMessage| self.conversation.history().get(&m.id).is_some();
+            if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
+                self.conversation.keep_local(bubble.clone());
+            }
+        }
+        let shown: Vec<Option<String>> = (0..self.native.prompts.len())
+            .map(|i| self.prompt_message(i))
+            .collect();
+        let prompts = std::mem::take(&mut self.native.prompts);
+        for (prompt, shown) in prompts.into_iter().zip(shown) {
+            if let Some(id) = shown {
+                // The server's message is this prompt's from now on, whatever it names.
+                let nonce = Value::String(prompt.nonce);
+                self.conversation.edit_message(&id, |m| {
+                    let meta = m.metadata.get_or_insert_with(|| Box::new(json!({})));
+                    if let Some(o) = meta.as_object_mut() {
+                        o.entry("clientNonce").or_insert(nonce);
+                    }
+                });
+                continue;
+            }
+            let history = self.conversation.history();
+            if history.get(&prompt.bubble.id).is_none() {
+                self.conversation.keep_local(prompt.bubble.clone());
+            }
+            self.native.prompts.push(prompt);
+        }
+    }
+
+    /// A prompt given up (its turn fails) is kept, with its nonce, for `regenerate()`: the
+    /// server may have it, and only the same `requestId` cannot run it twice.
+    pub(in crate::store) fn keep_unsent_prompt(&mut self, out: Option<PromptOut>) {
+        let nonce = self.turn.client_turn_id.clone();
+        if let (Some(nonce), Some(out)) = (nonce, out) {
+            self.native.unsent_prompt = Some((nonce, out));
+        }
+    }
+
+    /// A given-up prompt can be sent again now (`regenerate()` over this transport): no turn
+    /// is on, and its message has not shown up on the server.
+    /// `busy` is the store's status: a turn is on.
+    pub(in crate::store) fn can_resend_prompt(&self, busy: bool) -> bool {
+        let unsent = self.native.unsent_prompt.as_ref();
+        !busy && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
     }
 }

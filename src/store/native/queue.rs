@@ -114,10 +114,10 @@ impl ChatStore {
             return false;
         }
         let ran = match read {
-            ServerView::State => self.ran_per_history(&candidates),
+            ServerView::State => self.session.ran_per_history(&candidates),
             ServerView::Event(..) => {
                 let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
-                self.committed_of(&refs)
+                self.session.committed_of(&refs)
             }
         };
         for nonce in &ran {
@@ -163,48 +163,6 @@ impl ChatStore {
             self.start_held_turn(now_ms);
             self.touch();
         }
-    }
-
-    /// Of the follow-ups `nonces` the server may have held, those its history shows ran:
-    /// by nonce where the messages carry one, else by counting the messages of each text
-    /// against what the history held before the item was queued (FIFO among items of one
-    /// text).
-    pub(in crate::store) fn ran_per_history(&self, nonces: &[String]) -> Vec<String> {
-        let refs: Vec<&str> = nonces.iter().map(String::as_str).collect();
-        let by_nonce = self.committed_of(&refs);
-        let mut ran = by_nonce.clone();
-        // The server's messages only: a bubble of this client's (a held turn's, a prompt's
-        // optimistic copy) of the same text is not one of them, and counting it took a
-        // queued item of that text for run.
-        let history = self.session.conversation.history().messages();
-        let users: Vec<String> = (history.iter())
-            .filter(|m| m.role == Role::User && !self.is_local(&m.id))
-            .map(UIMessage::text)
-            .collect();
-        let items = self.session.queue.items();
-        for nonce in nonces.iter().filter(|n| !by_nonce.contains(n)) {
-            let Some(item) = items.iter().find(|i| &i.client_nonce == nonce) else {
-                // Out of the queue, held as the next message: the server's messages of its
-                // text (not the held bubble) say whether the server's copy ran.
-                if let Phase::Held(h) = &self.session.turn.phase {
-                    let held = h.nonce.as_deref() == Some(nonce.as_str());
-                    if held && self.server_texts(&h.text) > h.texts_before {
-                        ran.push(nonce.clone());
-                    }
-                }
-                continue;
-            };
-            // Items of the same text ahead of it run before it.
-            let ahead = (items.iter())
-                .take_while(|i| i.client_nonce != item.client_nonce)
-                .filter(|i| i.text == item.text && !i.read_only)
-                .count();
-            let count = users.iter().filter(|t| **t == item.text).count();
-            if count > item.texts_before + ahead {
-                ran.push(nonce.clone());
-            }
-        }
-        ran
     }
 
     /// The user removes a waiting bubble. One the server may hold stays, marked, until the
