@@ -143,7 +143,7 @@ impl ChatStore {
     /// (the browser makes the two fetches concurrently).
     pub(super) fn may_post_followups(&self) -> bool {
         #[cfg(feature = "pi")]
-        if self.clear_all_open() {
+        if self.session.native.clear_all_open() {
             return false;
         }
         !self.outbox.disposed

@@ -6,6 +6,7 @@
 
 mod history;
 mod queue;
+mod reads;
 mod state;
 
 use queue::ServerView;
@@ -13,9 +14,10 @@ pub(super) use queue::{ClearAll, SelectiveClear};
 pub(super) use state::NativeSession;
 
 use super::*;
-use crate::machines::native_link::{commands, Ask, LinkNote, NativeLink, Read};
+use crate::machines::native_link::{commands, Ask, LinkNote};
 use crate::protocol::pi_native::EndStatus;
 use crate::reduce::pi_native::{NativeEffect, RunStatus};
+use reads::Growth;
 
 mod prompt;
 pub use prompt::MAX_PROMPT_ATTEMPTS;
@@ -38,7 +40,8 @@ impl ChatStore {
             self.session.history.hydrated = true;
         }
         if !self.session.native.missing {
-            self.follow_again(now_ms);
+            self.session.follow_again();
+            self.pump_native(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
         // the same bytes, so the server takes it once. Only while its turn waits for it (the
@@ -98,13 +101,6 @@ impl ChatStore {
         }
     }
 
-    fn read_of(kind: RequestKind) -> Read {
-        match kind {
-            RequestKind::NativeState => Read::State,
-            _ => Read::Events,
-        }
-    }
-
     /// A native request's status line. The events stream's head came: from now on the idle
     /// rule holds, not the connect deadline.
     pub(super) fn on_native_head(
@@ -145,83 +141,28 @@ impl ChatStore {
             self.rng.as_mut(),
             &mut notes,
         );
-        if notes.is_empty() && self.session.native.link.gate().seq() == seq {
-            // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
-            // towards the answer's bound all the same (a line is read in many chunks).
-            return self.native_growth(bytes.len(), now_ms);
+        // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
+        // towards the answer's bound all the same (a line is read in many chunks).
+        let changed = !notes.is_empty() || self.session.native.link.gate().seq() != seq;
+        if changed {
+            self.on_link_notes(notes, now_ms);
         }
-        self.on_link_notes(notes, now_ms);
-        self.native_growth(bytes.len(), now_ms);
-        // The events may have reached a clear's cursor without changing the queue after it.
-        self.decide_clear_all(now_ms);
-    }
-
-    /// The events of `bytes` were applied: while a run this client follows goes on, its
-    /// answer and the history are held to `limits` as over the SSE routes (measured per read,
-    /// so a bound is passed by one read's bytes at most): the run is stopped, what it showed
-    /// kept, and the turn fails with `LimitExceeded`. A run that goes on regardless (the
-    /// events stream is the session's, not the turn's) is followed for one more answer's
-    /// worth, then not at all: the events stream is given up until the session is opened
-    /// again, so no server can grow the history past what JS can hold.
-    fn native_growth(&mut self, bytes: usize, now_ms: u64) {
         let limits = self.opts.limits;
-        let s = &mut self.session;
-        let history = s.conversation.history().messages();
-        if s.turn.phase.running() {
-            if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
-                s.turn.growth.stopped();
-                self.limit_passed(passed, now_ms);
+        match self.session.native_growth(bytes.len(), &limits) {
+            Some(Growth::Passed(passed)) => self.limit_passed(passed, now_ms),
+            Some(Growth::Unfollowed { read, error }) => {
+                if let Some(id) = read {
+                    self.abort(id);
+                }
+                self.outbox.events.push_back(StoreEvent::Error { error });
+                self.touch();
             }
-            return;
+            None => {}
         }
-        let runs_on = s.native.link.gate().status() == RunStatus::Running;
-        if !(runs_on && s.turn.growth.ignored_stop(bytes, history, &limits)) {
-            return;
+        if changed {
+            // The events may have reached a clear's cursor without changing the queue after it.
+            self.decide_clear_all(now_ms);
         }
-        self.session.native.link.close();
-        if let Some(id) = self.session.native.read.take() {
-            self.abort(id);
-        }
-        let mut error = growth::Passed::Message(limits.max_message_chars).error();
-        error.message = format!(
-            "{}; the run went on after its stop, and its events are no longer followed \
-             (open the session again to read it)",
-            error.message
-        );
-        self.session.error = Some(error.clone());
-        self.outbox.events.push_back(StoreEvent::Error { error });
-        self.touch();
-    }
-
-    /// The read in flight `id` is over (answered or failed): `tell` gives the link what
-    /// happened, and the store acts on what the link makes of it. Another read's end is moot.
-    fn read_over(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        now_ms: u64,
-        tell: impl FnOnce(
-            &mut NativeLink,
-            &mut Conversation,
-            Read,
-            &mut dyn RandomSource,
-            &mut Vec<LinkNote>,
-        ),
-    ) {
-        if self.session.native.read != Some(id) {
-            return;
-        }
-        self.session.native.read = None;
-        let mut notes = Vec::new();
-        let s = &mut self.session;
-        tell(
-            &mut s.native.link,
-            &mut s.conversation,
-            Self::read_of(kind),
-            self.rng.as_mut(),
-            &mut notes,
-        );
-        self.on_link_notes(notes, now_ms);
     }
 
     /// A native request's answer ended.
@@ -235,9 +176,15 @@ impl ChatStore {
     ) {
         match kind {
             RequestKind::NativeState | RequestKind::NativeEvents => {
-                self.read_over(id, kind, now_ms, |link, conversation, read, rng, notes| {
-                    link.answer_end(conversation, read, (status, body), now_ms, rng, notes)
-                })
+                let rng = self.rng.as_mut();
+                let notes =
+                    self.session
+                        .read_over(id, kind, rng, |link, history, read, rng, notes| {
+                            link.answer_end(history, read, (status, body), now_ms, rng, notes)
+                        });
+                if let Some(notes) = notes {
+                    self.on_link_notes(notes, now_ms);
+                }
             }
             RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
             RequestKind::NativeCreate => self.on_create_answer(id, status, body, now_ms),
@@ -262,9 +209,15 @@ impl ChatStore {
     ) {
         match kind {
             RequestKind::NativeState | RequestKind::NativeEvents => {
-                self.read_over(id, kind, now_ms, |link, _, read, rng, notes| {
-                    link.failed(read, message, now_ms, rng, notes)
-                })
+                let rng = self.rng.as_mut();
+                let notes = self
+                    .session
+                    .read_over(id, kind, rng, |link, _, read, rng, notes| {
+                        link.failed(read, message, now_ms, rng, notes)
+                    });
+                if let Some(notes) = notes {
+                    self.on_link_notes(notes, now_ms);
+                }
             }
             RequestKind::NativePrompt | RequestKind::NativeCreate => {
                 if self.session.turn.phase.stream() == Some(id) {
@@ -290,7 +243,9 @@ impl ChatStore {
                     // What the state shows ran is consumed before a run it says is over ends
                     // here (whose end takes back what the server still holds).
                     self.follow_server_queue(ServerView::State, now_ms);
-                    self.on_native_state(now_ms);
+                    if let Some(ending) = self.session.native_state_read() {
+                        self.end_turn(ending, now_ms);
+                    }
                     self.settle_unsure_take_backs(now_ms);
                     // Back at a session whose run ended on its own while it was parked (or
                     // whose end was in the gap): what waits goes out as the next messages.
@@ -325,7 +280,9 @@ impl ChatStore {
                     // Nothing to show and nothing to follow: a send creates it.
                     self.session.native.missing = true;
                     self.session.history.hydrated = true;
-                    self.on_native_state(now_ms);
+                    if let Some(ending) = self.session.native_state_read() {
+                        self.end_turn(ending, now_ms);
+                    }
                 }
             }
         }
@@ -334,32 +291,6 @@ impl ChatStore {
         self.pump_native(now_ms);
         // A run that started lets the follow-ups typed while its prompt was on its way go.
         self.pump(now_ms);
-    }
-
-    /// A state was read: a run it says is on is followed (as an attach), one this client
-    /// thought was on and is not any more has ended.
-    fn on_native_state(&mut self, now_ms: u64) {
-        let running = self.session.native.link.gate().status() == RunStatus::Running;
-        if running {
-            // A busy refusal met a real run.
-            self.session.native.busy_refusals = 0;
-        }
-        match (&self.session.turn.phase, running) {
-            // Its start was among the events the gap lost, or another client's run.
-            (Phase::Submitted { .. }, true) if !self.session.prompt_ran() => {}
-            (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
-                self.session.prompt_runs_in_shown_run();
-            }
-            // Ended while this client did not read its events (a gap, a switch away).
-            (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
-                self.end_turn(Ending::Finished, now_ms)
-            }
-            // This client's prompt ran and ended meanwhile: its user message is in the state.
-            (Phase::Submitted { .. }, false) if self.session.prompt_ran() => {
-                self.end_turn(Ending::Finished, now_ms)
-            }
-            _ => {}
-        }
     }
 
     fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
@@ -448,7 +379,10 @@ impl ChatStore {
                 if stopped.is_some() && client_nonce.as_deref() == stopped {
                     // The prompt the user stopped on its way ran after all: stopped again.
                     self.session.native.stopped_prompt = None;
-                    self.post_stop(now_ms);
+                    self.session.stopping();
+                    let path = format!("{}/stop", self.native_base());
+                    let body = Some("{}".into());
+                    self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
                     if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
                         self.end_turn(Ending::Stopped, now_ms);
                     }
@@ -469,16 +403,6 @@ impl ChatStore {
         }
     }
 
-    /// The chat POST of a turn, over this protocol: `POST …/prompt`. Its receipt says the
-    /// server took it; the run's events say the rest.
-    /// (Re)opens the link: the state, then the events. The error a link that gave up said no
-    /// longer holds; it reads again.
-    fn follow_again(&mut self, now_ms: u64) {
-        let said = self.session.native.link.open();
-        self.session.unsay(said);
-        self.pump_native(now_ms);
-    }
-
     /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the
     /// turn ends as `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
@@ -495,31 +419,11 @@ impl ChatStore {
             // Stopped before the server made the session: nothing runs there.
             return self.end_turn(ending, now_ms);
         }
-        self.post_stop(now_ms);
-        self.end_turn(ending, now_ms);
-    }
-
-    /// `POST …/stop`; the run's `ABORTED` that follows is a plain stop, not an error.
-    fn post_stop(&mut self, now_ms: u64) {
-        self.session.native.link.gate_mut().stopping();
-        // The server drops its whole queue with the stop: what it had accepted will not run
-        // and is not there to take back; it waits for the user (`stalled`).
-        for (_, nonce) in self.session.queue.strand(false) {
-            self.session.take_backs.taken_already(&nonce);
-            // A removal on its way, or one the server kept, is done: the server drops it.
-            if (self.session.queue.items().iter())
-                .any(|i| i.client_nonce == nonce && (i.removing || queue::removal_refused(i)))
-            {
-                self.session.queue.take_by_nonce(&nonce);
-            }
-        }
+        // The run's `ABORTED` that follows is a plain stop, not an error.
+        self.session.stopping();
         let path = format!("{}/stop", self.native_base());
-        self.request(
-            RequestKind::NativeStop,
-            Method::Post,
-            path,
-            Some("{}".into()),
-            now_ms,
-        );
+        let body = Some("{}".into());
+        self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
+        self.end_turn(ending, now_ms);
     }
 }

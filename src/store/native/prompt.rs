@@ -70,7 +70,8 @@ impl ChatStore {
     ) {
         // A link that gave up follows again with the user's send: its run must be seen.
         if self.session.native.link.gave_up() && !self.session.native.missing {
-            self.follow_again(now_ms);
+            self.session.follow_again();
+            self.pump_native(now_ms);
         }
         let nonce = uuid_v4(self.rng.as_mut());
         let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());

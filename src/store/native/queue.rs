@@ -80,7 +80,7 @@ impl ChatStore {
         let rows = self.session.native.link.gate().queue().to_vec();
         let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
         let mut changed = self.session.queue.follow_server(&server_rows);
-        if self.consume_what_ran(&read) {
+        if self.session.consume_what_ran(&read) {
             // Take-backs of what ran are moot: a message held for them goes.
             self.start_held_turn(now_ms);
             changed = true;
@@ -100,31 +100,6 @@ impl ChatStore {
             self.touch();
         }
         self.decide_clear_all(now_ms);
-    }
-
-    /// Items the server may hold that its history shows ran (a state read after a gap that
-    /// lost their messages' events): consumed. By nonce always; by the count of their text
-    /// after a state read, the only time the events did not say it themselves.
-    fn consume_what_ran(&mut self, read: &ServerView) -> bool {
-        let candidates: Vec<String> = (self.session.queue.items().iter())
-            .filter(|i| i.may_be_on_server() && !i.held)
-            .map(|i| i.client_nonce.clone())
-            .collect();
-        if candidates.is_empty() {
-            return false;
-        }
-        let ran = match read {
-            ServerView::State => self.session.ran_per_history(&candidates),
-            ServerView::Event(..) => {
-                let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
-                self.session.committed_of(&refs)
-            }
-        };
-        for nonce in &ran {
-            self.session.runs_on_server(nonce);
-            self.session.take_backs.ran(nonce);
-        }
-        !ran.is_empty()
     }
 
     /// A user message the server committed: the prompt it is, or the follow-up it ran (by
@@ -242,19 +217,44 @@ impl ChatStore {
         }
         self.clear_all(now_ms);
     }
+}
+
+impl Session {
+    /// Items the server may hold that its history shows ran (a state read after a gap that
+    /// lost their messages' events): consumed. By nonce always; by the count of their text
+    /// after a state read, the only time the events did not say it themselves.
+    pub(in crate::store) fn consume_what_ran(&mut self, read: &ServerView) -> bool {
+        let candidates: Vec<String> = (self.queue.items().iter())
+            .filter(|i| i.may_be_on_server() && !i.held)
+            .map(|i| i.client_nonce.clone())
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        let ran = match read {
+            ServerView::State => self.ran_per_history(&candidates),
+            ServerView::Event(..) => {
+                let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
+                self.committed_of(&refs)
+            }
+        };
+        for nonce in &ran {
+            self.runs_on_server(nonce);
+            self.take_backs.ran(nonce);
+        }
+        !ran.is_empty()
+    }
 
     /// A stranded item whose removal the server kept (another client's rows were in its
     /// queue): the take-back that follows tries that removal again, and the item is not
     /// sent again as a new message.
     pub(in crate::store) fn removal_again(&mut self, nonce: &str) {
         let id = format!("fu-{nonce}");
-        if self.session.queue.get(&id).is_some_and(removal_refused) {
-            self.session.queue.mark_removing(&id, true);
+        if self.queue.get(&id).is_some_and(removal_refused) {
+            self.queue.mark_removing(&id, true);
         }
     }
-}
 
-impl Session {
     /// The answer to the selective clear `id` (a [`RequestKind::FollowUpDelete`] over this
     /// protocol) of this session: 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item
     /// the server's queue shows means this server does not remove by selectors (the whole

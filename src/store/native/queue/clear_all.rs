@@ -28,13 +28,6 @@ pub(in crate::store) struct ClearAll {
 }
 
 impl ChatStore {
-    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
-    /// that lands before the clear is taken along and posted again under a fresh seq, behind
-    /// the items posted after it: out of the user's order.
-    pub(in crate::store) fn clear_all_open(&self) -> bool {
-        self.session.native.clear_all.is_some()
-    }
-
     /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
     /// follow-up POST of this store is out (its item could land after the clear, or be
     /// taken along unseen), and every row of the server's queue is this store's (another
@@ -60,7 +53,8 @@ impl ChatStore {
             return self.session.take_backs.wait_for_event();
         }
         if self.session.queue.has_mirrors() {
-            return self.take_backs_refused(SHARED_QUEUE);
+            self.session.take_backs_refused(SHARED_QUEUE);
+            return self.touch();
         }
         let seq = self.session.native.link.gate().seq();
         let rows = self.session.native.link.gate().queue().to_vec();
@@ -92,37 +86,6 @@ impl ChatStore {
             });
         (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
         self.session.take_backs.sent_all(id);
-    }
-
-    /// Every take-back waiting: it cannot go (`why`). The server keeps those items and runs
-    /// them when it runs its queue: they are shown as waiting there, with the reason.
-    pub(super) fn take_backs_refused(&mut self, why: &str) {
-        let nonces = self.session.take_backs.drain_waiting();
-        for nonce in nonces {
-            let id = format!("fu-{nonce}");
-            let removal = self.session.queue.get(&id).is_some_and(|i| i.removing);
-            self.kept_on_server(&nonce);
-            let why = match removal {
-                true => format!("{NOT_REMOVED}{why}"),
-                false => why.to_string(),
-            };
-            let error = ChatError::new(ErrorKind::Validation, why);
-            self.session.queue.note_error(&id, Some(error));
-        }
-        self.touch();
-    }
-
-    /// The server keeps the follow-up `nonce` and will run it: its bubble waits as
-    /// `accepted` (a removal or a re-send of it is off), and a turn held to send its text
-    /// again is dropped.
-    pub(super) fn kept_on_server(&mut self, nonce: &str) {
-        self.session.queue.keep_accepted(nonce);
-        let s = &mut self.session;
-        if matches!(&s.turn.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
-            if let Some(bubble) = s.turn.phase.take_held().and_then(|h| h.bubble) {
-                s.conversation.withdraw(&bubble.id);
-            }
-        }
     }
 
     /// The clear of the whole queue answered (or failed: `None`).
@@ -229,6 +192,47 @@ impl ChatStore {
         self.send_next_queued(now_ms);
         // What waits for a clear of its own (a removal made while this one was decided).
         self.clear_all(now_ms);
+    }
+}
+
+impl NativeSession {
+    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
+    /// that lands before the clear is taken along and posted again under a fresh seq, behind
+    /// the items posted after it: out of the user's order.
+    pub(in crate::store) fn clear_all_open(&self) -> bool {
+        self.clear_all.is_some()
+    }
+}
+
+impl Session {
+    /// Every take-back waiting: it cannot go (`why`). The server keeps those items and runs
+    /// them when it runs its queue: they are shown as waiting there, with the reason.
+    pub(in crate::store) fn take_backs_refused(&mut self, why: &str) {
+        let nonces = self.take_backs.drain_waiting();
+        for nonce in nonces {
+            let id = format!("fu-{nonce}");
+            let removal = self.queue.get(&id).is_some_and(|i| i.removing);
+            self.kept_on_server(&nonce);
+            let why = match removal {
+                true => format!("{NOT_REMOVED}{why}"),
+                false => why.to_string(),
+            };
+            let error = ChatError::new(ErrorKind::Validation, why);
+            self.queue.note_error(&id, Some(error));
+        }
+    }
+
+    /// The server keeps the follow-up `nonce` and will run it: its bubble waits as
+    /// `accepted` (a removal or a re-send of it is off), and a turn held to send its text
+    /// again is dropped.
+    pub(in crate::store) fn kept_on_server(&mut self, nonce: &str) {
+        self.queue.keep_accepted(nonce);
+        let s = self;
+        if matches!(&s.turn.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
+            if let Some(bubble) = s.turn.phase.take_held().and_then(|h| h.bubble) {
+                s.conversation.withdraw(&bubble.id);
+            }
+        }
     }
 }
 
