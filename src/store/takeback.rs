@@ -386,7 +386,10 @@ impl ChatStore {
                     .is_empty()
                 {
                     false => self.settle_unsure_take_backs(now_ms),
-                    true => self.reread_state(now_ms),
+                    true => {
+                        self.session.native.link.reread();
+                        self.pump_native(now_ms)
+                    }
                 }
             }
             DeleteAnswer::Gone => {

@@ -67,12 +67,6 @@ impl ChatStore {
         self.start_held_turn(now_ms);
     }
 
-    /// Reads the state again now: the events have not said (yet) what the store must know.
-    pub(super) fn reread_state(&mut self, now_ms: u64) {
-        self.session.native.link.reread();
-        self.pump_native(now_ms);
-    }
-
     /// Makes the read the link asks for, if one is due.
     pub(super) fn pump_native(&mut self, now_ms: u64) {
         if !self.native() || self.outbox.disposed {
@@ -186,8 +180,9 @@ impl ChatStore {
                     self.on_link_notes(notes, now_ms);
                 }
             }
-            RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
-            RequestKind::NativeCreate => self.on_create_answer(id, status, body, now_ms),
+            RequestKind::NativePrompt | RequestKind::NativeCreate => {
+                self.on_prompt_answer(id, kind, status, body, now_ms)
+            }
             RequestKind::NativeClear => self.on_clear_all_answer(id, Some((status, body)), now_ms),
             _ => {
                 // The stop's answer: the events say how the run ended.
@@ -388,7 +383,10 @@ impl ChatStore {
                     }
                 }
                 let (nonce, text) = (client_nonce.as_deref(), text.as_deref());
-                self.on_native_user_message(nonce, client_seq, text, now_ms)
+                if self.session.on_native_user_message(nonce, client_seq, text) {
+                    self.start_held_turn(now_ms);
+                    self.touch();
+                }
             }
             NativeEffect::Queue(seq, rows) => {
                 self.follow_server_queue(ServerView::Event(seq, rows), now_ms)

@@ -5,6 +5,9 @@
 
 use super::*;
 
+mod answer;
+use answer::{Busy, PromptAnswer};
+
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
 
@@ -110,46 +113,27 @@ impl ChatStore {
     }
 
     /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
-    /// have the session, else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
+    /// have the session (its `requestId` the prompt's nonce; the prompt goes once the server
+    /// named the session), else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
     pub(in crate::store) fn post_prompt(&mut self, now_ms: u64) {
-        let Some(out) = self.session.native.prompt.as_mut() else {
+        let Some(attempt) = self.session.next_prompt_attempt() else {
             return;
         };
-        out.attempts += 1;
-        out.retry_at = None;
-        out.met_a_run = false;
-        if self.session.native.missing {
-            return self.create_native_session(now_ms);
-        }
-        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
-        let body = commands::prompt(&nonce, &out.text, &out.files);
-        let path = format!("{}/prompt", self.native_base());
-        let id = self.request(
-            RequestKind::NativePrompt,
-            Method::Post,
-            path,
-            Some(to_string(&body)),
-            now_ms,
-        );
-        self.session.turn.phase = Phase::Submitted { stream: id };
-        self.touch();
-    }
-
-    /// The first send of a session the server does not have: `POST …/sessions` (its
-    /// `requestId` the prompt's nonce), then the prompt once the server named the session.
-    pub(in crate::store) fn create_native_session(&mut self, now_ms: u64) {
-        let agent = self.opts.pi_native.clone().unwrap_or_default();
-        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
-        // Peeked, not taken: a failed create keeps it for the next send.
-        let title = self.sessions.title_later_of(&self.session.id);
-        let body = commands::create(&format!("create:{nonce}"), title);
-        let id = self.request(
-            RequestKind::NativeCreate,
-            Method::Post,
-            commands::sessions_path(&agent),
-            Some(to_string(&body)),
-            now_ms,
-        );
+        let (kind, path, body) = match attempt {
+            Attempt::Create { nonce } => {
+                let agent = self.opts.pi_native.clone().unwrap_or_default();
+                // Peeked, not taken: a failed create keeps it for the next send.
+                let title = self.sessions.title_later_of(&self.session.id);
+                let body = commands::create(&format!("create:{nonce}"), title);
+                let path = commands::sessions_path(&agent);
+                (RequestKind::NativeCreate, path, body)
+            }
+            Attempt::Prompt(body) => {
+                let path = format!("{}/prompt", self.native_base());
+                (RequestKind::NativePrompt, path, body)
+            }
+        };
+        let id = self.request(kind, Method::Post, path, Some(to_string(&body)), now_ms);
         self.session.turn.phase = Phase::Submitted { stream: id };
         self.touch();
     }
@@ -237,65 +221,12 @@ impl ChatStore {
         }
     }
 
-    pub(in crate::store) fn on_create_answer(
-        &mut self,
-        id: RequestId,
-        status: u16,
-        body: &[u8],
-        now_ms: u64,
-    ) {
-        if self.session.turn.phase.stream() != Some(id) {
-            return; // stopped meanwhile: the session stays as it was, missing
-        }
-        let named = (200..300)
-            .contains(&status)
-            .then(|| crate::protocol::json::from_slice(body).ok())
-            .flatten()
-            .and_then(|v| Some(v.get("sessionId")?.as_str()?.to_string()))
-            .filter(|s| !s.is_empty());
-        let Some(session_id) = named else {
-            let error = match (200..300).contains(&status) {
-                true => ChatError::protocol("the session create answer names no sessionId"),
-                false => refusal(status, body, "session create answer"),
-            };
-            return self.prompt_failed(error, now_ms);
-        };
-        self.sessions.take_title(&self.session.id);
-        self.rekey(session_id);
-        self.session.native.missing = false;
-        self.session.native.link.open();
-        self.pump_native(now_ms);
-        if let Some(out) = self.session.native.prompt.as_mut() {
-            out.attempts = 0;
-        }
-        self.post_prompt(now_ms);
-    }
-
-    /// The open session is `id` on the server from now on (it named the session this store
-    /// made): the list, the requests on their way and the host (`onSessionChange`) follow.
-    pub(in crate::store) fn rekey(&mut self, id: String) {
-        let old = std::mem::replace(&mut self.session.id, id.clone());
-        if old == id {
-            return;
-        }
-        for p in self
-            .outbox
-            .pending
-            .values_mut()
-            .filter(|p| p.session == old)
-        {
-            p.session = id.clone();
-        }
-        self.sessions.rekey(&old, &id);
-        self.outbox.events.push_back(StoreEvent::SessionChange {
-            session_id: id,
-            renamed_from: Some(old),
-        });
-    }
-
+    /// The answer to an attempt of the prompt on its way (`kind`: the prompt's, or the
+    /// session's creation): a stopped prompt's is moot (a session not made stays missing).
     pub(in crate::store) fn on_prompt_answer(
         &mut self,
         id: RequestId,
+        kind: RequestKind,
         status: u16,
         body: &[u8],
         now_ms: u64,
@@ -303,71 +234,56 @@ impl ChatStore {
         if self.session.turn.phase.stream() != Some(id) {
             return;
         }
-        if (200..300).contains(&status) {
-            // Taken: `submitted` until its run starts on the events stream.
-            self.session.native.prompt = None;
-            self.session.native.busy_refusals = 0;
-            // Without a cursor, any run that starts from now on is taken for this prompt's.
-            let cursor = crate::protocol::json::from_slice(body)
-                .ok()
-                .and_then(|v| v.get("cursor")?.as_u64());
-            self.session.native.prompt_cursor = Some(cursor.unwrap_or(0));
-            return;
+        match self.session.native.prompt_answered(kind, status, body) {
+            PromptAnswer::Taken => {}
+            PromptAnswer::Created(session_id) => {
+                self.sessions.take_title(&self.session.id);
+                // The open session is `session_id` on the server from now on (it named the
+                // session this store made): the list, the requests on their way and the host
+                // (`onSessionChange`) follow.
+                let old = std::mem::replace(&mut self.session.id, session_id.clone());
+                if old != session_id {
+                    let pending = self.outbox.pending.values_mut();
+                    for p in pending.filter(|p| p.session == old) {
+                        p.session = session_id.clone();
+                    }
+                    self.sessions.rekey(&old, &session_id);
+                    self.outbox.events.push_back(StoreEvent::SessionChange {
+                        session_id,
+                        renamed_from: Some(old),
+                    });
+                }
+                self.pump_native(now_ms);
+                self.post_prompt(now_ms);
+            }
+            PromptAnswer::Busy(mut error) => {
+                let rng = self.rng.as_mut();
+                match self.session.native.busy_refused(&mut error, now_ms, rng) {
+                    None => {}
+                    Some(Busy::GiveUp(out)) => {
+                        self.session.keep_unsent_prompt(out);
+                        self.end_turn(Ending::Failed(error), now_ms);
+                    }
+                    Some(Busy::FollowUp) => self.prompt_as_follow_up(error, now_ms),
+                    Some(Busy::Wait(wait)) => {
+                        self.diagnostic(&format!(
+                            "the prompt was refused as busy again; sent again in {wait} ms"
+                        ));
+                        // A run the events did not show (started before this client read on)
+                        // shows in the state.
+                        self.session.native.link.reread();
+                        self.pump_native(now_ms);
+                    }
+                }
+            }
+            PromptAnswer::Failed { error, reread } => {
+                if reread {
+                    self.session.native.link.reread();
+                    self.pump_native(now_ms);
+                }
+                self.prompt_failed(error, now_ms);
+            }
         }
-        let error = refusal(status, body, "prompt answer");
-        if error.kind == ErrorKind::TurnAlreadyActive {
-            return self.prompt_met_a_run(error, now_ms);
-        }
-        if error.says("AGENT_REQUEST_OUTCOME_UNKNOWN") {
-            // Whether it landed, only the state can say (reference §4); it shows there if so.
-            self.reread_state(now_ms);
-        }
-        self.prompt_failed(error, now_ms);
-    }
-
-    /// The prompt met a run this client did not know of (another tab's, or one whose start
-    /// the events have not brought yet): as over the first transport (SPEC §6), not a failure
-    /// of the message. The store follows that run and sends the text as a follow-up to it;
-    /// the state is read again at once, so a run that ended meanwhile ends here too (and the
-    /// follow-up, accepted while idle, is taken back and sent as the next message).
-    ///
-    /// Refused again with no run shown since (a server whose `/state` says idle while its
-    /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
-    /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails, the prompt kept for `regenerate()`.
-    pub(in crate::store) fn prompt_met_a_run(&mut self, mut error: ChatError, now_ms: u64) {
-        if self.session.native.prompt.is_none() {
-            return;
-        }
-        self.session.native.busy_refusals += 1;
-        let refusals = self.session.native.busy_refusals;
-        if refusals >= MAX_BUSY_REFUSALS {
-            self.session.native.busy_refusals = 0;
-            error.message = format!(
-                "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
-                 again, and it runs once)",
-                error.message
-            );
-            let out = self.session.native.prompt.take();
-            self.session.keep_unsent_prompt(out);
-            return self.end_turn(Ending::Failed(error), now_ms);
-        }
-        // Another client's run the events already showed: the message waits behind it.
-        if refusals == 1 && self.session.native.link.gate().status() == RunStatus::Running {
-            return self.prompt_as_follow_up(error, now_ms);
-        }
-        // Else the state is read now and the prompt waits the backoff (from ~2 s): a run the
-        // state then shows takes it as a follow-up (`retry_prompt`), one it does not show is
-        // refused again at most a few times a minute.
-        let wait = crate::machines::native_link::backoff_ms(refusals, self.rng.unit());
-        if let Some(out) = self.session.native.prompt.as_mut() {
-            out.retry_at = Some(now_ms + wait);
-            out.met_a_run = true;
-        }
-        self.diagnostic(&format!(
-            "the prompt was refused as busy again; sent again in {wait} ms"
-        ));
-        // A run the events did not show (started before this client read on) shows here.
-        self.reread_state(now_ms);
     }
 
     /// A prompt refused because a run is on: sent as a follow-up of that run instead.
@@ -379,7 +295,8 @@ impl ChatStore {
         self.session.withdraw_current_prompt();
         let stream = self.session.native.read.unwrap_or(0);
         self.session.turn.phase = Phase::Streaming { stream };
-        self.reread_state(now_ms);
+        self.session.native.link.reread();
+        self.pump_native(now_ms);
         match self.send(&out.text, Vec::new(), now_ms).reason {
             None | Some(Refusal::Empty) => {}
             Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
@@ -391,8 +308,32 @@ impl ChatStore {
     }
 }
 
+/// The next attempt of the prompt on its way, for the store to send.
+pub(in crate::store) enum Attempt {
+    /// `POST …/sessions`: the server does not have the session yet.
+    Create { nonce: String },
+    /// `POST …/prompt`, this body.
+    Prompt(Value),
+}
+
 /// The prompts' tracking: which run is this client's prompt's, and their optimistic messages.
 impl Session {
+    /// The prompt on its way goes once more (`None`: none is on its way): its attempt counted,
+    /// its retry and busy flag cleared.
+    pub(in crate::store) fn next_prompt_attempt(&mut self) -> Option<Attempt> {
+        let out = self.native.prompt.as_mut()?;
+        out.attempts += 1;
+        out.retry_at = None;
+        out.met_a_run = false;
+        let nonce = self.turn.client_turn_id.clone().unwrap_or_default();
+        if self.native.missing {
+            return Some(Attempt::Create { nonce });
+        }
+        Some(Attempt::Prompt(commands::prompt(
+            &nonce, &out.text, &out.files,
+        )))
+    }
+
     /// The run `turn_id` is on: this client's prompt's, or one it follows.
     pub(in crate::store) fn prompt_runs(&mut self, turn_id: Option<String>) {
         // The server has the prompt: an attempt still due (its answer was lost) is moot.

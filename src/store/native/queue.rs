@@ -85,7 +85,15 @@ impl ChatStore {
             self.start_held_turn(now_ms);
             changed = true;
         }
-        self.send_removals(now_ms);
+        for (seq, nonce, on_server) in self.session.removals_waiting() {
+            if on_server && !self.session.take_backs.is_gone(&nonce) {
+                self.take_back(seq, &nonce, now_ms);
+            } else {
+                // Refused, never sent, or taken back already: nothing runs.
+                self.session.queue.take_by_nonce(&nonce);
+                self.touch();
+            }
+        }
         let idle = matches!(self.session.turn.phase, Phase::Idle { .. })
             && self.session.native.link.gate().status() != RunStatus::Running;
         let held = (self.session.queue.items().iter())
@@ -100,44 +108,6 @@ impl ChatStore {
             self.touch();
         }
         self.decide_clear_all(now_ms);
-    }
-
-    /// A user message the server committed: the prompt it is, or the follow-up it ran (by
-    /// its nonce, its seq, or its text where the server named neither).
-    pub(in crate::store) fn on_native_user_message(
-        &mut self,
-        nonce: Option<&str>,
-        seq: Option<u64>,
-        text: Option<&str>,
-        now_ms: u64,
-    ) {
-        let q = &mut self.session.queue;
-        // Selectors the server attached by text may name an item that ran already (of two
-        // alike, the second's message can carry the first's): those say nothing.
-        let nonce = nonce.filter(|n| !q.is_consumed(n));
-        let consumed = match (nonce, seq) {
-            (Some(n), _) => q.consume_by_nonce(n),
-            (None, Some(s)) => q.consume_by_seq(s),
-            _ => None,
-        };
-        // This client's own prompt carries its nonce; a message without one is a follow-up
-        // (this store's, or another client's: then none of ours has its text on the server,
-        // or the server ran theirs first, FIFO).
-        let consumed = match (consumed, nonce) {
-            (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
-            (c, _) => c,
-        };
-        if let (None, Some(t)) = (&consumed, text) {
-            // Not one of the queued items (a prompt, another client's message): one more
-            // message of its text before theirs, for a later count of the history.
-            q.one_more_text(t);
-        }
-        if let Some(item) = consumed {
-            // A take-back of it is moot: it ran, and a message held for it goes.
-            self.session.take_backs.ran(&item.client_nonce);
-            self.start_held_turn(now_ms);
-            self.touch();
-        }
     }
 
     /// The user removes a waiting bubble. One the server may hold stays, marked, until the
@@ -174,22 +144,7 @@ impl ChatStore {
     /// A follow-up POST answered: an item removed while it was out is taken back now that
     /// the server has it, and a clear of the whole queue that waited for the answer goes.
     pub(in crate::store) fn after_native_post(&mut self, now_ms: u64) {
-        self.send_removals(now_ms);
-        if self.session.native.selective_clear == SelectiveClear::Noop {
-            self.clear_all(now_ms);
-        }
-    }
-
-    /// Removals that wait for nothing any more (their POST answered, or aborted with a
-    /// session switch): taken back, or, where the server cannot hold them, done.
-    fn send_removals(&mut self, now_ms: u64) {
-        let in_flight = self.session.queue.in_flight_item().map(str::to_string);
-        let waiting: Vec<(u64, String, bool)> = (self.session.queue.items().iter())
-            .filter(|i| i.removing && in_flight.as_deref() != Some(i.id.as_str()))
-            .filter(|i| !self.session.take_backs.is_open(&i.client_nonce))
-            .map(|i| (i.client_seq, i.client_nonce.clone(), i.may_be_on_server()))
-            .collect();
-        for (seq, nonce, on_server) in waiting {
+        for (seq, nonce, on_server) in self.session.removals_waiting() {
             if on_server && !self.session.take_backs.is_gone(&nonce) {
                 self.take_back(seq, &nonce, now_ms);
             } else {
@@ -197,6 +152,9 @@ impl ChatStore {
                 self.session.queue.take_by_nonce(&nonce);
                 self.touch();
             }
+        }
+        if self.session.native.selective_clear == SelectiveClear::Noop {
+            self.clear_all(now_ms);
         }
     }
 
@@ -220,6 +178,56 @@ impl ChatStore {
 }
 
 impl Session {
+    /// A user message the server committed: the prompt it is, or the follow-up it ran (by
+    /// its nonce, its seq, or its text where the server named neither). Whether a follow-up
+    /// of this store's ran: a message held for it goes.
+    pub(in crate::store) fn on_native_user_message(
+        &mut self,
+        nonce: Option<&str>,
+        seq: Option<u64>,
+        text: Option<&str>,
+    ) -> bool {
+        let q = &mut self.queue;
+        // Selectors the server attached by text may name an item that ran already (of two
+        // alike, the second's message can carry the first's): those say nothing.
+        let nonce = nonce.filter(|n| !q.is_consumed(n));
+        let consumed = match (nonce, seq) {
+            (Some(n), _) => q.consume_by_nonce(n),
+            (None, Some(s)) => q.consume_by_seq(s),
+            _ => None,
+        };
+        // This client's own prompt carries its nonce; a message without one is a follow-up
+        // (this store's, or another client's: then none of ours has its text on the server,
+        // or the server ran theirs first, FIFO).
+        let consumed = match (consumed, nonce) {
+            (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
+            (c, _) => c,
+        };
+        if let (None, Some(t)) = (&consumed, text) {
+            // Not one of the queued items (a prompt, another client's message): one more
+            // message of its text before theirs, for a later count of the history.
+            q.one_more_text(t);
+        }
+        let Some(item) = consumed else {
+            return false;
+        };
+        // A take-back of it is moot: it ran.
+        self.take_backs.ran(&item.client_nonce);
+        true
+    }
+
+    /// Removals that wait for nothing any more (their POST answered, or aborted with a
+    /// session switch), as `(seq, nonce, may be on the server)`: taken back, or, where the
+    /// server cannot hold them, done.
+    pub(in crate::store) fn removals_waiting(&self) -> Vec<(u64, String, bool)> {
+        let in_flight = self.queue.in_flight_item();
+        (self.queue.items().iter())
+            .filter(|i| i.removing && in_flight != Some(i.id.as_str()))
+            .filter(|i| !self.take_backs.is_open(&i.client_nonce))
+            .map(|i| (i.client_seq, i.client_nonce.clone(), i.may_be_on_server()))
+            .collect()
+    }
+
     /// Items the server may hold that its history shows ran (a state read after a gap that
     /// lost their messages' events): consumed. By nonce always; by the count of their text
     /// after a state read, the only time the events did not say it themselves.

@@ -151,7 +151,8 @@ impl ChatStore {
                 (self.session.take_backs).resolve(nonce, DeleteAnswer::NotQueued, now_ms, |_| 0);
             }
             self.diagnostic("the queue clear's effect is not in the events: the state is read");
-            self.reread_state(now_ms);
+            self.session.native.link.reread();
+            self.pump_native(now_ms);
             // Take-backs that came while it was out wait for a clear of their own.
             return self.clear_all(now_ms);
         };

@@ -1,0 +1,124 @@
+//! What the answer to a prompt's attempt (or to the session's creation) says, decided by the
+//! native session from what it holds: the prompt on its way, its busy refusals, the link.
+//! The store acts on the verdict: it sends, ends the turn, tells the host.
+
+use super::*;
+
+/// The answer to an attempt of the prompt on its way.
+pub(in crate::store) enum PromptAnswer {
+    /// Taken: `submitted` until its run starts on the events stream.
+    Taken,
+    /// The server made the session and named it so: the prompt goes now.
+    Created(String),
+    /// Refused because a run is on ([`NativeSession::busy_refused`] says what next).
+    Busy(ChatError),
+    /// The attempt failed; `reread`: whether it landed, only the state can say.
+    Failed { error: ChatError, reread: bool },
+}
+
+/// What a busy refusal of the prompt leads to.
+pub(in crate::store) enum Busy {
+    /// Refused too often with no run showing: the turn fails, the prompt kept for
+    /// `regenerate()`.
+    GiveUp(Option<PromptOut>),
+    /// Another client's run the events already showed: the message waits behind it.
+    FollowUp,
+    /// The state is read now and the prompt goes again after `wait` ms (a run the state then
+    /// shows takes it as a follow-up).
+    Wait(u64),
+}
+
+impl NativeSession {
+    /// The answer (`status`, `body`) to the attempt of kind `kind` (a prompt's, or the
+    /// session's creation) of the prompt on its way. A prompt taken forgets its attempts;
+    /// a session made is followed from now on.
+    pub(in crate::store) fn prompt_answered(
+        &mut self,
+        kind: RequestKind,
+        status: u16,
+        body: &[u8],
+    ) -> PromptAnswer {
+        let ok = (200..300).contains(&status);
+        if kind == RequestKind::NativeCreate {
+            let named = ok
+                .then(|| crate::protocol::json::from_slice(body).ok())
+                .flatten()
+                .and_then(|v| Some(v.get("sessionId")?.as_str()?.to_string()))
+                .filter(|s| !s.is_empty());
+            let Some(session_id) = named else {
+                let error = match ok {
+                    true => ChatError::protocol("the session create answer names no sessionId"),
+                    false => refusal(status, body, "session create answer"),
+                };
+                return PromptAnswer::Failed {
+                    error,
+                    reread: false,
+                };
+            };
+            self.missing = false;
+            self.link.open();
+            if let Some(out) = self.prompt.as_mut() {
+                out.attempts = 0;
+            }
+            return PromptAnswer::Created(session_id);
+        }
+        if ok {
+            self.prompt = None;
+            self.busy_refusals = 0;
+            // Without a cursor, any run that starts from now on is taken for this prompt's.
+            let cursor = crate::protocol::json::from_slice(body)
+                .ok()
+                .and_then(|v| v.get("cursor")?.as_u64());
+            self.prompt_cursor = Some(cursor.unwrap_or(0));
+            return PromptAnswer::Taken;
+        }
+        let error = refusal(status, body, "prompt answer");
+        if error.kind == ErrorKind::TurnAlreadyActive {
+            return PromptAnswer::Busy(error);
+        }
+        // Whether it landed, only the state can say (reference §4); it shows there if so.
+        let reread = error.says("AGENT_REQUEST_OUTCOME_UNKNOWN");
+        PromptAnswer::Failed { error, reread }
+    }
+
+    /// The prompt met a run this client did not know of (another tab's, or one whose start
+    /// the events have not brought yet): as over the first transport (SPEC §6), not a failure
+    /// of the message. The store follows that run and sends the text as a follow-up to it;
+    /// the state is read again at once, so a run that ended meanwhile ends here too (and the
+    /// follow-up, accepted while idle, is taken back and sent as the next message).
+    ///
+    /// Refused again with no run shown since (a server whose `/state` says idle while its
+    /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
+    /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails (`error` says so), the prompt kept
+    /// for `regenerate()`. `None`: no prompt is on its way.
+    pub(in crate::store) fn busy_refused(
+        &mut self,
+        error: &mut ChatError,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+    ) -> Option<Busy> {
+        self.prompt.as_ref()?;
+        self.busy_refusals += 1;
+        let refusals = self.busy_refusals;
+        if refusals >= MAX_BUSY_REFUSALS {
+            self.busy_refusals = 0;
+            error.message = format!(
+                "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
+                 again, and it runs once)",
+                error.message
+            );
+            return Some(Busy::GiveUp(self.prompt.take()));
+        }
+        if refusals == 1 && self.link.gate().status() == RunStatus::Running {
+            return Some(Busy::FollowUp);
+        }
+        // Else the prompt waits the backoff (from ~2 s): refused again at most a few times
+        // a minute.
+        let wait = crate::machines::native_link::backoff_ms(refusals, rng.unit());
+        if let Some(out) = self.prompt.as_mut() {
+            out.retry_at = Some(now_ms + wait);
+            out.met_a_run = true;
+        }
+        Some(Busy::Wait(wait))
+    }
+}
