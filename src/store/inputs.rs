@@ -123,7 +123,9 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear) => self.on_native_end(id, k, status, &p.body, now_ms),
+            | RequestKind::NativeClear) => {
+                self.on_native_answer(id, k, Ok((status, &p.body)), now_ms)
+            }
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => self.on_catalog(status, &p.body),
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
@@ -190,7 +192,7 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear) => self.on_native_failed(id, k, message, now_ms),
+            | RequestKind::NativeClear) => self.on_native_answer(id, k, Err(message), now_ms),
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => self.on_catalog(0, &[]),
             RequestKind::MessagesGet => {
@@ -294,6 +296,12 @@ impl ChatStore {
 /// it their answers cannot come.
 #[cfg(not(feature = "pi"))]
 impl ChatStore {
-    fn on_native_end(&mut self, _: RequestId, _: RequestKind, _: u16, _: &[u8], _: u64) {}
-    fn on_native_failed(&mut self, _: RequestId, _: RequestKind, _: &str, _: u64) {}
+    fn on_native_answer(
+        &mut self,
+        _: RequestId,
+        _: RequestKind,
+        _: Result<(u16, &[u8]), &str>,
+        _: u64,
+    ) {
+    }
 }

@@ -13,6 +13,10 @@ use queue::ServerView;
 pub(super) use queue::{ClearAll, SelectiveClear};
 pub(super) use state::NativeSession;
 
+/// How a native request ended: its answer (`status`, `body`), or the transport's failure
+/// without one (its message).
+pub(super) type NativeAnswer<'a> = Result<(u16, &'a [u8]), &'a str>;
+
 use super::*;
 use crate::machines::native_link::{commands, Ask, LinkNote};
 use crate::protocol::pi_native::EndStatus;
@@ -159,70 +163,49 @@ impl ChatStore {
         }
     }
 
-    /// A native request's answer ended.
-    pub(super) fn on_native_end(
+    /// A native request's answer ended, or the request failed without one.
+    pub(super) fn on_native_answer(
         &mut self,
         id: RequestId,
         kind: RequestKind,
-        status: u16,
-        body: &[u8],
+        answer: NativeAnswer<'_>,
         now_ms: u64,
     ) {
         match kind {
             RequestKind::NativeState | RequestKind::NativeEvents => {
                 let rng = self.rng.as_mut();
-                let notes =
-                    self.session
-                        .read_over(id, kind, rng, |link, history, read, rng, notes| {
-                            link.answer_end(history, read, (status, body), now_ms, rng, notes)
-                        });
-                if let Some(notes) = notes {
+                if let Some(notes) = self.session.read_over(id, kind, answer, now_ms, rng) {
                     self.on_link_notes(notes, now_ms);
                 }
             }
             RequestKind::NativePrompt | RequestKind::NativeCreate => {
-                self.on_prompt_answer(id, kind, status, body, now_ms)
+                self.on_prompt_answer(id, kind, answer, now_ms)
             }
-            RequestKind::NativeClear => self.on_clear_all_answer(id, Some((status, body)), now_ms),
-            _ => {
-                // The stop's answer: the events say how the run ended.
-                if !(200..300).contains(&status) {
+            RequestKind::NativeClear => {
+                let policy = self.opts.retry;
+                let rng = self.rng.as_mut();
+                let answered =
+                    self.session
+                        .clear_all_answered(id, answer.ok(), &policy, rng, now_ms);
+                match answered {
+                    Some(Ok(())) => self.decide_clear_all(now_ms),
+                    Some(Err(Some(error))) => {
+                        self.diagnostic(&format!("the queue clear failed: {}", error.message))
+                    }
+                    _ => {}
+                }
+            }
+            // The stop's answer: the events say how the run ended.
+            _ => match answer {
+                Ok((status, _)) if (200..300).contains(&status) => {}
+                Ok((status, body)) => {
                     let error = refusal(status, body, "stop answer");
                     self.outbox.events.push_back(StoreEvent::Error { error });
                 }
-            }
-        }
-    }
-
-    /// A native request failed without an answer.
-    pub(super) fn on_native_failed(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        message: &str,
-        now_ms: u64,
-    ) {
-        match kind {
-            RequestKind::NativeState | RequestKind::NativeEvents => {
-                let rng = self.rng.as_mut();
-                let notes = self
-                    .session
-                    .read_over(id, kind, rng, |link, _, read, rng, notes| {
-                        link.failed(read, message, now_ms, rng, notes)
-                    });
-                if let Some(notes) = notes {
-                    self.on_link_notes(notes, now_ms);
-                }
-            }
-            RequestKind::NativePrompt | RequestKind::NativeCreate => {
-                if self.session.turn.phase.stream() == Some(id) {
-                    self.prompt_failed(ChatError::network(message), now_ms);
-                }
-            }
-            RequestKind::NativeClear => self.on_clear_all_answer(id, None, now_ms),
-            _ => self.outbox.events.push_back(StoreEvent::Error {
-                error: ChatError::network(message),
-            }),
+                Err(message) => self.outbox.events.push_back(StoreEvent::Error {
+                    error: ChatError::network(message),
+                }),
+            },
         }
     }
 

@@ -6,7 +6,7 @@
 use super::*;
 
 mod answer;
-use answer::{Busy, PromptAnswer};
+use answer::{Busy, Failure, PromptAnswer};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
@@ -138,48 +138,6 @@ impl ChatStore {
         self.touch();
     }
 
-    /// A prompt attempt (or the session's creation) failed: tried again after a backoff with
-    /// the same `requestId` while the error is worth it and attempts are left, else the turn
-    /// fails. Given up after its attempts, a prompt whose fate is unknown (no answer, a 5xx)
-    /// is kept for `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
-    pub(in crate::store) fn prompt_failed(&mut self, mut error: ChatError, now_ms: u64) {
-        let policy = self.opts.retry;
-        let jitter = self.rng.unit();
-        if let Some(out) = self.session.native.prompt.as_mut() {
-            if error.is_retryable()
-                && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
-            {
-                out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
-                self.diagnostic(&format!("the prompt is sent again: {}", error.message));
-                return;
-            }
-        }
-        let out = self.session.native.prompt.take();
-        if error.is_retryable() {
-            let attempts = out.as_ref().map_or(0, |o| o.attempts);
-            error.message = format!(
-                "{} (the message was sent {attempts} times without an answer; retrying sends \
-                 it again, and it runs once)",
-                error.message
-            );
-            self.session.keep_unsent_prompt(out);
-            return self.end_turn(Ending::Failed(error), now_ms);
-        }
-        // The server answered no (a 4xx it would answer again): nothing of the message is
-        // there, so nothing of it stays here, and the composer gets it back (SPEC §5, §14.1).
-        // Without an answer it may have landed: its message stays, with the error.
-        // Where the composer holds something else, the message stays, with the error: nothing
-        // typed is lost.
-        let refused =
-            !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
-        let composer_free = self.draft.text.is_empty() && self.draft.files.is_empty();
-        if let (true, true, Some(out)) = (refused, composer_free, out) {
-            self.session.withdraw_current_prompt();
-            (self.draft.text, self.draft.files) = (out.text, out.files);
-        }
-        self.end_turn(Ending::Failed(error), now_ms);
-    }
-
     /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
     /// optimistic message (still shown, with the error until now).
     pub(in crate::store) fn resend_unsent_prompt(&mut self, now_ms: u64) -> bool {
@@ -222,19 +180,22 @@ impl ChatStore {
     }
 
     /// The answer to an attempt of the prompt on its way (`kind`: the prompt's, or the
-    /// session's creation): a stopped prompt's is moot (a session not made stays missing).
+    /// session's creation), or its failure: a stopped prompt's is moot (a session not made
+    /// stays missing). A failed attempt is tried again after a backoff with the same
+    /// `requestId` while the error is worth it and attempts are left, else the turn fails;
+    /// given up after its attempts, a prompt whose fate is unknown (no answer, a 5xx) is kept
+    /// for `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
     pub(in crate::store) fn on_prompt_answer(
         &mut self,
         id: RequestId,
         kind: RequestKind,
-        status: u16,
-        body: &[u8],
+        answer: NativeAnswer<'_>,
         now_ms: u64,
     ) {
         if self.session.turn.phase.stream() != Some(id) {
             return;
         }
-        match self.session.native.prompt_answered(kind, status, body) {
+        match self.session.native.prompt_answered(kind, answer) {
             PromptAnswer::Taken => {}
             PromptAnswer::Created(session_id) => {
                 self.sessions.take_title(&self.session.id);
@@ -276,12 +237,32 @@ impl ChatStore {
                     }
                 }
             }
-            PromptAnswer::Failed { error, reread } => {
+            PromptAnswer::Failed { mut error, reread } => {
                 if reread {
                     self.session.native.link.reread();
                     self.pump_native(now_ms);
                 }
-                self.prompt_failed(error, now_ms);
+                let jitter = self.rng.unit();
+                let policy = self.opts.retry;
+                match (self.session.native).attempt_failed(&mut error, &policy, jitter, now_ms) {
+                    Failure::Retry => {
+                        self.diagnostic(&format!("the prompt is sent again: {}", error.message));
+                        return;
+                    }
+                    Failure::GiveUp(out) => self.session.keep_unsent_prompt(out),
+                    // The server answered no: nothing of the message is there, so nothing of
+                    // it stays here, and the composer gets it back (SPEC §5, §14.1). Where
+                    // the composer holds something else, the message stays, with the error:
+                    // nothing typed is lost.
+                    Failure::Fail(Some(out))
+                        if self.draft.text.is_empty() && self.draft.files.is_empty() =>
+                    {
+                        self.session.withdraw_current_prompt();
+                        (self.draft.text, self.draft.files) = (out.text, out.files);
+                    }
+                    Failure::Fail(_) => {}
+                }
+                self.end_turn(Ending::Failed(error), now_ms);
             }
         }
     }

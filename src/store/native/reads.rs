@@ -3,7 +3,7 @@
 //! bound passed, the turn's end), since only it sends requests and tells the host.
 
 use super::*;
-use crate::machines::native_link::{LinkNote, NativeLink, Read};
+use crate::machines::native_link::{LinkNote, Read};
 use crate::reduce::pi_native::RunStatus;
 
 /// What one read's bytes did to the bounds on the answer and the history.
@@ -34,29 +34,30 @@ impl Session {
         self.unsay(said);
     }
 
-    /// The read in flight `id` is over (answered or failed): `tell` gives the link what
-    /// happened, and what the link makes of it comes back for the store to act on. Another
-    /// read's end is moot (`None`).
+    /// The read in flight `id` is over (`answer`: answered, or failed): the link is told, and
+    /// what it makes of it comes back for the store to act on. Another read's end is moot
+    /// (`None`).
     pub(in crate::store) fn read_over(
         &mut self,
         id: RequestId,
         kind: RequestKind,
+        answer: NativeAnswer<'_>,
+        now_ms: u64,
         rng: &mut dyn RandomSource,
-        tell: impl FnOnce(
-            &mut NativeLink,
-            &mut Conversation,
-            Read,
-            &mut dyn RandomSource,
-            &mut Vec<LinkNote>,
-        ),
     ) -> Option<Vec<LinkNote>> {
         if self.native.read != Some(id) {
             return None;
         }
         self.native.read = None;
         let mut notes = Vec::new();
-        let link = &mut self.native.link;
-        tell(link, &mut self.conversation, read_of(kind), rng, &mut notes);
+        let (link, read) = (&mut self.native.link, read_of(kind));
+        match answer {
+            Ok(answer) => {
+                let history = &mut self.conversation;
+                link.answer_end(history, read, answer, now_ms, rng, &mut notes)
+            }
+            Err(message) => link.failed(read, message, now_ms, rng, &mut notes),
+        }
         Some(notes)
     }
 

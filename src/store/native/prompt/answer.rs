@@ -3,6 +3,7 @@
 //! The store acts on the verdict: it sends, ends the turn, tells the host.
 
 use super::*;
+use crate::machines::followup_queue::RetryPolicy;
 
 /// The answer to an attempt of the prompt on its way.
 pub(in crate::store) enum PromptAnswer {
@@ -28,16 +29,70 @@ pub(in crate::store) enum Busy {
     Wait(u64),
 }
 
+/// What a failed attempt of the prompt (or of the session's creation) leads to.
+pub(in crate::store) enum Failure {
+    /// Tried again after a backoff, with the same `requestId`.
+    Retry,
+    /// Given up after its attempts while its fate is unknown (no answer, a 5xx): the turn
+    /// fails, the prompt kept for `regenerate()`.
+    GiveUp(Option<PromptOut>),
+    /// The turn fails. `Some`: the server answered no (a 4xx it would answer again), so
+    /// nothing of the message is there and the composer may get it back.
+    Fail(Option<PromptOut>),
+}
+
 impl NativeSession {
-    /// The answer (`status`, `body`) to the attempt of kind `kind` (a prompt's, or the
+    /// An attempt of the prompt on its way failed with `error`: tried again after a backoff
+    /// (`policy`, `jitter`) while the error is worth it and attempts are left, else given up
+    /// (`error` says how often it was sent) or failed.
+    pub(in crate::store) fn attempt_failed(
+        &mut self,
+        error: &mut ChatError,
+        policy: &RetryPolicy,
+        jitter: f64,
+        now_ms: u64,
+    ) -> Failure {
+        if let Some(out) = self.prompt.as_mut() {
+            if error.is_retryable()
+                && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
+            {
+                out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
+                return Failure::Retry;
+            }
+        }
+        let out = self.prompt.take();
+        if error.is_retryable() {
+            let attempts = out.as_ref().map_or(0, |o| o.attempts);
+            error.message = format!(
+                "{} (the message was sent {attempts} times without an answer; retrying sends \
+                 it again, and it runs once)",
+                error.message
+            );
+            return Failure::GiveUp(out);
+        }
+        // Without an answer it may have landed: its message stays, with the error.
+        let refused = error.status.is_some_and(|s| (400..500).contains(&s));
+        Failure::Fail(out.filter(|_| refused))
+    }
+
+    /// The answer (or the failure) of the attempt of kind `kind` (a prompt's, or the
     /// session's creation) of the prompt on its way. A prompt taken forgets its attempts;
     /// a session made is followed from now on.
     pub(in crate::store) fn prompt_answered(
         &mut self,
         kind: RequestKind,
-        status: u16,
-        body: &[u8],
+        answer: NativeAnswer<'_>,
     ) -> PromptAnswer {
+        let (status, body) = match answer {
+            Ok(answer) => answer,
+            Err(message) => {
+                let error = ChatError::network(message);
+                return PromptAnswer::Failed {
+                    error,
+                    reread: false,
+                };
+            }
+        };
         let ok = (200..300).contains(&status);
         if kind == RequestKind::NativeCreate {
             let named = ok

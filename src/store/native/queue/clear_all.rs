@@ -3,6 +3,7 @@
 //! it happened), and the items of this store's it took along, posted again in order.
 
 use super::*;
+use crate::machines::followup_queue::RetryPolicy;
 
 /// A clear of the server's whole queue, sent to take back this store's follow-ups
 /// ([`TakeBacks`] entries point at its request). Which rows it cleared is read from the
@@ -88,44 +89,6 @@ impl ChatStore {
         self.session.take_backs.sent_all(id);
     }
 
-    /// The clear of the whole queue answered (or failed: `None`).
-    pub(in crate::store) fn on_clear_all_answer(
-        &mut self,
-        id: RequestId,
-        answer: Option<(u16, &[u8])>,
-        now_ms: u64,
-    ) {
-        let Some(clear) = self.session.native.clear_all.as_mut() else {
-            return;
-        };
-        if clear.request != Some(id) {
-            return;
-        }
-        clear.request = None;
-        let receipt = answer
-            .filter(|(status, _)| (200..300).contains(status))
-            .and_then(|(_, body)| crate::protocol::json::from_slice(body).ok())
-            .and_then(|v| Some((v.get("cursor")?.as_u64()?, v.get("cleared")?.as_u64()?)));
-        match receipt {
-            Some(r) => clear.receipt = Some(r),
-            None => {
-                // Asked again under the same request id: a clear that happened answers its
-                // first receipt, one that did not happens then.
-                clear.failures += 1;
-                let jitter = self.rng.unit();
-                let delay = self.opts.retry.backoff_ms(clear.failures, jitter);
-                clear.retry_at = Some(now_ms + delay);
-                self.session.take_backs.unsent(id, now_ms + delay);
-                if let Some((status, body)) = answer {
-                    let error = refusal(status, body, "queue clear answer");
-                    self.diagnostic(&format!("the queue clear failed: {}", error.message));
-                }
-                return;
-            }
-        }
-        self.decide_clear_all(now_ms);
-    }
-
     /// Once the receipt is in and the events reached its cursor: the rows the clear removed
     /// are the server's queue just before it emptied. Of the take-backs it served, those
     /// rows are gone (a removal is done, a stranded item is sent again), the others were
@@ -206,6 +169,41 @@ impl NativeSession {
 }
 
 impl Session {
+    /// The clear of the whole queue answered (or failed: `None`): `Ok` once its receipt is
+    /// in (what it removed is decided when the events reach its cursor); `Err` when it is
+    /// asked again after a backoff (`policy`), with the server's refusal if it answered one.
+    /// `None`: not the clear's request in flight.
+    pub(in crate::store) fn clear_all_answered(
+        &mut self,
+        id: RequestId,
+        answer: Option<(u16, &[u8])>,
+        policy: &RetryPolicy,
+        rng: &mut dyn RandomSource,
+        now_ms: u64,
+    ) -> Option<Result<(), Option<ChatError>>> {
+        let clear = self.native.clear_all.as_mut()?;
+        if clear.request != Some(id) {
+            return None;
+        }
+        clear.request = None;
+        let receipt = answer
+            .filter(|(status, _)| (200..300).contains(status))
+            .and_then(|(_, body)| crate::protocol::json::from_slice(body).ok())
+            .and_then(|v| Some((v.get("cursor")?.as_u64()?, v.get("cleared")?.as_u64()?)));
+        if let Some(receipt) = receipt {
+            clear.receipt = Some(receipt);
+            return Some(Ok(()));
+        }
+        // Asked again under the same request id: a clear that happened answers its first
+        // receipt, one that did not happens then.
+        clear.failures += 1;
+        let delay = policy.backoff_ms(clear.failures, rng.unit());
+        clear.retry_at = Some(now_ms + delay);
+        self.take_backs.unsent(id, now_ms + delay);
+        let refused = answer.map(|(status, body)| refusal(status, body, "queue clear answer"));
+        Some(Err(refused))
+    }
+
     /// Every take-back waiting: it cannot go (`why`). The server keeps those items and runs
     /// them when it runs its queue: they are shown as waiting there, with the reason.
     pub(in crate::store) fn take_backs_refused(&mut self, why: &str) {
