@@ -57,7 +57,11 @@ impl ChatStore {
         #[cfg(feature = "pi")]
         if self.native() {
             let body = commands::followup(&post.client_nonce, post.client_seq, &post.text);
-            return (format!("{}/followup", self.native_base()), body, None);
+            return (
+                format!("{}/followup", self.session.native_base(self.native_agent())),
+                body,
+                None,
+            );
         }
         self.followup_request_sse(post)
     }

@@ -7,6 +7,7 @@
 mod history;
 mod queue;
 mod reads;
+mod runs;
 mod state;
 
 use queue::ServerView;
@@ -19,7 +20,6 @@ pub(super) type NativeAnswer<'a> = Result<(u16, &'a [u8]), &'a str>;
 
 use super::*;
 use crate::machines::native_link::{commands, Ask, LinkNote};
-use crate::protocol::pi_native::EndStatus;
 use crate::reduce::pi_native::{NativeEffect, RunStatus};
 use reads::Growth;
 
@@ -28,12 +28,6 @@ pub use prompt::MAX_PROMPT_ATTEMPTS;
 pub(super) use prompt::{PromptOut, SentPrompt, COMMAND_DEADLINE_MS};
 
 impl ChatStore {
-    /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of the open session.
-    pub(super) fn native_base(&self) -> String {
-        let agent = self.native_agent().unwrap_or("pi");
-        commands::session_path(agent, &self.session.id)
-    }
-
     /// Opening a session: its state, then its events. One made here by `newSession` is not
     /// on the server yet (the protocol makes sessions by `POST …/sessions`): nothing to read.
     pub(super) fn open_native(&mut self, now_ms: u64) {
@@ -86,7 +80,7 @@ impl ChatStore {
         // after its creation is followed under that name).
         self.session.native.link.address(&self.session.id);
         while let Some(ask) = self.session.native.link.poll_ask(now_ms) {
-            let base = self.native_base();
+            let base = self.session.native_base(self.native_agent());
             let (kind, path) = match ask {
                 Ask::State => (RequestKind::NativeState, format!("{base}/state")),
                 Ask::Events { cursor } => (
@@ -209,7 +203,8 @@ impl ChatStore {
         }
     }
 
-    /// What the link saw, as the store's moves.
+    /// What the link saw (one note per change of the link or the run), as the store's moves:
+    /// the session decides what it can, the store ends turns, sends and tells the host.
     fn on_link_notes(&mut self, notes: Vec<LinkNote>, now_ms: u64) {
         for note in notes {
             match note {
@@ -235,7 +230,56 @@ impl ChatStore {
                     self.session.error = Some(error.clone());
                     self.outbox.events.push_back(StoreEvent::Error { error });
                 }
-                LinkNote::Effect(e) => self.on_native_effect(e, now_ms),
+                LinkNote::Effect(NativeEffect::RunStarted(turn_id, seq)) => {
+                    self.session.run_started(turn_id, seq)
+                }
+                LinkNote::Effect(NativeEffect::RunEnded(status)) => {
+                    if let Some(ending) = self.session.run_ended(status) {
+                        self.end_turn(ending, now_ms);
+                    }
+                }
+                LinkNote::Effect(NativeEffect::Error(code, message)) => {
+                    self.diagnostic(&format!("the run failed: {code}: {message}"));
+                    if let Some(error) = self.session.run_failed(code, message) {
+                        self.end_turn(Ending::Failed(error), now_ms);
+                    }
+                }
+                LinkNote::Effect(NativeEffect::UserMessage {
+                    message_id,
+                    client_nonce: nonce,
+                    client_seq,
+                    text,
+                }) => {
+                    if self.session.prompt_shown(&message_id, nonce.as_deref()) {
+                        // The prompt the user stopped on its way ran after all: stopped again.
+                        self.session.stopping();
+                        let agent = self.native_agent();
+                        let path = format!("{}/stop", self.session.native_base(agent));
+                        let body = Some("{}".into());
+                        self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
+                        if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
+                            self.end_turn(Ending::Stopped, now_ms);
+                        }
+                    }
+                    let (nonce, text) = (nonce.as_deref(), text.as_deref());
+                    if self.session.on_native_user_message(nonce, client_seq, text) {
+                        self.start_held_turn(now_ms);
+                        self.touch();
+                    }
+                }
+                LinkNote::Effect(NativeEffect::Queue(seq, rows)) => {
+                    self.follow_server_queue(ServerView::Event(seq, rows), now_ms)
+                }
+                LinkNote::Effect(NativeEffect::Data(name, data)) => {
+                    let data = StoreEvent::Data {
+                        name,
+                        id: None,
+                        data,
+                        transient: true,
+                    };
+                    self.outbox.events.push_back(data);
+                }
+                LinkNote::Effect(NativeEffect::Diagnostic(d)) => self.diagnostic(&d),
                 LinkNote::Lost(loss) => self.on_line_lost(loss, now_ms),
                 LinkNote::GaveUp(error) => {
                     // Nothing more comes: what waits on the events ends with the error.
@@ -271,119 +315,6 @@ impl ChatStore {
         self.pump(now_ms);
     }
 
-    fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
-        if matches!(e, NativeEffect::RunStarted(..)) {
-            self.session.native.busy_refusals = 0;
-        }
-        match e {
-            NativeEffect::RunStarted(turn_id, seq) => match self.session.turn.phase {
-                // A run that starts while this client's prompt is on its way is that prompt's
-                // only at or after its receipt's cursor, else when its user message carries
-                // the prompt's nonce: before, it is an earlier run (another tab's), whose end
-                // must not end this turn nor take its follow-ups back.
-                Phase::Submitted { .. } => {
-                    if self.session.native.prompt_cursor.is_some_and(|c| seq >= c) {
-                        self.session.prompt_runs(Some(turn_id));
-                    }
-                }
-                Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
-                // This client's next message waits for a take-back: another run (another
-                // client's, a prompt stopped on its way) does not replace it. Its prompt
-                // meets that run and goes as a follow-up, or goes once the run is over.
-                Phase::Held(_) => {}
-                // A run another client or a follow-up started.
-                _ => self.session.prompt_runs(Some(turn_id)),
-            },
-            NativeEffect::RunEnded(status) => {
-                let ours = match self.session.turn.phase {
-                    Phase::Streaming { .. } => true,
-                    // The run's start was lost in a gap the state did not cover; another
-                    // run's end is not this prompt's.
-                    Phase::Submitted { .. } => self.session.prompt_ran_by_nonce(),
-                    _ => false, // stopped here already
-                };
-                if !ours {
-                    return;
-                }
-                let ending = match (status, self.session.native.link.gate().error()) {
-                    (EndStatus::Error, m) | (_, m @ Some(_)) => Ending::Failed(ChatError::new(
-                        ErrorKind::Server,
-                        m.unwrap_or("the run failed"),
-                    )),
-                    _ => Ending::Finished,
-                };
-                self.end_turn(ending, now_ms);
-            }
-            // Shown at once, as the run's end (upstream's client settles the turn on it): a
-            // later `agent-end` of that run ends nothing more here. A run whose prompt failed
-            // before it started (a user message, then this) ends here too.
-            NativeEffect::Error(code, message) => {
-                self.diagnostic(&format!("the run failed: {code}: {message}"));
-                let ours = match self.session.turn.phase {
-                    Phase::Streaming { .. } | Phase::Resuming { .. } => true,
-                    Phase::Submitted { .. } => self.session.prompt_ran_by_nonce(),
-                    _ => false,
-                };
-                if ours {
-                    let mut error = ChatError::new(ErrorKind::Server, message);
-                    error.server_code = Some(code);
-                    self.end_turn(Ending::Failed(error), now_ms);
-                }
-            }
-            NativeEffect::UserMessage {
-                message_id,
-                client_nonce,
-                client_seq,
-                text,
-            } => {
-                self.session
-                    .server_shows_prompt(&message_id, client_nonce.as_deref());
-                let unsent = self
-                    .session
-                    .native
-                    .unsent_prompt
-                    .as_ref()
-                    .map(|(n, _)| n.as_str());
-                if unsent.is_some() && unsent == client_nonce.as_deref() {
-                    // A prompt given up did land: nothing to send again.
-                    self.session.native.unsent_prompt = None;
-                }
-                let turn = self.session.turn.client_turn_id.as_deref();
-                let submitted = matches!(self.session.turn.phase, Phase::Submitted { .. });
-                if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
-                    self.session.prompt_runs_in_shown_run();
-                }
-                let stopped = self.session.native.stopped_prompt.as_deref();
-                if stopped.is_some() && client_nonce.as_deref() == stopped {
-                    // The prompt the user stopped on its way ran after all: stopped again.
-                    self.session.native.stopped_prompt = None;
-                    self.session.stopping();
-                    let path = format!("{}/stop", self.native_base());
-                    let body = Some("{}".into());
-                    self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
-                    if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
-                        self.end_turn(Ending::Stopped, now_ms);
-                    }
-                }
-                let (nonce, text) = (client_nonce.as_deref(), text.as_deref());
-                if self.session.on_native_user_message(nonce, client_seq, text) {
-                    self.start_held_turn(now_ms);
-                    self.touch();
-                }
-            }
-            NativeEffect::Queue(seq, rows) => {
-                self.follow_server_queue(ServerView::Event(seq, rows), now_ms)
-            }
-            NativeEffect::Data(name, data) => self.outbox.events.push_back(StoreEvent::Data {
-                name,
-                id: None,
-                data,
-                transient: true,
-            }),
-            NativeEffect::Diagnostic(d) => self.diagnostic(&d),
-        }
-    }
-
     /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the
     /// turn ends as `ending` (a user's stop, or a bound passed).
     pub(super) fn stop_native(&mut self, ending: Ending, now_ms: u64) {
@@ -402,7 +333,7 @@ impl ChatStore {
         }
         // The run's `ABORTED` that follows is a plain stop, not an error.
         self.session.stopping();
-        let path = format!("{}/stop", self.native_base());
+        let path = format!("{}/stop", self.session.native_base(self.native_agent()));
         let body = Some("{}".into());
         self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
         self.end_turn(ending, now_ms);

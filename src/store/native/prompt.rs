@@ -129,7 +129,7 @@ impl ChatStore {
                 (RequestKind::NativeCreate, path, body)
             }
             Attempt::Prompt(body) => {
-                let path = format!("{}/prompt", self.native_base());
+                let path = format!("{}/prompt", self.session.native_base(self.native_agent()));
                 (RequestKind::NativePrompt, path, body)
             }
         };

@@ -162,7 +162,10 @@ impl ChatStore {
     /// by them, else by a clear of the whole queue (several take-backs share one).
     pub(in crate::store) fn take_back_native(&mut self, seq: u64, nonce: &str, now_ms: u64) {
         if self.session.native.selective_clear != SelectiveClear::Noop {
-            let path = format!("{}/queue/clear", self.native_base());
+            let path = format!(
+                "{}/queue/clear",
+                self.session.native_base(self.native_agent())
+            );
             let body = commands::clear_one(nonce, seq);
             let id = self.request(
                 RequestKind::FollowUpDelete,

@@ -3,7 +3,7 @@
 //! bound passed, the turn's end), since only it sends requests and tells the host.
 
 use super::*;
-use crate::machines::native_link::{LinkNote, Read};
+use crate::machines::native_link::{commands, LinkNote, Read};
 use crate::reduce::pi_native::RunStatus;
 
 /// What one read's bytes did to the bounds on the answer and the history.
@@ -27,6 +27,12 @@ pub(in crate::store) fn read_of(kind: RequestKind) -> Read {
 }
 
 impl Session {
+    /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of this session, for the store's
+    /// agent type `agent`.
+    pub(in crate::store) fn native_base(&self, agent: Option<&str>) -> String {
+        commands::session_path(agent.unwrap_or("pi"), &self.id)
+    }
+
     /// (Re)opens the link: the state, then the events. The error a link that gave up said no
     /// longer holds; the store makes the read it asks for.
     pub(in crate::store) fn follow_again(&mut self) {

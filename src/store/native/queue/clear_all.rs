@@ -63,7 +63,10 @@ impl ChatStore {
             Some(c) => c.request_id.clone(),
             None => format!("clear:{}", uuid_v4(self.rng.as_mut())),
         };
-        let path = format!("{}/queue/clear", self.native_base());
+        let path = format!(
+            "{}/queue/clear",
+            self.session.native_base(self.native_agent())
+        );
         let body = to_string(&json!({ "requestId": request_id }));
         let id = self.request(
             RequestKind::NativeClear,
