@@ -259,7 +259,7 @@ impl ChatStore {
         #[cfg(feature = "pi")]
         self.pump_native(now_ms);
         #[cfg(feature = "pi")]
-        self.retry_prompt(now_ms);
+        self.on_prompt(native::PromptInput::Clock, now_ms);
         if self
             .session
             .turn

@@ -25,7 +25,7 @@ use reads::Growth;
 
 mod prompt;
 pub use prompt::MAX_PROMPT_ATTEMPTS;
-pub(super) use prompt::{PromptOut, SentPrompt, COMMAND_DEADLINE_MS};
+pub(super) use prompt::{PromptInput, PromptOut, SentPrompt, COMMAND_DEADLINE_MS};
 
 impl ChatStore {
     /// Opening a session: its state, then its events. One made here by `newSession` is not
@@ -173,7 +173,7 @@ impl ChatStore {
                 }
             }
             RequestKind::NativePrompt | RequestKind::NativeCreate => {
-                self.on_prompt_answer(id, kind, answer, now_ms)
+                self.on_prompt(PromptInput::Answer(id, kind, answer), now_ms)
             }
             RequestKind::NativeClear => {
                 let policy = self.opts.retry;

@@ -6,7 +6,7 @@
 use super::*;
 
 mod answer;
-use answer::{Busy, Failure, PromptAnswer};
+use answer::{Failure, PromptMove};
 
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
@@ -64,6 +64,8 @@ pub(in crate::store) struct SentPrompt {
 }
 
 impl ChatStore {
+    /// A new message over this protocol: its optimistic message tracked, its turn started,
+    /// its first attempt sent.
     pub(in crate::store) fn start_native_prompt(
         &mut self,
         text: String,
@@ -78,37 +80,18 @@ impl ChatStore {
         }
         let nonce = uuid_v4(self.rng.as_mut());
         let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
-        if let Some(msg) = shown {
-            let s = &mut self.session;
-            if s.native.prompts.len() >= MAX_PROMPTS_KEPT {
-                s.native.prompts.remove(0);
-            }
-            s.native.prompts.push(SentPrompt {
-                nonce: nonce.clone(),
-                bubble: msg,
-                texts_before: 0,
-            });
-            let texts_before = self.session.server_texts(&text);
-            if let Some(p) = self.session.native.prompts.last_mut() {
-                p.texts_before = texts_before;
-            }
+        if let Some(bubble) = shown {
+            self.session.track_prompt(&nonce, bubble, &text);
         }
-        let s = &mut self.session;
-        s.native.prompt_cursor = None;
-        s.turn
-            .restart(Some(nonce.clone()), self.opts.limits.max_event_bytes);
-        s.error = None;
-        s.turn.send_queue_when_idle = false;
-        s.native.stopped_prompt = None;
-        // A new message instead of the given-up one: that one stays as it is, failed.
-        s.native.unsent_prompt = None;
-        s.native.prompt = Some(PromptOut {
+        let out = PromptOut {
             text,
             files,
             attempts: 0,
             retry_at: None,
             met_a_run: false,
-        });
+        };
+        let max_event_bytes = self.opts.limits.max_event_bytes;
+        self.session.begin_prompt(nonce, out, max_event_bytes);
         self.post_prompt(now_ms);
     }
 
@@ -129,8 +112,8 @@ impl ChatStore {
                 (RequestKind::NativeCreate, path, body)
             }
             Attempt::Prompt(body) => {
-                let path = format!("{}/prompt", self.session.native_base(self.native_agent()));
-                (RequestKind::NativePrompt, path, body)
+                let base = self.session.native_base(self.native_agent());
+                (RequestKind::NativePrompt, format!("{base}/prompt"), body)
             }
         };
         let id = self.request(kind, Method::Post, path, Some(to_string(&body)), now_ms);
@@ -148,56 +131,38 @@ impl ChatStore {
             return false;
         };
         (out.attempts, out.retry_at) = (0, None);
-        let s = &mut self.session;
-        s.native.prompt_cursor = None;
-        s.turn
-            .restart(Some(nonce), self.opts.limits.max_event_bytes);
-        s.error = None;
-        s.turn.send_queue_when_idle = false;
-        s.native.stopped_prompt = None;
-        s.native.prompt = Some(out);
+        let max_event_bytes = self.opts.limits.max_event_bytes;
+        self.session.begin_prompt(nonce, out, max_event_bytes);
         self.post_prompt(now_ms);
         true
     }
 
-    /// A prompt attempt is due again.
-    pub(in crate::store) fn retry_prompt(&mut self, now_ms: u64) {
-        let out = self.session.native.prompt.as_ref();
-        let due = out.and_then(PromptOut::retry_at);
-        let met_a_run = out.is_some_and(|o| o.met_a_run);
-        // Only while its turn waits for it: a stop, or its run showing (a state read can say
-        // so too), ended that, and the attempt is dropped with its timer.
-        if !matches!(self.session.turn.phase, Phase::Submitted { .. }) {
-            self.session.native.prompt = None;
-        } else if due.is_some_and(|t| t <= now_ms) {
-            if met_a_run && self.session.native.link.gate().status() == RunStatus::Running {
-                // Refused as busy, and the state read since shows the run that refused it.
-                let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
-                return self.prompt_as_follow_up(error, now_ms);
+    /// What the prompt on its way is told (its attempt's answer or failure, or the clock), and
+    /// what the store does of it. A stopped prompt's answer is moot (a session not made stays
+    /// missing). A failed attempt is tried again after a backoff with the same `requestId`
+    /// while the error is worth it and attempts are left, else the turn fails; given up after
+    /// its attempts, a prompt whose fate is unknown (no answer, a 5xx) is kept for
+    /// `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
+    pub(in crate::store) fn on_prompt(&mut self, input: PromptInput<'_>, now_ms: u64) {
+        let next = match input {
+            PromptInput::Answer(id, kind, answer) => {
+                if self.session.turn.phase.stream() != Some(id) {
+                    return;
+                }
+                let rng = self.rng.as_mut();
+                self.session
+                    .native
+                    .prompt_answered(kind, answer, now_ms, rng)
             }
-            self.post_prompt(now_ms);
-        }
-    }
-
-    /// The answer to an attempt of the prompt on its way (`kind`: the prompt's, or the
-    /// session's creation), or its failure: a stopped prompt's is moot (a session not made
-    /// stays missing). A failed attempt is tried again after a backoff with the same
-    /// `requestId` while the error is worth it and attempts are left, else the turn fails;
-    /// given up after its attempts, a prompt whose fate is unknown (no answer, a 5xx) is kept
-    /// for `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
-    pub(in crate::store) fn on_prompt_answer(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        answer: NativeAnswer<'_>,
-        now_ms: u64,
-    ) {
-        if self.session.turn.phase.stream() != Some(id) {
-            return;
-        }
-        match self.session.native.prompt_answered(kind, answer) {
-            PromptAnswer::Taken => {}
-            PromptAnswer::Created(session_id) => {
+            PromptInput::Clock => match self.session.prompt_due(now_ms) {
+                Some(next) => next,
+                None => return,
+            },
+        };
+        match next {
+            PromptMove::Taken => {}
+            PromptMove::Post => self.post_prompt(now_ms),
+            PromptMove::Created(session_id) => {
                 self.sessions.take_title(&self.session.id);
                 // The open session is `session_id` on the server from now on (it named the
                 // session this store made): the list, the requests on their way and the host
@@ -217,27 +182,36 @@ impl ChatStore {
                 self.pump_native(now_ms);
                 self.post_prompt(now_ms);
             }
-            PromptAnswer::Busy(mut error) => {
-                let rng = self.rng.as_mut();
-                match self.session.native.busy_refused(&mut error, now_ms, rng) {
-                    None => {}
-                    Some(Busy::GiveUp(out)) => {
-                        self.session.keep_unsent_prompt(out);
-                        self.end_turn(Ending::Failed(error), now_ms);
-                    }
-                    Some(Busy::FollowUp) => self.prompt_as_follow_up(error, now_ms),
-                    Some(Busy::Wait(wait)) => {
-                        self.diagnostic(&format!(
-                            "the prompt was refused as busy again; sent again in {wait} ms"
-                        ));
-                        // A run the events did not show (started before this client read on)
-                        // shows in the state.
-                        self.session.native.link.reread();
-                        self.pump_native(now_ms);
-                    }
-                }
+            PromptMove::GiveUp { out, error } => {
+                self.session.keep_unsent_prompt(out);
+                self.end_turn(Ending::Failed(error), now_ms);
             }
-            PromptAnswer::Failed { mut error, reread } => {
+            // Sent as a follow-up of the run that refused it instead.
+            PromptMove::FollowUp(error) => {
+                let Some(out) = self.session.prompt_to_follow_up() else {
+                    return;
+                };
+                self.session.native.link.reread();
+                self.pump_native(now_ms);
+                match self.send(&out.text, Vec::new(), now_ms).reason {
+                    None | Some(Refusal::Empty) => {}
+                    Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
+                        self.draft.text = out.text;
+                    }
+                    Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
+                }
+                self.touch();
+            }
+            PromptMove::Wait(wait) => {
+                self.diagnostic(&format!(
+                    "the prompt was refused as busy again; sent again in {wait} ms"
+                ));
+                // A run the events did not show (started before this client read on) shows
+                // in the state.
+                self.session.native.link.reread();
+                self.pump_native(now_ms);
+            }
+            PromptMove::Failed { mut error, reread } => {
                 if reread {
                     self.session.native.link.reread();
                     self.pump_native(now_ms);
@@ -266,27 +240,15 @@ impl ChatStore {
             }
         }
     }
+}
 
-    /// A prompt refused because a run is on: sent as a follow-up of that run instead.
-    pub(in crate::store) fn prompt_as_follow_up(&mut self, error: ChatError, now_ms: u64) {
-        let Some(out) = self.session.native.prompt.take() else {
-            return;
-        };
-        // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
-        self.session.withdraw_current_prompt();
-        let stream = self.session.native.read.unwrap_or(0);
-        self.session.turn.phase = Phase::Streaming { stream };
-        self.session.native.link.reread();
-        self.pump_native(now_ms);
-        match self.send(&out.text, Vec::new(), now_ms).reason {
-            None | Some(Refusal::Empty) => {}
-            Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
-                self.draft.text = out.text;
-            }
-            Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
-        }
-        self.touch();
-    }
+/// What the prompt on its way is told.
+pub(in crate::store) enum PromptInput<'a> {
+    /// The answer to its attempt `id` of this kind (the prompt's, or the session's
+    /// creation), or the attempt's failure.
+    Answer(RequestId, RequestKind, NativeAnswer<'a>),
+    /// The clock moved: a failed attempt may be due again.
+    Clock,
 }
 
 /// The next attempt of the prompt on its way, for the store to send.
@@ -299,6 +261,75 @@ pub(in crate::store) enum Attempt {
 
 /// The prompts' tracking: which run is this client's prompt's, and their optimistic messages.
 impl Session {
+    /// The prompt `out` with the nonce `nonce` is the next turn's (a new message, or a given-up
+    /// one sent again): the turn starts afresh, `submitted` once its attempt goes.
+    pub(in crate::store) fn begin_prompt(
+        &mut self,
+        nonce: String,
+        out: PromptOut,
+        max_event_bytes: usize,
+    ) {
+        self.native.prompt_cursor = None;
+        self.turn.restart(Some(nonce), max_event_bytes);
+        self.error = None;
+        self.turn.send_queue_when_idle = false;
+        self.native.stopped_prompt = None;
+        // A new message instead of the given-up one: that one stays as it is, failed.
+        self.native.unsent_prompt = None;
+        self.native.prompt = Some(out);
+    }
+
+    /// The optimistic message `bubble` of the prompt `nonce` (of `text`) is kept until its
+    /// run shows it, with the count of the server's messages of its text so far.
+    pub(in crate::store) fn track_prompt(&mut self, nonce: &str, bubble: UIMessage, text: &str) {
+        if self.native.prompts.len() >= MAX_PROMPTS_KEPT {
+            self.native.prompts.remove(0);
+        }
+        self.native.prompts.push(SentPrompt {
+            nonce: nonce.to_string(),
+            bubble,
+            texts_before: 0,
+        });
+        // Counted once it is tracked: its own bubble is not one of the server's messages.
+        let texts_before = self.server_texts(text);
+        if let Some(p) = self.native.prompts.last_mut() {
+            p.texts_before = texts_before;
+        }
+    }
+
+    /// The clock moved: what the prompt's failed attempt, due again, leads to. Only while its
+    /// turn waits for it: a stop, or its run showing (a state read can say so too), ended
+    /// that, and the attempt is dropped with its timer.
+    pub(in crate::store) fn prompt_due(&mut self, now_ms: u64) -> Option<PromptMove> {
+        let out = self.native.prompt.as_ref();
+        let due = out.and_then(PromptOut::retry_at);
+        let met_a_run = out.is_some_and(|o| o.met_a_run);
+        if !matches!(self.turn.phase, Phase::Submitted { .. }) {
+            self.native.prompt = None;
+            return None;
+        }
+        if !due.is_some_and(|t| t <= now_ms) {
+            return None;
+        }
+        if met_a_run && self.native.link.gate().status() == RunStatus::Running {
+            // Refused as busy, and the state read since shows the run that refused it.
+            let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
+            return Some(PromptMove::FollowUp(error));
+        }
+        Some(PromptMove::Post)
+    }
+
+    /// The prompt on its way goes as a follow-up of the run that refused it: taken (`None`:
+    /// none is on its way), its bubble gone (the follow-up shows as a waiting bubble, then as
+    /// the server's), and that run followed.
+    pub(in crate::store) fn prompt_to_follow_up(&mut self) -> Option<PromptOut> {
+        let out = self.native.prompt.take()?;
+        self.withdraw_current_prompt();
+        let stream = self.native.read.unwrap_or(0);
+        self.turn.phase = Phase::Streaming { stream };
+        Some(out)
+    }
+
     /// The prompt on its way goes once more (`None`: none is on its way): its attempt counted,
     /// its retry and busy flag cleared.
     pub(in crate::store) fn next_prompt_attempt(&mut self) -> Option<Attempt> {

@@ -5,28 +5,29 @@
 use super::*;
 use crate::machines::followup_queue::RetryPolicy;
 
-/// The answer to an attempt of the prompt on its way.
-pub(in crate::store) enum PromptAnswer {
+/// What the prompt on its way does next, for the store to apply.
+pub(in crate::store) enum PromptMove {
     /// Taken: `submitted` until its run starts on the events stream.
     Taken,
+    /// Its next attempt goes now.
+    Post,
     /// The server made the session and named it so: the prompt goes now.
     Created(String),
-    /// Refused because a run is on ([`NativeSession::busy_refused`] says what next).
-    Busy(ChatError),
+    /// Refused as busy too often with no run showing: the turn fails with `error`, the prompt
+    /// kept for `regenerate()`.
+    GiveUp {
+        out: Option<PromptOut>,
+        error: ChatError,
+    },
+    /// Refused because a run is on (another client's run the events already showed, or the
+    /// one the state read since shows): the message goes as its follow-up (`error` if it
+    /// cannot).
+    FollowUp(ChatError),
+    /// Refused as busy again with no run showing: the state is read now and the prompt goes
+    /// again after `wait` ms.
+    Wait(u64),
     /// The attempt failed; `reread`: whether it landed, only the state can say.
     Failed { error: ChatError, reread: bool },
-}
-
-/// What a busy refusal of the prompt leads to.
-pub(in crate::store) enum Busy {
-    /// Refused too often with no run showing: the turn fails, the prompt kept for
-    /// `regenerate()`.
-    GiveUp(Option<PromptOut>),
-    /// Another client's run the events already showed: the message waits behind it.
-    FollowUp,
-    /// The state is read now and the prompt goes again after `wait` ms (a run the state then
-    /// shows takes it as a follow-up).
-    Wait(u64),
 }
 
 /// What a failed attempt of the prompt (or of the session's creation) leads to.
@@ -82,12 +83,14 @@ impl NativeSession {
         &mut self,
         kind: RequestKind,
         answer: NativeAnswer<'_>,
-    ) -> PromptAnswer {
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+    ) -> PromptMove {
         let (status, body) = match answer {
             Ok(answer) => answer,
             Err(message) => {
                 let error = ChatError::network(message);
-                return PromptAnswer::Failed {
+                return PromptMove::Failed {
                     error,
                     reread: false,
                 };
@@ -105,7 +108,7 @@ impl NativeSession {
                     true => ChatError::protocol("the session create answer names no sessionId"),
                     false => refusal(status, body, "session create answer"),
                 };
-                return PromptAnswer::Failed {
+                return PromptMove::Failed {
                     error,
                     reread: false,
                 };
@@ -115,7 +118,7 @@ impl NativeSession {
             if let Some(out) = self.prompt.as_mut() {
                 out.attempts = 0;
             }
-            return PromptAnswer::Created(session_id);
+            return PromptMove::Created(session_id);
         }
         if ok {
             self.prompt = None;
@@ -125,15 +128,15 @@ impl NativeSession {
                 .ok()
                 .and_then(|v| v.get("cursor")?.as_u64());
             self.prompt_cursor = Some(cursor.unwrap_or(0));
-            return PromptAnswer::Taken;
+            return PromptMove::Taken;
         }
         let error = refusal(status, body, "prompt answer");
         if error.kind == ErrorKind::TurnAlreadyActive {
-            return PromptAnswer::Busy(error);
+            return self.busy_refused(error, now_ms, rng);
         }
         // Whether it landed, only the state can say (reference §4); it shows there if so.
         let reread = error.says("AGENT_REQUEST_OUTCOME_UNKNOWN");
-        PromptAnswer::Failed { error, reread }
+        PromptMove::Failed { error, reread }
     }
 
     /// The prompt met a run this client did not know of (another tab's, or one whose start
@@ -145,14 +148,16 @@ impl NativeSession {
     /// Refused again with no run shown since (a server whose `/state` says idle while its
     /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
     /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails (`error` says so), the prompt kept
-    /// for `regenerate()`. `None`: no prompt is on its way.
-    pub(in crate::store) fn busy_refused(
+    /// for `regenerate()`. No prompt on its way: nothing to do (`Taken`).
+    fn busy_refused(
         &mut self,
-        error: &mut ChatError,
+        mut error: ChatError,
         now_ms: u64,
         rng: &mut dyn RandomSource,
-    ) -> Option<Busy> {
-        self.prompt.as_ref()?;
+    ) -> PromptMove {
+        if self.prompt.is_none() {
+            return PromptMove::Taken;
+        }
         self.busy_refusals += 1;
         let refusals = self.busy_refusals;
         if refusals >= MAX_BUSY_REFUSALS {
@@ -162,10 +167,11 @@ impl NativeSession {
                  again, and it runs once)",
                 error.message
             );
-            return Some(Busy::GiveUp(self.prompt.take()));
+            let out = self.prompt.take();
+            return PromptMove::GiveUp { out, error };
         }
         if refusals == 1 && self.link.gate().status() == RunStatus::Running {
-            return Some(Busy::FollowUp);
+            return PromptMove::FollowUp(error);
         }
         // Else the prompt waits the backoff (from ~2 s): refused again at most a few times
         // a minute.
@@ -174,6 +180,6 @@ impl NativeSession {
             out.retry_at = Some(now_ms + wait);
             out.met_a_run = true;
         }
-        Some(Busy::Wait(wait))
+        PromptMove::Wait(wait)
     }
 }
