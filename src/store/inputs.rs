@@ -61,7 +61,7 @@ impl ChatStore {
         let ok = p.status.is_some_and(|s| (200..300).contains(&s));
         #[cfg(feature = "pi")]
         if p.kind == RequestKind::NativeEvents && ok {
-            return self.on_native_events(id, bytes, now_ms);
+            return self.on_native_events(id, native::EventsPart::Bytes(bytes), now_ms);
         }
         if p.kind == RequestKind::MessagesGet && ok {
             // Converted message by message as it arrives: the body is never held whole.

@@ -376,7 +376,7 @@ impl ChatStore {
         match answer {
             DeleteAnswer::Unanswered => {}
             #[cfg(feature = "pi")]
-            DeleteAnswer::ClearAll => self.clear_all(now_ms),
+            DeleteAnswer::ClearAll => self.take_back_native(None, now_ms),
             #[cfg(feature = "pi")]
             DeleteAnswer::NotQueued => {
                 // Its run may be in the history already; else the state is read again.

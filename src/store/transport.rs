@@ -92,7 +92,7 @@ impl ChatStore {
     pub(super) fn send_take_back(&mut self, seq: u64, nonce: &str, now_ms: u64) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.take_back_native(seq, nonce, now_ms);
+            return self.take_back_native(Some((seq, nonce)), now_ms);
         }
         self.delete_followup(seq, nonce, now_ms);
     }
@@ -152,7 +152,9 @@ impl ChatStore {
     ) -> bool {
         #[cfg(feature = "pi")]
         if kind.is_native() {
-            self.on_native_head(id, kind, status, now_ms);
+            if kind == RequestKind::NativeEvents {
+                self.on_native_events(id, native::EventsPart::Head(status), now_ms);
+            }
             return true;
         }
         let _ = (id, kind, status, now_ms);

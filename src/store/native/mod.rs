@@ -16,6 +16,12 @@ pub(super) use state::NativeSession;
 
 /// How a native request ended: its answer (`status`, `body`), or the transport's failure
 /// without one (its message).
+/// What the events stream brings: its status line, then its body's bytes.
+pub(super) enum EventsPart<'a> {
+    Head(u16),
+    Bytes(&'a [u8]),
+}
+
 pub(super) type NativeAnswer<'a> = Result<(u16, &'a [u8]), &'a str>;
 
 use super::*;
@@ -93,36 +99,25 @@ impl ChatStore {
         }
     }
 
-    /// A native request's status line. The events stream's head came: from now on the idle
-    /// rule holds, not the connect deadline.
-    pub(super) fn on_native_head(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        status: u16,
-        now_ms: u64,
-    ) {
-        if kind != RequestKind::NativeEvents || self.session.native.read != Some(id) {
-            return;
-        }
-        let idle = self.opts.stream_idle_timeout_ms;
-        if let Some(p) = self.outbox.pending.get_mut(&id) {
-            p.deadline = idle.map(|t| now_ms + t);
-        }
-        if (200..300).contains(&status) {
-            // Connected: an error saying the stream could not be reached no longer holds.
-            let said = self.session.native.link.reached();
-            if self.session.unsay(said) {
-                self.touch();
-            }
-        }
-    }
-
-    /// Bytes of the events stream.
-    pub(super) fn on_native_events(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
+    /// The events stream `id`'s status line, or bytes of its body. Its head came: from now on
+    /// the idle rule holds, not the connect deadline.
+    pub(super) fn on_native_events(&mut self, id: RequestId, part: EventsPart<'_>, now_ms: u64) {
         if self.session.native.read != Some(id) {
             return;
         }
+        let bytes = match part {
+            EventsPart::Head(status) => {
+                let idle = self.opts.stream_idle_timeout_ms;
+                if let Some(p) = self.outbox.pending.get_mut(&id) {
+                    p.deadline = idle.map(|t| now_ms + t);
+                }
+                if self.session.events_connected(status) {
+                    self.touch();
+                }
+                return;
+            }
+            EventsPart::Bytes(bytes) => bytes,
+        };
         let mut notes = Vec::new();
         let s = &mut self.session;
         let seq = s.native.link.gate().seq();

@@ -154,29 +154,8 @@ impl ChatStore {
             }
         }
         if self.session.native.selective_clear == SelectiveClear::Noop {
-            self.clear_all(now_ms);
+            self.take_back_native(None, now_ms);
         }
-    }
-
-    /// Takes a follow-up back from the server: by its selectors while the server may remove
-    /// by them, else by a clear of the whole queue (several take-backs share one).
-    pub(in crate::store) fn take_back_native(&mut self, seq: u64, nonce: &str, now_ms: u64) {
-        if self.session.native.selective_clear != SelectiveClear::Noop {
-            let path = format!(
-                "{}/queue/clear",
-                self.session.native_base(self.native_agent())
-            );
-            let body = commands::clear_one(nonce, seq);
-            let id = self.request(
-                RequestKind::FollowUpDelete,
-                Method::Post,
-                path,
-                Some(to_string(&body)),
-                now_ms,
-            );
-            return self.session.take_backs.sent(nonce, id);
-        }
-        self.clear_all(now_ms);
     }
 }
 

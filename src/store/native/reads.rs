@@ -40,6 +40,16 @@ impl Session {
         self.unsay(said);
     }
 
+    /// The events stream answered `status`: connected (2xx), an error saying the stream
+    /// could not be reached no longer holds. Whether the session's error went.
+    pub(in crate::store) fn events_connected(&mut self, status: u16) -> bool {
+        if !(200..300).contains(&status) {
+            return false;
+        }
+        let said = self.native.link.reached();
+        self.unsay(said)
+    }
+
     /// The read in flight `id` is over (`answer`: answered, or failed): the link is told, and
     /// what it makes of it comes back for the store to act on. Another read's end is moot
     /// (`None`).

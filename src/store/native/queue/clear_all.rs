@@ -29,67 +29,34 @@ pub(in crate::store) struct ClearAll {
 }
 
 impl ChatStore {
-    /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
-    /// follow-up POST of this store is out (its item could land after the clear, or be
-    /// taken along unseen), and every row of the server's queue is this store's (another
-    /// client's would be lost). A POST out makes it wait for that answer; another client's
-    /// rows make the take-backs fail: the items stay, and say why.
-    pub(in crate::store) fn clear_all(&mut self, now_ms: u64) {
-        if !self.session.take_backs.any_waiting() {
-            return;
+    /// Sends what takes follow-ups back from the server: `one` (`(seq, nonce)`) by its
+    /// selectors while the server may remove by them; else (or `None`) every take-back
+    /// waiting, by one clear of the whole queue, if that is safe now
+    /// ([`Session::clear_all_ready`]).
+    pub(in crate::store) fn take_back_native(&mut self, one: Option<(u64, &str)>, now_ms: u64) {
+        let base = self.session.native_base(self.native_agent());
+        let path = format!("{base}/queue/clear");
+        let selective = self.session.native.selective_clear != SelectiveClear::Noop;
+        if let Some((seq, nonce)) = one.filter(|_| selective) {
+            let body = Some(to_string(&commands::clear_one(nonce, seq)));
+            let id = self.request(
+                RequestKind::FollowUpDelete,
+                Method::Post,
+                path,
+                body,
+                now_ms,
+            );
+            return self.session.take_backs.sent(nonce, id);
         }
-        if let Some(clear) = &self.session.native.clear_all {
-            if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
-                // Sent again when its backoff is over, for these too: they wait until then.
-                return self.session.take_backs.wait_until(at);
+        match self.session.clear_all_ready(now_ms, self.rng.as_mut()) {
+            ClearReady::Wait => {}
+            ClearReady::Refused => self.touch(),
+            ClearReady::Go(request_id) => {
+                let body = Some(to_string(&json!({ "requestId": request_id })));
+                let id = self.request(RequestKind::NativeClear, Method::Post, path, body, now_ms);
+                self.session.clear_all_sent(request_id, id);
             }
-            if clear.request.is_some() || clear.receipt.is_some() {
-                // Its answer covers these too; one waiting for its events is decided first,
-                // and a new clear follows for what it did not serve.
-                return self.session.take_backs.wait_for_event();
-            }
         }
-        if self.session.queue.in_flight().is_some() {
-            // The follow-up POST's answer calls again.
-            return self.session.take_backs.wait_for_event();
-        }
-        if self.session.queue.has_mirrors() {
-            self.session.take_backs_refused(SHARED_QUEUE);
-            return self.touch();
-        }
-        let seq = self.session.native.link.gate().seq();
-        let rows = self.session.native.link.gate().queue().to_vec();
-        let request_id = match &self.session.native.clear_all {
-            Some(c) => c.request_id.clone(),
-            None => format!("clear:{}", uuid_v4(self.rng.as_mut())),
-        };
-        let path = format!(
-            "{}/queue/clear",
-            self.session.native_base(self.native_agent())
-        );
-        let body = to_string(&json!({ "requestId": request_id }));
-        let id = self.request(
-            RequestKind::NativeClear,
-            Method::Post,
-            path,
-            Some(body),
-            now_ms,
-        );
-        let clear = self
-            .session
-            .native
-            .clear_all
-            .get_or_insert_with(|| ClearAll {
-                request_id,
-                request: None,
-                sent_as: id,
-                receipt: None,
-                log: vec![(seq, rows)],
-                failures: 0,
-                retry_at: None,
-            });
-        (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
-        self.session.take_backs.sent_all(id);
     }
 
     /// Once the receipt is in and the events reached its cursor: the rows the clear removed
@@ -120,7 +87,7 @@ impl ChatStore {
             self.session.native.link.reread();
             self.pump_native(now_ms);
             // Take-backs that came while it was out wait for a clear of their own.
-            return self.clear_all(now_ms);
+            return self.take_back_native(None, now_ms);
         };
         // Who the cleared rows were: the take-backs it served (their items may be out of the
         // queue already, on their way back as messages), then this store's other items.
@@ -158,7 +125,7 @@ impl ChatStore {
         self.pump(now_ms);
         self.send_next_queued(now_ms);
         // What waits for a clear of its own (a removal made while this one was decided).
-        self.clear_all(now_ms);
+        self.take_back_native(None, now_ms);
     }
 }
 
@@ -171,7 +138,78 @@ impl NativeSession {
     }
 }
 
+/// Whether the clear of the whole queue goes now.
+pub(in crate::store) enum ClearReady {
+    /// Not now: the take-backs wait (for an answer, an event, a backoff), or none waits.
+    Wait,
+    /// Never: another client's rows are in the server's queue; the take-backs failed, and
+    /// their items say why.
+    Refused,
+    /// Now, under this request id (the same across retries).
+    Go(String),
+}
+
 impl Session {
+    /// Whether the clear of the whole queue can go now for the take-backs waiting: no
+    /// follow-up POST of this store is out (its item could land after the clear, or be
+    /// taken along unseen), and every row of the server's queue is this store's (another
+    /// client's would be lost). A POST out makes it wait for that answer; another client's
+    /// rows make the take-backs fail: the items stay, and say why. A new clear's request id
+    /// is drawn from `rng`.
+    pub(in crate::store) fn clear_all_ready(
+        &mut self,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+    ) -> ClearReady {
+        if !self.take_backs.any_waiting() {
+            return ClearReady::Wait;
+        }
+        if let Some(clear) = &self.native.clear_all {
+            if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
+                // Sent again when its backoff is over, for these too: they wait until then.
+                self.take_backs.wait_until(at);
+                return ClearReady::Wait;
+            }
+            if clear.request.is_some() || clear.receipt.is_some() {
+                // Its answer covers these too; one waiting for its events is decided first,
+                // and a new clear follows for what it did not serve.
+                self.take_backs.wait_for_event();
+                return ClearReady::Wait;
+            }
+        }
+        if self.queue.in_flight().is_some() {
+            // The follow-up POST's answer calls again.
+            self.take_backs.wait_for_event();
+            return ClearReady::Wait;
+        }
+        if self.queue.has_mirrors() {
+            self.take_backs_refused(SHARED_QUEUE);
+            return ClearReady::Refused;
+        }
+        ClearReady::Go(match &self.native.clear_all {
+            Some(c) => c.request_id.clone(),
+            None => format!("clear:{}", uuid_v4(rng)),
+        })
+    }
+
+    /// The clear `request_id` went as the request `id`, for every take-back waiting. A first
+    /// one starts the log of the server's queue from what the events show now.
+    pub(in crate::store) fn clear_all_sent(&mut self, request_id: String, id: RequestId) {
+        let gate = self.native.link.gate();
+        let shown = (gate.seq(), gate.queue().to_vec());
+        let clear = self.native.clear_all.get_or_insert_with(|| ClearAll {
+            request_id,
+            request: None,
+            sent_as: id,
+            receipt: None,
+            log: vec![shown],
+            failures: 0,
+            retry_at: None,
+        });
+        (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
+        self.take_backs.sent_all(id);
+    }
+
     /// The clear of the whole queue answered (or failed: `None`): `Ok` once its receipt is
     /// in (what it removed is decided when the events reach its cursor); `Err` when it is
     /// asked again after a backoff (`policy`), with the server's refusal if it answered one.
