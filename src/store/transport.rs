@@ -33,7 +33,13 @@ impl ChatStore {
     ) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.start_native_prompt(text, files, message_id, now_ms);
+            let bubble = message_id;
+            let prompt = native::PromptInput::New {
+                text,
+                files,
+                bubble,
+            };
+            return self.on_prompt(prompt, now_ms);
         }
         self.post_chat(trigger, message_id, text, files, options, now_ms);
     }

@@ -64,37 +64,6 @@ pub(in crate::store) struct SentPrompt {
 }
 
 impl ChatStore {
-    /// A new message over this protocol: its optimistic message tracked, its turn started,
-    /// its first attempt sent.
-    pub(in crate::store) fn start_native_prompt(
-        &mut self,
-        text: String,
-        files: Vec<FileAttachment>,
-        bubble: Option<String>,
-        now_ms: u64,
-    ) {
-        // A link that gave up follows again with the user's send: its run must be seen.
-        if self.session.native.link.gave_up() && !self.session.native.missing {
-            self.session.follow_again();
-            self.pump_native(now_ms);
-        }
-        let nonce = uuid_v4(self.rng.as_mut());
-        let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
-        if let Some(bubble) = shown {
-            self.session.track_prompt(&nonce, bubble, &text);
-        }
-        let out = PromptOut {
-            text,
-            files,
-            attempts: 0,
-            retry_at: None,
-            met_a_run: false,
-        };
-        let max_event_bytes = self.opts.limits.max_event_bytes;
-        self.session.begin_prompt(nonce, out, max_event_bytes);
-        self.post_prompt(now_ms);
-    }
-
     /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
     /// have the session (its `requestId` the prompt's nonce; the prompt goes once the server
     /// named the session), else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
@@ -137,14 +106,40 @@ impl ChatStore {
         true
     }
 
-    /// What the prompt on its way is told (its attempt's answer or failure, or the clock), and
-    /// what the store does of it. A stopped prompt's answer is moot (a session not made stays
+    /// What the prompt machine is told (a new message, its attempt's answer or failure, or
+    /// the clock), and what the store does of it. A stopped prompt's answer is moot (a session not made stays
     /// missing). A failed attempt is tried again after a backoff with the same `requestId`
     /// while the error is worth it and attempts are left, else the turn fails; given up after
     /// its attempts, a prompt whose fate is unknown (no answer, a 5xx) is kept for
     /// `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
     pub(in crate::store) fn on_prompt(&mut self, input: PromptInput<'_>, now_ms: u64) {
         let next = match input {
+            PromptInput::New {
+                text,
+                files,
+                bubble,
+            } => {
+                // A link that gave up follows again with the user's send: its run must be seen.
+                if self.session.native.link.gave_up() && !self.session.native.missing {
+                    self.session.follow_again();
+                    self.pump_native(now_ms);
+                }
+                let nonce = uuid_v4(self.rng.as_mut());
+                let history = self.session.conversation.history();
+                if let Some(bubble) = bubble.and_then(|id| history.get(&id).cloned()) {
+                    self.session.track_prompt(&nonce, bubble, &text);
+                }
+                let out = PromptOut {
+                    text,
+                    files,
+                    attempts: 0,
+                    retry_at: None,
+                    met_a_run: false,
+                };
+                let max_event_bytes = self.opts.limits.max_event_bytes;
+                self.session.begin_prompt(nonce, out, max_event_bytes);
+                PromptMove::Post
+            }
             PromptInput::Answer(id, kind, answer) => {
                 if self.session.turn.phase.stream() != Some(id) {
                     return;
@@ -242,8 +237,15 @@ impl ChatStore {
     }
 }
 
-/// What the prompt on its way is told.
+/// What the prompt machine is told.
 pub(in crate::store) enum PromptInput<'a> {
+    /// A new message over this protocol (`bubble`: its optimistic message's id, if shown):
+    /// tracked, its turn started, its first attempt sent.
+    New {
+        text: String,
+        files: Vec<FileAttachment>,
+        bubble: Option<String>,
+    },
     /// The answer to its attempt `id` of this kind (the prompt's, or the session's
     /// creation), or the attempt's failure.
     Answer(RequestId, RequestKind, NativeAnswer<'a>),
