@@ -310,7 +310,7 @@ impl Session {
             self.native.prompt = None;
             return None;
         }
-        if !due.is_some_and(|t| t <= now_ms) {
+        if due.is_none_or(|t| t > now_ms) {
             return None;
         }
         if met_a_run && self.native.link.gate().status() == RunStatus::Running {
