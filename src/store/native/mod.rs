@@ -3,6 +3,15 @@
 //! answers go back to it), a new message is a `POST …/prompt`, a stop a `POST …/stop`. The
 //! history, the queue's bubbles, the phase and the finish event are the same as over the first
 //! transport: the link's notes are turned into the store's own moves.
+//!
+//! The session decides (`impl Session` / `impl NativeSession` in `history.rs`, `runs.rs`,
+//! `reads.rs`, `prompt.rs`, `prompt/answer.rs`, `queue.rs`, `queue/clear_all.rs`) and hands
+//! back a verdict; the `ChatStore` methods here are the router's entries that apply it: the
+//! inputs (`on_native_events`, `on_native_answer`, the prompt machine's `on_prompt`,
+//! `after_native_post`) and what applies the link's and the server queue's news
+//! (`on_link_notes`, `follow_server_queue`, `decide_clear_all`); the requests out
+//! (`pump_native`, `post_prompt`, `take_back_native`); the public actions' bodies
+//! (`open_native`, `stop_native`, `resend_unsent_prompt`, `remove_native`).
 
 mod history;
 mod queue;
@@ -14,14 +23,14 @@ use queue::ServerView;
 pub(super) use queue::{ClearAll, SelectiveClear};
 pub(super) use state::NativeSession;
 
-/// How a native request ended: its answer (`status`, `body`), or the transport's failure
-/// without one (its message).
 /// What the events stream brings: its status line, then its body's bytes.
 pub(super) enum EventsPart<'a> {
     Head(u16),
     Bytes(&'a [u8]),
 }
 
+/// How a native request ended: its answer (`status`, `body`), or the transport's failure
+/// without one (its message).
 pub(super) type NativeAnswer<'a> = Result<(u16, &'a [u8]), &'a str>;
 
 use super::*;

@@ -107,8 +107,8 @@ impl ChatStore {
     }
 
     /// What the prompt machine is told (a new message, its attempt's answer or failure, or
-    /// the clock), and what the store does of it. A stopped prompt's answer is moot (a session not made stays
-    /// missing). A failed attempt is tried again after a backoff with the same `requestId`
+    /// the clock), and what the store does of it. A stopped prompt's answer is moot (a
+    /// session not made stays missing). A failed attempt is tried again after a backoff with the same `requestId`
     /// while the error is worth it and attempts are left, else the turn fails; given up after
     /// its attempts, a prompt whose fate is unknown (no answer, a 5xx) is kept for
     /// `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).

@@ -66,20 +66,7 @@ impl ChatStore {
     /// What the server holds while no run is on was accepted after the last one's end: it is
     /// stranded, and taken back as at a turn's end (SPEC §6).
     pub(in crate::store) fn follow_server_queue(&mut self, read: ServerView, now_ms: u64) {
-        if let Some(clear) = self.session.native.clear_all.as_mut() {
-            // The queue at the seq it was shown at: the rows a clear removed are read from it.
-            let shown = match &read {
-                ServerView::Event(seq, rows) => (*seq, rows.clone()),
-                ServerView::State => {
-                    let gate = self.session.native.link.gate();
-                    (gate.seq(), gate.queue().to_vec())
-                }
-            };
-            clear.log.push(shown);
-        }
-        let rows = self.session.native.link.gate().queue().to_vec();
-        let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
-        let mut changed = self.session.queue.follow_server(&server_rows);
+        let mut changed = self.session.server_queue_shown(&read);
         if self.session.consume_what_ran(&read) {
             // Take-backs of what ran are moot: a message held for them goes.
             self.start_held_turn(now_ms);
@@ -160,6 +147,22 @@ impl ChatStore {
 }
 
 impl Session {
+    /// The server's queue was shown (`read`): a clear of the whole queue on its way logs it
+    /// (the rows a clear removed are read from it, at the seq it was shown at), and the
+    /// queue's items follow its rows. Whether the queue changed.
+    pub(in crate::store) fn server_queue_shown(&mut self, read: &ServerView) -> bool {
+        let gate = self.native.link.gate();
+        if let Some(clear) = self.native.clear_all.as_mut() {
+            let shown = match read {
+                ServerView::Event(seq, rows) => (*seq, rows.clone()),
+                ServerView::State => (gate.seq(), gate.queue().to_vec()),
+            };
+            clear.log.push(shown);
+        }
+        let server_rows: Vec<ServerRow<'_>> = gate.queue().iter().map(server_row).collect();
+        self.queue.follow_server(&server_rows)
+    }
+
     /// A user message the server committed: the prompt it is, or the follow-up it ran (by
     /// its nonce, its seq, or its text where the server named neither). Whether a follow-up
     /// of this store's ran: a message held for it goes.
