@@ -18,7 +18,7 @@ impl ChatStore {
         if posted.is_empty() {
             return;
         }
-        for nonce in self.committed_of(&posted) {
+        for nonce in self.session.committed_of(&posted) {
             self.session.queue.consume_by_nonce(&nonce);
         }
         self.touch();
@@ -197,7 +197,7 @@ impl Session {
         // before the clear is taken along and posted again under a fresh seq, behind the
         // items posted after it: out of the user's order.
         #[cfg(feature = "pi")]
-        if self.native.clear_all.is_some() {
+        if self.native.clear_all_open() {
             return false;
         }
         let running = matches!(

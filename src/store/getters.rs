@@ -162,7 +162,7 @@ impl ChatStore {
     pub fn can_regenerate(&self) -> bool {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.can_resend_prompt();
+            return self.session.can_resend_prompt(self.status().is_busy());
         }
         self.can_edit() && !self.messages().is_empty()
     }

@@ -68,7 +68,7 @@ impl ChatStore {
         let ok = p.status.is_some_and(|s| (200..300).contains(&s));
         #[cfg(feature = "pi")]
         if p.kind == RequestKind::NativeEvents && ok {
-            return self.on_native_events(id, bytes, now_ms);
+            return self.on_native_events(id, native::EventsPart::Bytes(bytes), now_ms);
         }
         if p.kind == RequestKind::MessagesGet && ok {
             // Converted message by message as it arrives: the body is never held whole.
@@ -133,7 +133,9 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear) => self.on_native_end(id, k, status, &p.body, now_ms),
+            | RequestKind::NativeClear) => {
+                self.on_native_answer(id, k, Ok((status, &p.body)), now_ms)
+            }
             #[cfg(not(feature = "pi"))]
             RequestKind::NativeState
             | RequestKind::NativeEvents
@@ -218,7 +220,7 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear) => self.on_native_failed(id, k, message, now_ms),
+            | RequestKind::NativeClear) => self.on_native_answer(id, k, Err(message), now_ms),
             #[cfg(not(feature = "pi"))]
             RequestKind::NativeState
             | RequestKind::NativeEvents
@@ -304,7 +306,7 @@ impl ChatStore {
         #[cfg(feature = "pi")]
         self.pump_native(now_ms);
         #[cfg(feature = "pi")]
-        self.retry_prompt(now_ms);
+        self.on_prompt(native::PromptInput::Clock, now_ms);
         if self
             .session
             .turn

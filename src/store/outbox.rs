@@ -322,7 +322,7 @@ impl StoreOptions {
             }
             // pi-native reads, as upstream's client bounds them: the state answers, and the
             // events stream sends its head, within this (the state's renewed by each of its
-            // bytes; the events' idle rule takes over at their head, `on_native_head`).
+            // bytes; the events' idle rule takes over at their head, `on_native_events`).
             RequestKind::NativeState | RequestKind::NativeEvents => {
                 Some(now_ms + NATIVE_READ_DEADLINE_MS)
             }

@@ -328,13 +328,20 @@ impl ChatStore {
         match answer {
             DeleteAnswer::Unanswered => {}
             #[cfg(feature = "pi")]
-            DeleteAnswer::ClearAll => self.clear_all(now_ms),
+            DeleteAnswer::ClearAll => self.take_back_native(None, now_ms),
             #[cfg(feature = "pi")]
             DeleteAnswer::NotQueued => {
                 // Its run may be in the history already; else the state is read again.
-                match self.ran_per_history(&[nonce.to_string()]).is_empty() {
+                match self
+                    .session
+                    .ran_per_history(&[nonce.to_string()])
+                    .is_empty()
+                {
                     false => self.settle_unsure_take_backs(now_ms),
-                    true => self.reread_state(now_ms),
+                    true => {
+                        self.session.native.link.reread();
+                        self.pump_native(now_ms)
+                    }
                 }
             }
             DeleteAnswer::Gone => {
@@ -383,7 +390,7 @@ impl ChatStore {
             .map(|t| (t.seq, t.nonce.clone()))
             .collect();
         let nonces: Vec<String> = unsure.iter().map(|(_, n)| n.clone()).collect();
-        let ran = self.ran_per_history(&nonces);
+        let ran = self.session.ran_per_history(&nonces);
         for (seq, nonce) in unsure {
             let item = self
                 .session

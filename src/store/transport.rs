@@ -33,7 +33,13 @@ impl ChatStore {
     ) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.start_native_prompt(text, files, message_id, now_ms);
+            let bubble = message_id;
+            let prompt = native::PromptInput::New {
+                text,
+                files,
+                bubble,
+            };
+            return self.on_prompt(prompt, now_ms);
         }
         self.post_chat(trigger, message_id, text, files, options, now_ms);
     }
@@ -58,7 +64,11 @@ impl ChatStore {
         #[cfg(feature = "pi")]
         if self.native() {
             let body = commands::followup(&post.client_nonce, post.client_seq, &post.text);
-            return (format!("{}/followup", self.native_base()), body, None);
+            return (
+                format!("{}/followup", self.session.native_base(self.native_agent())),
+                body,
+                None,
+            );
         }
         self.session.followup_request_sse(post, &self.opts)
     }
@@ -89,7 +99,7 @@ impl ChatStore {
     pub(super) fn send_take_back(&mut self, seq: u64, nonce: &str, now_ms: u64) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.take_back_native(seq, nonce, now_ms);
+            return self.take_back_native(Some((seq, nonce)), now_ms);
         }
         // `DELETE …/followup?clientNonce=&clientSeq=` (the SSE routes).
         let path = format!(
@@ -141,7 +151,7 @@ impl ChatStore {
     pub(super) fn texts_before(&self, text: &str) -> Option<usize> {
         #[cfg(feature = "pi")]
         if self.native() {
-            return Some(self.server_texts(text));
+            return Some(self.session.server_texts(text));
         }
         let _ = text;
         None
@@ -157,7 +167,9 @@ impl ChatStore {
     ) -> bool {
         #[cfg(feature = "pi")]
         if kind.is_native() {
-            self.on_native_head(id, kind, status, now_ms);
+            if kind == RequestKind::NativeEvents {
+                self.on_native_events(id, native::EventsPart::Head(status), now_ms);
+            }
             return true;
         }
         let _ = (id, kind, status, now_ms);

@@ -320,7 +320,7 @@ impl ChatStore {
         }
         for (seq, nonce) in self.session.queue.strand(natural) {
             #[cfg(feature = "pi")]
-            self.removal_again(&nonce);
+            self.session.removal_again(&nonce);
             self.take_back(seq, &nonce, now_ms);
         }
     }

@@ -3,30 +3,46 @@
 //! answers go back to it), a new message is a `POST …/prompt`, a stop a `POST …/stop`. The
 //! history, the queue's bubbles, the phase and the finish event are the same as over the first
 //! transport: the link's notes are turned into the store's own moves.
+//!
+//! The session decides (`impl Session` / `impl NativeSession` in `history.rs`, `runs.rs`,
+//! `reads.rs`, `prompt.rs`, `prompt/answer.rs`, `queue.rs`, `queue/clear_all.rs`) and hands
+//! back a verdict; the `ChatStore` methods here are the router's entries that apply it: the
+//! inputs (`on_native_events`, `on_native_answer`, the prompt machine's `on_prompt`,
+//! `after_native_post`) and what applies the link's and the server queue's news
+//! (`on_link_notes`, `follow_server_queue`, `decide_clear_all`); the requests out
+//! (`pump_native`, `post_prompt`, `take_back_native`); the public actions' bodies
+//! (`open_native`, `stop_native`, `resend_unsent_prompt`, `remove_native`).
 
+mod history;
 mod queue;
+mod reads;
+mod runs;
 mod state;
 
 use queue::ServerView;
 pub(super) use queue::{ClearAll, SelectiveClear};
 pub(super) use state::NativeSession;
 
+/// What the events stream brings: its status line, then its body's bytes.
+pub(super) enum EventsPart<'a> {
+    Head(u16),
+    Bytes(&'a [u8]),
+}
+
+/// How a native request ended: its answer (`status`, `body`), or the transport's failure
+/// without one (its message).
+pub(super) type NativeAnswer<'a> = Result<(u16, &'a [u8]), &'a str>;
+
 use super::*;
-use crate::machines::native_link::{commands, Ask, LinkNote, NativeLink, Read};
-use crate::protocol::pi_native::EndStatus;
+use crate::machines::native_link::{commands, Ask, LinkNote};
 use crate::reduce::pi_native::{NativeEffect, RunStatus};
+use reads::Growth;
 
 mod prompt;
 pub use prompt::MAX_PROMPT_ATTEMPTS;
-pub(super) use prompt::{PromptOut, SentPrompt, COMMAND_DEADLINE_MS};
+pub(super) use prompt::{PromptInput, PromptOut, SentPrompt, COMMAND_DEADLINE_MS};
 
 impl ChatStore {
-    /// `/api/v1/agents/{agentType}/sessions/{sessionId}` of the open session.
-    pub(super) fn native_base(&self) -> String {
-        let agent = self.native_agent().unwrap_or("pi");
-        commands::session_path(agent, &self.session.id)
-    }
-
     /// Opening a session: its state, then its events. One made here by `newSession` is not
     /// on the server yet (the protocol makes sessions by `POST …/sessions`): nothing to read.
     pub(super) fn open_native(&mut self, now_ms: u64) {
@@ -37,7 +53,8 @@ impl ChatStore {
             self.session.history.hydrated = true;
         }
         if !self.session.native.missing {
-            self.follow_again(now_ms);
+            self.session.follow_again();
+            self.pump_native(now_ms);
         }
         // Back to a session whose prompt (or creation) the switch away cut off: sent again,
         // the same bytes, so the server takes it once. Only while its turn waits for it (the
@@ -63,12 +80,6 @@ impl ChatStore {
         self.start_held_turn(now_ms);
     }
 
-    /// Reads the state again now: the events have not said (yet) what the store must know.
-    pub(super) fn reread_state(&mut self, now_ms: u64) {
-        self.session.native.link.reread();
-        self.pump_native(now_ms);
-    }
-
     /// Makes the read the link asks for, if one is due.
     pub(super) fn pump_native(&mut self, now_ms: u64) {
         if !self.native() || self.outbox.disposed {
@@ -84,7 +95,7 @@ impl ChatStore {
         // after its creation is followed under that name).
         self.session.native.link.address(&self.session.id);
         while let Some(ask) = self.session.native.link.poll_ask(now_ms) {
-            let base = self.native_base();
+            let base = self.session.native_base(self.native_agent());
             let (kind, path) = match ask {
                 Ask::State => (RequestKind::NativeState, format!("{base}/state")),
                 Ask::Events { cursor } => (
@@ -97,43 +108,25 @@ impl ChatStore {
         }
     }
 
-    fn read_of(kind: RequestKind) -> Read {
-        match kind {
-            RequestKind::NativeState => Read::State,
-            _ => Read::Events,
-        }
-    }
-
-    /// A native request's status line. The events stream's head came: from now on the idle
-    /// rule holds, not the connect deadline.
-    pub(super) fn on_native_head(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        status: u16,
-        now_ms: u64,
-    ) {
-        if kind != RequestKind::NativeEvents || self.session.native.read != Some(id) {
-            return;
-        }
-        let idle = self.opts.stream_idle_timeout_ms;
-        if let Some(p) = self.outbox.pending.get_mut(&id) {
-            p.deadline = idle.map(|t| now_ms + t);
-        }
-        if (200..300).contains(&status) {
-            // Connected: an error saying the stream could not be reached no longer holds.
-            let said = self.session.native.link.reached();
-            if self.unsay(said) {
-                self.touch();
-            }
-        }
-    }
-
-    /// Bytes of the events stream.
-    pub(super) fn on_native_events(&mut self, id: RequestId, bytes: &[u8], now_ms: u64) {
+    /// The events stream `id`'s status line, or bytes of its body. Its head came: from now on
+    /// the idle rule holds, not the connect deadline.
+    pub(super) fn on_native_events(&mut self, id: RequestId, part: EventsPart<'_>, now_ms: u64) {
         if self.session.native.read != Some(id) {
             return;
         }
+        let bytes = match part {
+            EventsPart::Head(status) => {
+                let idle = self.opts.stream_idle_timeout_ms;
+                if let Some(p) = self.outbox.pending.get_mut(&id) {
+                    p.deadline = idle.map(|t| now_ms + t);
+                }
+                if self.session.events_connected(status) {
+                    self.touch();
+                }
+                return;
+            }
+            EventsPart::Bytes(bytes) => bytes,
+        };
         let mut notes = Vec::new();
         let s = &mut self.session;
         let seq = s.native.link.gate().seq();
@@ -144,152 +137,92 @@ impl ChatStore {
             self.rng.as_mut(),
             &mut notes,
         );
-        if notes.is_empty() && self.session.native.link.gate().seq() == seq {
-            // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
-            // towards the answer's bound all the same (a line is read in many chunks).
-            return self.native_growth(bytes.len(), now_ms);
+        // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
+        // towards the answer's bound all the same (a line is read in many chunks).
+        let changed = !notes.is_empty() || self.session.native.link.gate().seq() != seq;
+        if changed {
+            self.on_link_notes(notes, now_ms);
         }
-        self.on_link_notes(notes, now_ms);
-        self.native_growth(bytes.len(), now_ms);
-        // The events may have reached a clear's cursor without changing the queue after it.
-        self.decide_clear_all(now_ms);
-    }
-
-    /// The events of `bytes` were applied: while a run this client follows goes on, its
-    /// answer and the history are held to `limits` as over the SSE routes (measured per read,
-    /// so a bound is passed by one read's bytes at most): the run is stopped, what it showed
-    /// kept, and the turn fails with `LimitExceeded`. A run that goes on regardless (the
-    /// events stream is the session's, not the turn's) is followed for one more answer's
-    /// worth, then not at all: the events stream is given up until the session is opened
-    /// again, so no server can grow the history past what JS can hold.
-    fn native_growth(&mut self, bytes: usize, now_ms: u64) {
         let limits = self.opts.limits;
-        let s = &mut self.session;
-        let history = s.conversation.history().messages();
-        if s.turn.phase.running() {
-            if let Some(passed) = s.turn.growth.after_event(bytes, history, &limits) {
-                s.turn.growth.stopped();
-                self.refuse_turn(passed.error(), now_ms);
+        match self.session.native_growth(bytes.len(), &limits) {
+            Some(Growth::Passed(passed)) => self.refuse_turn(passed.error(), now_ms),
+            Some(Growth::Unfollowed { read, error }) => {
+                if let Some(id) = read {
+                    self.outbox.abort(id);
+                }
+                self.outbox.events.push_back(StoreEvent::Error { error });
+                self.touch();
             }
-            return;
+            None => {}
         }
-        let runs_on = s.native.link.gate().status() == RunStatus::Running;
-        if !(runs_on && s.turn.growth.ignored_stop(bytes, history, &limits)) {
-            return;
+        if changed {
+            // The events may have reached a clear's cursor without changing the queue after it.
+            self.decide_clear_all(now_ms);
         }
-        self.session.native.link.close();
-        if let Some(id) = self.session.native.read.take() {
-            self.outbox.abort(id);
-        }
-        let mut error = growth::Passed::Message(limits.max_message_chars).error();
-        error.message = format!(
-            "{}; the run went on after its stop, and its events are no longer followed \
-             (open the session again to read it)",
-            error.message
-        );
-        self.session.error = Some(error.clone());
-        self.outbox.events.push_back(StoreEvent::Error { error });
-        self.touch();
     }
 
-    /// The read in flight `id` is over (answered or failed): `tell` gives the link what
-    /// happened, and the store acts on what the link makes of it. Another read's end is moot.
-    fn read_over(
+    /// A native request's answer ended, or the request failed without one.
+    pub(super) fn on_native_answer(
         &mut self,
         id: RequestId,
         kind: RequestKind,
-        now_ms: u64,
-        tell: impl FnOnce(
-            &mut NativeLink,
-            &mut Conversation,
-            Read,
-            &mut dyn RandomSource,
-            &mut Vec<LinkNote>,
-        ),
-    ) {
-        if self.session.native.read != Some(id) {
-            return;
-        }
-        self.session.native.read = None;
-        let mut notes = Vec::new();
-        let s = &mut self.session;
-        tell(
-            &mut s.native.link,
-            &mut s.conversation,
-            Self::read_of(kind),
-            self.rng.as_mut(),
-            &mut notes,
-        );
-        self.on_link_notes(notes, now_ms);
-    }
-
-    /// A native request's answer ended.
-    pub(super) fn on_native_end(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        status: u16,
-        body: &[u8],
+        answer: NativeAnswer<'_>,
         now_ms: u64,
     ) {
         match kind {
             RequestKind::NativeState | RequestKind::NativeEvents => {
-                self.read_over(id, kind, now_ms, |link, conversation, read, rng, notes| {
-                    link.answer_end(conversation, read, (status, body), now_ms, rng, notes)
-                })
+                let rng = self.rng.as_mut();
+                if let Some(notes) = self.session.read_over(id, kind, answer, now_ms, rng) {
+                    self.on_link_notes(notes, now_ms);
+                }
             }
-            RequestKind::NativePrompt => self.on_prompt_answer(id, status, body, now_ms),
-            RequestKind::NativeCreate => self.on_create_answer(id, status, body, now_ms),
-            RequestKind::NativeClear => self.on_clear_all_answer(id, Some((status, body)), now_ms),
-            _ => {
-                // The stop's answer: the events say how the run ended.
-                if !(200..300).contains(&status) {
+            RequestKind::NativePrompt | RequestKind::NativeCreate => {
+                self.on_prompt(PromptInput::Answer(id, kind, answer), now_ms)
+            }
+            RequestKind::NativeClear => {
+                let policy = self.opts.retry;
+                let rng = self.rng.as_mut();
+                let answered =
+                    self.session
+                        .clear_all_answered(id, answer.ok(), &policy, rng, now_ms);
+                match answered {
+                    Some(Ok(())) => self.decide_clear_all(now_ms),
+                    Some(Err(Some(error))) => self
+                        .outbox
+                        .diagnostic(&format!("the queue clear failed: {}", error.message)),
+                    _ => {}
+                }
+            }
+            // The stop's answer: the events say how the run ended.
+            _ => match answer {
+                Ok((status, _)) if (200..300).contains(&status) => {}
+                Ok((status, body)) => {
                     let error = refusal(status, body, "stop answer");
                     self.outbox.events.push_back(StoreEvent::Error { error });
                 }
-            }
+                Err(message) => self.outbox.events.push_back(StoreEvent::Error {
+                    error: ChatError::network(message),
+                }),
+            },
         }
     }
 
-    /// A native request failed without an answer.
-    pub(super) fn on_native_failed(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        message: &str,
-        now_ms: u64,
-    ) {
-        match kind {
-            RequestKind::NativeState | RequestKind::NativeEvents => {
-                self.read_over(id, kind, now_ms, |link, _, read, rng, notes| {
-                    link.failed(read, message, now_ms, rng, notes)
-                })
-            }
-            RequestKind::NativePrompt | RequestKind::NativeCreate => {
-                if self.session.turn.phase.stream() == Some(id) {
-                    self.prompt_failed(ChatError::network(message), now_ms);
-                }
-            }
-            RequestKind::NativeClear => self.on_clear_all_answer(id, None, now_ms),
-            _ => self.outbox.events.push_back(StoreEvent::Error {
-                error: ChatError::network(message),
-            }),
-        }
-    }
-
-    /// What the link saw, as the store's moves.
+    /// What the link saw (one note per change of the link or the run), as the store's moves:
+    /// the session decides what it can, the store ends turns, sends and tells the host.
     fn on_link_notes(&mut self, notes: Vec<LinkNote>, now_ms: u64) {
         for note in notes {
             match note {
                 LinkNote::Hydrated => {
                     self.session.history.hydrated = true;
                     let said = self.session.native.link.reached();
-                    self.unsay(said);
-                    self.keep_unshown_prompts();
+                    self.session.unsay(said);
+                    self.session.keep_unshown_prompts();
                     // What the state shows ran is consumed before a run it says is over ends
                     // here (whose end takes back what the server still holds).
                     self.follow_server_queue(ServerView::State, now_ms);
-                    self.on_native_state(now_ms);
+                    if let Some(ending) = self.session.native_state_read() {
+                        self.end_turn(ending, now_ms);
+                    }
                     self.settle_unsure_take_backs(now_ms);
                     // Back at a session whose run ended on its own while it was parked (or
                     // whose end was in the gap): what waits goes out as the next messages.
@@ -301,7 +234,57 @@ impl ChatStore {
                     self.session.error = Some(error.clone());
                     self.outbox.events.push_back(StoreEvent::Error { error });
                 }
-                LinkNote::Effect(e) => self.on_native_effect(e, now_ms),
+                LinkNote::Effect(NativeEffect::RunStarted(turn_id, seq)) => {
+                    self.session.run_started(turn_id, seq)
+                }
+                LinkNote::Effect(NativeEffect::RunEnded(status)) => {
+                    if let Some(ending) = self.session.run_ended(status) {
+                        self.end_turn(ending, now_ms);
+                    }
+                }
+                LinkNote::Effect(NativeEffect::Error(code, message)) => {
+                    self.outbox
+                        .diagnostic(&format!("the run failed: {code}: {message}"));
+                    if let Some(error) = self.session.run_failed(code, message) {
+                        self.end_turn(Ending::Failed(error), now_ms);
+                    }
+                }
+                LinkNote::Effect(NativeEffect::UserMessage {
+                    message_id,
+                    client_nonce: nonce,
+                    client_seq,
+                    text,
+                }) => {
+                    if self.session.prompt_shown(&message_id, nonce.as_deref()) {
+                        // The prompt the user stopped on its way ran after all: stopped again.
+                        self.session.stopping();
+                        let agent = self.native_agent();
+                        let path = format!("{}/stop", self.session.native_base(agent));
+                        let body = Some("{}".into());
+                        self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
+                        if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
+                            self.end_turn(Ending::Stopped, now_ms);
+                        }
+                    }
+                    let (nonce, text) = (nonce.as_deref(), text.as_deref());
+                    if self.session.on_native_user_message(nonce, client_seq, text) {
+                        self.start_held_turn(now_ms);
+                        self.touch();
+                    }
+                }
+                LinkNote::Effect(NativeEffect::Queue(seq, rows)) => {
+                    self.follow_server_queue(ServerView::Event(seq, rows), now_ms)
+                }
+                LinkNote::Effect(NativeEffect::Data(name, data)) => {
+                    let data = StoreEvent::Data {
+                        name,
+                        id: None,
+                        data,
+                        transient: true,
+                    };
+                    self.outbox.events.push_back(data);
+                }
+                LinkNote::Effect(NativeEffect::Diagnostic(d)) => self.outbox.diagnostic(&d),
                 LinkNote::Lost(loss) => self.on_line_lost(loss, now_ms),
                 LinkNote::GaveUp(error) => {
                     // Nothing more comes: what waits on the events ends with the error.
@@ -324,7 +307,9 @@ impl ChatStore {
                     // Nothing to show and nothing to follow: a send creates it.
                     self.session.native.missing = true;
                     self.session.history.hydrated = true;
-                    self.on_native_state(now_ms);
+                    if let Some(ending) = self.session.native_state_read() {
+                        self.end_turn(ending, now_ms);
+                    }
                 }
             }
         }
@@ -333,192 +318,6 @@ impl ChatStore {
         self.pump_native(now_ms);
         // A run that started lets the follow-ups typed while its prompt was on its way go.
         self.pump(now_ms);
-    }
-
-    /// A state was read: a run it says is on is followed (as an attach), one this client
-    /// thought was on and is not any more has ended.
-    fn on_native_state(&mut self, now_ms: u64) {
-        let running = self.session.native.link.gate().status() == RunStatus::Running;
-        if running {
-            // A busy refusal met a real run.
-            self.session.native.busy_refusals = 0;
-        }
-        match (&self.session.turn.phase, running) {
-            // Its start was among the events the gap lost, or another client's run.
-            (Phase::Submitted { .. }, true) if !self.prompt_ran() => {}
-            (Phase::Idle { .. } | Phase::Resuming { .. } | Phase::Submitted { .. }, true) => {
-                self.prompt_runs_in_shown_run();
-            }
-            // Ended while this client did not read its events (a gap, a switch away).
-            (Phase::Streaming { .. } | Phase::Resuming { .. }, false) => {
-                self.end_turn(Ending::Finished, now_ms)
-            }
-            // This client's prompt ran and ended meanwhile: its user message is in the state.
-            (Phase::Submitted { .. }, false) if self.prompt_ran() => {
-                self.end_turn(Ending::Finished, now_ms)
-            }
-            _ => {}
-        }
-    }
-
-    /// An optimistic message of this client's (a prompt's, a held turn's), not the server's.
-    pub(super) fn is_local(&self, id: &str) -> bool {
-        let s = &self.session;
-        let held = matches!(&s.turn.phase, Phase::Held(h) if h.bubble.as_ref().is_some_and(|b| b.id == id));
-        held || s.native.prompts.iter().any(|p| p.bubble.id == id)
-    }
-
-    /// The server's user messages with `text` in the history: this client's optimistic ones
-    /// (its prompts', a held turn's) left out.
-    pub(super) fn server_texts(&self, text: &str) -> usize {
-        (self.session.conversation.history().messages().iter())
-            .filter(|m| m.role == Role::User && !self.is_local(&m.id) && m.text() == text)
-            .count()
-    }
-
-    /// The history holds a user message sent with this nonce.
-    pub(super) fn committed(&self, nonce: &str) -> bool {
-        !self.committed_of(&[nonce]).is_empty()
-    }
-
-    /// Of `nonces`, those the history holds a user message sent with: one pass over it.
-    pub(super) fn committed_of(&self, nonces: &[&str]) -> Vec<String> {
-        let history = self.session.conversation.history().messages();
-        let sent = history
-            .iter()
-            .filter(|m| m.role == Role::User)
-            .filter_map(|m| {
-                let v = m.metadata.as_deref()?.get("clientNonce")?.as_str()?;
-                nonces.contains(&v).then(|| v.to_string())
-            });
-        sent.collect()
-    }
-
-    fn on_native_effect(&mut self, e: NativeEffect, now_ms: u64) {
-        if matches!(e, NativeEffect::RunStarted(..)) {
-            self.session.native.busy_refusals = 0;
-        }
-        match e {
-            NativeEffect::RunStarted(turn_id, seq) => match self.session.turn.phase {
-                // A run that starts while this client's prompt is on its way is that prompt's
-                // only at or after its receipt's cursor, else when its user message carries
-                // the prompt's nonce: before, it is an earlier run (another tab's), whose end
-                // must not end this turn nor take its follow-ups back.
-                Phase::Submitted { .. } => {
-                    if self.session.native.prompt_cursor.is_some_and(|c| seq >= c) {
-                        self.prompt_runs(Some(turn_id));
-                    }
-                }
-                Phase::Streaming { .. } => self.session.turn.turn_id = Some(turn_id),
-                // This client's next message waits for a take-back: another run (another
-                // client's, a prompt stopped on its way) does not replace it. Its prompt
-                // meets that run and goes as a follow-up, or goes once the run is over.
-                Phase::Held(_) => {}
-                // A run another client or a follow-up started.
-                _ => self.prompt_runs(Some(turn_id)),
-            },
-            NativeEffect::RunEnded(status) => {
-                let ours = match self.session.turn.phase {
-                    Phase::Streaming { .. } => true,
-                    // The run's start was lost in a gap the state did not cover; another
-                    // run's end is not this prompt's.
-                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
-                    _ => false, // stopped here already
-                };
-                if !ours {
-                    return;
-                }
-                let ending = match (status, self.session.native.link.gate().error()) {
-                    (EndStatus::Error, m) | (_, m @ Some(_)) => Ending::Failed(ChatError::new(
-                        ErrorKind::Server,
-                        m.unwrap_or("the run failed"),
-                    )),
-                    _ => Ending::Finished,
-                };
-                self.end_turn(ending, now_ms);
-            }
-            // Shown at once, as the run's end (upstream's client settles the turn on it): a
-            // later `agent-end` of that run ends nothing more here. A run whose prompt failed
-            // before it started (a user message, then this) ends here too.
-            NativeEffect::Error(code, message) => {
-                self.outbox
-                    .diagnostic(&format!("the run failed: {code}: {message}"));
-                let ours = match self.session.turn.phase {
-                    Phase::Streaming { .. } | Phase::Resuming { .. } => true,
-                    Phase::Submitted { .. } => self.prompt_ran_by_nonce(),
-                    _ => false,
-                };
-                if ours {
-                    let mut error = ChatError::new(ErrorKind::Server, message);
-                    error.server_code = Some(code);
-                    self.end_turn(Ending::Failed(error), now_ms);
-                }
-            }
-            NativeEffect::UserMessage {
-                message_id,
-                client_nonce,
-                client_seq,
-                text,
-            } => {
-                self.server_shows_prompt(&message_id, client_nonce.as_deref());
-                let unsent = self
-                    .session
-                    .native
-                    .unsent_prompt
-                    .as_ref()
-                    .map(|(n, _)| n.as_str());
-                if unsent.is_some() && unsent == client_nonce.as_deref() {
-                    // A prompt given up did land: nothing to send again.
-                    self.session.native.unsent_prompt = None;
-                }
-                let turn = self.session.turn.client_turn_id.as_deref();
-                let submitted = matches!(self.session.turn.phase, Phase::Submitted { .. });
-                if submitted && client_nonce.is_some() && client_nonce.as_deref() == turn {
-                    self.prompt_runs_in_shown_run();
-                }
-                let stopped = self.session.native.stopped_prompt.as_deref();
-                if stopped.is_some() && client_nonce.as_deref() == stopped {
-                    // The prompt the user stopped on its way ran after all: stopped again.
-                    self.session.native.stopped_prompt = None;
-                    self.post_stop(now_ms);
-                    if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
-                        self.end_turn(Ending::Stopped, now_ms);
-                    }
-                }
-                let (nonce, text) = (client_nonce.as_deref(), text.as_deref());
-                self.on_native_user_message(nonce, client_seq, text, now_ms)
-            }
-            NativeEffect::Queue(seq, rows) => {
-                self.follow_server_queue(ServerView::Event(seq, rows), now_ms)
-            }
-            NativeEffect::Data(name, data) => self.outbox.events.push_back(StoreEvent::Data {
-                name,
-                id: None,
-                data,
-                transient: true,
-            }),
-            NativeEffect::Diagnostic(d) => self.outbox.diagnostic(&d),
-        }
-    }
-
-    /// The chat POST of a turn, over this protocol: `POST …/prompt`. Its receipt says the
-    /// server took it; the run's events say the rest.
-    /// (Re)opens the link: the state, then the events. The error a link that gave up said no
-    /// longer holds; it reads again.
-    fn follow_again(&mut self, now_ms: u64) {
-        let said = self.session.native.link.open();
-        self.unsay(said);
-        self.pump_native(now_ms);
-    }
-
-    /// An error the link said no longer holds: gone from the snapshot if it is the one shown
-    /// (never another, such as a turn's). Whether it went.
-    fn unsay(&mut self, said: Option<ChatError>) -> bool {
-        let shown = said.is_some() && self.session.error == said;
-        if shown {
-            self.session.error = None;
-        }
-        shown
     }
 
     /// `stop()` over this protocol: `POST …/stop`, which also drops the server's queue; the
@@ -537,31 +336,11 @@ impl ChatStore {
             // Stopped before the server made the session: nothing runs there.
             return self.end_turn(ending, now_ms);
         }
-        self.post_stop(now_ms);
+        // The run's `ABORTED` that follows is a plain stop, not an error.
+        self.session.stopping();
+        let path = format!("{}/stop", self.session.native_base(self.native_agent()));
+        let body = Some("{}".into());
+        self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
         self.end_turn(ending, now_ms);
-    }
-
-    /// `POST …/stop`; the run's `ABORTED` that follows is a plain stop, not an error.
-    fn post_stop(&mut self, now_ms: u64) {
-        self.session.native.link.gate_mut().stopping();
-        // The server drops its whole queue with the stop: what it had accepted will not run
-        // and is not there to take back; it waits for the user (`stalled`).
-        for (_, nonce) in self.session.queue.strand(false) {
-            self.session.take_backs.taken_already(&nonce);
-            // A removal on its way, or one the server kept, is done: the server drops it.
-            if (self.session.queue.items().iter())
-                .any(|i| i.client_nonce == nonce && (i.removing || queue::removal_refused(i)))
-            {
-                self.session.queue.take_by_nonce(&nonce);
-            }
-        }
-        let path = format!("{}/stop", self.native_base());
-        self.request(
-            RequestKind::NativeStop,
-            Method::Post,
-            path,
-            Some("{}".into()),
-            now_ms,
-        );
     }
 }

@@ -5,6 +5,9 @@
 
 use super::*;
 
+mod answer;
+use answer::{Failure, PromptMove};
+
 /// How many sent prompts' optimistic messages are kept for their runs to show up.
 const MAX_PROMPTS_KEPT: usize = 32;
 
@@ -61,39 +64,323 @@ pub(in crate::store) struct SentPrompt {
 }
 
 impl ChatStore {
+    /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
+    /// have the session (its `requestId` the prompt's nonce; the prompt goes once the server
+    /// named the session), else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
+    pub(in crate::store) fn post_prompt(&mut self, now_ms: u64) {
+        let Some(attempt) = self.session.next_prompt_attempt() else {
+            return;
+        };
+        let (kind, path, body) = match attempt {
+            Attempt::Create { nonce } => {
+                let agent = self.opts.pi_native.clone().unwrap_or_default();
+                // Peeked, not taken: a failed create keeps it for the next send.
+                let title = self.sessions.title_later_of(&self.session.id);
+                let body = commands::create(&format!("create:{nonce}"), title);
+                let path = commands::sessions_path(&agent);
+                (RequestKind::NativeCreate, path, body)
+            }
+            Attempt::Prompt(body) => {
+                let base = self.session.native_base(self.native_agent());
+                (RequestKind::NativePrompt, format!("{base}/prompt"), body)
+            }
+        };
+        let id = self.request(kind, Method::Post, path, Some(to_string(&body)), now_ms);
+        self.session.turn.phase = Phase::Submitted { stream: id };
+        self.touch();
+    }
+
+    /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
+    /// optimistic message (still shown, with the error until now).
+    pub(in crate::store) fn resend_unsent_prompt(&mut self, now_ms: u64) -> bool {
+        if !self.session.can_resend_prompt(self.status().is_busy()) {
+            return false;
+        }
+        let Some((nonce, mut out)) = self.session.native.unsent_prompt.take() else {
+            return false;
+        };
+        (out.attempts, out.retry_at) = (0, None);
+        let max_event_bytes = self.opts.limits.max_event_bytes;
+        self.session.begin_prompt(nonce, out, max_event_bytes);
+        self.post_prompt(now_ms);
+        true
+    }
+
+    /// What the prompt machine is told (a new message, its attempt's answer or failure, or
+    /// the clock), and what the store does of it. A stopped prompt's answer is moot (a
+    /// session not made stays missing). A failed attempt is tried again after a backoff with the same `requestId`
+    /// while the error is worth it and attempts are left, else the turn fails; given up after
+    /// its attempts, a prompt whose fate is unknown (no answer, a 5xx) is kept for
+    /// `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
+    pub(in crate::store) fn on_prompt(&mut self, input: PromptInput<'_>, now_ms: u64) {
+        let next = match input {
+            PromptInput::New {
+                text,
+                files,
+                bubble,
+            } => {
+                // A link that gave up follows again with the user's send: its run must be seen.
+                if self.session.native.link.gave_up() && !self.session.native.missing {
+                    self.session.follow_again();
+                    self.pump_native(now_ms);
+                }
+                let nonce = uuid_v4(self.rng.as_mut());
+                let history = self.session.conversation.history();
+                if let Some(bubble) = bubble.and_then(|id| history.get(&id).cloned()) {
+                    self.session.track_prompt(&nonce, bubble, &text);
+                }
+                let out = PromptOut {
+                    text,
+                    files,
+                    attempts: 0,
+                    retry_at: None,
+                    met_a_run: false,
+                };
+                let max_event_bytes = self.opts.limits.max_event_bytes;
+                self.session.begin_prompt(nonce, out, max_event_bytes);
+                PromptMove::Post
+            }
+            PromptInput::Answer(id, kind, answer) => {
+                if self.session.turn.phase.stream() != Some(id) {
+                    return;
+                }
+                let rng = self.rng.as_mut();
+                self.session
+                    .native
+                    .prompt_answered(kind, answer, now_ms, rng)
+            }
+            PromptInput::Clock => match self.session.prompt_due(now_ms) {
+                Some(next) => next,
+                None => return,
+            },
+        };
+        match next {
+            PromptMove::Taken => {}
+            PromptMove::Post => self.post_prompt(now_ms),
+            PromptMove::Created(session_id) => {
+                self.sessions.take_title(&self.session.id);
+                // The open session is `session_id` on the server from now on (it named the
+                // session this store made): the list, the requests on their way and the host
+                // (`onSessionChange`) follow.
+                let old = std::mem::replace(&mut self.session.id, session_id.clone());
+                if old != session_id {
+                    let pending = self.outbox.pending.values_mut();
+                    for p in pending.filter(|p| p.session == old) {
+                        p.session = session_id.clone();
+                    }
+                    self.sessions.rekey(&old, &session_id);
+                    self.outbox.events.push_back(StoreEvent::SessionChange {
+                        session_id,
+                        renamed_from: Some(old),
+                    });
+                }
+                self.pump_native(now_ms);
+                self.post_prompt(now_ms);
+            }
+            PromptMove::GiveUp { out, error } => {
+                self.session.keep_unsent_prompt(out);
+                self.end_turn(Ending::Failed(error), now_ms);
+            }
+            // Sent as a follow-up of the run that refused it instead.
+            PromptMove::FollowUp(error) => {
+                let Some(out) = self.session.prompt_to_follow_up() else {
+                    return;
+                };
+                self.session.native.link.reread();
+                self.pump_native(now_ms);
+                match self.send(&out.text, Vec::new(), now_ms).reason {
+                    None | Some(Refusal::Empty) => {}
+                    Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
+                        self.draft.text = out.text;
+                    }
+                    Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
+                }
+                self.touch();
+            }
+            PromptMove::Wait(wait) => {
+                self.outbox.diagnostic(&format!(
+                    "the prompt was refused as busy again; sent again in {wait} ms"
+                ));
+                // A run the events did not show (started before this client read on) shows
+                // in the state.
+                self.session.native.link.reread();
+                self.pump_native(now_ms);
+            }
+            PromptMove::Failed { mut error, reread } => {
+                if reread {
+                    self.session.native.link.reread();
+                    self.pump_native(now_ms);
+                }
+                let jitter = self.rng.unit();
+                let policy = self.opts.retry;
+                match (self.session.native).attempt_failed(&mut error, &policy, jitter, now_ms) {
+                    Failure::Retry => {
+                        self.outbox
+                            .diagnostic(&format!("the prompt is sent again: {}", error.message));
+                        return;
+                    }
+                    Failure::GiveUp(out) => self.session.keep_unsent_prompt(out),
+                    // The server answered no: nothing of the message is there, so nothing of
+                    // it stays here, and the composer gets it back (SPEC §5, §14.1). Where
+                    // the composer holds something else, the message stays, with the error:
+                    // nothing typed is lost.
+                    Failure::Fail(Some(out))
+                        if self.draft.text.is_empty() && self.draft.files.is_empty() =>
+                    {
+                        self.session.withdraw_current_prompt();
+                        (self.draft.text, self.draft.files) = (out.text, out.files);
+                    }
+                    Failure::Fail(_) => {}
+                }
+                self.end_turn(Ending::Failed(error), now_ms);
+            }
+        }
+    }
+}
+
+/// What the prompt machine is told.
+pub(in crate::store) enum PromptInput<'a> {
+    /// A new message over this protocol (`bubble`: its optimistic message's id, if shown):
+    /// tracked, its turn started, its first attempt sent.
+    New {
+        text: String,
+        files: Vec<FileAttachment>,
+        bubble: Option<String>,
+    },
+    /// The answer to its attempt `id` of this kind (the prompt's, or the session's
+    /// creation), or the attempt's failure.
+    Answer(RequestId, RequestKind, NativeAnswer<'a>),
+    /// The clock moved: a failed attempt may be due again.
+    Clock,
+}
+
+/// The next attempt of the prompt on its way, for the store to send.
+pub(in crate::store) enum Attempt {
+    /// `POST …/sessions`: the server does not have the session yet.
+    Create { nonce: String },
+    /// `POST …/prompt`, this body.
+    Prompt(Value),
+}
+
+/// The prompts' tracking: which run is this client's prompt's, and their optimistic messages.
+impl Session {
+    /// The prompt `out` with the nonce `nonce` is the next turn's (a new message, or a given-up
+    /// one sent again): the turn starts afresh, `submitted` once its attempt goes.
+    pub(in crate::store) fn begin_prompt(
+        &mut self,
+        nonce: String,
+        out: PromptOut,
+        max_event_bytes: usize,
+    ) {
+        self.native.prompt_cursor = None;
+        self.turn.restart(Some(nonce), max_event_bytes);
+        self.error = None;
+        self.turn.send_queue_when_idle = false;
+        self.native.stopped_prompt = None;
+        // A new message instead of the given-up one: that one stays as it is, failed.
+        self.native.unsent_prompt = None;
+        self.native.prompt = Some(out);
+    }
+
+    /// The optimistic message `bubble` of the prompt `nonce` (of `text`) is kept until its
+    /// run shows it, with the count of the server's messages of its text so far.
+    pub(in crate::store) fn track_prompt(&mut self, nonce: &str, bubble: UIMessage, text: &str) {
+        if self.native.prompts.len() >= MAX_PROMPTS_KEPT {
+            self.native.prompts.remove(0);
+        }
+        self.native.prompts.push(SentPrompt {
+            nonce: nonce.to_string(),
+            bubble,
+            texts_before: 0,
+        });
+        // Counted once it is tracked: its own bubble is not one of the server's messages.
+        let texts_before = self.server_texts(text);
+        if let Some(p) = self.native.prompts.last_mut() {
+            p.texts_before = texts_before;
+        }
+    }
+
+    /// The clock moved: what the prompt's failed attempt, due again, leads to. Only while its
+    /// turn waits for it: a stop, or its run showing (a state read can say so too), ended
+    /// that, and the attempt is dropped with its timer.
+    pub(in crate::store) fn prompt_due(&mut self, now_ms: u64) -> Option<PromptMove> {
+        let out = self.native.prompt.as_ref();
+        let due = out.and_then(PromptOut::retry_at);
+        let met_a_run = out.is_some_and(|o| o.met_a_run);
+        if !matches!(self.turn.phase, Phase::Submitted { .. }) {
+            self.native.prompt = None;
+            return None;
+        }
+        if due.is_none_or(|t| t > now_ms) {
+            return None;
+        }
+        if met_a_run && self.native.link.gate().status() == RunStatus::Running {
+            // Refused as busy, and the state read since shows the run that refused it.
+            let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
+            return Some(PromptMove::FollowUp(error));
+        }
+        Some(PromptMove::Post)
+    }
+
+    /// The prompt on its way goes as a follow-up of the run that refused it: taken (`None`:
+    /// none is on its way), its bubble gone (the follow-up shows as a waiting bubble, then as
+    /// the server's), and that run followed.
+    pub(in crate::store) fn prompt_to_follow_up(&mut self) -> Option<PromptOut> {
+        let out = self.native.prompt.take()?;
+        self.withdraw_current_prompt();
+        let stream = self.native.read.unwrap_or(0);
+        self.turn.phase = Phase::Streaming { stream };
+        Some(out)
+    }
+
+    /// The prompt on its way goes once more (`None`: none is on its way): its attempt counted,
+    /// its retry and busy flag cleared.
+    pub(in crate::store) fn next_prompt_attempt(&mut self) -> Option<Attempt> {
+        let out = self.native.prompt.as_mut()?;
+        out.attempts += 1;
+        out.retry_at = None;
+        out.met_a_run = false;
+        let nonce = self.turn.client_turn_id.clone().unwrap_or_default();
+        if self.native.missing {
+            return Some(Attempt::Create { nonce });
+        }
+        Some(Attempt::Prompt(commands::prompt(
+            &nonce, &out.text, &out.files,
+        )))
+    }
+
     /// The run `turn_id` is on: this client's prompt's, or one it follows.
     pub(in crate::store) fn prompt_runs(&mut self, turn_id: Option<String>) {
         // The server has the prompt: an attempt still due (its answer was lost) is moot.
-        self.session.native.prompt = None;
-        self.session.native.busy_refusals = 0;
-        self.session.turn.growth.run_started();
-        self.session.turn.turn_id = turn_id;
-        if !matches!(self.session.turn.phase, Phase::Streaming { .. }) {
-            let stream = self.session.native.read.unwrap_or(0);
-            self.session.turn.phase = Phase::Streaming { stream };
-            self.session.error = None;
+        self.native.prompt = None;
+        self.native.busy_refusals = 0;
+        self.turn.growth.run_started();
+        self.turn.turn_id = turn_id;
+        if !matches!(self.turn.phase, Phase::Streaming { .. }) {
+            let stream = self.native.read.unwrap_or(0);
+            self.turn.phase = Phase::Streaming { stream };
+            self.error = None;
         }
     }
 
     /// [`Self::prompt_runs`] in the run the events show now.
     pub(in crate::store) fn prompt_runs_in_shown_run(&mut self) {
-        let link = &self.session.native.link;
+        let link = &self.native.link;
         let turn_id = link.gate().turn_id().map(str::to_string);
         self.prompt_runs(turn_id);
     }
 
     /// The optimistic message of the prompt on its way goes (refused, or a follow-up now).
     pub(in crate::store) fn withdraw_current_prompt(&mut self) {
-        let s = &mut self.session;
-        let nonce = s.turn.client_turn_id.as_deref();
-        if let Some(i) = s
+        let nonce = self.turn.client_turn_id.as_deref();
+        if let Some(i) = self
             .native
             .prompts
             .iter()
             .position(|p| Some(p.nonce.as_str()) == nonce)
         {
-            let bubble = s.native.prompts.remove(i).bubble;
-            s.conversation.withdraw(&bubble.id);
+            let bubble = self.native.prompts.remove(i).bubble;
+            self.conversation.withdraw(&bubble.id);
         }
     }
 
@@ -101,13 +388,13 @@ impl ChatStore {
     /// copy of that prompt goes, unless it became that message (the reducer adopts the last
     /// one shown; a stopped or failed prompt's run can come after another was sent).
     pub(in crate::store) fn server_shows_prompt(&mut self, message_id: &str, nonce: Option<&str>) {
-        let s = &mut self.session;
-        let Some(i) = nonce.and_then(|n| s.native.prompts.iter().position(|p| p.nonce == n)) else {
+        let Some(i) = nonce.and_then(|n| self.native.prompts.iter().position(|p| p.nonce == n))
+        else {
             return;
         };
-        let bubble = s.native.prompts.remove(i).bubble;
-        if bubble.id != message_id && s.conversation.history().get(&bubble.id).is_some() {
-            s.conversation.withdraw(&bubble.id);
+        let bubble = self.native.prompts.remove(i).bubble;
+        if bubble.id != message_id && self.conversation.history().get(&bubble.id).is_some() {
+            self.conversation.withdraw(&bubble.id);
         }
     }
 
@@ -115,21 +402,21 @@ impl ChatStore {
     /// message of one it does not show is shown again, after the server's messages, and so
     /// is the message of a turn held for a take-back (not sent yet).
     pub(in crate::store) fn keep_unshown_prompts(&mut self) {
-        if let Phase::Held(h) = &self.session.turn.phase {
-            let shown = |m: &UIMessage| self.session.conversation.history().get(&m.id).is_some();
+        if let Phase::Held(h) = &self.turn.phase {
+            let shown = |m: &UIMessage| self.conversation.history().get(&m.id).is_some();
             if let Some(bubble) = h.bubble.as_ref().filter(|m| !shown(m)) {
-                self.session.conversation.keep_local(bubble.clone());
+                self.conversation.keep_local(bubble.clone());
             }
         }
-        let shown: Vec<Option<String>> = (0..self.session.native.prompts.len())
+        let shown: Vec<Option<String>> = (0..self.native.prompts.len())
             .map(|i| self.prompt_message(i))
             .collect();
-        let prompts = std::mem::take(&mut self.session.native.prompts);
+        let prompts = std::mem::take(&mut self.native.prompts);
         for (prompt, shown) in prompts.into_iter().zip(shown) {
             if let Some(id) = shown {
                 // The server's message is this prompt's from now on, whatever it names.
                 let nonce = Value::String(prompt.nonce);
-                self.session.conversation.edit_message(&id, |m| {
+                self.conversation.edit_message(&id, |m| {
                     let meta = m.metadata.get_or_insert_with(|| Box::new(json!({})));
                     if let Some(o) = meta.as_object_mut() {
                         o.entry("clientNonce").or_insert(nonce);
@@ -137,409 +424,28 @@ impl ChatStore {
                 });
                 continue;
             }
-            let history = self.session.conversation.history();
+            let history = self.conversation.history();
             if history.get(&prompt.bubble.id).is_none() {
-                self.session.conversation.keep_local(prompt.bubble.clone());
+                self.conversation.keep_local(prompt.bubble.clone());
             }
-            self.session.native.prompts.push(prompt);
+            self.native.prompts.push(prompt);
         }
     }
 
-    /// The history holds the user message of this client's last prompt.
-    pub(in crate::store) fn prompt_ran(&self) -> bool {
-        let Some(nonce) = self.session.turn.client_turn_id.as_deref() else {
-            return false;
-        };
-        let sent = self
-            .session
-            .native
-            .prompts
-            .iter()
-            .position(|p| p.nonce == nonce);
-        self.committed(nonce) || sent.is_some_and(|i| self.prompt_message(i).is_some())
-    }
-
-    /// The history holds the user message of this client's last prompt with its nonce. An
-    /// event asks this, not [`prompt_ran`](Self::prompt_ran): the store reads the history
-    /// after a whole batch of events, so a message of the prompt's text later in the batch
-    /// (its run, after the one whose end this is) would count already.
-    pub(in crate::store) fn prompt_ran_by_nonce(&self) -> bool {
-        let nonce = self.session.turn.client_turn_id.as_deref();
-        nonce.is_some_and(|n| self.committed(n))
-    }
-
-    /// The server's user message of the prompt `prompts[i]` in the history: the one with its
-    /// nonce, or, where the server named none, the one more of its text than there were when
-    /// it was sent (after this client's earlier prompts of that text).
-    pub(in crate::store) fn prompt_message(&self, i: usize) -> Option<String> {
-        let prompts = &self.session.native.prompts;
-        let p = &prompts[i];
-        let users = self.session.conversation.history().messages().iter();
-        let users = users.filter(|m| m.role == Role::User);
-        let by_nonce = users.clone().find(|m| {
-            let meta = m.metadata.as_deref();
-            meta.and_then(|v| v.get("clientNonce")?.as_str()) == Some(p.nonce.as_str())
-        });
-        if let Some(m) = by_nonce {
-            return Some(m.id.clone());
-        }
-        let text = p.bubble.text();
-        let ahead = prompts[..i]
-            .iter()
-            .filter(|e| e.bubble.text() == text)
-            .count();
-        users
-            .filter(|m| !self.is_local(&m.id) && m.text() == text)
-            .nth(p.texts_before + ahead)
-            .map(|m| m.id.clone())
-    }
-
-    pub(in crate::store) fn start_native_prompt(
-        &mut self,
-        text: String,
-        files: Vec<FileAttachment>,
-        bubble: Option<String>,
-        now_ms: u64,
-    ) {
-        // A link that gave up follows again with the user's send: its run must be seen.
-        if self.session.native.link.gave_up() && !self.session.native.missing {
-            self.follow_again(now_ms);
-        }
-        let nonce = uuid_v4(self.rng.as_mut());
-        let shown = bubble.and_then(|id| self.session.conversation.history().get(&id).cloned());
-        if let Some(msg) = shown {
-            let s = &mut self.session;
-            if s.native.prompts.len() >= MAX_PROMPTS_KEPT {
-                s.native.prompts.remove(0);
-            }
-            s.native.prompts.push(SentPrompt {
-                nonce: nonce.clone(),
-                bubble: msg,
-                texts_before: 0,
-            });
-            let texts_before = self.server_texts(&text);
-            if let Some(p) = self.session.native.prompts.last_mut() {
-                p.texts_before = texts_before;
-            }
-        }
-        let s = &mut self.session;
-        s.native.prompt_cursor = None;
-        s.turn
-            .restart(Some(nonce.clone()), self.opts.limits.max_event_bytes);
-        s.error = None;
-        s.turn.send_queue_when_idle = false;
-        s.native.stopped_prompt = None;
-        // A new message instead of the given-up one: that one stays as it is, failed.
-        s.native.unsent_prompt = None;
-        s.native.prompt = Some(PromptOut {
-            text,
-            files,
-            attempts: 0,
-            retry_at: None,
-            met_a_run: false,
-        });
-        self.post_prompt(now_ms);
-    }
-
-    /// The next attempt of the prompt on its way: `POST …/sessions` while the server does not
-    /// have the session, else `POST …/prompt` ([`Turn::client_turn_id`] is its nonce).
-    pub(in crate::store) fn post_prompt(&mut self, now_ms: u64) {
-        let Some(out) = self.session.native.prompt.as_mut() else {
-            return;
-        };
-        out.attempts += 1;
-        out.retry_at = None;
-        out.met_a_run = false;
-        if self.session.native.missing {
-            return self.create_native_session(now_ms);
-        }
-        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
-        let body = commands::prompt(&nonce, &out.text, &out.files);
-        let path = format!("{}/prompt", self.native_base());
-        let id = self.request(
-            RequestKind::NativePrompt,
-            Method::Post,
-            path,
-            Some(to_string(&body)),
-            now_ms,
-        );
-        self.session.turn.phase = Phase::Submitted { stream: id };
-        self.touch();
-    }
-
-    /// The first send of a session the server does not have: `POST …/sessions` (its
-    /// `requestId` the prompt's nonce), then the prompt once the server named the session.
-    pub(in crate::store) fn create_native_session(&mut self, now_ms: u64) {
-        let agent = self.opts.pi_native.clone().unwrap_or_default();
-        let nonce = self.session.turn.client_turn_id.clone().unwrap_or_default();
-        // Peeked, not taken: a failed create keeps it for the next send.
-        let title = self.sessions.title_later_of(&self.session.id);
-        let body = commands::create(&format!("create:{nonce}"), title);
-        let id = self.request(
-            RequestKind::NativeCreate,
-            Method::Post,
-            commands::sessions_path(&agent),
-            Some(to_string(&body)),
-            now_ms,
-        );
-        self.session.turn.phase = Phase::Submitted { stream: id };
-        self.touch();
-    }
-
-    /// A prompt attempt (or the session's creation) failed: tried again after a backoff with
-    /// the same `requestId` while the error is worth it and attempts are left, else the turn
-    /// fails. Given up after its attempts, a prompt whose fate is unknown (no answer, a 5xx)
-    /// is kept for `regenerate()` ([`resend_unsent_prompt`](Self::resend_unsent_prompt)).
-    pub(in crate::store) fn prompt_failed(&mut self, mut error: ChatError, now_ms: u64) {
-        let policy = self.opts.retry;
-        let jitter = self.rng.unit();
-        if let Some(out) = self.session.native.prompt.as_mut() {
-            if error.is_retryable()
-                && out.attempts < policy.max_attempts.clamp(1, MAX_PROMPT_ATTEMPTS)
-            {
-                out.retry_at = Some(now_ms + policy.backoff_ms(out.attempts, jitter));
-                self.outbox
-                    .diagnostic(&format!("the prompt is sent again: {}", error.message));
-                return;
-            }
-        }
-        let out = self.session.native.prompt.take();
-        if error.is_retryable() {
-            let attempts = out.as_ref().map_or(0, |o| o.attempts);
-            error.message = format!(
-                "{} (the message was sent {attempts} times without an answer; retrying sends \
-                 it again, and it runs once)",
-                error.message
-            );
-            return self.give_up_prompt(out, error, now_ms);
-        }
-        // The server answered no (a 4xx it would answer again): nothing of the message is
-        // there, so nothing of it stays here, and the composer gets it back (SPEC §5, §14.1).
-        // Without an answer it may have landed: its message stays, with the error.
-        // Where the composer holds something else, the message stays, with the error: nothing
-        // typed is lost.
-        let refused =
-            !error.is_retryable() && error.status.is_some_and(|s| (400..500).contains(&s));
-        let composer_free = self.draft.text.is_empty() && self.draft.files.is_empty();
-        if let (true, true, Some(out)) = (refused, composer_free, out) {
-            self.withdraw_current_prompt();
-            (self.draft.text, self.draft.files) = (out.text, out.files);
-        }
-        self.end_turn(Ending::Failed(error), now_ms);
-    }
-
-    /// The turn fails with `error`, its prompt kept (with its nonce) for `regenerate()`: the
+    /// A prompt given up (its turn fails) is kept, with its nonce, for `regenerate()`: the
     /// server may have it, and only the same `requestId` cannot run it twice.
-    pub(in crate::store) fn give_up_prompt(
-        &mut self,
-        out: Option<PromptOut>,
-        error: ChatError,
-        now_ms: u64,
-    ) {
-        let nonce = self.session.turn.client_turn_id.clone();
+    pub(in crate::store) fn keep_unsent_prompt(&mut self, out: Option<PromptOut>) {
+        let nonce = self.turn.client_turn_id.clone();
         if let (Some(nonce), Some(out)) = (nonce, out) {
-            self.session.native.unsent_prompt = Some((nonce, out));
+            self.native.unsent_prompt = Some((nonce, out));
         }
-        self.end_turn(Ending::Failed(error), now_ms);
     }
 
     /// A given-up prompt can be sent again now (`regenerate()` over this transport): no turn
     /// is on, and its message has not shown up on the server.
-    pub(in crate::store) fn can_resend_prompt(&self) -> bool {
-        let unsent = self.session.native.unsent_prompt.as_ref();
-        !self.status().is_busy() && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
-    }
-
-    /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
-    /// optimistic message (still shown, with the error until now).
-    pub(in crate::store) fn resend_unsent_prompt(&mut self, now_ms: u64) -> bool {
-        if !self.can_resend_prompt() {
-            return false;
-        }
-        let Some((nonce, mut out)) = self.session.native.unsent_prompt.take() else {
-            return false;
-        };
-        (out.attempts, out.retry_at) = (0, None);
-        let s = &mut self.session;
-        s.native.prompt_cursor = None;
-        s.turn
-            .restart(Some(nonce), self.opts.limits.max_event_bytes);
-        s.error = None;
-        s.turn.send_queue_when_idle = false;
-        s.native.stopped_prompt = None;
-        s.native.prompt = Some(out);
-        self.post_prompt(now_ms);
-        true
-    }
-
-    /// A prompt attempt is due again.
-    pub(in crate::store) fn retry_prompt(&mut self, now_ms: u64) {
-        let out = self.session.native.prompt.as_ref();
-        let due = out.and_then(PromptOut::retry_at);
-        let met_a_run = out.is_some_and(|o| o.met_a_run);
-        // Only while its turn waits for it: a stop, or its run showing (a state read can say
-        // so too), ended that, and the attempt is dropped with its timer.
-        if !matches!(self.session.turn.phase, Phase::Submitted { .. }) {
-            self.session.native.prompt = None;
-        } else if due.is_some_and(|t| t <= now_ms) {
-            if met_a_run && self.session.native.link.gate().status() == RunStatus::Running {
-                // Refused as busy, and the state read since shows the run that refused it.
-                let error = ChatError::new(ErrorKind::TurnAlreadyActive, "a run is on");
-                return self.prompt_as_follow_up(error, now_ms);
-            }
-            self.post_prompt(now_ms);
-        }
-    }
-
-    pub(in crate::store) fn on_create_answer(
-        &mut self,
-        id: RequestId,
-        status: u16,
-        body: &[u8],
-        now_ms: u64,
-    ) {
-        if self.session.turn.phase.stream() != Some(id) {
-            return; // stopped meanwhile: the session stays as it was, missing
-        }
-        let named = (200..300)
-            .contains(&status)
-            .then(|| crate::protocol::json::from_slice(body).ok())
-            .flatten()
-            .and_then(|v| Some(v.get("sessionId")?.as_str()?.to_string()))
-            .filter(|s| !s.is_empty());
-        let Some(session_id) = named else {
-            let error = match (200..300).contains(&status) {
-                true => ChatError::protocol("the session create answer names no sessionId"),
-                false => refusal(status, body, "session create answer"),
-            };
-            return self.prompt_failed(error, now_ms);
-        };
-        self.sessions.take_title(&self.session.id);
-        self.rekey(session_id);
-        self.session.native.missing = false;
-        self.session.native.link.open();
-        self.pump_native(now_ms);
-        if let Some(out) = self.session.native.prompt.as_mut() {
-            out.attempts = 0;
-        }
-        self.post_prompt(now_ms);
-    }
-
-    /// The open session is `id` on the server from now on (it named the session this store
-    /// made): the list, the requests on their way and the host (`onSessionChange`) follow.
-    pub(in crate::store) fn rekey(&mut self, id: String) {
-        let old = std::mem::replace(&mut self.session.id, id.clone());
-        if old == id {
-            return;
-        }
-        for p in self
-            .outbox
-            .pending
-            .values_mut()
-            .filter(|p| p.session == old)
-        {
-            p.session = id.clone();
-        }
-        self.sessions.rekey(&old, &id);
-        self.outbox.events.push_back(StoreEvent::SessionChange {
-            session_id: id,
-            renamed_from: Some(old),
-        });
-    }
-
-    pub(in crate::store) fn on_prompt_answer(
-        &mut self,
-        id: RequestId,
-        status: u16,
-        body: &[u8],
-        now_ms: u64,
-    ) {
-        if self.session.turn.phase.stream() != Some(id) {
-            return;
-        }
-        if (200..300).contains(&status) {
-            // Taken: `submitted` until its run starts on the events stream.
-            self.session.native.prompt = None;
-            self.session.native.busy_refusals = 0;
-            // Without a cursor, any run that starts from now on is taken for this prompt's.
-            let cursor = crate::protocol::json::from_slice(body)
-                .ok()
-                .and_then(|v| v.get("cursor")?.as_u64());
-            self.session.native.prompt_cursor = Some(cursor.unwrap_or(0));
-            return;
-        }
-        let error = refusal(status, body, "prompt answer");
-        if error.kind == ErrorKind::TurnAlreadyActive {
-            return self.prompt_met_a_run(error, now_ms);
-        }
-        if error.says("AGENT_REQUEST_OUTCOME_UNKNOWN") {
-            // Whether it landed, only the state can say (reference §4); it shows there if so.
-            self.reread_state(now_ms);
-        }
-        self.prompt_failed(error, now_ms);
-    }
-
-    /// The prompt met a run this client did not know of (another tab's, or one whose start
-    /// the events have not brought yet): as over the first transport (SPEC §6), not a failure
-    /// of the message. The store follows that run and sends the text as a follow-up to it;
-    /// the state is read again at once, so a run that ended meanwhile ends here too (and the
-    /// follow-up, accepted while idle, is taken back and sent as the next message).
-    ///
-    /// Refused again with no run shown since (a server whose `/state` says idle while its
-    /// prompt route says busy), the prompt itself waits a backoff and goes again, the same
-    /// bytes; after [`MAX_BUSY_REFUSALS`] the turn fails, the prompt kept for `regenerate()`.
-    pub(in crate::store) fn prompt_met_a_run(&mut self, mut error: ChatError, now_ms: u64) {
-        if self.session.native.prompt.is_none() {
-            return;
-        }
-        self.session.native.busy_refusals += 1;
-        let refusals = self.session.native.busy_refusals;
-        if refusals >= MAX_BUSY_REFUSALS {
-            self.session.native.busy_refusals = 0;
-            error.message = format!(
-                "{} (refused as busy {refusals} times while nothing ran; retrying sends it \
-                 again, and it runs once)",
-                error.message
-            );
-            let out = self.session.native.prompt.take();
-            return self.give_up_prompt(out, error, now_ms);
-        }
-        // Another client's run the events already showed: the message waits behind it.
-        if refusals == 1 && self.session.native.link.gate().status() == RunStatus::Running {
-            return self.prompt_as_follow_up(error, now_ms);
-        }
-        // Else the state is read now and the prompt waits the backoff (from ~2 s): a run the
-        // state then shows takes it as a follow-up (`retry_prompt`), one it does not show is
-        // refused again at most a few times a minute.
-        let wait = crate::machines::native_link::backoff_ms(refusals, self.rng.unit());
-        if let Some(out) = self.session.native.prompt.as_mut() {
-            out.retry_at = Some(now_ms + wait);
-            out.met_a_run = true;
-        }
-        self.outbox.diagnostic(&format!(
-            "the prompt was refused as busy again; sent again in {wait} ms"
-        ));
-        // A run the events did not show (started before this client read on) shows here.
-        self.reread_state(now_ms);
-    }
-
-    /// A prompt refused because a run is on: sent as a follow-up of that run instead.
-    pub(in crate::store) fn prompt_as_follow_up(&mut self, error: ChatError, now_ms: u64) {
-        let Some(out) = self.session.native.prompt.take() else {
-            return;
-        };
-        // Its bubble goes: the follow-up shows as a waiting bubble, then as the server's.
-        self.withdraw_current_prompt();
-        let stream = self.session.native.read.unwrap_or(0);
-        self.session.turn.phase = Phase::Streaming { stream };
-        self.reread_state(now_ms);
-        match self.send(&out.text, Vec::new(), now_ms).reason {
-            None | Some(Refusal::Empty) => {}
-            Some(_) if self.draft.text.is_empty() && self.draft.files.is_empty() => {
-                self.draft.text = out.text;
-            }
-            Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
-        }
-        self.touch();
+    /// `busy` is the store's status: a turn is on.
+    pub(in crate::store) fn can_resend_prompt(&self, busy: bool) -> bool {
+        let unsent = self.native.unsent_prompt.as_ref();
+        !busy && unsent.is_some_and(|(nonce, _)| !self.committed(nonce))
     }
 }

@@ -66,26 +66,21 @@ impl ChatStore {
     /// What the server holds while no run is on was accepted after the last one's end: it is
     /// stranded, and taken back as at a turn's end (SPEC §6).
     pub(in crate::store) fn follow_server_queue(&mut self, read: ServerView, now_ms: u64) {
-        if let Some(clear) = self.session.native.clear_all.as_mut() {
-            // The queue at the seq it was shown at: the rows a clear removed are read from it.
-            let shown = match &read {
-                ServerView::Event(seq, rows) => (*seq, rows.clone()),
-                ServerView::State => {
-                    let gate = self.session.native.link.gate();
-                    (gate.seq(), gate.queue().to_vec())
-                }
-            };
-            clear.log.push(shown);
-        }
-        let rows = self.session.native.link.gate().queue().to_vec();
-        let server_rows: Vec<ServerRow<'_>> = rows.iter().map(server_row).collect();
-        let mut changed = self.session.queue.follow_server(&server_rows);
-        if self.consume_what_ran(&read) {
+        let mut changed = self.session.server_queue_shown(&read);
+        if self.session.consume_what_ran(&read) {
             // Take-backs of what ran are moot: a message held for them goes.
             self.start_held_turn(now_ms);
             changed = true;
         }
-        self.send_removals(now_ms);
+        for (seq, nonce, on_server) in self.session.removals_waiting() {
+            if on_server && !self.session.take_backs.is_gone(&nonce) {
+                self.take_back(seq, &nonce, now_ms);
+            } else {
+                // Refused, never sent, or taken back already: nothing runs.
+                self.session.queue.take_by_nonce(&nonce);
+                self.touch();
+            }
+        }
         let idle = matches!(self.session.turn.phase, Phase::Idle { .. })
             && self.session.native.link.gate().status() != RunStatus::Running;
         let held = (self.session.queue.items().iter())
@@ -100,111 +95,6 @@ impl ChatStore {
             self.touch();
         }
         self.decide_clear_all(now_ms);
-    }
-
-    /// Items the server may hold that its history shows ran (a state read after a gap that
-    /// lost their messages' events): consumed. By nonce always; by the count of their text
-    /// after a state read, the only time the events did not say it themselves.
-    fn consume_what_ran(&mut self, read: &ServerView) -> bool {
-        let candidates: Vec<String> = (self.session.queue.items().iter())
-            .filter(|i| i.may_be_on_server() && !i.held)
-            .map(|i| i.client_nonce.clone())
-            .collect();
-        if candidates.is_empty() {
-            return false;
-        }
-        let ran = match read {
-            ServerView::State => self.ran_per_history(&candidates),
-            ServerView::Event(..) => {
-                let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
-                self.committed_of(&refs)
-            }
-        };
-        for nonce in &ran {
-            self.session.runs_on_server(nonce);
-            self.session.take_backs.ran(nonce);
-        }
-        !ran.is_empty()
-    }
-
-    /// A user message the server committed: the prompt it is, or the follow-up it ran (by
-    /// its nonce, its seq, or its text where the server named neither).
-    pub(in crate::store) fn on_native_user_message(
-        &mut self,
-        nonce: Option<&str>,
-        seq: Option<u64>,
-        text: Option<&str>,
-        now_ms: u64,
-    ) {
-        let q = &mut self.session.queue;
-        // Selectors the server attached by text may name an item that ran already (of two
-        // alike, the second's message can carry the first's): those say nothing.
-        let nonce = nonce.filter(|n| !q.is_consumed(n));
-        let consumed = match (nonce, seq) {
-            (Some(n), _) => q.consume_by_nonce(n),
-            (None, Some(s)) => q.consume_by_seq(s),
-            _ => None,
-        };
-        // This client's own prompt carries its nonce; a message without one is a follow-up
-        // (this store's, or another client's: then none of ours has its text on the server,
-        // or the server ran theirs first, FIFO).
-        let consumed = match (consumed, nonce) {
-            (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
-            (c, _) => c,
-        };
-        if let (None, Some(t)) = (&consumed, text) {
-            // Not one of the queued items (a prompt, another client's message): one more
-            // message of its text before theirs, for a later count of the history.
-            q.one_more_text(t);
-        }
-        if let Some(item) = consumed {
-            // A take-back of it is moot: it ran, and a message held for it goes.
-            self.session.take_backs.ran(&item.client_nonce);
-            self.start_held_turn(now_ms);
-            self.touch();
-        }
-    }
-
-    /// Of the follow-ups `nonces` the server may have held, those its history shows ran:
-    /// by nonce where the messages carry one, else by counting the messages of each text
-    /// against what the history held before the item was queued (FIFO among items of one
-    /// text).
-    pub(in crate::store) fn ran_per_history(&self, nonces: &[String]) -> Vec<String> {
-        let refs: Vec<&str> = nonces.iter().map(String::as_str).collect();
-        let by_nonce = self.committed_of(&refs);
-        let mut ran = by_nonce.clone();
-        // The server's messages only: a bubble of this client's (a held turn's, a prompt's
-        // optimistic copy) of the same text is not one of them, and counting it took a
-        // queued item of that text for run.
-        let history = self.session.conversation.history().messages();
-        let users: Vec<String> = (history.iter())
-            .filter(|m| m.role == Role::User && !self.is_local(&m.id))
-            .map(UIMessage::text)
-            .collect();
-        let items = self.session.queue.items();
-        for nonce in nonces.iter().filter(|n| !by_nonce.contains(n)) {
-            let Some(item) = items.iter().find(|i| &i.client_nonce == nonce) else {
-                // Out of the queue, held as the next message: the server's messages of its
-                // text (not the held bubble) say whether the server's copy ran.
-                if let Phase::Held(h) = &self.session.turn.phase {
-                    let held = h.nonce.as_deref() == Some(nonce.as_str());
-                    if held && self.server_texts(&h.text) > h.texts_before {
-                        ran.push(nonce.clone());
-                    }
-                }
-                continue;
-            };
-            // Items of the same text ahead of it run before it.
-            let ahead = (items.iter())
-                .take_while(|i| i.client_nonce != item.client_nonce)
-                .filter(|i| i.text == item.text && !i.read_only)
-                .count();
-            let count = users.iter().filter(|t| **t == item.text).count();
-            if count > item.texts_before + ahead {
-                ran.push(nonce.clone());
-            }
-        }
-        ran
     }
 
     /// The user removes a waiting bubble. One the server may hold stays, marked, until the
@@ -241,22 +131,7 @@ impl ChatStore {
     /// A follow-up POST answered: an item removed while it was out is taken back now that
     /// the server has it, and a clear of the whole queue that waited for the answer goes.
     pub(in crate::store) fn after_native_post(&mut self, now_ms: u64) {
-        self.send_removals(now_ms);
-        if self.session.native.selective_clear == SelectiveClear::Noop {
-            self.clear_all(now_ms);
-        }
-    }
-
-    /// Removals that wait for nothing any more (their POST answered, or aborted with a
-    /// session switch): taken back, or, where the server cannot hold them, done.
-    fn send_removals(&mut self, now_ms: u64) {
-        let in_flight = self.session.queue.in_flight_item().map(str::to_string);
-        let waiting: Vec<(u64, String, bool)> = (self.session.queue.items().iter())
-            .filter(|i| i.removing && in_flight.as_deref() != Some(i.id.as_str()))
-            .filter(|i| !self.session.take_backs.is_open(&i.client_nonce))
-            .map(|i| (i.client_seq, i.client_nonce.clone(), i.may_be_on_server()))
-            .collect();
-        for (seq, nonce, on_server) in waiting {
+        for (seq, nonce, on_server) in self.session.removals_waiting() {
             if on_server && !self.session.take_backs.is_gone(&nonce) {
                 self.take_back(seq, &nonce, now_ms);
             } else {
@@ -265,24 +140,102 @@ impl ChatStore {
                 self.touch();
             }
         }
+        if self.session.native.selective_clear == SelectiveClear::Noop {
+            self.take_back_native(None, now_ms);
+        }
+    }
+}
+
+impl Session {
+    /// The server's queue was shown (`read`): a clear of the whole queue on its way logs it
+    /// (the rows a clear removed are read from it, at the seq it was shown at), and the
+    /// queue's items follow its rows. Whether the queue changed.
+    pub(in crate::store) fn server_queue_shown(&mut self, read: &ServerView) -> bool {
+        let gate = self.native.link.gate();
+        if let Some(clear) = self.native.clear_all.as_mut() {
+            let shown = match read {
+                ServerView::Event(seq, rows) => (*seq, rows.clone()),
+                ServerView::State => (gate.seq(), gate.queue().to_vec()),
+            };
+            clear.log.push(shown);
+        }
+        let server_rows: Vec<ServerRow<'_>> = gate.queue().iter().map(server_row).collect();
+        self.queue.follow_server(&server_rows)
     }
 
-    /// Takes a follow-up back from the server: by its selectors while the server may remove
-    /// by them, else by a clear of the whole queue (several take-backs share one).
-    pub(in crate::store) fn take_back_native(&mut self, seq: u64, nonce: &str, now_ms: u64) {
-        if self.session.native.selective_clear != SelectiveClear::Noop {
-            let path = format!("{}/queue/clear", self.native_base());
-            let body = commands::clear_one(nonce, seq);
-            let id = self.request(
-                RequestKind::FollowUpDelete,
-                Method::Post,
-                path,
-                Some(to_string(&body)),
-                now_ms,
-            );
-            return self.session.take_backs.sent(nonce, id);
+    /// A user message the server committed: the prompt it is, or the follow-up it ran (by
+    /// its nonce, its seq, or its text where the server named neither). Whether a follow-up
+    /// of this store's ran: a message held for it goes.
+    pub(in crate::store) fn on_native_user_message(
+        &mut self,
+        nonce: Option<&str>,
+        seq: Option<u64>,
+        text: Option<&str>,
+    ) -> bool {
+        let q = &mut self.queue;
+        // Selectors the server attached by text may name an item that ran already (of two
+        // alike, the second's message can carry the first's): those say nothing.
+        let nonce = nonce.filter(|n| !q.is_consumed(n));
+        let consumed = match (nonce, seq) {
+            (Some(n), _) => q.consume_by_nonce(n),
+            (None, Some(s)) => q.consume_by_seq(s),
+            _ => None,
+        };
+        // This client's own prompt carries its nonce; a message without one is a follow-up
+        // (this store's, or another client's: then none of ours has its text on the server,
+        // or the server ran theirs first, FIFO).
+        let consumed = match (consumed, nonce) {
+            (None, None) => text.and_then(|t| q.consume_oldest_posted_with_text(t)),
+            (c, _) => c,
+        };
+        if let (None, Some(t)) = (&consumed, text) {
+            // Not one of the queued items (a prompt, another client's message): one more
+            // message of its text before theirs, for a later count of the history.
+            q.one_more_text(t);
         }
-        self.clear_all(now_ms);
+        let Some(item) = consumed else {
+            return false;
+        };
+        // A take-back of it is moot: it ran.
+        self.take_backs.ran(&item.client_nonce);
+        true
+    }
+
+    /// Removals that wait for nothing any more (their POST answered, or aborted with a
+    /// session switch), as `(seq, nonce, may be on the server)`: taken back, or, where the
+    /// server cannot hold them, done.
+    pub(in crate::store) fn removals_waiting(&self) -> Vec<(u64, String, bool)> {
+        let in_flight = self.queue.in_flight_item();
+        (self.queue.items().iter())
+            .filter(|i| i.removing && in_flight != Some(i.id.as_str()))
+            .filter(|i| !self.take_backs.is_open(&i.client_nonce))
+            .map(|i| (i.client_seq, i.client_nonce.clone(), i.may_be_on_server()))
+            .collect()
+    }
+
+    /// Items the server may hold that its history shows ran (a state read after a gap that
+    /// lost their messages' events): consumed. By nonce always; by the count of their text
+    /// after a state read, the only time the events did not say it themselves.
+    pub(in crate::store) fn consume_what_ran(&mut self, read: &ServerView) -> bool {
+        let candidates: Vec<String> = (self.queue.items().iter())
+            .filter(|i| i.may_be_on_server() && !i.held)
+            .map(|i| i.client_nonce.clone())
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        let ran = match read {
+            ServerView::State => self.ran_per_history(&candidates),
+            ServerView::Event(..) => {
+                let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
+                self.committed_of(&refs)
+            }
+        };
+        for nonce in &ran {
+            self.runs_on_server(nonce);
+            self.take_backs.ran(nonce);
+        }
+        !ran.is_empty()
     }
 
     /// A stranded item whose removal the server kept (another client's rows were in its
@@ -290,13 +243,11 @@ impl ChatStore {
     /// sent again as a new message.
     pub(in crate::store) fn removal_again(&mut self, nonce: &str) {
         let id = format!("fu-{nonce}");
-        if self.session.queue.get(&id).is_some_and(removal_refused) {
-            self.session.queue.mark_removing(&id, true);
+        if self.queue.get(&id).is_some_and(removal_refused) {
+            self.queue.mark_removing(&id, true);
         }
     }
-}
 
-impl Session {
     /// The answer to the selective clear `id` (a [`RequestKind::FollowUpDelete`] over this
     /// protocol) of this session: 202 with `cleared` ≥ 1 removed it; `cleared: 0` for an item
     /// the server's queue shows means this server does not remove by selectors (the whole

@@ -3,6 +3,7 @@
 //! it happened), and the items of this store's it took along, posted again in order.
 
 use super::*;
+use crate::machines::followup_queue::RetryPolicy;
 
 /// A clear of the server's whole queue, sent to take back this store's follow-ups
 /// ([`TakeBacks`] entries point at its request). Which rows it cleared is read from the
@@ -28,133 +29,34 @@ pub(in crate::store) struct ClearAll {
 }
 
 impl ChatStore {
-    /// Sends the clear of the whole queue for the take-backs open, if it is safe now: no
-    /// follow-up POST of this store is out (its item could land after the clear, or be
-    /// taken along unseen), and every row of the server's queue is this store's (another
-    /// client's would be lost). A POST out makes it wait for that answer; another client's
-    /// rows make the take-backs fail: the items stay, and say why.
-    pub(in crate::store) fn clear_all(&mut self, now_ms: u64) {
-        if !self.session.take_backs.any_waiting() {
-            return;
+    /// Sends what takes follow-ups back from the server: `one` (`(seq, nonce)`) by its
+    /// selectors while the server may remove by them; else (or `None`) every take-back
+    /// waiting, by one clear of the whole queue, if that is safe now
+    /// ([`Session::clear_all_ready`]).
+    pub(in crate::store) fn take_back_native(&mut self, one: Option<(u64, &str)>, now_ms: u64) {
+        let base = self.session.native_base(self.native_agent());
+        let path = format!("{base}/queue/clear");
+        let selective = self.session.native.selective_clear != SelectiveClear::Noop;
+        if let Some((seq, nonce)) = one.filter(|_| selective) {
+            let body = Some(to_string(&commands::clear_one(nonce, seq)));
+            let id = self.request(
+                RequestKind::FollowUpDelete,
+                Method::Post,
+                path,
+                body,
+                now_ms,
+            );
+            return self.session.take_backs.sent(nonce, id);
         }
-        if let Some(clear) = &self.session.native.clear_all {
-            if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
-                // Sent again when its backoff is over, for these too: they wait until then.
-                return self.session.take_backs.wait_until(at);
-            }
-            if clear.request.is_some() || clear.receipt.is_some() {
-                // Its answer covers these too; one waiting for its events is decided first,
-                // and a new clear follows for what it did not serve.
-                return self.session.take_backs.wait_for_event();
-            }
-        }
-        if self.session.queue.in_flight().is_some() {
-            // The follow-up POST's answer calls again.
-            return self.session.take_backs.wait_for_event();
-        }
-        if self.session.queue.has_mirrors() {
-            return self.take_backs_refused(SHARED_QUEUE);
-        }
-        let seq = self.session.native.link.gate().seq();
-        let rows = self.session.native.link.gate().queue().to_vec();
-        let request_id = match &self.session.native.clear_all {
-            Some(c) => c.request_id.clone(),
-            None => format!("clear:{}", uuid_v4(self.rng.as_mut())),
-        };
-        let path = format!("{}/queue/clear", self.native_base());
-        let body = to_string(&json!({ "requestId": request_id }));
-        let id = self.request(
-            RequestKind::NativeClear,
-            Method::Post,
-            path,
-            Some(body),
-            now_ms,
-        );
-        let clear = self
-            .session
-            .native
-            .clear_all
-            .get_or_insert_with(|| ClearAll {
-                request_id,
-                request: None,
-                sent_as: id,
-                receipt: None,
-                log: vec![(seq, rows)],
-                failures: 0,
-                retry_at: None,
-            });
-        (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
-        self.session.take_backs.sent_all(id);
-    }
-
-    /// Every take-back waiting: it cannot go (`why`). The server keeps those items and runs
-    /// them when it runs its queue: they are shown as waiting there, with the reason.
-    pub(super) fn take_backs_refused(&mut self, why: &str) {
-        let nonces = self.session.take_backs.drain_waiting();
-        for nonce in nonces {
-            let id = format!("fu-{nonce}");
-            let removal = self.session.queue.get(&id).is_some_and(|i| i.removing);
-            self.kept_on_server(&nonce);
-            let why = match removal {
-                true => format!("{NOT_REMOVED}{why}"),
-                false => why.to_string(),
-            };
-            let error = ChatError::new(ErrorKind::Validation, why);
-            self.session.queue.note_error(&id, Some(error));
-        }
-        self.touch();
-    }
-
-    /// The server keeps the follow-up `nonce` and will run it: its bubble waits as
-    /// `accepted` (a removal or a re-send of it is off), and a turn held to send its text
-    /// again is dropped.
-    pub(super) fn kept_on_server(&mut self, nonce: &str) {
-        self.session.queue.keep_accepted(nonce);
-        let s = &mut self.session;
-        if matches!(&s.turn.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
-            if let Some(bubble) = s.turn.phase.take_held().and_then(|h| h.bubble) {
-                s.conversation.withdraw(&bubble.id);
+        match self.session.clear_all_ready(now_ms, self.rng.as_mut()) {
+            ClearReady::Wait => {}
+            ClearReady::Refused => self.touch(),
+            ClearReady::Go(request_id) => {
+                let body = Some(to_string(&json!({ "requestId": request_id })));
+                let id = self.request(RequestKind::NativeClear, Method::Post, path, body, now_ms);
+                self.session.clear_all_sent(request_id, id);
             }
         }
-    }
-
-    /// The clear of the whole queue answered (or failed: `None`).
-    pub(in crate::store) fn on_clear_all_answer(
-        &mut self,
-        id: RequestId,
-        answer: Option<(u16, &[u8])>,
-        now_ms: u64,
-    ) {
-        let Some(clear) = self.session.native.clear_all.as_mut() else {
-            return;
-        };
-        if clear.request != Some(id) {
-            return;
-        }
-        clear.request = None;
-        let receipt = answer
-            .filter(|(status, _)| (200..300).contains(status))
-            .and_then(|(_, body)| crate::protocol::json::from_slice(body).ok())
-            .and_then(|v| Some((v.get("cursor")?.as_u64()?, v.get("cleared")?.as_u64()?)));
-        match receipt {
-            Some(r) => clear.receipt = Some(r),
-            None => {
-                // Asked again under the same request id: a clear that happened answers its
-                // first receipt, one that did not happens then.
-                clear.failures += 1;
-                let jitter = self.rng.unit();
-                let delay = self.opts.retry.backoff_ms(clear.failures, jitter);
-                clear.retry_at = Some(now_ms + delay);
-                self.session.take_backs.unsent(id, now_ms + delay);
-                if let Some((status, body)) = answer {
-                    let error = refusal(status, body, "queue clear answer");
-                    self.outbox
-                        .diagnostic(&format!("the queue clear failed: {}", error.message));
-                }
-                return;
-            }
-        }
-        self.decide_clear_all(now_ms);
     }
 
     /// Once the receipt is in and the events reached its cursor: the rows the clear removed
@@ -183,9 +85,10 @@ impl ChatStore {
             }
             self.outbox
                 .diagnostic("the queue clear's effect is not in the events: the state is read");
-            self.reread_state(now_ms);
+            self.session.native.link.reread();
+            self.pump_native(now_ms);
             // Take-backs that came while it was out wait for a clear of their own.
-            return self.clear_all(now_ms);
+            return self.take_back_native(None, now_ms);
         };
         // Who the cleared rows were: the take-backs it served (their items may be out of the
         // queue already, on their way back as messages), then this store's other items.
@@ -223,7 +126,154 @@ impl ChatStore {
         self.pump(now_ms);
         self.send_next_queued(now_ms);
         // What waits for a clear of its own (a removal made while this one was decided).
-        self.clear_all(now_ms);
+        self.take_back_native(None, now_ms);
+    }
+}
+
+impl NativeSession {
+    /// A clear of the whole queue is out or not decided yet: no follow-up POST goes. One
+    /// that lands before the clear is taken along and posted again under a fresh seq, behind
+    /// the items posted after it: out of the user's order.
+    pub(in crate::store) fn clear_all_open(&self) -> bool {
+        self.clear_all.is_some()
+    }
+}
+
+/// Whether the clear of the whole queue goes now.
+pub(in crate::store) enum ClearReady {
+    /// Not now: the take-backs wait (for an answer, an event, a backoff), or none waits.
+    Wait,
+    /// Never: another client's rows are in the server's queue; the take-backs failed, and
+    /// their items say why.
+    Refused,
+    /// Now, under this request id (the same across retries).
+    Go(String),
+}
+
+impl Session {
+    /// Whether the clear of the whole queue can go now for the take-backs waiting: no
+    /// follow-up POST of this store is out (its item could land after the clear, or be
+    /// taken along unseen), and every row of the server's queue is this store's (another
+    /// client's would be lost). A POST out makes it wait for that answer; another client's
+    /// rows make the take-backs fail: the items stay, and say why. A new clear's request id
+    /// is drawn from `rng`.
+    pub(in crate::store) fn clear_all_ready(
+        &mut self,
+        now_ms: u64,
+        rng: &mut dyn RandomSource,
+    ) -> ClearReady {
+        if !self.take_backs.any_waiting() {
+            return ClearReady::Wait;
+        }
+        if let Some(clear) = &self.native.clear_all {
+            if let Some(at) = clear.retry_at.filter(|at| *at > now_ms) {
+                // Sent again when its backoff is over, for these too: they wait until then.
+                self.take_backs.wait_until(at);
+                return ClearReady::Wait;
+            }
+            if clear.request.is_some() || clear.receipt.is_some() {
+                // Its answer covers these too; one waiting for its events is decided first,
+                // and a new clear follows for what it did not serve.
+                self.take_backs.wait_for_event();
+                return ClearReady::Wait;
+            }
+        }
+        if self.queue.in_flight().is_some() {
+            // The follow-up POST's answer calls again.
+            self.take_backs.wait_for_event();
+            return ClearReady::Wait;
+        }
+        if self.queue.has_mirrors() {
+            self.take_backs_refused(SHARED_QUEUE);
+            return ClearReady::Refused;
+        }
+        ClearReady::Go(match &self.native.clear_all {
+            Some(c) => c.request_id.clone(),
+            None => format!("clear:{}", uuid_v4(rng)),
+        })
+    }
+
+    /// The clear `request_id` went as the request `id`, for every take-back waiting. A first
+    /// one starts the log of the server's queue from what the events show now.
+    pub(in crate::store) fn clear_all_sent(&mut self, request_id: String, id: RequestId) {
+        let gate = self.native.link.gate();
+        let shown = (gate.seq(), gate.queue().to_vec());
+        let clear = self.native.clear_all.get_or_insert_with(|| ClearAll {
+            request_id,
+            request: None,
+            sent_as: id,
+            receipt: None,
+            log: vec![shown],
+            failures: 0,
+            retry_at: None,
+        });
+        (clear.request, clear.sent_as, clear.retry_at) = (Some(id), id, None);
+        self.take_backs.sent_all(id);
+    }
+
+    /// The clear of the whole queue answered (or failed: `None`): `Ok` once its receipt is
+    /// in (what it removed is decided when the events reach its cursor); `Err` when it is
+    /// asked again after a backoff (`policy`), with the server's refusal if it answered one.
+    /// `None`: not the clear's request in flight.
+    pub(in crate::store) fn clear_all_answered(
+        &mut self,
+        id: RequestId,
+        answer: Option<(u16, &[u8])>,
+        policy: &RetryPolicy,
+        rng: &mut dyn RandomSource,
+        now_ms: u64,
+    ) -> Option<Result<(), Option<ChatError>>> {
+        let clear = self.native.clear_all.as_mut()?;
+        if clear.request != Some(id) {
+            return None;
+        }
+        clear.request = None;
+        let receipt = answer
+            .filter(|(status, _)| (200..300).contains(status))
+            .and_then(|(_, body)| crate::protocol::json::from_slice(body).ok())
+            .and_then(|v| Some((v.get("cursor")?.as_u64()?, v.get("cleared")?.as_u64()?)));
+        if let Some(receipt) = receipt {
+            clear.receipt = Some(receipt);
+            return Some(Ok(()));
+        }
+        // Asked again under the same request id: a clear that happened answers its first
+        // receipt, one that did not happens then.
+        clear.failures += 1;
+        let delay = policy.backoff_ms(clear.failures, rng.unit());
+        clear.retry_at = Some(now_ms + delay);
+        self.take_backs.unsent(id, now_ms + delay);
+        let refused = answer.map(|(status, body)| refusal(status, body, "queue clear answer"));
+        Some(Err(refused))
+    }
+
+    /// Every take-back waiting: it cannot go (`why`). The server keeps those items and runs
+    /// them when it runs its queue: they are shown as waiting there, with the reason.
+    pub(in crate::store) fn take_backs_refused(&mut self, why: &str) {
+        let nonces = self.take_backs.drain_waiting();
+        for nonce in nonces {
+            let id = format!("fu-{nonce}");
+            let removal = self.queue.get(&id).is_some_and(|i| i.removing);
+            self.kept_on_server(&nonce);
+            let why = match removal {
+                true => format!("{NOT_REMOVED}{why}"),
+                false => why.to_string(),
+            };
+            let error = ChatError::new(ErrorKind::Validation, why);
+            self.queue.note_error(&id, Some(error));
+        }
+    }
+
+    /// The server keeps the follow-up `nonce` and will run it: its bubble waits as
+    /// `accepted` (a removal or a re-send of it is off), and a turn held to send its text
+    /// again is dropped.
+    pub(in crate::store) fn kept_on_server(&mut self, nonce: &str) {
+        self.queue.keep_accepted(nonce);
+        let s = self;
+        if matches!(&s.turn.phase, Phase::Held(h) if h.nonce.as_deref() == Some(nonce)) {
+            if let Some(bubble) = s.turn.phase.take_held().and_then(|h| h.bubble) {
+                s.conversation.withdraw(&bubble.id);
+            }
+        }
     }
 }
 
