@@ -361,6 +361,7 @@ impl ChatStore {
                 e.kind == ErrorKind::Network,
             ),
         };
+        s.turn.stopped = is_abort;
         let finish_reason = s.turn.finish_reason.take();
         match ending {
             Ending::Finished | Ending::Unseen => {
