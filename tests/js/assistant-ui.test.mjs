@@ -45,6 +45,7 @@ function snapshotOf(over = {}) {
     // A server without a session list, as the store shows it.
     sessions: { available: false, loaded: false, loading: false, hasMore: false, archivedLoaded: false, archivedHasMore: false, archivable: false, items: [], error: null },
     pending: { approvals: [], questions: [] },
+    stopped: false,
     messages: [],
     ...over,
   };
@@ -268,8 +269,11 @@ test('tool states: result, error, denial, preliminary output, input still stream
 });
 
 test('an approval asked: the part carries `approval` and the message requires action', () => {
-  const like = convertUIMessage(assistant('a1', [text('Deleting.', 'done'), approvalPart()]));
+  const message = assistant('a1', [text('Deleting.', 'done'), approvalPart()]);
+  const like = convertUIMessage(message, true);
   assert.deepEqual(like.status, { type: 'requires-action', reason: 'interrupt' });
+  // Whether it waits is the store's word (`snapshot.pending`), not read from the parts here.
+  assert.equal(convertUIMessage(message).status, undefined);
   const call = like.content[1];
   assert.deepEqual(call.approval, { id: 'ap-1', prompt: 'Deleting a file' });
   assert.equal(call.result, undefined);
@@ -286,7 +290,7 @@ test('an approval answered (approval-responded) no longer requires action', () =
 });
 
 test('an ask-user question: the part carries a human interrupt and the message requires action', () => {
-  const like = convertUIMessage(assistant('a1', [questionPart()]));
+  const like = convertUIMessage(assistant('a1', [questionPart()]), true);
   assert.deepEqual(like.status, { type: 'requires-action', reason: 'interrupt' });
   assert.deepEqual(like.content[0].interrupt, {
     type: 'human',
@@ -392,11 +396,28 @@ test('capabilities: edit and reload only where the store can, tool answers and a
 });
 
 test('respondToApproval on a tool part answers the store`s approval', async () => {
-  const { thread, store } = runtimeOf(snapshotOf({ messages: [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])] }));
+  const { thread, store } = runtimeOf(
+    snapshotOf({ messages: [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])], pending: waitingApproval('a1') }),
+  );
   const part = thread.getMessageById('a1').getMessagePartByToolCallId('call-del');
   assert.deepEqual(part.getState().status, { type: 'requires-action', reason: 'interrupt' });
   await part.respondToToolApproval({ approved: false, reason: 'keep it' });
   assert.deepEqual(store.calls, [['addToolApprovalResponse', { id: 'ap-1', approved: false, reason: 'keep it' }]]);
+});
+
+// `snapshot.pending` as the store shows `approvalPart()` waiting in message `messageId`.
+const waitingApproval = (messageId) => ({
+  approvals: [{ approvalId: 'ap-1', toolCallId: 'call-del', toolName: 'deleteFile', messageId }],
+  questions: [],
+});
+
+test('a message requires action while `snapshot.pending` names it, whatever its parts say', () => {
+  const messages = [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])];
+  const waits = runtimeOf(snapshotOf({ messages, pending: waitingApproval('a1') })).thread;
+  assert.deepEqual(waits.getMessageById('a1').getState().status, { type: 'requires-action', reason: 'interrupt' });
+  // The same parts, nothing pending (the store took the answer): no longer waiting.
+  const answered = runtimeOf(snapshotOf({ messages })).thread;
+  assert.notEqual(answered.getMessageById('a1').getState().status.type, 'requires-action');
 });
 
 test('a refused approval answer rejects, so the tool UI can offer it again', async () => {
@@ -409,7 +430,14 @@ test('a refused approval answer rejects, so the tool UI can offer it again', asy
 
 test('resume on an ask-user part answers it with the payload, also while the turn runs (pi)', () => {
   const { thread, store } = runtimeOf(
-    snapshotOf({ busy: true, status: 'streaming', canEdit: false, canRegenerate: false, messages: [user('u1', [text('ask which colour')]), assistant('a1', [questionPart()])] }),
+    snapshotOf({
+      busy: true,
+      status: 'streaming',
+      canEdit: false,
+      canRegenerate: false,
+      messages: [user('u1', [text('ask which colour')]), assistant('a1', [questionPart()])],
+      pending: { approvals: [], questions: [{ toolCallId: 'call-ask', toolName: 'askUser', messageId: 'a1', question: 'which colour' }] },
+    }),
   );
   const message = thread.getMessageById('a1');
   // The thread runs, yet the message and its part show that they wait for the user.
@@ -520,10 +548,14 @@ test('a failed turn with an answer marks that answer; a stop is shown as cancell
     ['u1', undefined, undefined],
     ['a1', 'incomplete', 'error'],
   ]);
-  const stopped = runtimeOf(snapshotOf({ status: 'error', error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')])] }));
+  // A stop is the store's word (`snapshot.stopped`): an aborted request (an `Aborted` error)…
+  const stopped = runtimeOf(snapshotOf({ status: 'error', stopped: true, error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')])] }));
   assert.deepEqual(stopped.thread.getState().messages.map((m) => m.id), ['u1']);
-  const stoppedLate = runtimeOf(snapshotOf({ status: 'error', error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')]), assistant('a1', [text('Hal')])] }));
+  const stoppedLate = runtimeOf(snapshotOf({ status: 'error', stopped: true, error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')]), assistant('a1', [text('Hal')])] }));
   assert.deepEqual(stoppedLate.thread.getState().messages[1].status, { type: 'incomplete', reason: 'cancelled' });
+  // …or the user's stop, which leaves no error at all.
+  const stoppedByUser = runtimeOf(snapshotOf({ stopped: true, messages: [user('u1', [text('hi')]), assistant('a1', [text('Hal')])] }));
+  assert.deepEqual(stoppedByUser.thread.getState().messages[1].status, { type: 'incomplete', reason: 'cancelled' });
   // No error, no stand-in.
   const ok = runtimeOf(snapshotOf({ messages: [user('u1', [text('hi')])] }));
   assert.deepEqual(ok.thread.getState().messages.map((m) => m.id), ['u1']);
