@@ -411,13 +411,15 @@ const waitingApproval = (messageId) => ({
   questions: [],
 });
 
-test('a message requires action while `snapshot.pending` names it, whatever its parts say', () => {
+test('a message requires action while `snapshot.pending` names it, also while the turn runs', () => {
+  // A running thread: assistant-ui's own status rule would show its last message running.
+  const running = { busy: true, status: 'streaming', canEdit: false, canRegenerate: false };
   const messages = [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])];
-  const waits = runtimeOf(snapshotOf({ messages, pending: waitingApproval('a1') })).thread;
+  const waits = runtimeOf(snapshotOf({ ...running, messages, pending: waitingApproval('a1') })).thread;
   assert.deepEqual(waits.getMessageById('a1').getState().status, { type: 'requires-action', reason: 'interrupt' });
-  // The same parts, nothing pending (the store took the answer): no longer waiting.
-  const answered = runtimeOf(snapshotOf({ messages })).thread;
-  assert.notEqual(answered.getMessageById('a1').getState().status.type, 'requires-action');
+  // The parts alone decide nothing here: the store's `pending` names no call of a1.
+  const other = runtimeOf(snapshotOf({ ...running, messages, pending: waitingApproval('a0') })).thread;
+  assert.equal(other.getMessageById('a1').getState().status.type, 'running');
 });
 
 test('a refused approval answer rejects, so the tool UI can offer it again', async () => {
