@@ -16,6 +16,7 @@ import {
   convertUIMessage,
   createAttachmentAdapter,
   createToolAnswerCallbacks,
+  makeToolUIs,
   nestedMessages,
   usePending,
   usePendingApprovals,
@@ -304,6 +305,22 @@ test('an ask-user question: the part carries a human interrupt and the message r
   const answered = convertUIMessage(assistant('a3', [questionPart({ state: 'output-available', output: 'red' })]));
   assert.equal(answered.content[0].interrupt, undefined);
   assert.equal(answered.status, undefined);
+});
+
+test('makeToolUIs hands a renderer the store`s state of the call, not one guessed from assistant-ui`s fields', () => {
+  const { Fallback } = makeToolUIs({ fallback: () => null });
+  const partOf = (part) => Fallback(convertUIMessage(assistant('a1', [part])).content[0]).props.part;
+  // Its input still streams, though what came so far parses as JSON.
+  const streaming = { type: 'dynamic-tool', toolName: 'echo', toolCallId: 'c5', state: 'input-streaming', input: 'he' };
+  assert.equal(partOf(streaming).state, 'input-streaming');
+  const answered = approvalPart({ state: 'approval-responded', approval: { id: 'ap-1', approved: false } });
+  assert.equal(partOf(answered).state, 'approval-responded');
+  const denied = approvalPart({ state: 'output-denied', approval: { id: 'ap-1', approved: false, reason: 'no' } });
+  assert.deepEqual([partOf(denied).state, partOf(denied).errorText], ['output-denied', 'no']);
+  assert.equal(partOf(questionPart()).state, 'input-available');
+  // A tool-call part made elsewhere (no `state`): what its result says.
+  const bare = (call) => Fallback({ type: 'tool-call', toolCallId: 'x', toolName: 'ls', args: {}, argsText: '{}', ...call }).props.part.state;
+  assert.deepEqual([bare({}), bare({ result: 1 }), bare({ result: 'x', isError: true })], ['input-available', 'output-available', 'output-error']);
 });
 
 // ----- nested sub-agent transcript ------------------------------------------------------------------
