@@ -179,6 +179,10 @@ fn a_runaway_answer_ends_as_the_bounds_error_not_as_a_stop() {
     }
     assert_eq!(h.store.status(), Status::Error);
     assert_eq!(h.store.error().unwrap().kind, ErrorKind::LimitExceeded);
+    assert!(
+        !h.store.stopped(),
+        "a bound's refusal is an error, not a stop"
+    );
     assert!(h.aborted.contains(&chat));
     assert_eq!(h.count(RequestKind::TurnDelete), 1);
     assert_eq!(
@@ -195,4 +199,44 @@ fn a_runaway_answer_ends_as_the_bounds_error_not_as_a_stop() {
         })
         .collect();
     assert_eq!(finishes, [(false, true)]);
+}
+
+/// "A stop is not a failure", decided here (`stopped()`, `snapshot.stopped`) for the bindings:
+/// the user's stop and a turn whose request was aborted (an `Aborted` error, its status still
+/// `error`) both end stopped; a real failure, a bound's refusal and a turn that finished do
+/// not, and a new turn clears it.
+#[test]
+fn a_stop_or_an_aborted_turn_ends_stopped_a_failure_does_not() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    let chat = streaming_turn(&mut h, "hi");
+    assert!(!h.store.stopped());
+    h.stop();
+    assert!(h.aborted.contains(&chat));
+    assert_eq!((h.store.status(), h.store.stopped()), (Status::Ready, true));
+
+    // A new turn: not stopped while it runs, nor after it finished.
+    let chat = streaming_turn(&mut h, "again");
+    assert!(!h.store.stopped());
+    end_turn(&mut h, chat);
+    assert_eq!(
+        (h.store.status(), h.store.stopped()),
+        (Status::Ready, false)
+    );
+
+    // The chat POST answered "aborted": an error of kind Aborted, and a stop all the same.
+    assert_eq!(h.send("third").kind, SubmitKind::Sent);
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::error(409, "ABORTED", "aborted"));
+    assert_eq!(h.store.error().map(|e| e.kind), Some(ErrorKind::Aborted));
+    assert_eq!((h.store.status(), h.store.stopped()), (Status::Error, true));
+
+    // A failure is not a stop.
+    assert_eq!(h.send("fourth").kind, SubmitKind::Sent);
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::error(500, "internal", "boom"));
+    assert_eq!(h.store.error().map(|e| e.kind), Some(ErrorKind::Server));
+    assert_eq!(
+        (h.store.status(), h.store.stopped()),
+        (Status::Error, false)
+    );
 }

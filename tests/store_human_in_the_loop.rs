@@ -70,6 +70,15 @@ fn a_tool_approval_round_trip() {
     );
     let part = h.store.messages()[1].parts[1].as_tool().unwrap().clone();
     assert_eq!(part.state.as_str(), "approval-requested");
+    // The store says which message waits for the user (`snapshot.pending`, what the
+    // assistant-ui binding shows as `requires-action`): the answer's, until it is answered.
+    let waiting = |h: &Harness| -> Vec<(usize, String, Option<String>)> {
+        (h.store.pending_from(0).into_iter())
+            .map(|(i, p)| (i, p.message_id, p.approval_id))
+            .collect()
+    };
+    let answer_id = h.store.messages()[1].id.clone();
+    assert_eq!(waiting(&h), [(1, answer_id, Some("ap1".to_string()))]);
     assert!(
         !h.act(|s, now| s.add_tool_approval_response("nope", true, None, now)),
         "unknown approval"
@@ -81,6 +90,7 @@ fn a_tool_approval_round_trip() {
         now
     )));
     let next = h.last(RequestKind::Chat);
+    assert_eq!(waiting(&h), [], "answered: nothing waits");
     let sent = next.body()["messages"].as_array().unwrap().clone();
     let p = &sent[1]["parts"][1];
     assert_eq!(p["state"], "approval-responded");

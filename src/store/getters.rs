@@ -185,4 +185,10 @@ impl ChatStore {
                 .last()
                 .is_none_or(|m| m.role != Role::Assistant)
     }
+
+    /// The last turn ended by a stop, not a failure (`snapshot.stopped`): the user's stop, or
+    /// its request aborted (an `Aborted` error). False while a turn runs.
+    pub fn stopped(&self) -> bool {
+        self.session.turn.stopped && !self.status().is_busy()
+    }
 }

@@ -405,6 +405,8 @@ impl Session {
                 e.kind == ErrorKind::Network,
             ),
         };
+        // What the snapshot's `stopped` says until the next turn (a stop is not a failure).
+        self.turn.stopped = is_abort;
         let finish_reason = self.turn.finish_reason.take();
         let store = !matches!(ending, Ending::Failed(_));
         match ending {

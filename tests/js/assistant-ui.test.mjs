@@ -16,6 +16,7 @@ import {
   convertUIMessage,
   createAttachmentAdapter,
   createToolAnswerCallbacks,
+  makeToolUIs,
   nestedMessages,
   usePending,
   usePendingApprovals,
@@ -45,6 +46,7 @@ function snapshotOf(over = {}) {
     // A server without a session list, as the store shows it.
     sessions: { available: false, loaded: false, loading: false, hasMore: false, archivedLoaded: false, archivedHasMore: false, archivable: false, items: [], error: null },
     pending: { approvals: [], questions: [] },
+    stopped: false,
     messages: [],
     ...over,
   };
@@ -268,8 +270,11 @@ test('tool states: result, error, denial, preliminary output, input still stream
 });
 
 test('an approval asked: the part carries `approval` and the message requires action', () => {
-  const like = convertUIMessage(assistant('a1', [text('Deleting.', 'done'), approvalPart()]));
+  const message = assistant('a1', [text('Deleting.', 'done'), approvalPart()]);
+  const like = convertUIMessage(message, true);
   assert.deepEqual(like.status, { type: 'requires-action', reason: 'interrupt' });
+  // Whether it waits is the store's word (`snapshot.pending`), not read from the parts here.
+  assert.equal(convertUIMessage(message).status, undefined);
   const call = like.content[1];
   assert.deepEqual(call.approval, { id: 'ap-1', prompt: 'Deleting a file' });
   assert.equal(call.result, undefined);
@@ -286,7 +291,7 @@ test('an approval answered (approval-responded) no longer requires action', () =
 });
 
 test('an ask-user question: the part carries a human interrupt and the message requires action', () => {
-  const like = convertUIMessage(assistant('a1', [questionPart()]));
+  const like = convertUIMessage(assistant('a1', [questionPart()]), true);
   assert.deepEqual(like.status, { type: 'requires-action', reason: 'interrupt' });
   assert.deepEqual(like.content[0].interrupt, {
     type: 'human',
@@ -300,6 +305,22 @@ test('an ask-user question: the part carries a human interrupt and the message r
   const answered = convertUIMessage(assistant('a3', [questionPart({ state: 'output-available', output: 'red' })]));
   assert.equal(answered.content[0].interrupt, undefined);
   assert.equal(answered.status, undefined);
+});
+
+test('makeToolUIs hands a renderer the store`s state of the call, not one guessed from assistant-ui`s fields', () => {
+  const { Fallback } = makeToolUIs({ fallback: () => null });
+  const partOf = (part) => Fallback(convertUIMessage(assistant('a1', [part])).content[0]).props.part;
+  // Its input still streams, though what came so far parses as JSON.
+  const streaming = { type: 'dynamic-tool', toolName: 'echo', toolCallId: 'c5', state: 'input-streaming', input: 'he' };
+  assert.equal(partOf(streaming).state, 'input-streaming');
+  const answered = approvalPart({ state: 'approval-responded', approval: { id: 'ap-1', approved: false } });
+  assert.equal(partOf(answered).state, 'approval-responded');
+  const denied = approvalPart({ state: 'output-denied', approval: { id: 'ap-1', approved: false, reason: 'no' } });
+  assert.deepEqual([partOf(denied).state, partOf(denied).errorText], ['output-denied', 'no']);
+  assert.equal(partOf(questionPart()).state, 'input-available');
+  // A tool-call part made elsewhere (no `state`): what its result says.
+  const bare = (call) => Fallback({ type: 'tool-call', toolCallId: 'x', toolName: 'ls', args: {}, argsText: '{}', ...call }).props.part.state;
+  assert.deepEqual([bare({}), bare({ result: 1 }), bare({ result: 'x', isError: true })], ['input-available', 'output-available', 'output-error']);
 });
 
 // ----- nested sub-agent transcript ------------------------------------------------------------------
@@ -392,11 +413,30 @@ test('capabilities: edit and reload only where the store can, tool answers and a
 });
 
 test('respondToApproval on a tool part answers the store`s approval', async () => {
-  const { thread, store } = runtimeOf(snapshotOf({ messages: [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])] }));
+  const { thread, store } = runtimeOf(
+    snapshotOf({ messages: [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])], pending: waitingApproval('a1') }),
+  );
   const part = thread.getMessageById('a1').getMessagePartByToolCallId('call-del');
   assert.deepEqual(part.getState().status, { type: 'requires-action', reason: 'interrupt' });
   await part.respondToToolApproval({ approved: false, reason: 'keep it' });
   assert.deepEqual(store.calls, [['addToolApprovalResponse', { id: 'ap-1', approved: false, reason: 'keep it' }]]);
+});
+
+// `snapshot.pending` as the store shows `approvalPart()` waiting in message `messageId`.
+const waitingApproval = (messageId) => ({
+  approvals: [{ approvalId: 'ap-1', toolCallId: 'call-del', toolName: 'deleteFile', messageId }],
+  questions: [],
+});
+
+test('a message requires action while `snapshot.pending` names it, also while the turn runs', () => {
+  // A running thread: assistant-ui's own status rule would show its last message running.
+  const running = { busy: true, status: 'streaming', canEdit: false, canRegenerate: false };
+  const messages = [user('u1', [text('delete notes.txt')]), assistant('a1', [approvalPart()])];
+  const waits = runtimeOf(snapshotOf({ ...running, messages, pending: waitingApproval('a1') })).thread;
+  assert.deepEqual(waits.getMessageById('a1').getState().status, { type: 'requires-action', reason: 'interrupt' });
+  // The parts alone decide nothing here: the store's `pending` names no call of a1.
+  const other = runtimeOf(snapshotOf({ ...running, messages, pending: waitingApproval('a0') })).thread;
+  assert.equal(other.getMessageById('a1').getState().status.type, 'running');
 });
 
 test('a refused approval answer rejects, so the tool UI can offer it again', async () => {
@@ -409,7 +449,14 @@ test('a refused approval answer rejects, so the tool UI can offer it again', asy
 
 test('resume on an ask-user part answers it with the payload, also while the turn runs (pi)', () => {
   const { thread, store } = runtimeOf(
-    snapshotOf({ busy: true, status: 'streaming', canEdit: false, canRegenerate: false, messages: [user('u1', [text('ask which colour')]), assistant('a1', [questionPart()])] }),
+    snapshotOf({
+      busy: true,
+      status: 'streaming',
+      canEdit: false,
+      canRegenerate: false,
+      messages: [user('u1', [text('ask which colour')]), assistant('a1', [questionPart()])],
+      pending: { approvals: [], questions: [{ toolCallId: 'call-ask', toolName: 'askUser', messageId: 'a1', question: 'which colour' }] },
+    }),
   );
   const message = thread.getMessageById('a1');
   // The thread runs, yet the message and its part show that they wait for the user.
@@ -520,10 +567,14 @@ test('a failed turn with an answer marks that answer; a stop is shown as cancell
     ['u1', undefined, undefined],
     ['a1', 'incomplete', 'error'],
   ]);
-  const stopped = runtimeOf(snapshotOf({ status: 'error', error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')])] }));
+  // A stop is the store's word (`snapshot.stopped`): an aborted request (an `Aborted` error)…
+  const stopped = runtimeOf(snapshotOf({ status: 'error', stopped: true, error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')])] }));
   assert.deepEqual(stopped.thread.getState().messages.map((m) => m.id), ['u1']);
-  const stoppedLate = runtimeOf(snapshotOf({ status: 'error', error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')]), assistant('a1', [text('Hal')])] }));
+  const stoppedLate = runtimeOf(snapshotOf({ status: 'error', stopped: true, error: failure('stopped', 'Aborted'), messages: [user('u1', [text('hi')]), assistant('a1', [text('Hal')])] }));
   assert.deepEqual(stoppedLate.thread.getState().messages[1].status, { type: 'incomplete', reason: 'cancelled' });
+  // …or the user's stop, which leaves no error at all.
+  const stoppedByUser = runtimeOf(snapshotOf({ stopped: true, messages: [user('u1', [text('hi')]), assistant('a1', [text('Hal')])] }));
+  assert.deepEqual(stoppedByUser.thread.getState().messages[1].status, { type: 'incomplete', reason: 'cancelled' });
   // No error, no stand-in.
   const ok = runtimeOf(snapshotOf({ messages: [user('u1', [text('hi')])] }));
   assert.deepEqual(ok.thread.getState().messages.map((m) => m.id), ['u1']);

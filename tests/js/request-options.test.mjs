@@ -141,6 +141,7 @@ test('onFinish follows every turn with its message, a stop and a failure include
     assert.equal(finishes[0].message.parts[0].text, 'done');
     assert.equal(finishes[0].messages, store.getSnapshot().messages, 'the snapshot\'s messages');
     assert.deepEqual([finishes[0].isAbort, finishes[0].isDisconnect, finishes[0].isError, finishes[0].finishReason], [false, false, false, 'stop']);
+    assert.equal(store.getSnapshot().stopped, false);
 
     store.send('two');
     await until(() => store.getSnapshot().messages.at(-1)?.parts[0]?.text === 'par', 'the partial answer');
@@ -148,12 +149,15 @@ test('onFinish follows every turn with its message, a stop and a failure include
     await until(() => finishes.length === 2, 'the finish of the stop');
     assert.equal(finishes[1].isAbort, true);
     assert.equal(finishes[1].message.parts[0].text, 'par', 'what came is the message');
+    // The snapshot says it too: the last turn ended by a stop, not a failure.
+    assert.deepEqual([store.getSnapshot().stopped, store.getSnapshot().status], [true, 'ready']);
 
     store.send('three');
     await until(() => finishes.length === 3, 'the finish of the failure');
     assert.equal(finishes[2].isError, true);
     assert.equal(finishes[2].message.parts.length, 0, 'nothing answered');
     assert.equal(store.getSnapshot().status, 'error');
+    assert.equal(store.getSnapshot().stopped, false, 'a failure is not a stop');
   } finally {
     store.dispose();
     srv.closeAll();

@@ -84,6 +84,7 @@ export function snapshot(flags, status, sessionId, sessions, pending, turnId, ca
     sessionId,
     sessions,
     status: STATUS[status],
+    stopped: (flags & 64) !== 0,
     tools,
     turnId,
     messages,

@@ -546,7 +546,8 @@ impl SnapshotCache {
             | u32::from(core.hydrated()) << 2
             | u32::from(core.status().is_busy()) << 3
             | u32::from(core.can_edit()) << 4
-            | u32::from(core.awaiting_answer()) << 5;
+            | u32::from(core.awaiting_answer()) << 5
+            | u32::from(core.stopped()) << 6;
         let status = match core.status() {
             Status::Ready => 0,
             Status::Submitted => 1,

@@ -60,6 +60,12 @@ export interface ChatSnapshot {
    * indicator (`useChat`'s `submitted` before the first chunk).
    */
   readonly awaitingAnswer: boolean;
+  /**
+   * The last turn ended by a stop, not a failure: the user's `stop()`, or its request aborted
+   * (`error.code` `Aborted`, `status` still `error`). False while a turn runs. A UI shows the
+   * turn as cut short (cancelled) rather than failed.
+   */
+  readonly stopped: boolean;
 }
 
 export interface ChatRoutes {

@@ -18,13 +18,6 @@ import { Json } from "../../shared/parts.jsx";
 import { PiSubagent, TranscriptEntry } from "../../shared/subagent.jsx";
 import { ApprovalControls, ApprovalStateBadge, approvalSaysItAll, QuestionOptions, inputSummary } from "../../shared/hitl.jsx";
 
-// The AI SDK tool state, as far as assistant-ui's tool-call part still tells it.
-function toolState({ result, isError, approval, argsText, interrupt }) {
-  if (result !== undefined) return !isError ? "output-available" : approval?.approved === false ? "output-denied" : "output-error";
-  if (approval) return approval.approved === undefined ? "approval-requested" : "approval-responded";
-  return argsText || interrupt ? "input-available" : "input-streaming";
-}
-
 const TOOL_STATE_LABEL = {
   "input-streaming": "preparing",
   "input-available": "running",
@@ -36,8 +29,8 @@ const TOOL_STATE_LABEL = {
 };
 
 export function Tool(props) {
-  const { toolName, args, argsText, result, isError, toolCallId, artifact } = props;
-  const state = toolState(props);
+  // `state`: the store's state of the call, which the binding keeps on the tool-call part.
+  const { toolName, args, argsText, result, isError, toolCallId, artifact, state } = props;
   return (
     <details
       className={"part-tool" + (isError ? " failed" : "")}

@@ -38,13 +38,13 @@ export const likePart = (part: object): LikePart => part as LikePart;
  * a part without a counterpart of its own becomes a data part named after its type rather than
  * vanish. Only `step-start` is dropped (see `assistantPart`).
  *
- * An assistant message with a tool call that waits for the user (an approval asked, or an
- * ask-user question: `interrupt`) gets the status `requires-action` / `interrupt`, as
- * assistant-ui's own status rule gives a pending `approval` or `interrupt`
+ * An assistant message with a tool call that waits for the user (`waiting`: the store decides
+ * which, and `snapshot.pending` names their messages) gets the status `requires-action` /
+ * `interrupt`, as assistant-ui's own status rule gives a pending `approval` or `interrupt`
  * (runtime/utils/auto-status.ts); set explicitly, because in pi mode the turn still runs while
  * the tool waits, and a running thread would otherwise show the message as `running`.
  */
-export function convertUIMessage(message: UIMessage): ThreadMessageLike {
+export function convertUIMessage(message: UIMessage, waiting = false): ThreadMessageLike {
   const parts: readonly UIMessagePart[] = Array.isArray(message.parts) ? message.parts : EMPTY;
   // UIMessage metadata is free-form server JSON; assistant-ui gives some metadata keys meaning
   // (and throws on `steps` outside assistant messages), so all of it goes under `custom`.
@@ -76,7 +76,7 @@ export function convertUIMessage(message: UIMessage): ThreadMessageLike {
         content: parts.flatMap(assistantPart),
         metadata,
       };
-      if (parts.some(waitsForUser)) like.status = REQUIRES_ACTION;
+      if (waiting) like.status = REQUIRES_ACTION;
       return like;
     }
   }
@@ -87,7 +87,9 @@ const REQUIRES_ACTION: Status = Object.freeze({ type: "requires-action", reason:
 /**
  * Whether a UIMessage tool part waits for the user: an approval asked and not answered yet
  * (`approval-requested`), or an ask-user question (`input-available` with `interrupt`, pi mode).
- * The same rule as the store's `snapshot.pending`.
+ *
+ * @deprecated The store decides it: `snapshot.pending` lists the calls that wait, each with
+ * its `messageId` (what `convertUIMessage`'s `waiting` wants). Kept for hosts that call it.
  */
 export function waitsForUser(part: UIMessagePart): boolean {
   if (!isToolType(part)) return false;
@@ -187,10 +189,15 @@ function toolCall(part: WaitingToolPart, toolName: string): LikePart {
     artifact?: unknown;
     messages?: ReturnType<typeof nestedMessages>;
     ui?: unknown;
+    state: ToolPart["state"];
   } = {
     type: "tool-call",
     toolCallId: part.toolCallId,
     toolName,
+    // The store's state of the call, which assistant-ui's fields do not say in full (an
+    // approval answered, input still streaming): kept for `makeToolUIs`, which gives tool UIs
+    // the part back as the store has it.
+    state: part.state,
     // assistant-ui wants an object; a tool whose input is not one (or not there yet) still
     // shows its raw input through `argsText`.
     args: isPlainObject(input) ? input : {},

@@ -62,6 +62,7 @@ export function nestedMessages(toolCallId: string, details: unknown): readonly T
           argsText: "",
           result: entry.isError === true ? { error: text } : text,
           isError: entry.isError === true,
+          state: entry.isError === true ? "output-error" : "output-available",
         });
         const prev = likes[likes.length - 1];
         if (prev && prev.role === "assistant" && prev.fromTranscript) prev.content.push(call);

@@ -3,7 +3,7 @@
 import { useCallback, useMemo } from "react";
 import { MessageNotSentError, useExternalStoreRuntime } from "@assistant-ui/react";
 import type { AppendMessage, AssistantRuntime, ExternalStoreAdapter, ThreadMessageLike } from "@assistant-ui/react";
-import type { ChatStore, ChatStoreError, SubmitResult, UIMessage } from "../agent_chat_store.js";
+import type { ChatStore, SubmitResult, UIMessage } from "../agent_chat_store.js";
 import { useChatStore } from "../react.js";
 import { defaultAttachmentAdapter } from "./attachments.js";
 import { fromAppendMessage, toQueueItem } from "./composer.js";
@@ -67,14 +67,25 @@ export function useChatStoreRuntime(
   // hands the draft back.
   const isSendDisabled = !snapshot.composer.canSendText || !!opts.isSendDisabled;
 
-  // A failed turn's error (assistant-ui's ErrorPrimitive reads the message's `status.error`).
-  // It goes on the last assistant message; when the turn failed before any assistant part (the
-  // last message is the user's), a synthetic empty assistant message carries it, so the error
-  // and the Reload button (which regenerates after that user message) show all the same. A stop
-  // is not a failure: it gets no message of its own.
-  const error = status === "error" ? snapshot.error : null;
+  // The messages with a call that waits for the user: the store decides which calls wait
+  // (`snapshot.pending`, kept the same object while they do not change), assistant-ui shows
+  // their messages as `requires-action`.
+  const { pending } = snapshot;
+  const waiting = useMemo(
+    () => new Set([...pending.approvals, ...pending.questions].map((call) => call.messageId)),
+    [pending],
+  );
+
+  // How the last turn ended, on its last assistant message (assistant-ui's ErrorPrimitive reads
+  // the message's `status.error`): a stop (`snapshot.stopped`: the store says a stop is not a
+  // failure) as `cancelled`, a failure with its error. When the turn failed before any
+  // assistant part (the last message is the user's), a synthetic empty assistant message
+  // carries the error, so the error and the Reload button (which regenerates after that user
+  // message) show all the same; a stop gets no message of its own.
+  const stopped = snapshot.stopped;
+  const error = status === "error" && !stopped ? snapshot.error : null;
   const last = messages.length > 0 ? messages[messages.length - 1] : null;
-  const failedBeforeAnswer = !!error && error.code !== "Aborted" && (!last || last.role !== "assistant");
+  const failedBeforeAnswer = !!error && (!last || last.role !== "assistant");
   const errorStandInId = failedBeforeAnswer ? errorMessageIdFor(last, snapshot.sessionId) : null;
   // One object per id, so assistant-ui's conversion cache (keyed by message object) holds it.
   const errorStandIn = useMemo(
@@ -86,16 +97,18 @@ export function useChatStoreRuntime(
     () => (errorStandIn ? [...messages, errorStandIn] : messages),
     [messages, errorStandIn],
   );
-  const errorMessageId = !error ? null : errorStandIn ? errorStandIn.id : last && last.role === "assistant" ? last.id : null;
+  const endedMessageId =
+    !error && !stopped ? null : errorStandIn ? errorStandIn.id : last && last.role === "assistant" ? last.id : null;
   // assistant-ui caches conversions per message object and keeps a cached explicit status
-  // forever, so the converter's identity changes exactly when the error (or the message it
-  // belongs to) changes, which makes assistant-ui re-convert.
+  // forever, so the converter's identity changes exactly when the ending (or the message it
+  // belongs to) or the waiting messages change, which makes assistant-ui re-convert.
   const convertMessage = useCallback(
     (message: UIMessage): ThreadMessageLike => {
-      const like = convertUIMessage(message);
-      return error && message.id === errorMessageId ? { ...like, status: errorStatus(error) } : like;
+      const like = convertUIMessage(message, waiting.has(message.id));
+      if (message.id !== endedMessageId) return like;
+      return { ...like, status: error ? { type: "incomplete", reason: "error", error: error.message } : CANCELLED };
     },
-    [error, errorMessageId],
+    [waiting, error, endedMessageId],
   );
 
   // One door for every new user message, whether it arrives through `onNew` or the queue: the
@@ -242,10 +255,5 @@ function errorMessageIdFor(last: UIMessage | null, sessionId: string): string {
   return last ? `${last.id}:error` : `${sessionId}:error`;
 }
 
-function errorStatus(error: ChatStoreError): NonNullable<ThreadMessageLike["status"]> {
-  // A stop is not a failure: assistant-ui shows `cancelled` without an error banner.
-  return error.code === "Aborted"
-    ? { type: "incomplete", reason: "cancelled" }
-    : { type: "incomplete", reason: "error", error: error.message };
-}
-
+// A stop is not a failure: assistant-ui shows `cancelled` without an error banner.
+const CANCELLED: NonNullable<ThreadMessageLike["status"]> = Object.freeze({ type: "incomplete", reason: "cancelled" });

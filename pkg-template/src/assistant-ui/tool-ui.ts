@@ -23,7 +23,7 @@ export interface ToolUIs {
 }
 
 /** A tool call as its UI gets it: assistant-ui's props, and the fields this binding adds (`ui`). */
-type CallProps = ToolCallMessagePartProps & { ui?: unknown; approval?: { approved?: boolean; prompt?: unknown; [key: string]: unknown }; interrupt?: { payload?: unknown } };
+type CallProps = ToolCallMessagePartProps & { ui?: unknown; state?: DynamicToolUIPart["state"]; approval?: { approved?: boolean; prompt?: unknown; [key: string]: unknown }; interrupt?: { payload?: unknown } };
 
 // ----- tool UI ------------------------------------------------------------------------------
 
@@ -110,21 +110,10 @@ function toolPartFromCall(call: CallProps): ToolMessagePart {
   return part;
 }
 
+// The store's state of the call (`state`, kept by `convertUIMessage`). A tool-call part made
+// elsewhere (a host's own converter) has none: its result says what assistant-ui knows.
 function toolCallState(call: CallProps): DynamicToolUIPart["state"] {
-  if (call.result !== undefined) {
-    if (!call.isError) return "output-available";
-    return call.approval && call.approval.approved === false ? "output-denied" : "output-error";
-  }
-  if (call.approval) return call.approval.approved === undefined ? "approval-requested" : "approval-responded";
-  if (call.interrupt) return "input-available";
-  if (call.argsText) {
-    try {
-      JSON.parse(call.argsText);
-      return "input-available";
-    } catch {
-      return "input-streaming";
-    }
-  }
-  return call.status && call.status.type === "running" ? "input-streaming" : "input-available";
+  if (call.state) return call.state;
+  if (call.result === undefined) return "input-available";
+  return call.isError ? "output-error" : "output-available";
 }
-

@@ -146,6 +146,9 @@ pub(in crate::store) struct Turn {
     /// The last turn ended unseen (`Ending::Unseen`): what the server accepted is left to
     /// the history, never taken back, until a turn's end is seen again.
     pub(in crate::store) end_unseen: bool,
+    /// The last turn ended by a stop (the user's, or its request aborted): not a failure, a
+    /// turn cut short (`snapshot.stopped`).
+    pub(in crate::store) stopped: bool,
     /// The last turn ended on its own: items still waiting to be posted go out as the next
     /// turn once no follow-up POST is in flight. A stop or a failed turn leaves them waiting
     /// for the user.
@@ -198,6 +201,7 @@ impl Turn {
             probe: None,
             after_stop: false,
             end_unseen: false,
+            stopped: false,
             send_queue_when_idle: false,
             client_turn_id,
             turn_id: None,
