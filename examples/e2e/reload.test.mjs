@@ -117,8 +117,9 @@ test('assistant-ui: a reload mid-answer shows the answer finish once', async () 
 test('pi (real server ways): a follow-up sent at the last word runs before a prompt sent after it', async () => {
   await pi.reset();
   // The real server: a follow-up accepted after pi's last queue poll is stranded (a slow
-  // agent_end widens that window, as an app persisting its session has).
-  await pi.control({ strandFollowUps: true, agentEndDelayMs: 600 });
+  // agent_end widens that window, as an app persisting its session has; 2.5 s, so a page
+  // slowed by a loaded machine still types into it).
+  await pi.control({ strandFollowUps: true, agentEndDelayMs: 2500 });
   const s = sessionId('pi-strand');
   const { page, context } = await openChat(browser, pi, s);
   await typeAndEnter(page, 'Short words:3');
