@@ -77,11 +77,11 @@ fn approval_id(t: &ToolPart) -> Option<&str> {
     t.approval.as_deref()?.id()
 }
 
-impl ChatStore {
+impl SessionView<'_> {
     /// The calls of messages `from..` that wait for the user (`snapshot.pending`), with the
     /// index of the message each is in.
     pub fn pending_from(&self, from: usize) -> Vec<(usize, PendingCall)> {
-        let s = &self.session;
+        let s = &self.store.session;
         let messages = s.conversation.history().messages();
         let mut out = Vec::new();
         for (i, m) in messages.iter().enumerate().skip(from) {
@@ -110,7 +110,9 @@ impl ChatStore {
         }
         out
     }
+}
 
+impl ChatStore {
     /// The open session's newest tool part that `pick` takes, copied.
     fn tool_part(&self, pick: impl Fn(&ToolPart) -> bool) -> Option<ToolPart> {
         let h = self.session.conversation.history();

@@ -23,68 +23,6 @@ impl ChatStore {
         self.touch();
     }
 
-    /// Removes a waiting bubble. One the server may have is also deleted there.
-    pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
-        if self.outbox.disposed {
-            return false;
-        }
-        let posting = self
-            .session
-            .queue
-            .get(item_id)
-            .is_some_and(|i| i.state == crate::machines::followup_queue::ItemState::Posting);
-        if let Some(native) = self.remove_on_server(item_id, now_ms) {
-            return native;
-        }
-        match self.session.queue.remove(item_id) {
-            None => false,
-            Some(server_keys) => {
-                if let Some((seq, nonce)) = server_keys {
-                    self.take_back(seq, &nonce, now_ms);
-                }
-                self.touch();
-                self.pump(now_ms);
-                // The removed item may have been the `failed` head that kept the items behind
-                // it waiting after the turn ended: they move on now, as they would have at the
-                // turn's end (without this they stayed `queued` forever; found by
-                // tests/fault_schedules.rs). A `posting` one's POST is still out: its answer
-                // (or timeout) moves them on, so the next turn cannot overtake it on the wire.
-                if !posting {
-                    self.send_next_queued(now_ms);
-                }
-                true
-            }
-        }
-    }
-
-    /// Retries a waiting bubble: a `failed` one is posted again (same seq and nonce); a
-    /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
-    /// the server's copy, so it cannot run twice).
-    pub fn retry_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
-        if self.outbox.disposed {
-            return false;
-        }
-        let Some(item) = self.session.queue.get(item_id) else {
-            return false;
-        };
-        let state = item.state;
-        let as_new_message = state.waits_for_user() || !self.status().is_busy();
-        if !as_new_message {
-            let ok = self.session.queue.retry(item_id, now_ms);
-            self.touch();
-            self.pump(now_ms);
-            return ok;
-        }
-        if self.status().is_busy() {
-            return false; // a stalled item waits for the turn to end
-        }
-        let Some((item, server_has_it)) = self.session.queue.take(item_id) else {
-            return false;
-        };
-        self.send_as_new_message(item, server_has_it, now_ms);
-        true
-    }
-
     pub(super) fn on_followup_answer(
         &mut self,
         ticket: Option<u64>,
@@ -231,5 +169,70 @@ impl ChatStore {
             h.nonce = Some(item.client_nonce);
             h.texts_before = item.texts_before;
         }
+    }
+}
+
+impl FollowUpsMut<'_> {
+    /// Removes a waiting bubble. One the server may have is also deleted there.
+    pub fn remove(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.store.outbox.disposed {
+            return false;
+        }
+        let posting = self
+            .store
+            .session
+            .queue
+            .get(item_id)
+            .is_some_and(|i| i.state == crate::machines::followup_queue::ItemState::Posting);
+        if let Some(native) = self.store.remove_on_server(item_id, now_ms) {
+            return native;
+        }
+        match self.store.session.queue.remove(item_id) {
+            None => false,
+            Some(server_keys) => {
+                if let Some((seq, nonce)) = server_keys {
+                    self.store.take_back(seq, &nonce, now_ms);
+                }
+                self.store.touch();
+                self.store.pump(now_ms);
+                // The removed item may have been the `failed` head that kept the items behind
+                // it waiting after the turn ended: they move on now, as they would have at the
+                // turn's end (without this they stayed `queued` forever; found by
+                // tests/fault_schedules.rs). A `posting` one's POST is still out: its answer
+                // (or timeout) moves them on, so the next turn cannot overtake it on the wire.
+                if !posting {
+                    self.store.send_next_queued(now_ms);
+                }
+                true
+            }
+        }
+    }
+
+    /// Retries a waiting bubble: a `failed` one is posted again (same seq and nonce); a
+    /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
+    /// the server's copy, so it cannot run twice).
+    pub fn retry(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.store.outbox.disposed {
+            return false;
+        }
+        let Some(item) = self.store.session.queue.get(item_id) else {
+            return false;
+        };
+        let state = item.state;
+        let as_new_message = state.waits_for_user() || !self.store.status().is_busy();
+        if !as_new_message {
+            let ok = self.store.session.queue.retry(item_id, now_ms);
+            self.store.touch();
+            self.store.pump(now_ms);
+            return ok;
+        }
+        if self.store.status().is_busy() {
+            return false; // a stalled item waits for the turn to end
+        }
+        let Some((item, server_has_it)) = self.store.session.queue.take(item_id) else {
+            return false;
+        };
+        self.store.send_as_new_message(item, server_has_it, now_ms);
+        true
     }
 }

@@ -43,6 +43,7 @@ mod answers;
 mod followups;
 mod getters;
 mod growth;
+mod handles;
 mod inputs;
 mod losses;
 #[cfg(feature = "pi")]
@@ -60,6 +61,10 @@ mod wire;
 use answers::Answers;
 pub use answers::PendingCall;
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
+pub use handles::{
+    Composer, ComposerMut, FollowUpsMut, Outputs, SessionView, Sessions, SessionsMut, TurnMut,
+    UseChat,
+};
 pub use losses::{Loss, LossCode};
 #[cfg(feature = "pi")]
 pub use native::MAX_PROMPT_ATTEMPTS;
@@ -352,22 +357,6 @@ impl ChatStore {
         std::mem::take(&mut self.auto_send.ask).then_some(Output::AskAutoSend { token })
     }
 
-    /// The next request to make (only the requests; [`poll_output`](Self::poll_output) gives
-    /// every output in order).
-    pub fn poll_request(&mut self) -> Option<Request> {
-        self.outbox.requests.pop_front()
-    }
-
-    /// The next in-flight request to abort (its late answer is ignored anyway).
-    pub fn poll_abort(&mut self) -> Option<RequestId> {
-        self.outbox.aborts.pop_front()
-    }
-
-    /// The next event for the host (`onData`, `onError`, diagnostics).
-    pub fn poll_event(&mut self) -> Option<StoreEvent> {
-        self.outbox.events.pop_front()
-    }
-
     /// When to call [`ChatStore::handle_timeout`] next (absolute, in the host's ms clock).
     pub fn poll_timeout(&self) -> Option<u64> {
         let deadlines = self.outbox.pending.values().filter_map(|p| p.deadline);
@@ -414,22 +403,6 @@ impl ChatStore {
     }
 
     // ----- user actions --------------------------------------------------------------------
-
-    /// Sets the draft text (`setDraft`).
-    pub fn set_draft(&mut self, text: &str) {
-        if self.draft.text != text {
-            self.draft.text = text.to_string();
-            self.touch();
-        }
-    }
-
-    /// Sets the files attached to the draft (`setDraftFiles`).
-    pub fn set_draft_files(&mut self, files: Vec<FileAttachment>) {
-        if self.draft.files != files {
-            self.draft.files = files;
-            self.touch();
-        }
-    }
 
     /// Sends the draft: a new turn when ready, a queued follow-up when busy and the runtime
     /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
@@ -508,45 +481,6 @@ impl ChatStore {
         self.pump(now_ms);
     }
 
-    /// The last `clientSeq` the current session's queue gave out (0 before the first): what a
-    /// host with storage keeps across reloads ([`raise_client_seq`](Self::raise_client_seq)).
-    pub fn last_client_seq(&self) -> u64 {
-        self.session.queue.last_seq()
-    }
-
-    /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
-    /// clock behind what it was before a reload cannot fall below what the server accepted
-    /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).
-    pub fn raise_client_seq(&mut self, seq: u64) {
-        self.session.queue.raise_seq(seq);
-    }
-
-    /// Attaches to a turn the server is running, as `useChat`'s `resumeStream` (SPEC §12): the
-    /// stream route is asked from the turn's start (`cursor=-1`); a 204 means nothing runs.
-    /// What opening a session does by itself unless the `attach` option is off. Returns false
-    /// when this client already follows a turn (or the store is disposed).
-    pub fn resume_stream(&mut self, now_ms: u64) -> bool {
-        if self.outbox.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
-            return false;
-        }
-        self.probe(now_ms);
-        true
-    }
-
-    /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
-    /// `ready` and `error` goes; in any other status it does nothing. Nothing else changes (the
-    /// messages stay as they are).
-    pub fn clear_error(&mut self) {
-        // Only a failed turn's error: while a turn runs, its error decides how it ends.
-        let s = &mut self.session;
-        if !matches!(s.turn.phase, Phase::Idle { failed: true }) {
-            return;
-        }
-        s.turn.phase = Phase::IDLE;
-        s.error = None;
-        self.touch();
-    }
-
     /// Ends the store: every request is aborted, nothing more is asked for, and late answers
     /// are ignored.
     pub fn dispose(&mut self) {
@@ -578,5 +512,80 @@ impl ChatStore {
 
     fn touch(&mut self) {
         self.revisions.revision += 1;
+    }
+}
+
+impl Outputs<'_> {
+    /// The next request to make (only the requests; [`ChatStore::poll_output`] gives
+    /// every output in order).
+    pub fn poll_request(&mut self) -> Option<Request> {
+        self.store.outbox.requests.pop_front()
+    }
+
+    /// The next in-flight request to abort (its late answer is ignored anyway).
+    pub fn poll_abort(&mut self) -> Option<RequestId> {
+        self.store.outbox.aborts.pop_front()
+    }
+
+    /// The next event for the host (`onData`, `onError`, diagnostics).
+    pub fn poll_event(&mut self) -> Option<StoreEvent> {
+        self.store.outbox.events.pop_front()
+    }
+}
+
+impl ComposerMut<'_> {
+    /// Sets the draft text (`setDraft`).
+    pub fn set_draft(&mut self, text: &str) {
+        if self.store.draft.text != text {
+            self.store.draft.text = text.to_string();
+            self.store.touch();
+        }
+    }
+
+    /// Sets the files attached to the draft (`setDraftFiles`).
+    pub fn set_files(&mut self, files: Vec<FileAttachment>) {
+        if self.store.draft.files != files {
+            self.store.draft.files = files;
+            self.store.touch();
+        }
+    }
+}
+
+impl FollowUpsMut<'_> {
+    /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
+    /// clock behind what it was before a reload cannot fall below what the server accepted
+    /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).
+    pub fn raise_client_seq(&mut self, seq: u64) {
+        self.store.session.queue.raise_seq(seq);
+    }
+}
+
+impl TurnMut<'_> {
+    /// Attaches to a turn the server is running, as `useChat`'s `resumeStream` (SPEC §12): the
+    /// stream route is asked from the turn's start (`cursor=-1`); a 204 means nothing runs.
+    /// What opening a session does by itself unless the `attach` option is off. Returns false
+    /// when this client already follows a turn (or the store is disposed).
+    pub fn resume_stream(&mut self, now_ms: u64) -> bool {
+        if self.store.outbox.disposed
+            || !matches!(self.store.session.turn.phase, Phase::Idle { .. })
+        {
+            return false;
+        }
+        self.store.probe(now_ms);
+        true
+    }
+
+    /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
+    /// `ready` and `error` goes; in any other status it does nothing. Nothing else changes (the
+    /// messages stay as they are).
+    pub fn clear_error(&mut self) {
+        // Only a failed turn's error: while a turn runs, its error decides how it ends.
+        let s = &mut self.store.session;
+        if !matches!(s.turn.phase, Phase::Idle { failed: true }) {
+            return;
+        }
+        s.turn.phase = Phase::IDLE;
+        s.error = None;
+        self.store.touch();
     }
 }

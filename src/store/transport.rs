@@ -157,11 +157,6 @@ impl ChatStore {
 
     // ----- the session list's routes (SPEC §11; pi-native's own, reference §3.4–§3.11) -------
 
-    /// The server keeps archived sessions (pi-native has no archive).
-    pub fn sessions_archivable(&self) -> bool {
-        !self.native()
-    }
-
     /// The list route, without its query.
     pub(super) fn sessions_route(&self) -> String {
         match self.native_agent() {
@@ -192,5 +187,12 @@ impl ChatStore {
             return self.send_native_change(id, change, now_ms);
         }
         self.send_change_sse(id, change, now_ms);
+    }
+}
+
+impl Sessions<'_> {
+    /// The server keeps archived sessions (pi-native has no archive).
+    pub fn archivable(&self) -> bool {
+        !self.store.native()
     }
 }
