@@ -30,7 +30,9 @@ fn a_client_tool_output_completes_the_message_and_continues_it_automatically() {
         1,
         "nothing to send before the output"
     );
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
     let next = h.last(RequestKind::Chat);
     assert_eq!(h.count(RequestKind::Chat), 2, "sent automatically");
     assert_eq!(next.body()["messageId"], "a1");
@@ -71,10 +73,12 @@ fn a_tool_approval_round_trip() {
     let part = h.store.messages()[1].parts[1].as_tool().unwrap().clone();
     assert_eq!(part.state.as_str(), "approval-requested");
     assert!(
-        !h.act(|s, now| s.add_tool_approval_response("nope", true, None, now)),
+        !h.act(|s, now| s
+            .use_chat()
+            .add_tool_approval_response("nope", true, None, now)),
         "unknown approval"
     );
-    assert!(h.act(|s, now| s.add_tool_approval_response(
+    assert!(h.act(|s, now| s.use_chat().add_tool_approval_response(
         "ap1",
         false,
         Some("not now".into()),
@@ -111,7 +115,7 @@ fn tool_output_added_while_pending_is_kept() {
     );
     assert_eq!(h.store.status(), Status::Submitted);
     // The user (or the host's tool) answers the second call while the model thinks.
-    assert!(h.act(|s, now| s.add_tool_output("c2", Ok(json!(2)), now)));
+    assert!(h.act(|s, now| s.use_chat().add_tool_output("c2", Ok(json!(2)), now)));
     assert_eq!(
         tool_state(&h, "c2"),
         Some(agent_chat_store::ToolState::OutputAvailable)

@@ -6,7 +6,7 @@
 //!
 //! This file is the router: the type, the outputs and the small actions. The rest lives by
 //! concern, each file an `impl ChatStore` block over the state it owns:
-//! - `getters.rs`: what a snapshot shows;
+//! - `handles.rs`: the API's sub-handles; `getters.rs`: what a snapshot shows;
 //! - `options.rs`: routes, limits, the auto-send rule;
 //! - `outbox.rs`: requests in flight, their generation, aborts; `wire.rs`: paths and bodies;
 //! - `inputs.rs`: the host's inputs (response heads, bodies, ends, failures, timeouts);
@@ -21,20 +21,24 @@
 //!   prompts (`prompt.rs`), the server's queue (`queue.rs`, its clear of the whole queue in
 //!   `queue/clear_all.rs`), its per-session state (`state.rs`).
 //!
-//! Methods by kind (the quinn-proto / str0m shape):
-//! - **A. getters**: [`ChatStore::status`], [`ChatStore::messages`], [`ChatStore::queued`],
-//!   [`ChatStore::composer`], and the policy a UI shows ([`ChatStore::can_edit`],
-//!   [`ChatStore::can_regenerate`], [`ChatStore::awaiting_answer`]), …
-//! - **B. user actions**: [`ChatStore::set_draft`], [`ChatStore::submit`], [`ChatStore::send`],
-//!   [`ChatStore::stop`], [`ChatStore::switch_session`], [`ChatStore::remove_queued`],
-//!   [`ChatStore::retry_queued`], [`ChatStore::regenerate`], [`ChatStore::edit`],
-//!   [`ChatStore::add_tool_output`], [`ChatStore::add_tool_approval_response`],
-//!   [`ChatStore::continue_turn`], [`ChatStore::dispose`];
+//! Methods by kind (the quinn-proto / str0m shape: what is not the run loop goes through a
+//! handle on the sub-state it reads or changes, `handles.rs`):
+//! - **A. getters**: [`ChatStore::status`], [`ChatStore::messages`],
+//!   [`ChatStore::capabilities`], [`ChatStore::revision`], the policy a UI shows
+//!   ([`ChatStore::can_edit`], [`ChatStore::can_regenerate`]); the open session's state through
+//!   [`ChatStore::session`] ([`SessionView`]: id, error, history, queued, pending calls, …), the
+//!   composer through [`ChatStore::composer`], the session list through [`ChatStore::sessions`];
+//! - **B. user actions**: [`ChatStore::submit`], [`ChatStore::send`], [`ChatStore::send_with`],
+//!   [`ChatStore::switch_session`], [`ChatStore::dispose`]; the draft through
+//!   [`ChatStore::composer_mut`], the turn (stop, resume, clear its error) through
+//!   [`ChatStore::turn_mut`], the waiting bubbles through [`ChatStore::follow_ups_mut`], the
+//!   session list through [`ChatStore::sessions_mut`], and regenerate, edit, tool outputs and
+//!   approvals through [`ChatStore::use_chat`];
 //! - **C. inputs**: [`ChatStore::handle_response_head`], [`ChatStore::handle_response_body`],
 //!   [`ChatStore::handle_response_end`], [`ChatStore::handle_request_failed`],
-//!   [`ChatStore::handle_timeout`], [`ChatStore::handle_chunk`];
-//! - **D. outputs**: [`ChatStore::poll_request`], [`ChatStore::poll_abort`],
-//!   [`ChatStore::poll_event`], [`ChatStore::poll_timeout`].
+//!   [`ChatStore::handle_timeout`], [`ChatStore::handle_chunk`], [`ChatStore::handle_auto_send`];
+//! - **D. outputs**: [`ChatStore::poll_output`] and [`ChatStore::poll_timeout`]; one kind at a
+//!   time through [`ChatStore::outputs`].
 //!
 //! After every action or input, drain the outputs until they are empty (see the crate docs).
 

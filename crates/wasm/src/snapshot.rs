@@ -66,7 +66,7 @@ struct PartEntry {
 struct MessageParts {
     index: usize,
     /// The message's id and version when it was exported: while its texts only grew since
-    /// ([`ChatStore::message_reshaped`]), a text is re-exported as its old string plus its new
+    /// ([`History::reshaped`](agent_chat_store::History::reshaped)), a text is re-exported as its old string plus its new
     /// end without comparing the old part of it.
     id: String,
     version: u64,
@@ -119,7 +119,7 @@ pub(crate) struct SnapshotCache {
     listed: [(u64, JsValue, usize); 2],
     /// The waiting calls as last exported (with their messages' positions), and their object.
     pending: (Vec<(usize, PendingCall)>, JsValue),
-    /// [`ChatStore::sessions_key`] when `sessions` was computed.
+    /// [`Sessions::key`](agent_chat_store::Sessions::key) when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
 }
 
@@ -146,15 +146,15 @@ struct SessionsExport {
 impl SessionsExport {
     fn of(core: &ChatStore) -> Self {
         SessionsExport {
-            available: core.sessions_available(),
-            loaded: core.sessions_loaded(false),
-            loading: core.sessions_loading(),
-            has_more: core.sessions_have_more(false),
-            archived_loaded: core.sessions_loaded(true),
-            archived_has_more: core.sessions_have_more(true),
-            archivable: core.sessions_archivable(),
-            items: core.session_view(),
-            error: core.sessions_error().cloned(),
+            available: core.sessions().available(),
+            loaded: core.sessions().loaded(false),
+            loading: core.sessions().loading(),
+            has_more: core.sessions().has_more(false),
+            archived_loaded: core.sessions().loaded(true),
+            archived_has_more: core.sessions().has_more(true),
+            archivable: core.sessions().archivable(),
+            items: core.sessions().view(),
+            error: core.sessions().error().cloned(),
         }
     }
 }
@@ -325,7 +325,7 @@ fn export_tool(
     let kept = (prev.as_ref())
         .filter(|e| (e.tool.as_ref()).is_some_and(|(old, v)| *v == ui_version && *old == shown))
         .map(|e| e.from.head.clone());
-    let head = kept.unwrap_or_else(|| core.export_part_as(i, k, &shown));
+    let head = kept.unwrap_or_else(|| core.session().export_part_as(i, k, &shown));
     let raw = match t.raw_input.as_deref() {
         Some(Value::String(s)) => Some(("rawInput", Cow::Borrowed(s.as_str()))),
         _ => None,
@@ -459,10 +459,10 @@ impl SnapshotCache {
         if self.revision == core.revision() && !self.value.is_undefined() {
             return self.value.clone();
         }
-        if self.session.0 != core.session_id() {
+        if self.session.0 != core.session().id() {
             self.session = (
-                core.session_id().to_string(),
-                JsValue::from_str(core.session_id()),
+                core.session().id().to_string(),
+                JsValue::from_str(core.session().id()),
             );
             // The part caches name a message by position and id, which name it within one
             // session only: another session's message `w` at the same position is another
@@ -476,7 +476,7 @@ impl SnapshotCache {
         }
         let first = self.update_messages(core);
         self.update_pending(core, first);
-        let items = core.queued();
+        let items = core.session().queued();
         let queued = items.iter().map(|q| q.version);
         let (master, keys) = (&self.queued_master, &mut self.queued_keys);
         if let Some(arr) = patch(master, keys, queued, |i| to_string(&items[i])) {
@@ -484,14 +484,14 @@ impl SnapshotCache {
         } else if self.queued.is_undefined() {
             self.queued = js::frozen_copy(master, 0);
         }
-        if core.error() != self.error.as_ref() {
-            self.error = core.error().cloned();
+        if core.session().error() != self.error.as_ref() {
+            self.error = core.session().error().cloned();
             self.error_js = self.error.as_ref().map(js_error).unwrap_or(JsValue::NULL);
         }
-        if self.losses.1.is_undefined() || self.losses.0 != core.losses() {
+        if self.losses.1.is_undefined() || self.losses.0 != core.session().losses() {
             self.losses = (
-                core.losses().to_vec(),
-                js::parse_frozen(&to_string(&core.losses())),
+                core.session().losses().to_vec(),
+                js::parse_frozen(&to_string(&core.session().losses())),
             );
         }
         let caps = core.capabilities();
@@ -499,18 +499,20 @@ impl SnapshotCache {
             self.capabilities = Some(caps);
             self.capabilities_js = js::parse_frozen(&to_string(&json!(caps)));
         }
-        if self.tools.as_deref() != Some(core.tools()) {
-            self.tools = Some(core.tools().to_vec());
-            self.tools_js = js::parse_frozen(&to_string(&json!(core.tools())));
+        if self.tools.as_deref() != Some(core.session().tools()) {
+            self.tools = Some(core.session().tools().to_vec());
+            self.tools_js = js::parse_frozen(&to_string(&json!(core.session().tools())));
         }
-        let composer = core.composer();
+        let composer = core.composer().state();
         let same_composer = self.composer.as_ref().is_some_and(|(d, f, c)| {
-            d == core.draft() && f.as_slice() == core.draft_files() && *c == composer
+            d == core.composer().draft()
+                && f.as_slice() == core.composer().files()
+                && *c == composer
         });
         if !same_composer {
             let json = json!({
-                "draft": core.draft(),
-                "files": core.draft_files(),
+                "draft": core.composer().draft(),
+                "files": core.composer().files(),
                 "canSend": composer.can_send,
                 "reason": composer.reason,
                 "hint": composer.hint,
@@ -519,18 +521,21 @@ impl SnapshotCache {
                 "textHint": composer.text_hint,
             });
             self.composer_js = js::parse_frozen(&to_string(&json));
-            let (draft, files) = (core.draft().to_string(), core.draft_files().to_vec());
+            let (draft, files) = (
+                core.composer().draft().to_string(),
+                core.composer().files().to_vec(),
+            );
             self.composer = Some((draft, files, composer));
         }
         // The list is computed again only when something it shows may have changed, not on
         // every streamed word.
-        let (rev, id, busy, first, parked) = core.sessions_key();
+        let (rev, id, busy, first, parked) = core.sessions().key();
         let key = (rev, id.to_string(), busy, first, parked);
         if self.sessions_key.as_ref() != Some(&key) {
             self.sessions_key = Some(key);
             let sessions = SessionsExport::of(core);
             let SessionsExport { error, .. } = &sessions;
-            let generations = [false, true].map(|a| core.sessions_listed(a).1);
+            let generations = [false, true].map(|a| core.sessions().listed(a).1);
             let now = (to_string(&sessions), error.clone(), generations);
             if self.sessions.as_ref() != Some(&now) {
                 let error = now.1.as_ref().map_or(JsValue::NULL, js_error);
@@ -542,11 +547,11 @@ impl SnapshotCache {
         }
         // The scalars without JSON: flags, and the status as its index in the JS list.
         let flags = u32::from(core.can_regenerate())
-            | u32::from(core.capabilities_loaded()) << 1
-            | u32::from(core.hydrated()) << 2
+            | u32::from(core.session().capabilities_loaded()) << 1
+            | u32::from(core.session().hydrated()) << 2
             | u32::from(core.status().is_busy()) << 3
             | u32::from(core.can_edit()) << 4
-            | u32::from(core.awaiting_answer()) << 5;
+            | u32::from(core.session().awaiting_answer()) << 5;
         let status = match core.status() {
             Status::Ready => 0,
             Status::Submitted => 1,
@@ -560,6 +565,7 @@ impl SnapshotCache {
             &self.sessions_js,
             &self.pending.1,
             &core
+                .session()
                 .turn_id()
                 .map_or(JsValue::NULL, |t| match has_marker(t) {
                     // A lone surrogate in it: through JSON, which writes it back.
@@ -583,8 +589,8 @@ impl SnapshotCache {
     fn update_listed(&mut self, core: &ChatStore) {
         for (archived, (generation, master, len)) in [false, true].into_iter().zip(&mut self.listed)
         {
-            let (items, now) = core.sessions_listed(archived);
-            match core.sessions_refreshed(archived) {
+            let (items, now) = core.sessions().listed(archived);
+            match core.sessions().refreshed(archived) {
                 _ if *generation == now => {}
                 // The first page came again (after a turn), and nothing else changed since the
                 // last export: its items exported, the others kept.
@@ -610,7 +616,7 @@ impl SnapshotCache {
     /// Re-exports the messages whose version moved; the others keep their objects. Returns
     /// the lowest position that may have changed.
     fn update_messages(&mut self, core: &ChatStore) -> usize {
-        let versions = core.message_versions();
+        let versions = core.session().history().versions();
         let len = versions.len();
         let mut changed = self.messages.is_undefined() || self.versions.len() != len;
         // Where to compare from: the history knows the lowest position that changed since the
@@ -618,12 +624,14 @@ impl SnapshotCache {
         // cost 3.5 µs a notification at 10,000 messages. Another session's history (just
         // switched to) has other revisions: compare it all.
         let first = match self.messages_revision {
-            Some(since) if !self.messages.is_undefined() => {
-                core.messages_changed_from(since).min(self.versions.len())
-            }
+            Some(since) if !self.messages.is_undefined() => core
+                .session()
+                .history()
+                .changed_from(since)
+                .min(self.versions.len()),
             _ => 0,
         };
-        self.messages_revision = Some(core.messages_revision());
+        self.messages_revision = Some(core.session().history().revision());
         for (i, &version) in versions.iter().enumerate().skip(first) {
             let exported = self.versions.get(i).copied();
             if exported == Some(version) {
@@ -636,7 +644,7 @@ impl SnapshotCache {
             let obj = if streamed || self.part_caches.iter().any(|c| c.index == i) {
                 self.export_by_parts(core, i)
             } else {
-                js::parse_frozen(&to_string(&core.export_message(i)))
+                js::parse_frozen(&to_string(&core.session().export_message(i)))
             };
             js::set_slot(&self.master, i as u32, &obj);
             match self.versions.get_mut(i) {
@@ -659,7 +667,7 @@ impl SnapshotCache {
             .filter(|(i, _)| *i < first)
             .cloned()
             .collect();
-        calls.extend(core.pending_from(first));
+        calls.extend(core.session().pending_from(first));
         if calls == self.pending.0 && !self.pending.1.is_undefined() {
             return;
         }
@@ -683,7 +691,7 @@ impl SnapshotCache {
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {
         let msg = &core.messages()[i];
-        let ui_version = core.tool_ui_version();
+        let ui_version = core.session().tool_ui_version();
         let cached = self
             .part_caches
             .iter()
@@ -691,7 +699,7 @@ impl SnapshotCache {
             .map(|k| self.part_caches.remove(k));
         let grew = cached
             .as_ref()
-            .is_some_and(|c| c.id == msg.id && core.message_reshaped(i) <= c.version);
+            .is_some_and(|c| c.id == msg.id && core.session().history().reshaped(i) <= c.version);
         let (old_head, old_js, old_parts) = match cached {
             Some(c) => (c.head, c.js, c.parts),
             None => (String::new(), JsValue::UNDEFINED, Vec::new()),
@@ -734,7 +742,7 @@ impl SnapshotCache {
         self.part_caches.push(MessageParts {
             index: i,
             id: msg.id.clone(),
-            version: core.message_version(i),
+            version: core.session().history().version(i),
             head,
             js: js.clone(),
             parts: entries,
