@@ -449,7 +449,7 @@ impl ChatStore {
             Ok(SendRoute::Turn)
                 if self.session.turn.send_queue_when_idle && self.session.queue.has_next() =>
             {
-                self.enqueue(text, files, options, now_ms);
+                self.follow_ups_mut().enqueue(text, files, options, now_ms);
                 self.send_next_queued(now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
@@ -458,31 +458,10 @@ impl ChatStore {
                 SubmitResult::done(SubmitKind::Sent)
             }
             Ok(SendRoute::FollowUp) => {
-                self.enqueue(text, files, options, now_ms);
+                self.follow_ups_mut().enqueue(text, files, options, now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
         }
-    }
-
-    fn enqueue(
-        &mut self,
-        text: &str,
-        files: Vec<FileAttachment>,
-        options: SendOptions,
-        now_ms: u64,
-    ) {
-        // pi-native's server may name no follow-up it runs: what its history held of the
-        // text before is what tells whether this one ran (`native/queue.rs`).
-        let texts_before = self.texts_before(text);
-        let q = &mut self.session.queue;
-        let options = (!options.is_empty()).then(|| Box::new(options));
-        let item = q.enqueue_with(text.to_string(), files, options, now_ms, self.rng.as_mut());
-        if let Some(n) = texts_before {
-            let id = item.id.clone();
-            q.set_texts_before(&id, n);
-        }
-        self.touch();
-        self.pump(now_ms);
     }
 
     /// Ends the store: every request is aborted, nothing more is asked for, and late answers
@@ -556,6 +535,34 @@ impl ComposerMut<'_> {
 }
 
 impl FollowUpsMut<'_> {
+    /// Queues `text` as a follow-up of the running turn (a waiting bubble).
+    fn enqueue(
+        &mut self,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) {
+        // pi-native's server may name no follow-up it runs: what its history held of the
+        // text before is what tells whether this one ran (`native/queue.rs`).
+        let texts_before = self.store.texts_before(text);
+        let q = &mut self.store.session.queue;
+        let options = (!options.is_empty()).then(|| Box::new(options));
+        let item = q.enqueue_with(
+            text.to_string(),
+            files,
+            options,
+            now_ms,
+            self.store.rng.as_mut(),
+        );
+        if let Some(n) = texts_before {
+            let id = item.id.clone();
+            q.set_texts_before(&id, n);
+        }
+        self.store.touch();
+        self.store.pump(now_ms);
+    }
+
     /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
     /// clock behind what it was before a reload cannot fall below what the server accepted
     /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).

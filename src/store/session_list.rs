@@ -10,92 +10,6 @@ use crate::machines::session_list::{
     derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem, Shown,
 };
 
-impl ChatStore {
-    /// `PATCH …/sessions/S` (a title, archived) or `DELETE …/sessions/S` (the SSE routes).
-    pub(super) fn send_change_sse(&mut self, id: &str, change: Change, now_ms: u64) {
-        let (kind, method, body) = match &change {
-            Change::Title(title) => (
-                RequestKind::SessionPatch,
-                Method::Patch,
-                Some(json!({ "title": title })),
-            ),
-            Change::Archived(archived) => (
-                RequestKind::SessionPatch,
-                Method::Patch,
-                Some(json!({ "archived": archived })),
-            ),
-            Change::Delete => (RequestKind::SessionDelete, Method::Delete, None),
-        };
-        let path = self.session_route(id);
-        let body = body.map(|b| to_string(&b));
-        let req = self.request(kind, method, path, body, now_ms);
-        self.sessions.edit(req, id, change);
-    }
-
-    /// pi-native's own routes (reference §3.10, §3.11): `POST …/rename {requestId, title}`,
-    /// `DELETE …?requestId=R`. Each change is one command with its own `requestId`.
-    #[cfg(feature = "pi")]
-    pub(super) fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
-        let request_id = uuid_v4(self.rng.as_mut());
-        let base = self.session_route(id);
-        let (kind, method, path, body) = match &change {
-            Change::Title(title) => (
-                RequestKind::SessionPatch,
-                Method::Post,
-                format!("{base}/rename"),
-                Some(to_string(&commands::rename(&request_id, title))),
-            ),
-            Change::Delete => (
-                RequestKind::SessionDelete,
-                Method::Delete,
-                format!("{base}?requestId={request_id}"),
-                None,
-            ),
-            Change::Archived(_) => return, // refused by `SessionsMut::archive`
-        };
-        let req = self.request(kind, method, path, body, now_ms);
-        self.sessions.edit(req, id, change);
-    }
-
-    /// A list request's answer: `status` 0 for a body over the limit, `None` for no answer.
-    pub(super) fn on_session_answer(
-        &mut self,
-        id: RequestId,
-        kind: RequestKind,
-        answer: Result<(u16, &[u8]), ChatError>,
-        now_ms: u64,
-    ) {
-        if self.outbox.disposed {
-            return;
-        }
-        let answer = answer.and_then(|(status, body)| match status {
-            200..=299 => Ok((status, body)),
-            _ => Err(refusal(status, body, "session list answer")),
-        });
-        match kind {
-            RequestKind::SessionsGet => self.sessions_mut().on_page(id, answer, now_ms),
-            _ => self.sessions_mut().on_edit(id, kind, answer),
-        }
-        self.touch();
-    }
-
-    /// A turn of the open session ended: the list shows the server's order and titles again
-    /// (if it was loaded), and a title given before the server knew the session goes now.
-    pub(super) fn sessions_after_turn(&mut self, now_ms: u64) {
-        if self.outbox.disposed {
-            return;
-        }
-        let id = self.session.id.clone();
-        let mut list = self.sessions_mut();
-        if let Some(title) = list.store.sessions.take_title(&id) {
-            list.patch_title(&id, title, now_ms);
-        }
-        if list.store.sessions.loaded(false) {
-            list.ask_page(false, false, now_ms);
-        }
-    }
-}
-
 impl<'a> Sessions<'a> {
     /// `sessions.items`: the session list as shown (SPEC §11).
     pub fn items(&self) -> Vec<SessionItem> {
@@ -394,6 +308,89 @@ impl SessionsMut<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `PATCH …/sessions/S` (a title, archived) or `DELETE …/sessions/S` (the SSE routes).
+    pub(super) fn send_change_sse(&mut self, id: &str, change: Change, now_ms: u64) {
+        let (kind, method, body) = match &change {
+            Change::Title(title) => (
+                RequestKind::SessionPatch,
+                Method::Patch,
+                Some(json!({ "title": title })),
+            ),
+            Change::Archived(archived) => (
+                RequestKind::SessionPatch,
+                Method::Patch,
+                Some(json!({ "archived": archived })),
+            ),
+            Change::Delete => (RequestKind::SessionDelete, Method::Delete, None),
+        };
+        let path = self.store.session_route(id);
+        let body = body.map(|b| to_string(&b));
+        let req = self.store.request(kind, method, path, body, now_ms);
+        self.store.sessions.edit(req, id, change);
+    }
+
+    /// pi-native's own routes (reference §3.10, §3.11): `POST …/rename {requestId, title}`,
+    /// `DELETE …?requestId=R`. Each change is one command with its own `requestId`.
+    #[cfg(feature = "pi")]
+    pub(super) fn send_native_change(&mut self, id: &str, change: Change, now_ms: u64) {
+        let request_id = uuid_v4(self.store.rng.as_mut());
+        let base = self.store.session_route(id);
+        let (kind, method, path, body) = match &change {
+            Change::Title(title) => (
+                RequestKind::SessionPatch,
+                Method::Post,
+                format!("{base}/rename"),
+                Some(to_string(&commands::rename(&request_id, title))),
+            ),
+            Change::Delete => (
+                RequestKind::SessionDelete,
+                Method::Delete,
+                format!("{base}?requestId={request_id}"),
+                None,
+            ),
+            Change::Archived(_) => return, // refused by `SessionsMut::archive`
+        };
+        let req = self.store.request(kind, method, path, body, now_ms);
+        self.store.sessions.edit(req, id, change);
+    }
+
+    /// A list request's answer: `status` 0 for a body over the limit, `None` for no answer.
+    pub(super) fn on_answer(
+        &mut self,
+        id: RequestId,
+        kind: RequestKind,
+        answer: Result<(u16, &[u8]), ChatError>,
+        now_ms: u64,
+    ) {
+        if self.store.outbox.disposed {
+            return;
+        }
+        let answer = answer.and_then(|(status, body)| match status {
+            200..=299 => Ok((status, body)),
+            _ => Err(refusal(status, body, "session list answer")),
+        });
+        match kind {
+            RequestKind::SessionsGet => self.on_page(id, answer, now_ms),
+            _ => self.on_edit(id, kind, answer),
+        }
+        self.store.touch();
+    }
+
+    /// A turn of the open session ended: the list shows the server's order and titles again
+    /// (if it was loaded), and a title given before the server knew the session goes now.
+    pub(super) fn after_turn(&mut self, now_ms: u64) {
+        if self.store.outbox.disposed {
+            return;
+        }
+        let id = self.store.session.id.clone();
+        if let Some(title) = self.store.sessions.take_title(&id) {
+            self.patch_title(&id, title, now_ms);
+        }
+        if self.store.sessions.loaded(false) {
+            self.ask_page(false, false, now_ms);
         }
     }
 }

@@ -184,9 +184,9 @@ impl ChatStore {
     ) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.send_native_change(id, change, now_ms);
+            return self.sessions_mut().send_native_change(id, change, now_ms);
         }
-        self.send_change_sse(id, change, now_ms);
+        self.sessions_mut().send_change_sse(id, change, now_ms);
     }
 }
 

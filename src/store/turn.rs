@@ -403,7 +403,7 @@ impl ChatStore {
             is_error,
         });
         self.touch();
-        self.sessions_after_turn(now_ms);
+        self.sessions_mut().after_turn(now_ms);
         if finished {
             self.session.turn.send_queue_when_idle = !self.session.turn.stream_error;
             self.send_next_queued(now_ms);
