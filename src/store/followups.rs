@@ -235,4 +235,39 @@ impl FollowUpsMut<'_> {
         self.store.send_as_new_message(item, server_has_it, now_ms);
         true
     }
+
+    /// Queues `text` as a follow-up of the running turn (a waiting bubble).
+    pub(super) fn enqueue(
+        &mut self,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) {
+        // pi-native's server may name no follow-up it runs: what its history held of the
+        // text before is what tells whether this one ran (`native/queue.rs`).
+        let texts_before = self.store.texts_before(text);
+        let q = &mut self.store.session.queue;
+        let options = (!options.is_empty()).then(|| Box::new(options));
+        let item = q.enqueue_with(
+            text.to_string(),
+            files,
+            options,
+            now_ms,
+            self.store.rng.as_mut(),
+        );
+        if let Some(n) = texts_before {
+            let id = item.id.clone();
+            q.set_texts_before(&id, n);
+        }
+        self.store.touch();
+        self.store.pump(now_ms);
+    }
+
+    /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
+    /// clock behind what it was before a reload cannot fall below what the server accepted
+    /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).
+    pub fn raise_client_seq(&mut self, seq: u64) {
+        self.store.session.queue.raise_seq(seq);
+    }
 }

@@ -145,16 +145,17 @@ struct SessionsExport {
 
 impl SessionsExport {
     fn of(core: &ChatStore) -> Self {
+        let list = core.sessions();
         SessionsExport {
-            available: core.sessions().available(),
-            loaded: core.sessions().loaded(false),
-            loading: core.sessions().loading(),
-            has_more: core.sessions().has_more(false),
-            archived_loaded: core.sessions().loaded(true),
-            archived_has_more: core.sessions().has_more(true),
-            archivable: core.sessions().archivable(),
-            items: core.sessions().view(),
-            error: core.sessions().error().cloned(),
+            available: list.available(),
+            loaded: list.loaded(false),
+            loading: list.loading(),
+            has_more: list.has_more(false),
+            archived_loaded: list.loaded(true),
+            archived_has_more: list.has_more(true),
+            archivable: list.archivable(),
+            items: list.view(),
+            error: list.error().cloned(),
         }
     }
 }
@@ -459,11 +460,9 @@ impl SnapshotCache {
         if self.revision == core.revision() && !self.value.is_undefined() {
             return self.value.clone();
         }
-        if self.session.0 != core.session().id() {
-            self.session = (
-                core.session().id().to_string(),
-                JsValue::from_str(core.session().id()),
-            );
+        let session = core.session();
+        if self.session.0 != session.id() {
+            self.session = (session.id().to_string(), JsValue::from_str(session.id()));
             // The part caches name a message by position and id, which name it within one
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
@@ -476,7 +475,7 @@ impl SnapshotCache {
         }
         let first = self.update_messages(core);
         self.update_pending(core, first);
-        let items = core.session().queued();
+        let items = session.queued();
         let queued = items.iter().map(|q| q.version);
         let (master, keys) = (&self.queued_master, &mut self.queued_keys);
         if let Some(arr) = patch(master, keys, queued, |i| to_string(&items[i])) {
@@ -484,14 +483,14 @@ impl SnapshotCache {
         } else if self.queued.is_undefined() {
             self.queued = js::frozen_copy(master, 0);
         }
-        if core.session().error() != self.error.as_ref() {
-            self.error = core.session().error().cloned();
+        if session.error() != self.error.as_ref() {
+            self.error = session.error().cloned();
             self.error_js = self.error.as_ref().map(js_error).unwrap_or(JsValue::NULL);
         }
-        if self.losses.1.is_undefined() || self.losses.0 != core.session().losses() {
+        if self.losses.1.is_undefined() || self.losses.0 != session.losses() {
             self.losses = (
-                core.session().losses().to_vec(),
-                js::parse_frozen(&to_string(&core.session().losses())),
+                session.losses().to_vec(),
+                js::parse_frozen(&to_string(&session.losses())),
             );
         }
         let caps = core.capabilities();
@@ -499,20 +498,19 @@ impl SnapshotCache {
             self.capabilities = Some(caps);
             self.capabilities_js = js::parse_frozen(&to_string(&json!(caps)));
         }
-        if self.tools.as_deref() != Some(core.session().tools()) {
-            self.tools = Some(core.session().tools().to_vec());
-            self.tools_js = js::parse_frozen(&to_string(&json!(core.session().tools())));
+        if self.tools.as_deref() != Some(session.tools()) {
+            self.tools = Some(session.tools().to_vec());
+            self.tools_js = js::parse_frozen(&to_string(&json!(session.tools())));
         }
-        let composer = core.composer().state();
+        let draft = core.composer();
+        let composer = draft.state();
         let same_composer = self.composer.as_ref().is_some_and(|(d, f, c)| {
-            d == core.composer().draft()
-                && f.as_slice() == core.composer().files()
-                && *c == composer
+            d == draft.draft() && f.as_slice() == draft.files() && *c == composer
         });
         if !same_composer {
             let json = json!({
-                "draft": core.composer().draft(),
-                "files": core.composer().files(),
+                "draft": draft.draft(),
+                "files": draft.files(),
                 "canSend": composer.can_send,
                 "reason": composer.reason,
                 "hint": composer.hint,
@@ -521,10 +519,7 @@ impl SnapshotCache {
                 "textHint": composer.text_hint,
             });
             self.composer_js = js::parse_frozen(&to_string(&json));
-            let (draft, files) = (
-                core.composer().draft().to_string(),
-                core.composer().files().to_vec(),
-            );
+            let (draft, files) = (draft.draft().to_string(), draft.files().to_vec());
             self.composer = Some((draft, files, composer));
         }
         // The list is computed again only when something it shows may have changed, not on
