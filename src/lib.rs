@@ -28,7 +28,7 @@
 //! let mut store = ChatStore::new(StoreOptions::new("s1"), Box::new(SeededRandom(1)), 0);
 //! // Opening the session asks for its capabilities, its tools and its canonical history.
 //! let mut asked = Vec::new();
-//! while let Some(req) = store.poll_request() {
+//! while let Some(req) = store.outputs().poll_request() {
 //!     asked.push((req.method, req.path.clone()));
 //!     // The host performs each request; here the server answers 404 to all.
 //!     store.handle_response_head(req.id, ResponseHead { status: 404, ..Default::default() }, 5);
@@ -38,12 +38,13 @@
 //! assert_eq!(asked[1], (Method::Get, "/api/v1/agent/catalog?sessionId=s1".to_string()));
 //! assert_eq!(asked[2], (Method::Get, "/api/v1/agent/chat/s1/messages".to_string()));
 //! // 404s leave the defaults: a plain AI SDK runtime, no follow-ups, no tools, no history.
-//! assert!(store.capabilities_loaded() && !store.capabilities().native_follow_up);
-//! assert!(store.hydrated() && store.messages().is_empty() && store.tools().is_empty());
+//! let session = store.session();
+//! assert!(session.capabilities_loaded() && !store.capabilities().native_follow_up);
+//! assert!(session.hydrated() && store.messages().is_empty() && session.tools().is_empty());
 //!
-//! store.set_draft("hello");
+//! store.composer_mut().set_draft("hello");
 //! store.submit(10);
-//! let chat = store.poll_request().expect("the chat POST");
+//! let chat = store.outputs().poll_request().expect("the chat POST");
 //! assert_eq!(chat.path, "/api/v1/agent/chat");
 //! store.handle_response_head(chat.id, ResponseHead { status: 200, ..Default::default() }, 20);
 //! store.handle_response_body(chat.id, b"data: {\"type\":\"start\",\"messageId\":\"a1\"}\n\n\
@@ -51,9 +52,9 @@
 //! assert_eq!(store.messages()[1].text(), "Hi!");
 //! store.handle_response_end(chat.id, 30);
 //! // The AI SDK owns history here, so the completed turn is stored on the server.
-//! let put = store.poll_request().expect("the history PUT");
+//! let put = store.outputs().poll_request().expect("the history PUT");
 //! assert_eq!(put.method, Method::Put);
-//! while store.poll_event().is_some() {}
+//! while store.outputs().poll_event().is_some() {}
 //! assert_eq!(store.poll_timeout(), None);
 //! ```
 // The package build (scripts/build-pkg.sh, nightly features through RUSTC_BOOTSTRAP) compiles

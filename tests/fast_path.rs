@@ -119,7 +119,7 @@ fn run(events: &[String], chunk: usize) -> String {
         "messages: {}\nstatus: {:?}\nturn: {:?}\nevents: {:?}",
         serde_json::to_string(h.store.messages()).unwrap(),
         h.store.status(),
-        h.store.turn_id(),
+        h.store.session().turn_id(),
         h.events,
     )
 }

@@ -27,7 +27,7 @@ fn end_stream(h: &mut Harness, chat: RequestId) {
     h.end(chat);
 }
 
-/// Regression (fixed in `ChatStore::remove_queued`): the turn ended while the head item had
+/// Regression (fixed in `FollowUpsMut::remove`): the turn ended while the head item had
 /// failed for good, which holds back the items behind it; removing the failed head must let
 /// them move on as they would have at the turn's end, not leave them `queued` forever.
 #[test]
@@ -38,14 +38,14 @@ fn removing_the_failed_head_after_the_turn_ended_moves_the_rest_on() {
     h.submit("b");
     let pa = h.the_open(RequestKind::FollowUpPost);
     h.respond(pa.id, Reply::error(400, "validation_error", "no")); // not retryable
-    assert_eq!(h.store.queued()[0].state, ItemState::Failed);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Failed);
     end_stream(&mut h, chat);
     assert_eq!(h.count(RequestKind::Chat), 1, "b waits behind failed a");
-    let a = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let a = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     let next = h.the_open(RequestKind::Chat);
     assert_eq!(next.message(), "b");
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
 }
 
 /// The other half of that fix: removing the head while its POST is still out does not start
@@ -60,8 +60,8 @@ fn removing_a_posting_head_after_the_turn_ended_waits_for_its_answer() {
     h.submit("b");
     let pa = h.the_open(RequestKind::FollowUpPost);
     end_stream(&mut h, chat);
-    let a = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let a = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     assert_eq!(h.count(RequestKind::Chat), 1, "not while a's POST is out");
     let del = h.the_open(RequestKind::FollowUpDelete);
     h.respond(

@@ -196,7 +196,7 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
     );
     // "a"'s POST never answers; once it times out the store takes "a" back.
     assert!(
-        h.store.queued().iter().all(|i| i.text != "a"),
+        h.store.session().queued().iter().all(|i| i.text != "a"),
         "\"a\" ran: no bubble"
     );
     h.advance(30_000);
@@ -216,6 +216,7 @@ fn the_items_behind_a_follow_up_that_already_ran_are_sent() {
     h.run_until_idle();
     let queued: Vec<_> = h
         .store
+        .session()
         .queued()
         .iter()
         .map(|i| (i.text.clone(), i.state))
@@ -286,9 +287,9 @@ fn a_state_that_shows_a_follow_up_ran_takes_its_bubble_away() {
     );
     assert_eq!(user_texts(&h), ["first", "a"]);
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "\"a\" ran (the state says so) and still waits: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
 }
 
@@ -336,7 +337,13 @@ fn an_item_whose_clear_answer_was_lost_is_not_dropped() {
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, state(SESSION, 2, "idle", json!([])));
     let prompts = prompts_sent(&h);
-    let queued: Vec<String> = h.store.queued().iter().map(|i| i.text.clone()).collect();
+    let queued: Vec<String> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.text.clone())
+        .collect();
     assert!(
         prompts.contains(&"a".to_string()) || queued.contains(&"a".to_string()),
         "\"a\" is neither sent nor queued (prompts {prompts:?}, queue {queued:?}, history {:?})",
@@ -414,9 +421,9 @@ fn a_refused_prompt_goes_back_to_the_composer_or_keeps_its_message() {
     );
     assert_eq!(h.store.status(), Status::Error);
     assert!(user_texts(&h).is_empty(), "no message of a refused prompt");
-    assert_eq!(h.store.draft(), "hi", "the draft is back");
+    assert_eq!(h.store.composer().draft(), "hi", "the draft is back");
     // The composer holds something new when the next one is refused: its message stays.
-    h.act(|s, _| s.set_draft("hi"));
+    h.act(|s, _| s.composer_mut().set_draft("hi"));
     h.send("second");
     let prompt = h.the_open(RequestKind::NativePrompt);
     h.respond(
@@ -503,7 +510,7 @@ fn the_end_of_an_earlier_run_does_not_end_a_taken_prompts_turn() {
         ),
     );
     assert_eq!(h.store.status(), Status::Streaming);
-    assert_eq!(h.store.turn_id(), Some("t1"));
+    assert_eq!(h.store.session().turn_id(), Some("t1"));
     let pa = h.the_open(RequestKind::FollowUpPost);
     assert_eq!(pa.body()["content"], "a");
     assert_eq!(
@@ -562,8 +569,8 @@ fn a_queued_follow_up_held_as_the_next_message_goes_back_to_the_queue_on_stop() 
         pz.id,
         Reply::json(202, json!({"accepted": true, "queued": true})),
     );
-    let z = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&z, now)));
+    let z = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&z, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.submit("a");
     let pa = h.the_open(RequestKind::FollowUpPost);
@@ -584,15 +591,15 @@ fn a_queued_follow_up_held_as_the_next_message_goes_back_to_the_queue_on_stop() 
     );
     assert!(h.open(RequestKind::NativePrompt).is_empty());
     h.stop();
-    let queued: Vec<_> = (h.store.queued().iter())
+    let queued: Vec<_> = (h.store.session().queued().iter())
         .map(|i| (i.text.clone(), i.state))
         .collect();
     assert!(
         queued.contains(&("b".to_string(), agent_chat_store::ItemState::Queued)),
         "\"b\" waits in the queue again (queue {queued:?}, draft {:?})",
-        h.store.draft()
+        h.store.composer().draft()
     );
-    assert_eq!(h.store.draft(), "", "the composer is the user's");
+    assert_eq!(h.store.composer().draft(), "", "the composer is the user's");
     assert!(
         !user_texts(&h).contains(&"b".to_string()),
         "no message of \"b\""
@@ -622,8 +629,8 @@ fn a_take_back_answered_after_a_session_switch_is_done() {
         pz.id,
         Reply::json(202, json!({"accepted": true, "queued": true})),
     );
-    let z = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&z, now)));
+    let z = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&z, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.switch_session("T");
     h.respond(
@@ -640,9 +647,9 @@ fn a_take_back_answered_after_a_session_switch_is_done() {
         "the clear was answered: nothing is sent again"
     );
     assert!(
-        h.store.queued().iter().all(|i| i.text != "z"),
+        h.store.session().queued().iter().all(|i| i.text != "z"),
         "the removal is done: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
 }
 
@@ -676,7 +683,7 @@ fn a_held_message_is_not_dropped_when_another_run_starts() {
         ["first", "a"],
         "\"a\" goes as the next message (status {:?}, queue {:?})",
         h.store.status(),
-        h.store.queued()
+        h.store.session().queued()
     );
 }
 
@@ -857,8 +864,8 @@ fn a_follow_up_a_clear_took_along_is_posted_again_once() {
     let rows = json!([row(&pk, 0, "keep"), row(&pd, 1, "drop")]);
     let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let drop = h.store.queued()[1].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&drop, now)));
+    let drop = h.store.session().queued()[1].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&drop, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -891,9 +898,9 @@ fn a_follow_up_a_clear_took_along_is_posted_again_once() {
     let prompts = prompts_sent(&h);
     assert_eq!(prompts, ["first"], "\"keep\" ran: it is not sent again");
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "nothing waits: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
     assert_eq!(user_texts(&h), ["first", "keep"]);
 }
@@ -920,8 +927,8 @@ fn a_clear_of_the_whole_queue_cut_by_a_switch_is_asked_again() {
     let rows = json!([row_of(&pa, 0, "a")]);
     let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let a = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let a = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -968,8 +975,8 @@ fn no_follow_up_is_posted_while_a_clear_of_the_whole_queue_is_open() {
     let queued =
         json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row_of(&pa, 0, "a")]}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let a = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let a = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -995,7 +1002,9 @@ fn no_follow_up_is_posted_while_a_clear_of_the_whole_queue_is_open() {
     h.body(ev, &lines(SESSION, &[emptied]));
     let again = h.the_open(RequestKind::FollowUpPost);
     assert_eq!(again.client_nonce(), pb.client_nonce(), "\"b\" goes first");
-    let texts: Vec<String> = (h.store.queued().iter()).map(|i| i.text.clone()).collect();
+    let texts: Vec<String> = (h.store.session().queued().iter())
+        .map(|i| i.text.clone())
+        .collect();
     assert_eq!(texts, ["b", "c"]);
 }
 
@@ -1016,8 +1025,8 @@ fn a_clear_of_the_whole_queue_is_decided_by_any_event_past_its_cursor() {
     let queued =
         json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": [row_of(&pa, 0, "a")]}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let a = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    let a = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -1030,13 +1039,17 @@ fn a_clear_of_the_whole_queue_is_decided_by_any_event_past_its_cursor() {
     );
     let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
     h.body(ev, &lines(SESSION, &[emptied]));
-    assert_eq!(h.store.queued().len(), 1, "the clear's cursor is 4");
+    assert_eq!(
+        h.store.session().queued().len(),
+        1,
+        "the clear's cursor is 4"
+    );
     let answer = json!({"type": "message-start", "seq": 4, "messageId": "a1", "role": "assistant"});
     h.body(ev, &lines(SESSION, &[answer]));
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "the removal is done: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
 }
 
@@ -1062,15 +1075,21 @@ fn take_backs_behind_a_clear_the_events_do_not_show_get_a_clear_of_their_own() {
     let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
     let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let ids: Vec<String> = h.store.queued().iter().map(|i| i.id.clone()).collect();
-    assert!(h.act(|s, now| s.remove_queued(&ids[0], now)));
+    let ids: Vec<String> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.id.clone())
+        .collect();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&ids[0], now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
         Reply::json(202, json!({"accepted": true, "cursor": 2, "cleared": 0})),
     );
     let all = h.the_open(RequestKind::NativeClear);
-    assert!(h.act(|s, now| s.remove_queued(&ids[1], now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&ids[1], now)));
     h.respond(
         all.id,
         Reply::json(202, json!({"accepted": true, "cursor": 3, "cleared": 2})),
@@ -1097,11 +1116,11 @@ fn remove_beside_another_clients_follow_up(h: &mut Harness, ev: u64) -> common::
     let rows = json!([theirs, row_of(&pa, 1, "a")]);
     let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let a = (h.store.queued().iter())
+    let a = (h.store.session().queued().iter())
         .find(|i| i.text == "a")
         .map(|i| i.id.clone())
         .unwrap();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -1120,16 +1139,18 @@ fn a_removal_the_server_kept_is_done_when_a_stop_drops_its_queue() {
     let (mut h, ev, _) = first_running();
     remove_beside_another_clients_follow_up(&mut h, ev);
     assert!(h.open(RequestKind::NativeClear).is_empty());
-    let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
+    let kept = (h.store.session().queued().iter())
+        .find(|i| i.text == "a")
+        .cloned();
     assert!(
         kept.is_some_and(|i| i.error.is_some()),
         "the bubble stays, saying why"
     );
     h.stop();
     assert!(
-        !h.store.queued().iter().any(|i| i.text == "a"),
+        !h.store.session().queued().iter().any(|i| i.text == "a"),
         "the stop dropped it: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
 }
 
@@ -1153,11 +1174,11 @@ fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
     let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
     let queued = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let b = (h.store.queued().iter())
+    let b = (h.store.session().queued().iter())
         .find(|i| i.text == "b")
         .map(|i| i.id.clone())
         .unwrap();
-    assert!(h.act(|s, now| s.remove_queued(&b, now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&b, now)));
     let all = h.the_open(RequestKind::NativeClear);
     h.respond(
         all.id,
@@ -1166,9 +1187,9 @@ fn a_removal_the_server_kept_is_done_when_a_clear_takes_it_along() {
     let emptied = json!({"type": "queue-updated", "seq": 4, "queue": {"followUps": []}});
     h.body(ev, &lines(SESSION, &[emptied]));
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "both removals are done: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
     assert_eq!(
         h.count(RequestKind::FollowUpPost),
@@ -1425,9 +1446,15 @@ fn a_take_back_due_during_a_clear_backoff_waits_for_the_clear() {
     let rows = json!([row_of(&pa, 0, "a"), row_of(&pb, 1, "b")]);
     let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let ids: Vec<String> = h.store.queued().iter().map(|i| i.id.clone()).collect();
-    assert!(h.act(|s, now| s.remove_queued(&ids[0], now)));
-    assert!(h.act(|s, now| s.remove_queued(&ids[1], now)));
+    let ids: Vec<String> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.id.clone())
+        .collect();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&ids[0], now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&ids[1], now)));
     let deletes = h.requests(RequestKind::FollowUpDelete);
     let (da, db) = (deletes[0].id, deletes[1].id);
     h.respond(
@@ -1505,8 +1532,8 @@ fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
     let rows = json!([row_of(&py, 0, "y")]);
     let queued = json!({"type": "queue-updated", "seq": 2, "queue": {"followUps": rows}});
     h.body(ev, &lines(SESSION, &[queued]));
-    let y = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&y, now)));
+    let y = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&y, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -1519,7 +1546,7 @@ fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
     );
     let emptied = json!({"type": "queue-updated", "seq": 3, "queue": {"followUps": []}});
     h.body(ev, &lines(SESSION, &[emptied]));
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     // Another client's follow-up waits on the server; "a" is removed while its POST is out.
     let theirs = json!({"id": "q0", "kind": "followup", "displayText": "theirs",
         "clientNonce": "another-client", "clientSeq": 1});
@@ -1527,13 +1554,15 @@ fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
     h.body(ev, &lines(SESSION, &[queued]));
     h.submit("a");
     let pa = h.the_open(RequestKind::FollowUpPost);
-    let a = (h.store.queued().iter())
+    let a = (h.store.session().queued().iter())
         .find(|i| i.text == "a")
         .map(|i| i.id.clone())
         .unwrap();
-    assert!(h.act(|s, now| s.remove_queued(&a, now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&a, now)));
     h.respond(pa.id, Reply::status(503));
-    let kept = (h.store.queued().iter()).find(|i| i.text == "a").cloned();
+    let kept = (h.store.session().queued().iter())
+        .find(|i| i.text == "a")
+        .cloned();
     assert!(
         kept.is_some_and(|i| i.error.is_some()),
         "the bubble stays, saying why"
@@ -1553,9 +1582,9 @@ fn a_removal_the_server_kept_is_done_when_the_server_never_had_it() {
     h.respond(st.id, state(SESSION, 6, "idle", json!([])));
     h.advance(1_000);
     assert!(
-        !h.store.queued().iter().any(|i| i.text == "a"),
+        !h.store.session().queued().iter().any(|i| i.text == "a"),
         "the removal is done: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
     assert_eq!(prompts_sent(&h), ["first"]);
 }
@@ -1795,8 +1824,8 @@ fn two_alike_and_a_removal() -> (Harness, u64, Sent, u64) {
         let q = json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}});
         h.body(ev, &lines(SESSION, &[q]));
     }
-    let drop = h.store.queued()[2].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&drop, now)));
+    let drop = h.store.session().queued()[2].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&drop, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     let nothing = Reply::json(202, json!({"accepted": true, "cursor": seq, "cleared": 0}));
     h.respond(clear.id, nothing);
@@ -1921,5 +1950,9 @@ fn two_alike_survive_a_clear_the_events_do_not_show() {
     }
     assert_eq!(prompts_sent(&h), ["first", "same", "same", "last"]);
     assert_eq!(user_texts(&h), ["first", "same", "same", "last"]);
-    assert!(h.store.queued().is_empty(), "{:?}", h.store.queued());
+    assert!(
+        h.store.session().queued().is_empty(),
+        "{:?}",
+        h.store.session().queued()
+    );
 }

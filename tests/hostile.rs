@@ -120,12 +120,17 @@ fn a_normal_turn_works(h: &mut Harness) {
         ui_turn(&format!("ok-{n}"), "pong")
     };
     h.respond(chat, Reply::sse(body).chunked(7));
-    assert_eq!(h.store.status(), Status::Ready, "{:?}", h.store.error());
+    assert_eq!(
+        h.store.status(),
+        Status::Ready,
+        "{:?}",
+        h.store.session().error()
+    );
     let msgs = h.store.messages();
     assert_eq!(msgs.len(), before + 2, "{:#?}", h.history());
     assert_eq!(msgs[msgs.len() - 2].text(), "ping");
     assert_eq!(msgs[msgs.len() - 1].text(), "pong");
-    assert!(h.store.composer().can_send || h.store.draft().is_empty());
+    assert!(h.store.composer().state().can_send || h.store.composer().draft().is_empty());
 }
 
 fn protocol_errors(h: &Harness) -> Vec<&ChatError> {
@@ -221,9 +226,9 @@ fn invalid_utf8_in_json_answers_falls_back_to_defaults() {
         answer_start_up(&mut h, || {
             Reply::bytes(200, Some("application/json"), bad.to_vec())
         });
-        assert!(h.store.capabilities_loaded() && h.store.hydrated());
+        assert!(h.store.session().capabilities_loaded() && h.store.session().hydrated());
         assert_eq!(h.store.capabilities(), Capabilities::default());
-        assert!(h.store.messages().is_empty() && h.store.tools().is_empty());
+        assert!(h.store.messages().is_empty() && h.store.session().tools().is_empty());
         assert_eq!(diagnostics(&h).len(), 3, "{:?}", diagnostics(&h));
         a_normal_turn_works(&mut h);
     });
@@ -398,7 +403,12 @@ fn deeply_nested_tool_input_deltas_fail_the_parse_not_the_stack() {
         let mut body = sse(&chunks);
         body.extend_from_slice(DONE);
         h.respond(chat, Reply::sse(body).chunked(64 * 1024));
-        assert_eq!(h.store.status(), Status::Ready, "{:?}", h.store.error());
+        assert_eq!(
+            h.store.status(),
+            Status::Ready,
+            "{:?}",
+            h.store.session().error()
+        );
         let tool = h.store.messages()[1]
             .parts
             .iter()
@@ -423,7 +433,12 @@ fn deeply_nested_tool_input_deltas_fail_the_parse_not_the_stack() {
         ]);
         body.extend_from_slice(DONE);
         h.respond(chat, Reply::sse(body).chunked(64 * 1024));
-        assert_eq!(h.store.status(), Status::Ready, "{:?}", h.store.error());
+        assert_eq!(
+            h.store.status(),
+            Status::Ready,
+            "{:?}",
+            h.store.session().error()
+        );
         a_normal_turn_works(&mut h);
     });
 }
@@ -439,7 +454,7 @@ fn deeply_nested_json_answers_fall_back_to_defaults() {
         answer_start_up(&mut h, || {
             Reply::bytes(200, Some("application/json"), deep.clone())
         });
-        assert!(h.store.capabilities_loaded() && h.store.hydrated());
+        assert!(h.store.session().capabilities_loaded() && h.store.session().hydrated());
         assert_eq!(h.store.capabilities(), Capabilities::default());
         a_normal_turn_works(&mut h);
     });
@@ -473,9 +488,22 @@ fn proto_keys_stay_plain_data_in_every_place_they_can_appear() {
                 r#"{"tools":[{"name":"__proto__","ui":{"__proto__":{"rendererId":"evil"}}},{"name":"constructor","inputSchema":{"__proto__":{}}}]}"#,
             ),
         );
-        let names: Vec<&str> = h.store.tools().iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<&str> = h
+            .store
+            .session()
+            .tools()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
         assert_eq!(names, ["__proto__", "constructor"]);
-        assert_eq!(h.store.tools()[0].ui.as_ref().unwrap().renderer_id, None);
+        assert_eq!(
+            h.store.session().tools()[0]
+                .ui
+                .as_ref()
+                .unwrap()
+                .renderer_id,
+            None
+        );
         // History: a message whose metadata and parts carry the keys.
         let hist = h.the_open(RequestKind::MessagesGet).id;
         h.respond(
@@ -501,9 +529,14 @@ fn proto_keys_stay_plain_data_in_every_place_they_can_appear() {
         ]);
         body.extend_from_slice(DONE);
         h.respond(chat, Reply::sse(body));
-        assert_eq!(h.store.status(), Status::Ready, "{:?}", h.store.error());
+        assert_eq!(
+            h.store.status(),
+            Status::Ready,
+            "{:?}",
+            h.store.session().error()
+        );
         let i = h.store.messages().len() - 1;
-        let exported = h.store.export_message(i);
+        let exported = h.store.session().export_message(i);
         let parts = exported["parts"].as_array().unwrap();
         let data = parts.iter().find(|p| p["type"] == "data-weather").unwrap();
         assert_eq!(data["data"], hostile);
@@ -598,7 +631,12 @@ fn a_never_ending_silent_stream_is_dropped_after_the_idle_timeout_and_resumed() 
             b
         };
         h.respond(resume.id, Reply::sse(rest).chunked(5));
-        assert_eq!(h.store.status(), Status::Ready, "{:?}", h.store.error());
+        assert_eq!(
+            h.store.status(),
+            Status::Ready,
+            "{:?}",
+            h.store.session().error()
+        );
         assert_eq!(h.store.messages()[1].text(), "Hello");
         // A resume that is silent too, every time: the turn fails after the attempts, typed.
         h.send("again");
@@ -614,7 +652,7 @@ fn a_never_ending_silent_stream_is_dropped_after_the_idle_timeout_and_resumed() 
             }
         }
         assert_eq!(h.store.status(), Status::Error);
-        assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
+        assert_eq!(h.store.session().error().unwrap().kind, ErrorKind::Network);
         assert!(h.open(RequestKind::StreamResume).is_empty());
         assert!(h.open(RequestKind::Chat).is_empty());
         a_normal_turn_works(&mut h);
@@ -636,7 +674,7 @@ fn an_html_answer_instead_of_the_stream_is_a_protocol_error_and_the_store_stays_
                 Reply::bytes(200, Some("text/html; charset=utf-8"), page),
             );
             assert_eq!(h.store.status(), Status::Error);
-            let e = h.store.error().unwrap();
+            let e = h.store.session().error().unwrap();
             assert_eq!(e.kind, ErrorKind::Protocol);
             assert!(h.aborted.contains(&chat));
             assert_eq!(h.store.messages().len(), 1, "the user's message is kept");
@@ -647,7 +685,7 @@ fn an_html_answer_instead_of_the_stream_is_a_protocol_error_and_the_store_stays_
         answer_start_up(&mut h, || {
             Reply::bytes(200, Some("text/html"), "<html>oops</html>")
         });
-        assert!(h.store.capabilities_loaded() && h.store.hydrated());
+        assert!(h.store.session().capabilities_loaded() && h.store.session().hydrated());
         a_normal_turn_works(&mut h);
     });
 }
@@ -698,8 +736,8 @@ fn ten_thousand_unknown_chunk_types_are_diagnostics_and_hold_nothing() {
             assert_eq!(msgs.len(), 2);
             assert_eq!(msgs[1].parts.len(), 1, "{:?}", msgs[1].parts.len());
             assert_eq!(msgs[1].text(), "answer");
-            assert!(h.store.queued().is_empty());
-            let exported = serde_json::to_string(&h.store.export_message(1)).unwrap();
+            assert!(h.store.session().queued().is_empty());
+            let exported = serde_json::to_string(&h.store.session().export_message(1)).unwrap();
             assert!(exported.len() < 200, "{exported}");
             a_normal_turn_works(&mut h);
         }
@@ -732,7 +770,7 @@ fn malformed_json_answers_never_break_the_store() {
             });
             let what = String::from_utf8_lossy(body);
             assert!(
-                h.store.capabilities_loaded() && h.store.hydrated(),
+                h.store.session().capabilities_loaded() && h.store.session().hydrated(),
                 "{what}"
             );
             let ids: Vec<&str> = h.store.messages().iter().map(|m| m.id.as_str()).collect();
@@ -751,7 +789,7 @@ fn malformed_json_answers_never_break_the_store() {
         let id = h.the_open(RequestKind::MessagesGet).id;
         let big = json!({"messages": [{"id": "m", "role": "user", "parts": [{"type": "text", "text": "x".repeat(4096)}]}]});
         h.respond(id, Reply::json(200, big).chunked(100));
-        assert!(h.store.hydrated() && h.store.messages().is_empty());
+        assert!(h.store.session().hydrated() && h.store.messages().is_empty());
         assert!(protocol_errors(&h)
             .iter()
             .any(|e| e.message.contains("too large")));
@@ -827,7 +865,7 @@ fn a_non_sse_success_answer_is_a_protocol_error() {
             "{ct}: the turn ended silently"
         );
         assert_eq!(
-            h.store.error().map(|e| e.kind),
+            h.store.session().error().map(|e| e.kind),
             Some(ErrorKind::Protocol),
             "{ct}"
         );
@@ -844,7 +882,7 @@ fn a_turn_start_chunk_while_idle_leaves_no_turn_id() {
     let chunk = parse_chunk(r#"{"type":"data-turn-start","data":{"turnId":"turn-3"}}"#).unwrap();
     h.act(|s, now| s.handle_chunk(chunk, now));
     assert_eq!(h.store.status(), Status::Ready);
-    assert_eq!(h.store.turn_id(), None);
+    assert_eq!(h.store.session().turn_id(), None);
 }
 
 #[cfg(feature = "pi")]
@@ -861,8 +899,8 @@ fn removing_a_posting_follow_up_keeps_one_post_in_flight() {
     h.send("B");
     let a = h.the_open(RequestKind::FollowUpPost);
     assert_eq!(a.message(), "A");
-    let id = h.store.queued()[0].id.clone();
-    h.act(|s, now| s.remove_queued(&id, now));
+    let id = h.store.session().queued()[0].id.clone();
+    h.act(|s, now| s.follow_ups_mut().remove(&id, now));
     assert_eq!(
         h.count(RequestKind::FollowUpDelete),
         1,
@@ -939,7 +977,7 @@ fn chunks_after_a_violation_in_the_same_read_are_not_applied() {
         .events
         .iter()
         .any(|e| matches!(e, StoreEvent::Data { .. })));
-    assert_eq!(h.store.turn_id(), None);
+    assert_eq!(h.store.session().turn_id(), None);
 }
 
 #[cfg(feature = "pi")]
@@ -952,11 +990,11 @@ fn dispose_mid_turn_leaves_no_turn_id() {
     h.send("hello");
     let chat = h.the_open(RequestKind::Chat).id;
     h.respond(chat, Reply::sse(Vec::new()).turn_id("turn-1").open());
-    assert_eq!(h.store.turn_id(), Some("turn-1"));
+    assert_eq!(h.store.session().turn_id(), Some("turn-1"));
     h.dispose();
     assert!(h.aborted.contains(&chat));
     assert_eq!(h.store.status(), Status::Ready);
-    assert_eq!(h.store.turn_id(), None);
+    assert_eq!(h.store.session().turn_id(), None);
 }
 
 #[cfg(feature = "pi")]
@@ -975,18 +1013,18 @@ fn actions_after_dispose_make_no_requests() {
     // A stop leaves an accepted item stalled (a natural end sends it again: SPEC §6).
     h.stop();
     assert!(h.aborted.contains(&chat));
-    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Stalled);
     let mut ai = ai_sdk();
     a_normal_turn_works(&mut ai);
 
     for h in [&mut h, &mut ai] {
         let n = h.sent.len();
         h.dispose();
-        let item = h.store.queued().first().map(|q| q.id.clone());
+        let item = h.store.session().queued().first().map(|q| q.id.clone());
         h.act(|s, now| {
-            s.regenerate(None, now);
+            s.use_chat().regenerate(None, now);
             if let Some(id) = item {
-                s.retry_queued(&id, now);
+                s.follow_ups_mut().retry(&id, now);
             }
         });
         let after: Vec<_> = h.sent[n..].iter().map(|r| (r.kind, r.method)).collect();
@@ -1022,7 +1060,7 @@ fn a_violation_while_a_turn_is_held_drops_the_held_turn() {
     assert!(h.aborted.contains(&chat));
     let taken_back = h.the_open(RequestKind::FollowUpDelete).id;
     h.respond(taken_back, Reply::network("connection reset"));
-    let item = h.store.queued()[0].id.clone();
+    let item = h.store.session().queued()[0].id.clone();
     assert!(h.retry_queued(&item));
     let delete = h.the_open(RequestKind::FollowUpDelete).id;
     assert_eq!(h.store.status(), Status::Submitted, "held for the DELETE");
@@ -1067,7 +1105,9 @@ fn tool_ui_chunks_for_unknown_calls_change_no_message_at_a_long_history() {
     let get = h.the_open(RequestKind::MessagesGet).id;
     h.respond(get, Reply::json(200, json!({"messages": list})));
     assert_eq!(h.store.messages().len(), 5_001);
-    let versions: Vec<u64> = (0..5_001).map(|i| h.store.message_version(i)).collect();
+    let versions: Vec<u64> = (0..5_001)
+        .map(|i| h.store.session().history().version(i))
+        .collect();
     for n in 0..20_000 {
         let chunk = parse_chunk(
             &json!({"type": "data-tool-ui", "data": {"toolCallId": format!("nobody-{n}"), "icon": "x"}})
@@ -1077,16 +1117,16 @@ fn tool_ui_chunks_for_unknown_calls_change_no_message_at_a_long_history() {
         h.act(|s, now| s.handle_chunk(chunk, now));
     }
     let changed: Vec<usize> = (0..5_001)
-        .filter(|&i| h.store.message_version(i) != versions[i])
+        .filter(|&i| h.store.session().history().version(i) != versions[i])
         .collect();
     assert!(changed.is_empty(), "messages changed: {changed:?}");
     let chunk =
         parse_chunk(r#"{"type":"data-tool-ui","data":{"toolCallId":"live","icon":"spinner"}}"#)
             .unwrap();
     h.act(|s, now| s.handle_chunk(chunk, now));
-    assert!(h.store.message_version(5_000) > versions[5_000]);
+    assert!(h.store.session().history().version(5_000) > versions[5_000]);
     assert_eq!(
-        h.store.export_message(5_000)["parts"][0]["ui"]["icon"],
+        h.store.session().export_message(5_000)["parts"][0]["ui"]["icon"],
         "spinner"
     );
     a_normal_turn_works(&mut h);
@@ -1139,7 +1179,7 @@ fn a_host_transport_replaying_the_turn_start_applies_deltas_once() {
     }
     let i = h.message_index("a1");
     assert_eq!(h.store.messages()[i].text(), "Hi");
-    assert_eq!(h.store.turn_id(), None, "no turn runs");
+    assert_eq!(h.store.session().turn_id(), None, "no turn runs");
 }
 
 #[cfg(feature = "pi")]
@@ -1155,7 +1195,7 @@ fn a_stream_cut_inside_its_first_field_name_after_padding_is_resumed() {
         let mut body = vec![b'\n'; pad];
         body.extend_from_slice(b"data: {\"type\":\"start\"");
         h.respond(chat, Reply::sse(body));
-        (h.store.status(), h.store.error().map(|e| e.kind))
+        (h.store.status(), h.store.session().error().map(|e| e.kind))
     };
     for pad in [10, 253, 254, 255] {
         assert_eq!(run(pad), (Status::Streaming, None), "padding {pad}");

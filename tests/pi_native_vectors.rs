@@ -79,7 +79,7 @@ fn stale_state_read_by_the_store_is_ignored_pi_chat_reducer_test_ts_379() {
         Reply::json(200, json!({"ref": {}, "state": snapshot})),
     );
     assert_eq!(h.store.status(), Status::Streaming);
-    assert_eq!(h.store.turn_id(), v["expect"]["turnId"].as_str());
+    assert_eq!(h.store.session().turn_id(), v["expect"]["turnId"].as_str());
     let again = h.the_open(RequestKind::NativeEvents);
     assert_eq!(
         again.path,
@@ -280,7 +280,7 @@ fn selector_free_queue_rows_keep_the_follow_up_and_the_prompt_pi_chat_reducer_qu
         feed(&mut h, ev, std::slice::from_ref(update));
         // `queue.followUps`: the one row, which is this store's follow-up.
         let row = &x["queue.followUps"][0];
-        let q = h.store.queued();
+        let q = h.store.session().queued();
         assert_eq!(q.len(), 1, "{q:#?}");
         assert_eq!(q[0].text, row["displayText"].as_str().unwrap());
         assert_eq!(
@@ -412,17 +412,17 @@ fn active_reload_hydrates_then_follows_from_the_states_seq_remote_pi_session_tes
     let base = v["client"]["apiBaseUrl"].as_str().unwrap().to_string();
     play(&v, |h, i, x| match i {
         0 => {
-            assert!(h.store.hydrated());
+            assert!(h.store.session().hydrated());
             assert_eq!(
                 (x["status"].as_str(), h.store.status()),
                 (Some("streaming"), Status::Streaming)
             );
-            assert_eq!(h.store.turn_id(), x["turnId"].as_str());
+            assert_eq!(h.store.session().turn_id(), x["turnId"].as_str());
             assert_eq!(
                 h.history().len(),
                 x["committedMessages"]["$length"].as_u64().unwrap() as usize
             );
-            let q = h.store.queued();
+            let q = h.store.session().queued();
             assert_eq!(q.len(), 1, "{q:#?}");
             assert_eq!(
                 q[0].text,
@@ -451,7 +451,7 @@ fn active_reload_hydrates_then_follows_from_the_states_seq_remote_pi_session_tes
 fn cursor_ahead_reads_the_state_again_and_takes_its_lower_seq_remote_pi_session_test_ts_308() {
     let v = vector("remotePiSession.test.ts:308");
     play(&v, |h, _, x| {
-        assert!(h.store.hydrated());
+        assert!(h.store.session().hydrated());
         // `status: idle`: the run the first state said was on is over here too. The state
         // still lists a follow-up (`nonce-q`) that no run will take. This store did not post
         // it (SPEC §14.1: another client's, or this page's before a reload): it is shown,
@@ -463,7 +463,7 @@ fn cursor_ahead_reads_the_state_again_and_takes_its_lower_seq_remote_pi_session_
             0,
             "not this store's to take back"
         );
-        let q = h.store.queued();
+        let q = h.store.session().queued();
         assert_eq!(
             (q.len(), q[0].client_nonce.as_str(), q[0].read_only),
             (1, "nonce-q", true)

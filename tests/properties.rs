@@ -704,7 +704,7 @@ proptest! {
                 SOp::Submit | SOp::Send => {
                     counter += 1;
                     h.submit(&format!("m{counter}"));
-                    if let Some(item) = h.store.queued().last() {
+                    if let Some(item) = h.store.session().queued().last() {
                         nonce_of.entry(item.id.clone()).or_insert(item.client_nonce.clone());
                     }
                 }
@@ -722,7 +722,7 @@ proptest! {
                 }
                 SOp::Advance(ms) => h.advance(ms),
                 SOp::Consume(i) => {
-                    let q = h.store.queued();
+                    let q = h.store.session().queued();
                     if let (false, Some(stream)) = (q.is_empty(), stream) {
                         let item = q[i % q.len()].clone();
                         seq += 1;
@@ -733,21 +733,21 @@ proptest! {
                     }
                 }
                 SOp::Remove(i) => {
-                    let q = h.store.queued();
+                    let q = h.store.session().queued();
                     if !q.is_empty() {
                         let id = q[i % q.len()].id.clone();
-                        h.act(|s, now| s.remove_queued(&id, now));
+                        h.act(|s, now| s.follow_ups_mut().remove(&id, now));
                     }
                 }
                 SOp::Retry(i) => {
-                    let q = h.store.queued();
+                    let q = h.store.session().queued();
                     if !q.is_empty() {
                         let id = q[i % q.len()].id.clone();
                         h.retry_queued(&id);
                     }
                 }
                 SOp::Switch => {
-                    let next = if h.store.session_id() == SESSION { "T" } else { SESSION };
+                    let next = if h.store.session().id() == SESSION { "T" } else { SESSION };
                     h.switch_session(next);
                 }
                 SOp::EndTurn => {
@@ -774,7 +774,7 @@ proptest! {
                 };
                 h.respond(r.id, Reply::sse(body).open());
             }
-            let q = h.store.queued();
+            let q = h.store.session().queued();
             let held: HashSet<&str> = q.iter().map(|i| i.client_nonce.as_str()).collect();
             let out = h
                 .open(RequestKind::FollowUpPost)

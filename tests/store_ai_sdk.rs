@@ -30,7 +30,7 @@ fn regenerate_trims_after_the_user_message_and_asks_again() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
     two_ai_turns(&mut h);
     assert!(h.store.can_regenerate());
-    assert!(h.act(|s, now| s.regenerate(None, now)));
+    assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     let chat = h.last(RequestKind::Chat);
     assert_eq!(chat.body()["trigger"], "regenerate-message");
     assert_eq!(chat.body()["messageId"], "a2");
@@ -51,7 +51,7 @@ fn regenerate_trims_after_the_user_message_and_asks_again() {
     assert_eq!(texts, ["one", "answer one", "two", "again"]);
     // pi mode: the server owns history, nothing to regenerate.
     let mut pi = Harness::with_caps(PI_CAPS);
-    assert!(!pi.act(|s, now| s.regenerate(None, now)));
+    assert!(!pi.act(|s, now| s.use_chat().regenerate(None, now)));
 }
 
 /// `useChat`'s Retry after a failed turn: `regenerate()` asks the last message again when it
@@ -69,7 +69,7 @@ fn regenerate_after_a_failed_turn_asks_the_unanswered_user_message_again() {
         h.respond(chat.id, Reply::error(500, "internal", "boom"));
         assert_eq!(h.store.status(), Status::Error);
         assert!(h.store.can_regenerate(), "the Retry of useChat");
-        assert!(h.act(|s, now| s.regenerate(None, now)));
+        assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
         let chat = h.last(RequestKind::Chat);
         assert_eq!(chat.body()["trigger"], "regenerate-message");
         assert_eq!(chat.body().get("messageId"), None, "no answer to replace");
@@ -108,7 +108,7 @@ fn edit_replaces_the_user_message_and_drops_what_follows() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
     two_ai_turns(&mut h);
     let first = h.store.messages()[0].id.clone();
-    let r = h.act(|s, now| s.edit(&first, "one, edited", vec![], now));
+    let r = h.act(|s, now| s.use_chat().edit(&first, "one, edited", vec![], now));
     assert_eq!(r.kind, SubmitKind::Sent);
     let chat = h.last(RequestKind::Chat);
     assert_eq!(chat.body()["trigger"], "submit-message");
@@ -123,7 +123,7 @@ fn edit_replaces_the_user_message_and_drops_what_follows() {
     // An assistant message is not editable; nor is anything while busy.
     let a = h.store.messages()[1].id.clone();
     assert_eq!(
-        h.act(|s, now| s.edit(&a, "x", vec![], now)).kind,
+        h.act(|s, now| s.use_chat().edit(&a, "x", vec![], now)).kind,
         SubmitKind::Blocked
     );
 }
@@ -146,7 +146,7 @@ fn an_error_chunk_ends_the_turn_there_and_clear_error_makes_it_ready() {
     ]);
     h.respond(chat.id, Reply::sse(body).open());
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().unwrap().message, "boom");
+    assert_eq!(h.store.session().error().unwrap().message, "boom");
     assert_eq!(h.store.messages()[1].text(), "Hel");
     assert!(h.aborted.contains(&chat.id), "the stream is dropped");
     assert_eq!(h.errors().len(), 1);
@@ -157,9 +157,9 @@ fn an_error_chunk_ends_the_turn_there_and_clear_error_makes_it_ready() {
     );
     assert_eq!(h.store.messages()[1].text(), "Hel");
     let before = h.store.messages().to_vec();
-    h.act(|s, _| s.clear_error());
+    h.act(|s, _| s.turn_mut().clear_error());
     assert_eq!(h.store.status(), Status::Ready);
-    assert_eq!(h.store.error(), None);
+    assert_eq!(h.store.session().error(), None);
     assert_eq!(h.store.messages(), &before[..]);
     assert_eq!(h.send("again").kind, SubmitKind::Sent);
 }
@@ -220,7 +220,7 @@ fn the_answer_appears_at_the_first_chunk_that_writes_it() {
     h.respond(chat.id, Reply::sse(body));
     assert_eq!(h.store.status(), Status::Error);
     assert_eq!(h.store.messages().len(), 1, "only the user message");
-    h.act(|s, _| s.clear_error());
+    h.act(|s, _| s.turn_mut().clear_error());
     h.send("again");
     let chat = h.last(RequestKind::Chat);
     assert_eq!(chat.body()["messages"].as_array().unwrap().len(), 2);
@@ -236,8 +236,12 @@ fn the_answer_appears_at_the_first_chunk_that_writes_it() {
     assert_eq!(h.store.messages().last().unwrap().text(), "hello");
     // A continued turn (after a tool output, say) whose stream writes nothing.
     let before = h.store.messages().last().unwrap().clone();
-    let version = h.store.message_version(h.store.messages().len() - 1);
-    assert!(h.act(|s, now| s.continue_turn(now)));
+    let version = h
+        .store
+        .session()
+        .history()
+        .version(h.store.messages().len() - 1);
+    assert!(h.act(|s, now| s.use_chat().continue_turn(now)));
     let chat = h.last(RequestKind::Chat);
     let body = sse(&[
         json!({"type": "start"}),
@@ -249,7 +253,10 @@ fn the_answer_appears_at_the_first_chunk_that_writes_it() {
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(h.store.messages().last().unwrap(), &before);
     assert_eq!(
-        h.store.message_version(h.store.messages().len() - 1),
+        h.store
+            .session()
+            .history()
+            .version(h.store.messages().len() - 1),
         version
     );
 }
@@ -320,10 +327,16 @@ fn the_pi_projection_beside_the_standard_chunks_is_passed_over() {
     }
     h.respond(chat.id, Reply::sse(body));
     assert_eq!(h.store.status(), Status::Ready);
-    assert_eq!(h.store.turn_id(), None);
+    assert_eq!(h.store.session().turn_id(), None);
     let texts: Vec<String> = h.store.messages().iter().map(|m| m.text()).collect();
     assert_eq!(texts, ["hello", "the answer"]);
-    let losses: Vec<&str> = h.store.losses().iter().map(|l| &*l.message).collect();
+    let losses: Vec<&str> = h
+        .store
+        .session()
+        .losses()
+        .iter()
+        .map(|l| &*l.message)
+        .collect();
     if cfg!(feature = "pi") {
         assert_eq!(losses.len(), 1, "{losses:?}");
         assert!(losses[0].contains("toolCallId"), "{losses:?}");

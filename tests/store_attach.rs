@@ -108,7 +108,7 @@ fn active_turn_in_the_history_attaches_at_once_and_duplicates_nothing() {
         "activeTurn": {"turnId": "t1"},
     }));
     assert_eq!(h.store.status(), Status::Streaming);
-    assert_eq!(h.store.turn_id(), Some("t1"));
+    assert_eq!(h.store.session().turn_id(), Some("t1"));
     let attach = h.the_open(RequestKind::StreamResume);
     assert_eq!(attach.path, format!("{STREAM}?cursor=-1"));
     assert_eq!(attach.method, Method::Get);
@@ -184,13 +184,13 @@ fn the_attach_option_off_asks_nothing_until_resume_stream() {
     assert_eq!(h.count(RequestKind::StreamResume), 0);
     assert_eq!(h.store.status(), Status::Ready);
 
-    assert!(h.act(|s, now| s.resume_stream(now)));
+    assert!(h.act(|s, now| s.turn_mut().resume_stream(now)));
     let probe = h.the_open(RequestKind::StreamResume);
     h.respond(probe.id, Reply::sse(sse(&pi_turn(3))).open());
     assert_eq!(h.store.status(), Status::Streaming);
     assert_eq!(texts(&h), ["hi", "Hello there."]);
     // Already following a turn: nothing more to attach to.
-    assert!(!h.act(|s, now| s.resume_stream(now)));
+    assert!(!h.act(|s, now| s.turn_mut().resume_stream(now)));
 }
 
 /// The legacy server: no `activeTurn`, and history ids that differ from the streamed ones. A
@@ -211,7 +211,7 @@ fn a_replay_under_other_ids_replaces_the_historys_copy_of_the_turn() {
     let (head, tail) = events.split_at(events.len() - 6);
     h.respond(probe, Reply::sse(head.concat()).open());
     assert_eq!(h.store.status(), Status::Streaming);
-    assert_eq!(h.store.turn_id(), Some("turn-trace-1"));
+    assert_eq!(h.store.session().turn_id(), Some("turn-trace-1"));
     for e in tail {
         h.body(probe, e);
     }
@@ -397,10 +397,16 @@ fn a_409_turn_already_active_attaches_and_posts_the_message_as_a_follow_up() {
     assert_eq!(texts(&h), Vec::<String>::new());
     assert!(h.errors().is_empty(), "{:?}", h.errors());
     assert_eq!(h.store.status(), Status::Streaming);
-    assert_eq!(h.store.turn_id(), Some("t1"));
+    assert_eq!(h.store.session().turn_id(), Some("t1"));
     let attach = h.the_open(RequestKind::StreamResume);
     assert_eq!(attach.path, format!("{STREAM}?cursor=-1"));
-    let queued: Vec<&str> = h.store.queued().iter().map(|q| q.text.as_str()).collect();
+    let queued: Vec<&str> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|q| q.text.as_str())
+        .collect();
     assert_eq!(queued, ["my question"]);
 
     // The other page's turn streams in; the message is posted to it, once.
@@ -415,7 +421,7 @@ fn a_409_turn_already_active_attaches_and_posts_the_message_as_a_follow_up() {
                "clientNonce": post.client_nonce()}),
     )]);
     h.respond(attach.id, Reply::sse(consumed).open());
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(texts(&h), ["hi", "Hello there.", "my question"]);
     assert_eq!(h.count(RequestKind::FollowUpPost), 1);
     assert_eq!(h.count(RequestKind::Chat), 1);
@@ -438,9 +444,9 @@ fn a_409_without_native_follow_ups_gives_the_draft_back() {
     );
     refused_by_a_running_turn(&mut h, "my question");
     assert_eq!(texts(&h), Vec::<String>::new());
-    assert_eq!(h.store.draft(), "my question");
+    assert_eq!(h.store.composer().draft(), "my question");
     assert_eq!(h.store.status(), Status::Streaming);
-    let c = h.store.composer();
+    let c = h.store.composer().state();
     assert!(!c.can_send);
     assert_eq!(c.reason, Some(agent_chat_store::Refusal::Busy));
     assert!(h.errors().is_empty());
@@ -520,7 +526,7 @@ fn two_tabs_on_one_session_both_deliver_their_messages_once() {
     b.respond(b_stream, Reply::sse(ran).open());
     for tab in [&a, &b] {
         assert_eq!(texts(tab), ["hi", "Hello", "from A", "from B"]);
-        assert!(tab.store.queued().is_empty());
+        assert!(tab.store.session().queued().is_empty());
         assert_eq!(tab.count(RequestKind::FollowUpPost), 1);
     }
     assert_eq!(a.count(RequestKind::Chat) + b.count(RequestKind::Chat), 1);
@@ -564,12 +570,12 @@ fn a_clock_an_hour_behind_across_a_reload_is_renumbered_past() {
         let refusal = Reply::error(409, "conflict", "followup_out_of_order");
         h.respond(p.id, refusal);
         assert_ne!(
-            h.store.queued()[0].state,
+            h.store.session().queued()[0].state,
             agent_chat_store::ItemState::Failed
         );
     }
     assert_eq!(
-        h.store.queued()[0].state,
+        h.store.session().queued()[0].state,
         agent_chat_store::ItemState::Accepted
     );
     assert!(h.errors().is_empty(), "{:?}", h.errors());

@@ -33,7 +33,9 @@ fn the_host_is_asked_at_a_turn_end_and_after_a_tool_output_and_its_yes_continues
     // Its answer to that question: no.
     let first = h_token(&h, 0);
     assert!(!h.act(|s, now| s.handle_auto_send(first, false, now)));
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
     assert_eq!(h.asked.len(), 2, "asked again after the output");
     assert_eq!(
         h.count(RequestKind::Chat),
@@ -58,16 +60,16 @@ fn the_host_is_asked_at_a_turn_end_and_after_a_tool_output_and_its_yes_continues
 fn an_answer_that_is_no_longer_about_the_current_state_continues_nothing() {
     // An older question than the newest.
     let mut h = tool_call_left_open();
-    h.act(|s, now| s.add_tool_output("c1", Ok(json!({})), now));
+    h.act(|s, now| s.use_chat().add_tool_output("c1", Ok(json!({})), now));
     let (old, new) = (h_token(&h, 0), h_token(&h, 1));
     assert!(!h.act(|s, now| s.handle_auto_send(old, true, now)));
     assert!(h.act(|s, now| s.handle_auto_send(new, true, now)));
 
     // A stop while the answer was pending (as the `ai` package ignores a late promise).
     let mut h = tool_call_left_open();
-    h.act(|s, now| s.add_tool_output("c1", Ok(json!({})), now));
+    h.act(|s, now| s.use_chat().add_tool_output("c1", Ok(json!({})), now));
     let token = h_token(&h, 1);
-    h.act(|s, now| s.stop(now));
+    h.act(|s, now| s.turn_mut().stop(now));
     assert!(!h.act(|s, now| s.handle_auto_send(token, true, now)));
     assert_eq!(h.count(RequestKind::Chat), 1);
 
@@ -101,10 +103,10 @@ fn an_answer_to_an_older_question_never_counts_for_a_newer_one() {
     // output) is then the question: A's late answer, whatever it says, is not C's.
     let mut h = tool_call_left_open();
     let a = h_token(&h, 0);
-    h.act(|s, now| s.add_tool_output("c1", Ok(json!({"n": 1})), now));
+    h.act(|s, now| s.use_chat().add_tool_output("c1", Ok(json!({"n": 1})), now));
     let b = h_token(&h, 1);
     assert!(!h.act(|s, now| s.handle_auto_send(b, false, now)));
-    h.act(|s, now| s.add_tool_output("c1", Ok(json!({"n": 2})), now));
+    h.act(|s, now| s.use_chat().add_tool_output("c1", Ok(json!({"n": 2})), now));
     let c = h_token(&h, 2);
     assert!(a != c && b != c, "tokens are never reused");
     assert!(!h.act(|s, now| s.handle_auto_send(a, true, now)));

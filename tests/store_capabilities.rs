@@ -21,7 +21,7 @@ fn capabilities_from_the_server_apply() {
     let caps = h.the_open(RequestKind::Capabilities);
     assert_eq!(caps.method, Method::Get);
     assert_eq!(caps.path, "/api/v1/agent/capabilities?sessionId=S");
-    assert!(!h.store.capabilities_loaded());
+    assert!(!h.store.session().capabilities_loaded());
     assert_eq!(h.store.capabilities(), Capabilities::default());
 
     h.respond(
@@ -31,7 +31,7 @@ fn capabilities_from_the_server_apply() {
             json!({"nativeFollowUp": true, "aiSdkOwnsHistory": false, "somethingNew": 1}),
         ),
     );
-    assert!(h.store.capabilities_loaded());
+    assert!(h.store.session().capabilities_loaded());
     let c = h.store.capabilities();
     assert!(c.native_follow_up);
     assert!(!c.ai_sdk_owns_history);
@@ -57,7 +57,7 @@ fn capabilities_fall_back_to_defaults() {
         let mut h = Harness::new(options());
         let caps = h.the_open(RequestKind::Capabilities).id;
         h.respond(caps, reply);
-        assert!(h.store.capabilities_loaded(), "{what}");
+        assert!(h.store.session().capabilities_loaded(), "{what}");
         let c = h.store.capabilities();
         assert!(!c.native_follow_up, "{what}");
         assert!(c.ai_sdk_owns_history, "{what}");
@@ -91,9 +91,9 @@ fn an_answer_for_the_previous_session_changes_nothing() {
             json!({"nativeFollowUp": true, "aiSdkOwnsHistory": false}),
         ),
     );
-    assert_eq!(h.store.session_id(), "T");
+    assert_eq!(h.store.session().id(), "T");
     assert_eq!(h.store.capabilities(), Capabilities::default());
-    assert!(!h.store.capabilities_loaded());
+    assert!(!h.store.session().capabilities_loaded());
     assert_eq!(h.store.revision(), rev);
 
     // The new session's own answer applies.
@@ -104,14 +104,14 @@ fn an_answer_for_the_previous_session_changes_nothing() {
             json!({"nativeFollowUp": true, "aiSdkOwnsHistory": false}),
         ),
     );
-    assert!(h.store.capabilities_loaded());
+    assert!(h.store.session().capabilities_loaded());
     assert_eq!(h.store.capabilities(), PI_CAPS);
 }
 
 #[test]
 fn a_first_send_goes_ahead_while_capabilities_load_but_a_busy_send_is_blocked() {
     let mut h = Harness::new(options());
-    assert!(!h.store.capabilities_loaded());
+    assert!(!h.store.session().capabilities_loaded());
     assert_eq!(h.send("hello").kind, SubmitKind::Sent);
     let chat = h.the_open(RequestKind::Chat);
     assert_eq!((chat.method, chat.path.as_str()), (Method::Post, CHAT));
@@ -121,9 +121,9 @@ fn a_first_send_goes_ahead_while_capabilities_load_but_a_busy_send_is_blocked() 
     let r = h.submit("more");
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(Refusal::Busy));
-    assert_eq!(h.store.draft(), "more");
+    assert_eq!(h.store.composer().draft(), "more");
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn static_capabilities_make_no_request() {
     // Only the tool catalog is asked for (capabilities and tools are separate questions).
     let kinds: Vec<RequestKind> = h.sent.iter().map(|r| r.kind).collect();
     assert_eq!(kinds, [RequestKind::Catalog], "{:#?}", h.sent);
-    assert!(h.store.capabilities_loaded());
+    assert!(h.store.session().capabilities_loaded());
     assert_eq!(h.store.capabilities(), PI_CAPS);
 }
 
@@ -204,11 +204,11 @@ fn without_pi_a_server_that_owns_history_is_refused_with_a_typed_error() {
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].kind, ErrorKind::Protocol);
         assert_eq!(errors[0].field.as_deref(), Some("aiSdkOwnsHistory"));
-        assert_eq!(h.store.error(), Some(errors[0]));
-        let composer = h.store.composer();
+        assert_eq!(h.store.session().error(), Some(errors[0]));
+        let composer = h.store.composer().state();
         assert_eq!(composer.reason, Some(Refusal::PiUnsupported));
         assert_eq!(composer.hint, Some(PI_UNSUPPORTED_HINT));
-        h.store.set_draft("hi");
+        h.store.composer_mut().set_draft("hi");
         assert_eq!(h.store.submit(5).reason, Some(Refusal::PiUnsupported));
         assert!(h.requests(RequestKind::Chat).is_empty());
     };
@@ -235,7 +235,7 @@ fn without_pi_a_turn_sent_before_the_refusal_ends_once_as_an_error() {
     use agent_chat_store::{ErrorKind, StoreEvent};
     let mut h = Harness::new(options());
     let caps = h.the_open(RequestKind::Capabilities);
-    h.store.set_draft("hi");
+    h.store.composer_mut().set_draft("hi");
     h.act(|s, now| s.submit(now));
     let chat = h.the_open(RequestKind::Chat);
     let answer = [
@@ -250,7 +250,10 @@ fn without_pi_a_turn_sent_before_the_refusal_ends_once_as_an_error() {
         Reply::json(200, json!({"aiSdkOwnsHistory": false})),
     );
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().map(|e| e.kind), Some(ErrorKind::Protocol));
+    assert_eq!(
+        h.store.session().error().map(|e| e.kind),
+        Some(ErrorKind::Protocol)
+    );
     assert!(h.aborted.contains(&chat.id), "its stream is aborted");
     let finishes: Vec<(bool, bool)> = (h.events.iter())
         .filter_map(|e| match e {

@@ -18,10 +18,10 @@ fn busy_without_native_follow_up_blocks_and_keeps_the_draft() {
     streaming_turn(&mut h, "first");
     let files = vec![file("https://example.invalid/a.png")];
     h.act(|s, _| {
-        s.set_draft("second");
-        s.set_draft_files(files.clone());
+        s.composer_mut().set_draft("second");
+        s.composer_mut().set_files(files.clone());
     });
-    let c = h.store.composer();
+    let c = h.store.composer().state();
     assert!(!c.can_send);
     assert_eq!(c.reason, Some(Refusal::Busy));
     assert_eq!(c.hint, Some(BUSY_HINT));
@@ -30,9 +30,9 @@ fn busy_without_native_follow_up_blocks_and_keeps_the_draft() {
     let r = h.act(|s, now| s.submit(now));
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(Refusal::Busy));
-    assert_eq!(h.store.draft(), "second");
-    assert_eq!(h.store.draft_files(), &files[..]);
-    assert!(h.store.queued().is_empty());
+    assert_eq!(h.store.composer().draft(), "second");
+    assert_eq!(h.store.composer().files(), &files[..]);
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
@@ -42,13 +42,13 @@ fn busy_without_native_follow_up_blocks_and_keeps_the_draft() {
 fn busy_with_native_follow_up_queues_one_post_and_clears_the_draft() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
-    h.act(|s, _| s.set_draft("second"));
-    assert!(h.store.composer().can_send);
+    h.act(|s, _| s.composer_mut().set_draft("second"));
+    assert!(h.store.composer().state().can_send);
 
     let r = h.act(|s, now| s.submit(now));
     assert_eq!(r.kind, SubmitKind::Queued);
-    assert_eq!(h.store.draft(), "");
-    let q = h.store.queued();
+    assert_eq!(h.store.composer().draft(), "");
+    let q = h.store.session().queued();
     assert_eq!(q.len(), 1);
     assert_eq!(q[0].text, "second");
 
@@ -72,15 +72,15 @@ fn files_while_busy_are_refused_without_follow_up_attachments() {
     streaming_turn(&mut h, "first");
     let files = vec![file("data:image/png;base64,AAAA")];
     h.act(|s, _| {
-        s.set_draft("look at this");
-        s.set_draft_files(files.clone());
+        s.composer_mut().set_draft("look at this");
+        s.composer_mut().set_files(files.clone());
     });
     let r = h.act(|s, now| s.submit(now));
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(Refusal::FilesWhileBusy));
-    assert_eq!(h.store.composer().hint, Some(FILES_WHILE_BUSY_HINT));
-    assert_eq!(h.store.draft(), "look at this");
-    assert_eq!(h.store.draft_files(), &files[..]);
-    assert!(h.store.queued().is_empty());
+    assert_eq!(h.store.composer().state().hint, Some(FILES_WHILE_BUSY_HINT));
+    assert_eq!(h.store.composer().draft(), "look at this");
+    assert_eq!(h.store.composer().files(), &files[..]);
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
 }

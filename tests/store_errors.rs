@@ -29,10 +29,16 @@ fn turn_already_active_attaches_and_queues_the_message() {
         Reply::error(409, "conflict", "turn_already_active").chunked(7),
     );
     assert_eq!(h.store.status(), Status::Streaming);
-    assert!(h.store.error().is_none());
+    assert!(h.store.session().error().is_none());
     assert!(h.errors().is_empty(), "{:?}", h.errors());
     assert!(h.store.messages().is_empty(), "the refused bubble stays");
-    let queued: Vec<&str> = h.store.queued().iter().map(|q| q.text.as_str()).collect();
+    let queued: Vec<&str> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|q| q.text.as_str())
+        .collect();
     assert_eq!(queued, ["hello"]);
     assert_eq!(h.count(RequestKind::StreamResume), 1);
 }
@@ -87,11 +93,11 @@ fn a_provider_error_in_the_stream_ends_the_turn_in_error_and_keeps_the_queue() {
     }
     h.end(chat);
     assert_eq!(h.store.status(), Status::Error);
-    let e = h.store.error().unwrap();
+    let e = h.store.session().error().unwrap();
     assert_eq!(e.message, "400 scripted bad request");
     let roles: Vec<Role> = h.store.messages().iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::User, Role::Assistant]);
-    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Stalled);
     assert_eq!(
         h.count(RequestKind::Chat),
         1,
@@ -110,7 +116,7 @@ fn an_html_page_instead_of_the_stream_is_a_protocol_error() {
         Reply::bytes(200, Some("text/html; charset=utf-8"), "<html>login</html>"),
     );
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().unwrap().kind, ErrorKind::Protocol);
+    assert_eq!(h.store.session().error().unwrap().kind, ErrorKind::Protocol);
     assert!(h.aborted.contains(&chat));
     assert_eq!(h.store.messages().len(), 1);
 }
@@ -136,7 +142,7 @@ fn a_character_split_between_two_deltas_is_one_character_again() {
         body.extend_from_slice(format!("data: {data}\n\n").as_bytes());
     }
     h.body(chat, &body);
-    assert_eq!(h.store.error(), None, "no event was refused");
+    assert_eq!(h.store.session().error(), None, "no event was refused");
     let message = h.store.messages().last().unwrap().to_json();
     assert!(
         message.contains(r#""text":"smile \ud83d\ude00 and half \ud83d!""#),
@@ -178,9 +184,12 @@ fn a_runaway_answer_ends_as_the_bounds_error_not_as_a_stop() {
         h.body(chat, &delta);
     }
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().unwrap().kind, ErrorKind::LimitExceeded);
+    assert_eq!(
+        h.store.session().error().unwrap().kind,
+        ErrorKind::LimitExceeded
+    );
     assert!(
-        !h.store.stopped(),
+        !h.store.session().stopped(),
         "a bound's refusal is an error, not a stop"
     );
     assert!(h.aborted.contains(&chat));
@@ -209,17 +218,20 @@ fn a_runaway_answer_ends_as_the_bounds_error_not_as_a_stop() {
 fn a_stop_or_an_aborted_turn_ends_stopped_a_failure_does_not() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
     let chat = streaming_turn(&mut h, "hi");
-    assert!(!h.store.stopped());
+    assert!(!h.store.session().stopped());
     h.stop();
     assert!(h.aborted.contains(&chat));
-    assert_eq!((h.store.status(), h.store.stopped()), (Status::Ready, true));
+    assert_eq!(
+        (h.store.status(), h.store.session().stopped()),
+        (Status::Ready, true)
+    );
 
     // A new turn: not stopped while it runs, nor after it finished.
     let chat = streaming_turn(&mut h, "again");
-    assert!(!h.store.stopped());
+    assert!(!h.store.session().stopped());
     end_turn(&mut h, chat);
     assert_eq!(
-        (h.store.status(), h.store.stopped()),
+        (h.store.status(), h.store.session().stopped()),
         (Status::Ready, false)
     );
 
@@ -227,16 +239,25 @@ fn a_stop_or_an_aborted_turn_ends_stopped_a_failure_does_not() {
     assert_eq!(h.send("third").kind, SubmitKind::Sent);
     let chat = h.the_open(RequestKind::Chat).id;
     h.respond(chat, Reply::error(409, "ABORTED", "aborted"));
-    assert_eq!(h.store.error().map(|e| e.kind), Some(ErrorKind::Aborted));
-    assert_eq!((h.store.status(), h.store.stopped()), (Status::Error, true));
+    assert_eq!(
+        h.store.session().error().map(|e| e.kind),
+        Some(ErrorKind::Aborted)
+    );
+    assert_eq!(
+        (h.store.status(), h.store.session().stopped()),
+        (Status::Error, true)
+    );
 
     // A failure is not a stop.
     assert_eq!(h.send("fourth").kind, SubmitKind::Sent);
     let chat = h.the_open(RequestKind::Chat).id;
     h.respond(chat, Reply::error(500, "internal", "boom"));
-    assert_eq!(h.store.error().map(|e| e.kind), Some(ErrorKind::Server));
     assert_eq!(
-        (h.store.status(), h.store.stopped()),
+        h.store.session().error().map(|e| e.kind),
+        Some(ErrorKind::Server)
+    );
+    assert_eq!(
+        (h.store.status(), h.store.session().stopped()),
         (Status::Error, false)
     );
 }

@@ -38,7 +38,7 @@ fn queued_items_post_strictly_one_after_another_in_order() {
     assert!(posted
         .windows(2)
         .all(|w| w[0].client_seq() < w[1].client_seq()));
-    let states: Vec<ItemState> = h.store.queued().iter().map(|i| i.state).collect();
+    let states: Vec<ItemState> = h.store.session().queued().iter().map(|i| i.state).collect();
     assert_eq!(states, [ItemState::Accepted; 3]);
 }
 
@@ -58,7 +58,7 @@ fn retryable_failures_retry_with_the_same_seq_and_nonce_after_the_backoff() {
         h.submit("again");
         let first = h.the_open(RequestKind::FollowUpPost);
         h.respond(first.id, failure);
-        let item = &h.store.queued()[0];
+        let item = &h.store.session().queued()[0];
         assert_eq!(item.state, ItemState::Queued, "{what}");
         assert!(item.error.is_some(), "{what}: the reason stays visible");
         assert_eq!(h.count(RequestKind::FollowUpPost), 1, "{what}: not at once");
@@ -72,8 +72,12 @@ fn retryable_failures_retry_with_the_same_seq_and_nonce_after_the_backoff() {
         assert_eq!(second.client_nonce(), first.client_nonce(), "{what}");
         assert_eq!(second.message(), "again", "{what}");
         h.respond(second.id, accepted());
-        assert_eq!(h.store.queued()[0].state, ItemState::Accepted, "{what}");
-        assert_eq!(h.store.queued()[0].error, None, "{what}");
+        assert_eq!(
+            h.store.session().queued()[0].state,
+            ItemState::Accepted,
+            "{what}"
+        );
+        assert_eq!(h.store.session().queued()[0].error, None, "{what}");
     }
 }
 
@@ -88,7 +92,7 @@ fn a_duplicate_answer_counts_as_success() {
         p.id,
         Reply::json(202, json!({"queued": true, "duplicate": true})),
     );
-    assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Accepted);
     assert_eq!(h.the_open(RequestKind::FollowUpPost).message(), "two");
 }
 
@@ -103,7 +107,13 @@ fn a_deleted_answer_drops_the_item() {
         p.id,
         Reply::json(202, json!({"queued": false, "deleted": true})),
     );
-    let texts: Vec<&str> = h.store.queued().iter().map(|i| i.text.as_str()).collect();
+    let texts: Vec<&str> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.text.as_str())
+        .collect();
     assert_eq!(texts, ["two"]);
     assert_eq!(h.the_open(RequestKind::FollowUpPost).message(), "two");
 }
@@ -122,13 +132,13 @@ fn unsupported_turns_follow_ups_off_and_gives_the_text_back_to_an_empty_composer
         let mut h = Harness::with_caps(PI_CAPS);
         streaming_turn(&mut h, "first");
         h.submit("keep me");
-        assert_eq!(h.store.draft(), "");
+        assert_eq!(h.store.composer().draft(), "");
         let p = h.the_open(RequestKind::FollowUpPost);
         h.respond(p.id, answer);
         assert!(!h.store.capabilities().native_follow_up);
-        assert_eq!(h.store.draft(), "keep me");
-        assert!(h.store.queued().is_empty());
-        let c = h.store.composer();
+        assert_eq!(h.store.composer().draft(), "keep me");
+        assert!(h.store.session().queued().is_empty());
+        let c = h.store.composer().state();
         assert!(!c.can_send, "busy without follow-ups");
         assert_eq!(c.hint, Some(BUSY_HINT));
         assert!(h
@@ -147,12 +157,12 @@ fn unsupported_with_a_non_empty_composer_leaves_the_item_failed() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
     h.submit("queued text");
-    h.act(|s, _| s.set_draft("typing something else"));
+    h.act(|s, _| s.composer_mut().set_draft("typing something else"));
     let p = h.the_open(RequestKind::FollowUpPost);
     h.respond(p.id, Reply::error(409, "FOLLOWUP_UNSUPPORTED", "no"));
     assert!(!h.store.capabilities().native_follow_up);
-    assert_eq!(h.store.draft(), "typing something else");
-    let q = h.store.queued();
+    assert_eq!(h.store.composer().draft(), "typing something else");
+    let q = h.store.session().queued();
     assert_eq!(q.len(), 1);
     assert_eq!(q[0].state, ItemState::Failed);
     assert_eq!(q[0].text, "queued text");
@@ -163,7 +173,7 @@ fn exhausted_retries_fail_visibly_and_retry_posts_again_with_the_same_nonce() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
     h.submit("stubborn");
-    assert_eq!(h.store.queued()[0].attempts, 1);
+    assert_eq!(h.store.session().queued()[0].attempts, 1);
     let mut posts = Vec::new();
     while let Some(p) = h
         .open(RequestKind::FollowUpPost)
@@ -180,7 +190,7 @@ fn exhausted_retries_fail_visibly_and_retry_posts_again_with_the_same_nonce() {
         .iter()
         .all(|p| p.client_nonce() == posts[0].client_nonce()
             && p.client_seq() == posts[0].client_seq()));
-    let item = h.store.queued()[0].clone();
+    let item = h.store.session().queued()[0].clone();
     assert_eq!(item.state, ItemState::Failed);
     assert_eq!(item.text, "stubborn");
     assert_eq!(item.error.as_ref().map(|e| e.status), Some(Some(503)));
@@ -197,7 +207,7 @@ fn exhausted_retries_fail_visibly_and_retry_posts_again_with_the_same_nonce() {
     assert_eq!(again.client_nonce(), item.client_nonce);
     assert_eq!(again.client_seq(), item.client_seq);
     h.respond(again.id, accepted());
-    assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Accepted);
 }
 
 #[test]
@@ -206,7 +216,13 @@ fn client_seq_strictly_increases_across_a_simulated_reload() {
     streaming_turn(&mut first, "first");
     first.submit("a");
     first.submit("b");
-    let seqs_before: Vec<u64> = first.store.queued().iter().map(|i| i.client_seq).collect();
+    let seqs_before: Vec<u64> = first
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.client_seq)
+        .collect();
     assert!(seqs_before[0] < seqs_before[1]);
 
     // The page reloads a few seconds later: a new store, nothing stored, a later clock.
@@ -220,7 +236,10 @@ fn client_seq_strictly_increases_across_a_simulated_reload() {
         p.client_seq(),
         seqs_before
     );
-    assert_ne!(p.client_nonce(), first.store.queued()[0].client_nonce);
+    assert_ne!(
+        p.client_nonce(),
+        first.store.session().queued()[0].client_nonce
+    );
 }
 
 #[test]
@@ -234,14 +253,14 @@ fn a_follow_up_post_without_an_answer_times_out_and_is_retried() {
     assert!(!h.aborted.contains(&p.id));
     h.advance(1);
     assert!(h.aborted.contains(&p.id), "the silent POST is aborted");
-    assert_eq!(h.store.queued()[0].state, ItemState::Queued);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Queued);
     h.advance(500); // the first backoff
     let again = h.the_open(RequestKind::FollowUpPost);
     assert_ne!(again.id, p.id);
     assert_eq!(again.client_seq(), p.client_seq());
     assert_eq!(again.client_nonce(), p.client_nonce());
     h.respond(again.id, accepted());
-    assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Accepted);
 }
 
 #[test]
@@ -250,7 +269,7 @@ fn a_follow_up_queued_before_the_stream_starts_waits_for_it() {
     h.send("first");
     assert_eq!(h.store.status(), Status::Submitted);
     assert_eq!(h.submit("second").kind, SubmitKind::Queued);
-    assert_eq!(h.store.draft(), "");
+    assert_eq!(h.store.composer().draft(), "");
     // The chat POST may still be on its way: a follow-up must not overtake it.
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
     h.run_until_idle();
@@ -274,11 +293,11 @@ fn removing_a_queued_item_is_local_until_it_was_posted() {
     h.submit("posted");
     h.submit("local");
     let p = h.the_open(RequestKind::FollowUpPost);
-    let local = h.store.queued()[1].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&local, now)));
+    let local = h.store.session().queued()[1].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&local, now)));
     assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
-    let posted = h.store.queued()[0].clone();
-    assert!(h.act(|s, now| s.remove_queued(&posted.id, now)));
+    let posted = h.store.session().queued()[0].clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&posted.id, now)));
     let del = h.the_open(RequestKind::FollowUpDelete);
     assert_eq!(
         del.path,
@@ -287,9 +306,9 @@ fn removing_a_queued_item_is_local_until_it_was_posted() {
             posted.client_nonce, posted.client_seq
         )
     );
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     // Its POST's answer arrives after the removal: nothing comes back.
     h.respond(p.id, accepted());
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(h.count(RequestKind::FollowUpPost), 1);
 }

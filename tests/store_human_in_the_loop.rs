@@ -30,7 +30,9 @@ fn a_client_tool_output_completes_the_message_and_continues_it_automatically() {
         1,
         "nothing to send before the output"
     );
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
     let next = h.last(RequestKind::Chat);
     assert_eq!(h.count(RequestKind::Chat), 2, "sent automatically");
     assert_eq!(next.body()["messageId"], "a1");
@@ -73,17 +75,19 @@ fn a_tool_approval_round_trip() {
     // The store says which message waits for the user (`snapshot.pending`, what the
     // assistant-ui binding shows as `requires-action`): the answer's, until it is answered.
     let waiting = |h: &Harness| -> Vec<(usize, String, Option<String>)> {
-        (h.store.pending_from(0).into_iter())
+        (h.store.session().pending_from(0).into_iter())
             .map(|(i, p)| (i, p.message_id, p.approval_id))
             .collect()
     };
     let answer_id = h.store.messages()[1].id.clone();
     assert_eq!(waiting(&h), [(1, answer_id, Some("ap1".to_string()))]);
     assert!(
-        !h.act(|s, now| s.add_tool_approval_response("nope", true, None, now)),
+        !h.act(|s, now| s
+            .use_chat()
+            .add_tool_approval_response("nope", true, None, now)),
         "unknown approval"
     );
-    assert!(h.act(|s, now| s.add_tool_approval_response(
+    assert!(h.act(|s, now| s.use_chat().add_tool_approval_response(
         "ap1",
         false,
         Some("not now".into()),
@@ -121,7 +125,7 @@ fn tool_output_added_while_pending_is_kept() {
     );
     assert_eq!(h.store.status(), Status::Submitted);
     // The user (or the host's tool) answers the second call while the model thinks.
-    assert!(h.act(|s, now| s.add_tool_output("c2", Ok(json!(2)), now)));
+    assert!(h.act(|s, now| s.use_chat().add_tool_output("c2", Ok(json!(2)), now)));
     assert_eq!(
         tool_state(&h, "c2"),
         Some(agent_chat_store::ToolState::OutputAvailable)

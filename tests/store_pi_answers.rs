@@ -77,7 +77,7 @@ fn tool(h: &Harness, call: &str) -> Value {
         .iter()
         .position(|m| m.id == "a1")
         .expect("a1");
-    let m = h.store.export_message(i);
+    let m = h.store.session().export_message(i);
     (m["parts"].as_array().unwrap().iter())
         .find(|p| p["toolCallId"] == call)
         .cloned()
@@ -89,7 +89,7 @@ fn state(h: &Harness, call: &str) -> String {
 }
 
 fn pending(h: &Harness) -> Vec<Value> {
-    (h.store.pending_from(0).into_iter())
+    (h.store.session().pending_from(0).into_iter())
         .map(|(_, p)| serde_json::to_value(p).unwrap())
         .collect()
 }
@@ -103,7 +103,9 @@ fn an_approval_is_shown_pending_answered_at_once_and_posted_once() {
             json!({"approvalId": "ap1", "toolCallId": "c1", "toolName": "deleteFile", "input": {"path": "notes.txt"}, "messageId": "a1"})
         ]
     );
-    assert!(h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_approval_response("ap1", true, None, now)));
     assert_eq!(state(&h, "c1"), "approval-responded", "at once");
     assert_eq!(tool(&h, "c1")["approval"]["approved"], true);
     assert!(pending(&h).is_empty());
@@ -118,7 +120,9 @@ fn an_approval_is_shown_pending_answered_at_once_and_posted_once() {
     ]));
     assert_eq!(state(&h, "c1"), "output-available");
     assert!(
-        !h.act(|s, now| s.add_tool_approval_response("ap1", false, None, now)),
+        !h.act(|s, now| s
+            .use_chat()
+            .add_tool_approval_response("ap1", false, None, now)),
         "answered already"
     );
     assert_eq!(h.count(RequestKind::ApprovalPost), 1);
@@ -129,13 +133,15 @@ fn an_approval_is_shown_pending_answered_at_once_and_posted_once() {
 #[test]
 fn an_output_for_a_call_waiting_for_approval_is_refused_and_the_approval_still_goes() {
     let (mut h, _) = waiting(false);
-    assert!(!h.act(|s, now| s.add_tool_output("c1", Ok(json!("done")), now)));
+    assert!(!h.act(|s, now| s.use_chat().add_tool_output("c1", Ok(json!("done")), now)));
     assert_eq!(state(&h, "c1"), "approval-requested");
     assert_eq!(h.count(RequestKind::ToolOutputPost), 0);
     let error = h.errors().last().cloned().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::Validation);
     assert_eq!(pending(&h)[0]["error"]["kind"], "Validation");
-    assert!(h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_approval_response("ap1", true, None, now)));
     assert_eq!(state(&h, "c1"), "approval-responded");
     let post = h.the_open(RequestKind::ApprovalPost);
     assert_eq!(post.body(), &json!({"approvalId": "ap1", "approved": true}));
@@ -146,7 +152,10 @@ fn an_output_for_a_call_waiting_for_approval_is_refused_and_the_approval_still_g
 #[test]
 fn a_retry_carries_the_same_ids_and_already_answered_is_success() {
     let (mut h, _) = waiting(false);
-    h.act(|s, now| s.add_tool_approval_response("ap1", false, Some("keep it".into()), now));
+    h.act(|s, now| {
+        s.use_chat()
+            .add_tool_approval_response("ap1", false, Some("keep it".into()), now)
+    });
     let first = h.the_open(RequestKind::ApprovalPost);
     h.respond(first.id, Reply::error(503, "unavailable", "busy"));
     assert_eq!(
@@ -173,7 +182,10 @@ fn a_retry_carries_the_same_ids_and_already_answered_is_success() {
 #[test]
 fn a_refused_answer_puts_the_call_back_waiting_with_its_error_and_answering_again_retries() {
     let (mut h, _) = waiting(false);
-    h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now));
+    h.act(|s, now| {
+        s.use_chat()
+            .add_tool_approval_response("ap1", true, None, now)
+    });
     let post = h.the_open(RequestKind::ApprovalPost);
     h.respond(post.id, Reply::error(404, "approval_not_found", "expired"));
     assert_eq!(state(&h, "c1"), "approval-requested", "put back");
@@ -184,7 +196,9 @@ fn a_refused_answer_puts_the_call_back_waiting_with_its_error_and_answering_agai
         .events
         .iter()
         .any(|e| matches!(e, StoreEvent::Error { error } if error.status == Some(404))));
-    assert!(h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_approval_response("ap1", true, None, now)));
     let again = h.the_open(RequestKind::ApprovalPost);
     assert_eq!(again.body(), post.body());
     assert!(pending(&h).is_empty(), "answered again: no error shown");
@@ -193,7 +207,10 @@ fn a_refused_answer_puts_the_call_back_waiting_with_its_error_and_answering_agai
 #[test]
 fn an_answer_survives_a_switch_and_goes_again_with_the_same_ids() {
     let (mut h, _) = waiting(false);
-    h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now));
+    h.act(|s, now| {
+        s.use_chat()
+            .add_tool_approval_response("ap1", true, None, now)
+    });
     let post = h.the_open(RequestKind::ApprovalPost);
     h.switch_session("T");
     assert!(h.aborted.contains(&post.id));
@@ -212,7 +229,10 @@ fn an_answer_survives_a_switch_and_goes_again_with_the_same_ids() {
 #[test]
 fn a_stop_while_a_tool_waits_lets_its_answer_go() {
     let (mut h, _) = waiting(false);
-    h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now));
+    h.act(|s, now| {
+        s.use_chat()
+            .add_tool_approval_response("ap1", true, None, now)
+    });
     let post = h.the_open(RequestKind::ApprovalPost);
     h.stop();
     assert!(h.aborted.contains(&post.id));
@@ -232,7 +252,7 @@ fn a_question_is_pending_and_its_answer_posted_to_the_tool_output_route() {
                 "question": "which colour", "options": ["red", "green", "blue"]})
         ]
     );
-    assert!(h.act(|s, now| s.add_tool_output("q1", Ok(json!("green")), now)));
+    assert!(h.act(|s, now| s.use_chat().add_tool_output("q1", Ok(json!("green")), now)));
     let part = tool(&h, "q1");
     assert_eq!(part["state"], "output-available");
     assert_eq!(part["output"], "green");
@@ -243,7 +263,7 @@ fn a_question_is_pending_and_its_answer_posted_to_the_tool_output_route() {
     h.respond(post.id, Reply::status(202));
     assert!(pending(&h).is_empty());
     assert!(
-        !h.act(|s, now| s.add_tool_output("q1", Ok(json!("red")), now)),
+        !h.act(|s, now| s.use_chat().add_tool_output("q1", Ok(json!("red")), now)),
         "answered already"
     );
 }
@@ -266,9 +286,13 @@ fn after_a_reload_the_history_shows_the_call_waiting_and_the_answer_still_works(
         (p[0]["approvalId"].as_str(), p[1]["question"].as_str()),
         (Some("ap1"), Some("which colour"))
     );
-    assert!(h.act(|s, now| s.add_tool_approval_response("ap1", true, None, now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_approval_response("ap1", true, None, now)));
     assert_eq!(h.the_open(RequestKind::ApprovalPost).path, APPROVAL);
-    assert!(h.act(|s, now| s.add_tool_output("q1", Err("no colour".into()), now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_output("q1", Err("no colour".into()), now)));
     assert_eq!(state(&h, "q1"), "output-error");
     assert_eq!(
         h.the_open(RequestKind::ToolOutputPost).body(),

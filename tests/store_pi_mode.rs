@@ -46,18 +46,18 @@ fn the_legacy_trace_streams_into_the_canonical_history() {
             assert_eq!(h.submit("[B] follow-up question").kind, SubmitKind::Queued);
             let p = h.the_open(RequestKind::FollowUpPost);
             h.respond(p.id, accepted());
-            assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+            assert_eq!(h.store.session().queued()[0].state, ItemState::Accepted);
         }
     }
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "consumed by data-followup-consumed"
     );
-    assert_eq!(h.store.turn_id(), Some("turn-trace-1"));
+    assert_eq!(h.store.session().turn_id(), Some("turn-trace-1"));
     h.end(chat.id);
     assert_eq!(h.store.status(), Status::Ready);
-    assert_eq!(h.store.error(), None);
-    assert_eq!(h.store.turn_id(), None, "no turn runs any more");
+    assert_eq!(h.store.session().error(), None);
+    assert_eq!(h.store.session().turn_id(), None, "no turn runs any more");
 
     let got = h.history();
     assert_eq!(got.len(), 4, "{got:#?}");
@@ -86,7 +86,7 @@ fn the_turn_id_comes_from_data_turn_start() {
     let chat = h.the_open(RequestKind::Chat).id;
     // No x-turn-id header: the chunk is the only source.
     h.respond(chat, Reply::sse(trace()).chunked(200).open());
-    assert_eq!(h.store.turn_id(), Some("turn-trace-1"));
+    assert_eq!(h.store.session().turn_id(), Some("turn-trace-1"));
 }
 
 /// A turn sent as AI SDK whose first read says `data-pi-mode`: pi mode streams from the first
@@ -123,11 +123,11 @@ fn clear_error_while_streaming_then_error_status_without_error() {
         .open(),
     );
     assert_eq!(h.store.status(), Status::Streaming);
-    assert!(h.store.error().is_some());
-    h.act(|s, _| s.clear_error());
+    assert!(h.store.session().error().is_some());
+    h.act(|s, _| s.turn_mut().clear_error());
     h.end(chat.id);
     assert!(
-        !(h.store.status() == Status::Error && h.store.error().is_none()),
+        !(h.store.status() == Status::Error && h.store.session().error().is_none()),
         "status error without an error"
     );
 }

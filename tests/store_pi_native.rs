@@ -16,7 +16,7 @@ use serde_json::json;
 #[test]
 fn a_prompt_is_submitted_until_its_run_starts_then_streams_and_ends() {
     let (mut h, ev) = following(4);
-    assert!(h.store.hydrated());
+    assert!(h.store.session().hydrated());
     assert!(h.store.capabilities().native_follow_up);
     assert_eq!(h.send("hi").kind, SubmitKind::Sent);
     let prompt = h.the_open(RequestKind::NativePrompt);
@@ -93,7 +93,7 @@ fn a_send_while_busy_is_a_follow_up_with_its_protocol_body_and_consumed_by_nonce
             json!({"accepted": true, "queued": true, "clientNonce": nonce, "clientSeq": seq}),
         ),
     );
-    assert_eq!(h.store.queued().len(), 1);
+    assert_eq!(h.store.session().queued().len(), 1);
     feed(
         &mut h,
         ev,
@@ -104,9 +104,9 @@ fn a_send_while_busy_is_a_follow_up_with_its_protocol_body_and_consumed_by_nonce
         ],
     );
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "the waiting bubble went: {:?}",
-        h.store.queued()
+        h.store.session().queued()
     );
     assert_eq!(h.history().last().unwrap()["parts"][0]["text"], "more");
 }
@@ -132,7 +132,7 @@ fn a_stop_posts_stop_and_the_accepted_follow_ups_wait_for_the_user() {
         h.open(RequestKind::NativeEvents).len() == 1,
         "the events stream goes on"
     );
-    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Stalled);
     assert_eq!(
         h.count(RequestKind::FollowUpDelete),
         0,
@@ -158,7 +158,7 @@ fn a_stop_posts_stop_and_the_accepted_follow_ups_wait_for_the_user() {
         Status::Ready,
         "an abort after a stop is not an error"
     );
-    assert!(h.store.error().is_none());
+    assert!(h.store.session().error().is_none());
 }
 
 #[test]
@@ -195,7 +195,7 @@ fn a_prompt_that_meets_a_run_follows_it_and_goes_as_a_follow_up() {
         Status::Submitted,
         "not a failure of the message"
     );
-    assert!(h.store.error().is_none());
+    assert!(h.store.session().error().is_none());
     assert_eq!(
         h.count(RequestKind::NativeState),
         2,
@@ -379,7 +379,7 @@ fn a_prompt_stopped_on_its_way_that_runs_all_the_same_is_stopped_again() {
         ],
     );
     assert_eq!(h.store.status(), Status::Ready);
-    assert!(h.store.error().is_none());
+    assert!(h.store.session().error().is_none());
     // Another run (another tab's prompt) is followed, not stopped.
     feed(
         &mut h,

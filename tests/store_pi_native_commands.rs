@@ -67,7 +67,7 @@ fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
         seq += 1;
     }
     assert_eq!(h.store.status(), Status::Error);
-    let error = h.store.error().cloned().unwrap();
+    let error = h.store.session().error().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::LimitExceeded);
     assert_eq!(error.field.as_deref(), Some("limits.maxMessageChars"));
     assert_eq!(
@@ -91,7 +91,10 @@ fn a_runaway_answer_stops_at_the_message_bound_as_an_error() {
         ],
     );
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().unwrap().kind, ErrorKind::LimitExceeded);
+    assert_eq!(
+        h.store.session().error().unwrap().kind,
+        ErrorKind::LimitExceeded
+    );
     assert_eq!(finishes(&h).len(), 1);
 }
 
@@ -121,7 +124,7 @@ fn a_run_that_ignores_the_stop_is_no_longer_followed() {
         (20_000..=22_000).contains(&text),
         "its size at the stop (one read past the bound) and one more answer's worth: {text}"
     );
-    let error = h.store.error().unwrap();
+    let error = h.store.session().error().unwrap();
     assert_eq!(error.kind, ErrorKind::LimitExceeded);
     assert!(
         error.message.contains("no longer followed"),
@@ -160,7 +163,7 @@ fn a_history_past_its_bound_stops_the_run() {
         seq += 2;
     }
     assert_eq!(h.store.status(), Status::Error);
-    let error = h.store.error().unwrap();
+    let error = h.store.session().error().unwrap();
     assert_eq!(error.kind, ErrorKind::LimitExceeded);
     assert_eq!(error.field.as_deref(), Some("limits.maxHistoryChars"));
     assert_eq!(h.count(RequestKind::NativeStop), 1);
@@ -201,7 +204,7 @@ fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same
         h.now - first_at(&h) <= 50_000,
         "given up within the deadlines and backoffs"
     );
-    let error = h.store.error().cloned().unwrap();
+    let error = h.store.session().error().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::Network);
     assert!(
         error.message.contains("retrying sends it again"),
@@ -217,9 +220,9 @@ fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same
     );
     // The user's retry: the same requestId and nonce.
     assert!(h.store.can_regenerate());
-    assert!(h.act(|s, now| s.regenerate(None, now)));
+    assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     assert_eq!(h.store.status(), Status::Submitted);
-    assert!(h.store.error().is_none());
+    assert!(h.store.session().error().is_none());
     let again = h.the_open(RequestKind::NativePrompt);
     assert_eq!(again.body, first.body);
     h.respond(
@@ -261,7 +264,7 @@ fn a_given_up_prompt_that_shows_up_is_not_sent_again() {
         ],
     );
     assert!(!h.store.can_regenerate());
-    assert!(!h.act(|s, now| s.regenerate(None, now)));
+    assert!(!h.act(|s, now| s.use_chat().regenerate(None, now)));
 }
 
 /// Answers what a server answers whose prompt route says busy (409) while its `/state` says
@@ -323,7 +326,7 @@ fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
         assert!(last_second.len() <= 8, "{last_second:?}");
     }
     assert_eq!(h.store.status(), Status::Error, "{last_second:?}");
-    let error = h.store.error().cloned().unwrap();
+    let error = h.store.session().error().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::TurnAlreadyActive);
     assert!(
         error.message.contains("retrying sends it again"),
@@ -351,7 +354,7 @@ fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
         .collect();
     assert_eq!(late, []);
     assert!(h.store.can_regenerate());
-    assert!(h.act(|s, now| s.regenerate(None, now)));
+    assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     assert_eq!(h.last(RequestKind::NativePrompt).body()["requestId"], nonce);
 }
 
@@ -362,25 +365,28 @@ fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
 fn a_huge_title_is_cut_at_its_bound_on_rename_and_on_create() {
     let (mut h, _) = following(0);
     assert_eq!(agent_chat_store::MAX_TITLE_CHARS, 200);
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
     let get = h.the_open(RequestKind::SessionsGet);
     let summary = json!({"ref": {"agentTypeId": "pi", "sessionId": "B"}, "title": "Beta",
         "status": "idle", "createdAt": 1, "updatedAt": 2, "turnCount": 1});
     h.respond(get.id, Reply::json(200, json!({"sessions": [summary]})));
     // A character of two UTF-16 units across the cut: 199 ASCII, then emoji.
     let huge = format!("  {}{}", "a".repeat(199), "😀".repeat(500_000));
-    assert!(h.act(|s, now| s.rename_session("B", &huge, now)));
+    assert!(h.act(|s, now| s.sessions_mut().rename("B", &huge, now)));
     let rename = h.the_open(RequestKind::SessionPatch);
     let sent = rename.body()["title"].as_str().unwrap().to_string();
     // 199 + one unit: the emoji (two units) would pass 200, so it is cut before it.
     assert_eq!(sent.encode_utf16().count(), 199);
     assert_eq!(sent, "a".repeat(199));
-    let b = h.store.session_items().into_iter().find(|i| i.id == "B");
+    let b = h.store.sessions().items().into_iter().find(|i| i.id == "B");
     assert_eq!(b.unwrap().title.as_deref(), Some(sent.as_str()));
-    assert!(!h.act(|s, now| s.rename_session("B", " \n ", now)), "empty");
+    assert!(
+        !h.act(|s, now| s.sessions_mut().rename("B", " \n ", now)),
+        "empty"
+    );
 
-    let made = h.act(|s, now| s.new_session(now)).unwrap();
-    assert!(h.act(|s, now| s.rename_session(&made, &"t".repeat(1 << 20), now)));
+    let made = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
+    assert!(h.act(|s, now| s.sessions_mut().rename(&made, &"t".repeat(1 << 20), now)));
     h.send("hello");
     let create = h.the_open(RequestKind::NativeCreate);
     assert_eq!(create.body()["title"].as_str().unwrap().len(), 200);
@@ -396,11 +402,12 @@ fn a_follow_up_never_answered_fails_after_its_attempts_and_retries_unchanged() {
     h.send("more");
     let first = h.the_open(RequestKind::FollowUpPost);
     let mut polled = 0;
-    while h.store.queued()[0].state != agent_chat_store::ItemState::Failed && polled < 400 {
+    while h.store.session().queued()[0].state != agent_chat_store::ItemState::Failed && polled < 400
+    {
         h.advance(1_000);
         polled += 1;
     }
-    let item = h.store.queued()[0].clone();
+    let item = h.store.session().queued()[0].clone();
     assert_eq!(item.state, agent_chat_store::ItemState::Failed);
     assert!(item.error.is_some());
     let posts = h.requests(RequestKind::FollowUpPost);
@@ -447,7 +454,7 @@ fn a_runaway_answer_before_the_receipt_stops_at_the_message_bound() {
         seq += 1;
     }
     assert_eq!(h.store.status(), Status::Error, "{:?}", h.store.status());
-    let error = h.store.error().cloned().unwrap();
+    let error = h.store.session().error().cloned().unwrap();
     assert_eq!(error.kind, ErrorKind::LimitExceeded);
     // Passed by one line at most: the bound is not measured on line ends alone.
     let kept = h.history()[1]["parts"][0]["text"].as_str().unwrap().len();

@@ -24,7 +24,7 @@ fn an_error_event_shows_at_once_and_a_later_end_changes_nothing() {
         ],
     );
     assert_eq!(h.store.status(), Status::Error, "at once, not at agent-end");
-    let error = h.store.error().cloned().unwrap();
+    let error = h.store.session().error().cloned().unwrap();
     assert_eq!(
         (error.message.as_str(), error.server_code.as_deref()),
         ("the provider failed", Some("INTERNAL_ERROR"))
@@ -78,10 +78,10 @@ fn files_alone_are_refused_as_empty_with_the_draft_kept() {
         provider_reference: None,
         provider_metadata: None,
     };
-    h.act(|s, _| s.set_draft_files(vec![file.clone()]));
+    h.act(|s, _| s.composer_mut().set_files(vec![file.clone()]));
     let r = h.act(|s, now| s.submit(now));
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(agent_chat_store::Refusal::Empty));
-    assert_eq!(h.store.draft_files(), [file]);
+    assert_eq!(h.store.composer().files(), [file]);
     assert_eq!(h.count(RequestKind::NativePrompt), 0);
 }

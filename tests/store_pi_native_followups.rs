@@ -141,14 +141,24 @@ fn follow_ups_run_without_their_selectors_are_known_by_their_text_once_each() {
     for e in &events[..2] {
         feed(&mut h, ev, std::slice::from_ref(e));
     }
-    let left: Vec<_> = h.store.queued().iter().map(|i| i.text.clone()).collect();
+    let left: Vec<_> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.text.clone())
+        .collect();
     assert_eq!(
         left,
         ["same", "same", "third"],
         "`first` ran: its bubble went with its message"
     );
     feed(&mut h, ev, &events[2..]);
-    assert!(h.store.queued().is_empty(), "{:#?}", h.store.queued());
+    assert!(
+        h.store.session().queued().is_empty(),
+        "{:#?}",
+        h.store.session().queued()
+    );
     assert_eq!(users(&h), ["prompt", "first", "same", "same", "third"]);
     h.advance(60_000);
     assert_eq!(h.store.status(), Status::Ready);
@@ -186,7 +196,7 @@ fn a_message_of_another_clients_follow_up_is_not_ours() {
             ],
         )],
     );
-    let q = h.store.queued();
+    let q = h.store.session().queued();
     assert_eq!(
         q.iter().map(|i| i.read_only).collect::<Vec<_>>(),
         [true, false],
@@ -200,7 +210,7 @@ fn a_message_of_another_clients_follow_up_is_not_ours() {
             json!({"type": "message-start", "seq": 5, "messageId": "u9", "role": "user", "text": "hi", "clientNonce": "theirs", "clientSeq": 5}),
         ],
     );
-    let q = h.store.queued();
+    let q = h.store.session().queued();
     assert_eq!(
         (q.len(), q[0].read_only),
         (1, false),
@@ -231,9 +241,9 @@ fn a_removal_on_a_server_that_clears_only_all_posts_the_others_again() {
             vec![row("q0", "keep", keep), row("q1", "drop", drop)],
         )],
     );
-    let id = h.store.queued()[1].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&id, now)));
-    let q = h.store.queued();
+    let id = h.store.session().queued()[1].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&id, now)));
+    let q = h.store.session().queued();
     assert!(
         q[1].removing && !q[1].can_remove(),
         "the bubble stays until the server lets it go"
@@ -263,9 +273,9 @@ fn a_removal_on_a_server_that_clears_only_all_posts_the_others_again() {
         2,
         "not before the events show what it cleared"
     );
-    assert_eq!(h.store.queued().len(), 2);
+    assert_eq!(h.store.session().queued().len(), 2);
     feed(&mut h, ev, &[queue_updated(4, vec![])]);
-    let q = h.store.queued();
+    let q = h.store.session().queued();
     assert_eq!(
         q.iter().map(|i| i.text.as_str()).collect::<Vec<_>>(),
         ["keep"],
@@ -296,7 +306,7 @@ fn a_removal_on_a_server_that_clears_only_all_posts_the_others_again() {
     events.push(json!({"type": "agent-end", "seq": 10, "turnId": "t1", "status": "ok"}));
     feed(&mut h, ev, &events);
     h.advance(60_000);
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(users(&h), ["prompt", "keep"]);
     assert_eq!(h.count(RequestKind::NativePrompt), 1);
     // The server's way is learnt: the next removal clears the whole queue at once.
@@ -334,9 +344,9 @@ fn run_again_and_remove_one(h: &mut Harness, ev: u64) {
             vec![row("q0", "gone", Some((&sel[0].0, sel[0].1)))],
         )],
     );
-    let id = h.store.queued()[0].id.clone();
+    let id = h.store.session().queued()[0].id.clone();
     let deletes = h.count(RequestKind::FollowUpDelete);
-    assert!(h.act(|s, now| s.remove_queued(&id, now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&id, now)));
     assert_eq!(
         h.count(RequestKind::FollowUpDelete),
         deletes,
@@ -348,7 +358,7 @@ fn run_again_and_remove_one(h: &mut Harness, ev: u64) {
         Reply::json(202, json!({"accepted": true, "cursor": 14, "cleared": 1})),
     );
     feed(h, ev, &[queue_updated(14, vec![])]);
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(
         h.count(RequestKind::FollowUpPost),
         4,
@@ -377,8 +387,16 @@ fn a_removal_is_refused_while_another_clients_rows_share_the_queue() {
             ],
         )],
     );
-    let id = (h.store.queued().iter().find(|i| !i.read_only).unwrap().id).clone();
-    assert!(h.act(|s, now| s.remove_queued(&id, now)));
+    let id = (h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .find(|i| !i.read_only)
+        .unwrap()
+        .id)
+        .clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&id, now)));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -389,7 +407,7 @@ fn a_removal_is_refused_while_another_clients_rows_share_the_queue() {
         0,
         "the other client's row would go too"
     );
-    let item = (h.store.queued().into_iter())
+    let item = (h.store.session().queued().into_iter())
         .find(|i| i.id == id)
         .cloned()
         .unwrap();
@@ -496,9 +514,9 @@ fn a_state_read_after_a_gap_counts_texts_to_tell_a_follow_up_ran() {
         ),
     );
     assert!(
-        h.store.queued().is_empty(),
+        h.store.session().queued().is_empty(),
         "it ran: {:#?}",
-        h.store.queued()
+        h.store.session().queued()
     );
     h.advance(60_000);
     assert_eq!(h.store.status(), Status::Ready);
@@ -523,8 +541,8 @@ fn clearing_the_whole_queue() -> (Harness, u64, Sent) {
             vec![row("q0", "drop", Some((&sel[0].0, sel[0].1)))],
         )],
     );
-    let id = h.store.queued()[0].id.clone();
-    h.act(|s, now| s.remove_queued(&id, now));
+    let id = h.store.session().queued()[0].id.clone();
+    h.act(|s, now| s.follow_ups_mut().remove(&id, now));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -540,7 +558,7 @@ fn clearing_the_whole_queue() -> (Harness, u64, Sent) {
 fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
     let (mut h, ev, first) = clearing_the_whole_queue();
     h.fail(first.id, "connection reset");
-    assert!(h.store.queued()[0].removing, "still on its way");
+    assert!(h.store.session().queued()[0].removing, "still on its way");
     h.advance(60_000);
     let second = h.the_open(RequestKind::NativeClear);
     assert_eq!(second.body(), first.body(), "the same request id");
@@ -549,7 +567,7 @@ fn a_clear_whose_answer_is_lost_is_asked_again_under_its_request_id() {
         Reply::json(202, json!({"accepted": true, "cursor": 4, "cleared": 1})),
     );
     feed(&mut h, ev, &[queue_updated(4, vec![])]);
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
 }
 
 /// A clear of the whole queue the server never answers is given up after 15 s and asked

@@ -101,7 +101,7 @@ fn a_17_mb_tool_result_fails_its_part_once_and_the_stream_goes_on_past_it() {
             .contains("limits.maxEventBytes"),
         "{part:#}"
     );
-    let losses = h.store.losses();
+    let losses = h.store.session().losses();
     assert_eq!(losses.len(), 1, "{losses:#?}");
     assert_eq!(losses[0].code, LossCode::EventTooLarge);
     assert_eq!(losses[0].tool_call_id.as_deref(), Some("c1"));
@@ -124,7 +124,7 @@ fn raising_max_event_bytes_takes_the_same_result() {
     h.body(ev, &big_result(17_000_000));
     let part = tool_part(&h, "c1");
     assert_eq!(part["state"], "output-available");
-    assert!(h.store.losses().is_empty());
+    assert!(h.store.session().losses().is_empty());
 }
 
 #[test]
@@ -151,11 +151,11 @@ fn an_answers_final_over_the_limit_ends_the_turn_as_limit_exceeded() {
         ),
     );
     assert_eq!(h.store.status(), Status::Error);
-    let error = h.store.error().unwrap();
+    let error = h.store.session().error().unwrap();
     assert_eq!(error.kind, ErrorKind::LimitExceeded);
     assert_eq!(error.field.as_deref(), Some("limits.maxEventBytes"));
     assert_eq!(h.count(RequestKind::NativeStop), 1, "the run is stopped");
-    assert_eq!(h.store.losses()[0].code, LossCode::EventTooLarge);
+    assert_eq!(h.store.session().losses()[0].code, LossCode::EventTooLarge);
     let last = h.history().last().cloned().unwrap();
     assert_eq!(
         last["parts"][0]["text"], "streamed",
@@ -177,7 +177,7 @@ fn malformed_lines_are_bad_chunks_and_never_a_reconnect() {
     for line in bad {
         h.body(ev, &[line, b"\n"].concat());
     }
-    let codes: Vec<LossCode> = h.store.losses().iter().map(|l| l.code).collect();
+    let codes: Vec<LossCode> = h.store.session().losses().iter().map(|l| l.code).collect();
     assert_eq!(codes, [LossCode::BadChunk; 5]);
     assert_eq!(h.count(RequestKind::NativeEvents), 1, "no reconnect");
     assert_eq!(h.count(RequestKind::NativeState), 1, "no state read");
@@ -213,7 +213,7 @@ fn an_event_for_another_session_is_not_shown_and_does_not_take_the_seq() {
     let texts: Vec<Value> = h.history().iter().map(|m| m["parts"].clone()).collect();
     assert!(h.history().iter().all(|m| m["id"] != "x1"), "{texts:#?}");
     assert_eq!(h.history().last().unwrap()["parts"][0]["text"], "mine");
-    let losses = h.store.losses();
+    let losses = h.store.session().losses();
     assert_eq!(losses.len(), 1);
     assert_eq!(losses[0].code, LossCode::NotApplied);
     assert_eq!(h.count(RequestKind::NativeState), 1, "no gap");
@@ -228,7 +228,7 @@ fn an_unknown_event_type_is_recorded_and_its_seq_counts() {
         ev,
         &[json!({"type": "agent-start", "seq": 2, "turnId": "t9"})],
     );
-    let losses = h.store.losses();
+    let losses = h.store.session().losses();
     assert_eq!(losses.len(), 1);
     assert_eq!(losses[0].code, LossCode::UnknownChunk);
     assert!(losses[0].message.contains("from-the-future"));
@@ -284,10 +284,10 @@ fn a_state_that_answers_500_ends_in_a_typed_error_within_seventy_seconds() {
         Some(Reply::error(500, "INTERNAL_ERROR", "boom"))
     });
     assert_eq!(at.len(), MAX_STRIKES as usize + 1, "{at:?}");
-    let error = h.store.error().expect("a typed error");
+    let error = h.store.session().error().expect("a typed error");
     assert_eq!((error.kind, error.status), (ErrorKind::Server, Some(500)));
     assert!(error.message.contains("reopen"), "{}", error.message);
-    assert!(h.store.hydrated(), "not a blank page waiting");
+    assert!(h.store.session().hydrated(), "not a blank page waiting");
     assert!(at.last().unwrap() - t0 <= 69_000, "{at:?}");
 }
 
@@ -302,7 +302,7 @@ fn a_state_that_never_answers_times_out_and_ends_in_a_typed_error() {
         (15_750..=16_250).contains(&next),
         "the deadline, then the backoff: {at:?}"
     );
-    let error = h.store.error().expect("a typed error");
+    let error = h.store.session().error().expect("a typed error");
     assert_eq!(error.kind, ErrorKind::Network);
     assert!(error.message.contains("timed out"), "{}", error.message);
     assert!(h.now - t0 <= 180_000, "{} ms", h.now - t0);
@@ -317,7 +317,7 @@ fn a_state_over_max_body_bytes_is_a_typed_error_at_once() {
     let st = h.the_open(RequestKind::NativeState);
     let big = json!([{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "z".repeat(10_000)}]}]);
     h.respond(st.id, state(3, "idle", big, json!([])).chunked(1000));
-    let error = h.store.error().expect("a typed error");
+    let error = h.store.session().error().expect("a typed error");
     assert_eq!(error.kind, ErrorKind::Protocol);
     assert_eq!(error.field.as_deref(), Some("limits.maxBodyBytes"));
     h.advance(600_000);
@@ -337,9 +337,9 @@ fn an_events_head_that_never_comes_is_tried_again_and_said_after_three() {
     let again = h.the_open(RequestKind::NativeEvents);
     assert_ne!(again.id, first.id);
     assert_eq!(again.path, format!("{BASE}/events?cursor=4"));
-    assert_eq!(h.store.error(), None);
+    assert_eq!(h.store.session().error(), None);
     let mut n = 2;
-    while h.store.error().is_none() {
+    while h.store.session().error().is_none() {
         let t = h.store.poll_timeout().unwrap();
         h.advance(t - h.now);
         n = h.count(RequestKind::NativeEvents);
@@ -348,13 +348,13 @@ fn an_events_head_that_never_comes_is_tried_again_and_said_after_three() {
     // Three hung connects (15 s each, with the backoff between): said within a minute.
     assert_eq!(n, 3, "three attempts");
     assert!(h.now - t0 < 60_000, "said at {} ms", h.now - t0);
-    assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.session().error().unwrap().kind, ErrorKind::Network);
     // Still tried (after the backoff); a connect takes the error back.
     let t = h.store.poll_timeout().unwrap();
     h.advance(t - h.now);
     let ev = h.the_open(RequestKind::NativeEvents);
     h.respond(ev.id, ndjson(&[]));
-    assert_eq!(h.store.error(), None);
+    assert_eq!(h.store.session().error(), None);
     // Once the head came the idle rule holds, not the connect deadline.
     h.advance(60_000);
     assert_eq!(h.the_open(RequestKind::NativeEvents).id, ev.id);
@@ -367,7 +367,7 @@ fn a_gap_the_state_never_fills_ends_in_a_typed_error_and_reopening_tries_again()
     h.body(ev, &gap());
     let t0 = h.now;
     let mut made = Vec::new();
-    while h.store.error().is_none() {
+    while h.store.session().error().is_none() {
         if let Some(st) = h.open(RequestKind::NativeState).first().map(|r| r.id) {
             made.push(h.now);
             h.respond(st, state(5, "idle", json!([]), json!([])));
@@ -385,7 +385,7 @@ fn a_gap_the_state_never_fills_ends_in_a_typed_error_and_reopening_tries_again()
         h.advance(t - h.now);
         assert!(made.len() < 100, "no end");
     }
-    let error = h.store.error().unwrap();
+    let error = h.store.session().error().unwrap();
     assert_eq!(error.kind, ErrorKind::Protocol);
     assert!(error.message.contains("reopen"), "{}", error.message);
     assert!(made.len() <= 12, "{made:?}");
@@ -403,7 +403,7 @@ fn a_gap_the_state_never_fills_ends_in_a_typed_error_and_reopening_tries_again()
     h.switch_session("other");
     h.switch_session(SESSION);
     let st = h.the_open(RequestKind::NativeState);
-    assert_eq!(h.store.error(), None);
+    assert_eq!(h.store.session().error(), None);
     h.respond(st.id, state(9, "idle", json!([]), json!([])));
     assert_eq!(
         h.the_open(RequestKind::NativeEvents).path,
@@ -417,11 +417,23 @@ fn a_failing_first_state_read_is_said_at_once_and_a_send_after_the_give_up_follo
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, Reply::json(500, json!({"error": "down"})));
     // A blank chat says why at its first failure, while it is still tried.
-    let said = h.store.error().expect("said at the first failure").clone();
+    let said = h
+        .store
+        .session()
+        .error()
+        .expect("said at the first failure")
+        .clone();
     assert_eq!(said.kind, ErrorKind::Server);
     assert!(said.message.contains("still trying"), "{}", said.message);
     let mut reads = 1;
-    while !h.store.error().unwrap().message.contains("reopen") {
+    while !h
+        .store
+        .session()
+        .error()
+        .unwrap()
+        .message
+        .contains("reopen")
+    {
         let t = h.store.poll_timeout().expect("a timer");
         h.advance(t - h.now);
         let st = h.the_open(RequestKind::NativeState);
@@ -429,7 +441,13 @@ fn a_failing_first_state_read_is_said_at_once_and_a_send_after_the_give_up_follo
         h.respond(st.id, Reply::json(500, json!({"error": "down"})));
         assert!(reads < 20, "no end");
     }
-    assert!(h.store.error().unwrap().message.contains("reopen"));
+    assert!(h
+        .store
+        .session()
+        .error()
+        .unwrap()
+        .message
+        .contains("reopen"));
     assert_eq!(reads, MAX_STRIKES + 1);
     h.advance(600_000);
     assert!(h.open(RequestKind::NativeState).is_empty(), "given up");
@@ -437,7 +455,7 @@ fn a_failing_first_state_read_is_said_at_once_and_a_send_after_the_give_up_follo
     assert_eq!(h.send("hello").kind, SubmitKind::Sent);
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, state(0, "idle", json!([]), json!([])));
-    assert_eq!(h.store.error(), None);
+    assert_eq!(h.store.session().error(), None);
     assert_eq!(
         h.the_open(RequestKind::NativeEvents).path,
         format!("{BASE}/events?cursor=0")
@@ -456,7 +474,12 @@ fn a_turns_error_outlives_an_unreachable_events_stream() {
         "error": {"code": "INTERNAL_ERROR", "message": "the model failed"}});
     h.body(ev, &lines(&[error]));
     assert_eq!(h.store.status(), Status::Error);
-    let shown = h.store.error().cloned().expect("the turn's error");
+    let shown = h
+        .store
+        .session()
+        .error()
+        .cloned()
+        .expect("the turn's error");
     h.end(ev);
     // Connects that end at once, with nothing read, until the stream is said unreachable.
     let mut ended = 0;
@@ -481,7 +504,7 @@ fn a_turns_error_outlives_an_unreachable_events_stream() {
         assert!(ended < 20, "never said");
     }
     assert_eq!(
-        h.store.error(),
+        h.store.session().error(),
         Some(&shown),
         "said beside the turn's error, not over it"
     );
@@ -490,5 +513,5 @@ fn a_turns_error_outlives_an_unreachable_events_stream() {
     let r = h.the_open(RequestKind::NativeEvents);
     h.respond(r.id, ndjson(&[]));
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error(), Some(&shown));
+    assert_eq!(h.store.session().error(), Some(&shown));
 }

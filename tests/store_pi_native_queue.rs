@@ -38,7 +38,7 @@ fn a_follow_up_another_tab_queued_waits_here_too_read_only() {
             vec![row("other", 7, "from the other tab")],
         )],
     );
-    let q = h.store.queued();
+    let q = h.store.session().queued();
     assert_eq!(q.len(), 1, "{q:#?}");
     assert_eq!(
         (q[0].text.as_str(), q[0].state, q[0].read_only),
@@ -46,11 +46,11 @@ fn a_follow_up_another_tab_queued_waits_here_too_read_only() {
     );
     let id = q[0].id.clone();
     assert!(
-        !h.act(|s, now| s.remove_queued(&id, now)),
+        !h.act(|s, now| s.follow_ups_mut().remove(&id, now)),
         "not ours to remove"
     );
     assert!(
-        !h.act(|s, now| s.retry_queued(&id, now)),
+        !h.act(|s, now| s.follow_ups_mut().retry(&id, now)),
         "not ours to retry"
     );
     assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
@@ -75,7 +75,7 @@ fn a_follow_up_another_tab_queued_waits_here_too_read_only() {
         "never sent again here"
     );
     assert_eq!(
-        h.store.queued().len(),
+        h.store.session().queued().len(),
         1,
         "still shown while the server holds it"
     );
@@ -88,7 +88,7 @@ fn a_follow_up_another_tab_queued_waits_here_too_read_only() {
             json!({"type": "message-start", "seq": 5, "messageId": "u9", "role": "user", "text": "from the other tab"}),
         ],
     );
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
 }
 
 #[test]
@@ -100,7 +100,7 @@ fn a_follow_up_whose_answer_was_lost_is_accepted_when_the_servers_queue_lists_it
     let body = post.body.clone().unwrap();
     h.fail(post.id, "connection reset");
     assert_eq!(
-        h.store.queued()[0].state,
+        h.store.session().queued()[0].state,
         ItemState::Queued,
         "a retry is due"
     );
@@ -111,7 +111,7 @@ fn a_follow_up_whose_answer_was_lost_is_accepted_when_the_servers_queue_lists_it
         ev,
         &[queue_updated(2, vec![row(nonce, seq, "more")])],
     );
-    assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Accepted);
     h.advance(60_000);
     assert_eq!(
         h.count(RequestKind::FollowUpPost),
@@ -126,7 +126,7 @@ fn a_follow_up_whose_answer_was_lost_is_accepted_when_the_servers_queue_lists_it
             json!({"type": "message-start", "seq": 4, "messageId": "u2", "role": "user", "clientNonce": nonce, "clientSeq": seq, "text": "more"}),
         ],
     );
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     let users = h
         .history()
         .into_iter()
@@ -146,8 +146,8 @@ fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
         post.id,
         Reply::json(202, json!({"accepted": true, "queued": true})),
     );
-    let id = h.store.queued()[0].id.clone();
-    h.act(|s, now| s.remove_queued(&id, now));
+    let id = h.store.session().queued()[0].id.clone();
+    h.act(|s, now| s.follow_ups_mut().remove(&id, now));
     let clear = h.the_open(RequestKind::FollowUpDelete);
     h.respond(
         clear.id,
@@ -187,7 +187,7 @@ fn a_removal_answered_no_longer_queued_is_not_sent_again_and_shows_once() {
         1,
         "never re-sent as a message"
     );
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     let users: Vec<_> = (h.history().into_iter())
         .filter(|m| m["role"] == "user")
         .map(|m| m["id"].clone())
@@ -217,7 +217,7 @@ fn after_a_reload_the_states_queue_is_shown_read_only_and_left_to_the_server() {
             json!([row("n1", 10, "one"), row("n2", 11, "two")]),
         ),
     );
-    let shown: Vec<_> = (h.store.queued().iter())
+    let shown: Vec<_> = (h.store.session().queued().iter())
         .map(|i| (i.text.clone(), i.read_only))
         .collect();
     assert_eq!(shown, [("one".into(), true), ("two".into(), true)]);
@@ -237,5 +237,5 @@ fn after_a_reload_the_states_queue_is_shown_read_only_and_left_to_the_server() {
         0,
         "nothing sent for them"
     );
-    assert_eq!(h.store.queued().len(), 2);
+    assert_eq!(h.store.session().queued().len(), 2);
 }

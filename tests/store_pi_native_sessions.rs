@@ -21,7 +21,7 @@ fn summary(id: &str, title: &str, status: &str) -> Value {
 }
 
 fn listed(h: &mut Harness, sessions: Vec<Value>, next: Option<&str>) {
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
     let get = h.the_open(RequestKind::SessionsGet);
     assert_eq!((get.method, get.path.as_str()), (Method::Get, LIST));
     let mut body = json!({ "sessions": sessions });
@@ -32,7 +32,12 @@ fn listed(h: &mut Harness, sessions: Vec<Value>, next: Option<&str>) {
 }
 
 fn ids(h: &Harness) -> Vec<String> {
-    h.store.session_items().into_iter().map(|i| i.id).collect()
+    h.store
+        .sessions()
+        .items()
+        .into_iter()
+        .map(|i| i.id)
+        .collect()
 }
 
 fn not_found() -> Reply {
@@ -53,13 +58,13 @@ fn the_list_reads_the_protocols_summaries_and_pages_by_its_cursor() {
         ],
         Some("c2"),
     );
-    let items = h.store.session_items();
+    let items = h.store.sessions().items();
     let a = items.iter().find(|i| i.id == "A").expect("A listed");
     assert_eq!(a.title.as_deref(), Some("Alpha"));
     assert!(a.running, "status running is a running session");
     assert!(!items.iter().find(|i| i.id == "B").unwrap().running);
-    assert!(h.store.sessions_have_more(false));
-    assert!(h.act(|s, now| s.load_more_sessions(false, now)));
+    assert!(h.store.sessions().has_more(false));
+    assert!(h.act(|s, now| s.sessions_mut().load_more(false, now)));
     let more = h.the_open(RequestKind::SessionsGet);
     assert_eq!(
         more.path,
@@ -73,12 +78,12 @@ fn the_list_reads_the_protocols_summaries_and_pages_by_its_cursor() {
         ),
     );
     assert!(ids(&h).contains(&"C".to_string()));
-    assert!(!h.store.sessions_have_more(false));
+    assert!(!h.store.sessions().has_more(false));
     assert!(
-        !h.act(|s, now| s.load_sessions(true, now)),
+        !h.act(|s, now| s.sessions_mut().load(true, now)),
         "no archived walk over pi-native"
     );
-    assert!(!h.act(|s, now| s.archive_session("B", true, now)));
+    assert!(!h.act(|s, now| s.sessions_mut().archive("B", true, now)));
     assert_eq!(h.count(RequestKind::SessionPatch), 0);
 }
 
@@ -86,7 +91,7 @@ fn the_list_reads_the_protocols_summaries_and_pages_by_its_cursor() {
 fn rename_and_delete_are_the_protocols_commands() {
     let (mut h, _) = following(0);
     listed(&mut h, vec![summary("B", "Beta", "idle")], None);
-    assert!(h.act(|s, now| s.rename_session("B", "  Better  ", now)));
+    assert!(h.act(|s, now| s.sessions_mut().rename("B", "  Better  ", now)));
     let rename = h.the_open(RequestKind::SessionPatch);
     assert_eq!(
         (rename.method, rename.path.as_str()),
@@ -96,10 +101,10 @@ fn rename_and_delete_are_the_protocols_commands() {
     assert_eq!(body["title"], "Better");
     assert!(body["requestId"].as_str().is_some_and(|r| !r.is_empty()));
     h.respond(rename.id, Reply::json(200, summary("B", "Better", "idle")));
-    let b = h.store.session_items().into_iter().find(|i| i.id == "B");
+    let b = h.store.sessions().items().into_iter().find(|i| i.id == "B");
     assert_eq!(b.unwrap().title.as_deref(), Some("Better"));
 
-    assert!(h.act(|s, now| s.delete_session("B", now)));
+    assert!(h.act(|s, now| s.sessions_mut().delete("B", now)));
     let delete = h.the_open(RequestKind::SessionDelete);
     assert_eq!(delete.method, Method::Delete);
     assert!(
@@ -119,7 +124,7 @@ fn rename_and_delete_are_the_protocols_commands() {
 fn a_refused_rename_puts_the_title_back_with_the_servers_error() {
     let (mut h, _) = following(0);
     listed(&mut h, vec![summary("B", "Beta", "idle")], None);
-    h.act(|s, now| s.rename_session("B", "Other", now));
+    h.act(|s, now| s.sessions_mut().rename("B", "Other", now));
     let rename = h.the_open(RequestKind::SessionPatch);
     h.respond(
         rename.id,
@@ -128,7 +133,7 @@ fn a_refused_rename_puts_the_title_back_with_the_servers_error() {
             json!({"error": {"code": "AGENT_COMMAND_INVALID_STATE", "message": "no rename"}}),
         ),
     );
-    let b = h.store.session_items().into_iter().find(|i| i.id == "B");
+    let b = h.store.sessions().items().into_iter().find(|i| i.id == "B");
     assert_eq!(b.unwrap().title.as_deref(), Some("Beta"));
     assert_eq!(h.errors().len(), 1);
 }
@@ -138,11 +143,11 @@ fn a_refused_rename_puts_the_title_back_with_the_servers_error() {
 #[test]
 fn a_new_sessions_first_send_creates_it_and_the_store_follows_the_servers_id() {
     let (mut h, _) = following(0);
-    let made = h.act(|s, now| s.new_session(now)).unwrap();
-    assert_eq!(h.store.session_id(), made);
-    assert!(h.store.hydrated(), "nothing to read: it is empty");
+    let made = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
+    assert_eq!(h.store.session().id(), made);
+    assert!(h.store.session().hydrated(), "nothing to read: it is empty");
     assert_eq!(h.count(RequestKind::NativeState), 1, "only S's");
-    assert!(h.act(|s, now| s.rename_session(&made, "Plans", now)));
+    assert!(h.act(|s, now| s.sessions_mut().rename(&made, "Plans", now)));
     assert_eq!(
         h.count(RequestKind::SessionPatch),
         0,
@@ -167,7 +172,7 @@ fn a_new_sessions_first_send_creates_it_and_the_store_follows_the_servers_id() {
         create.id,
         Reply::json(201, json!({"agentTypeId": "pi", "sessionId": "N1"})),
     );
-    assert_eq!(h.store.session_id(), "N1");
+    assert_eq!(h.store.session().id(), "N1");
     assert!(h.events.iter().any(|e| matches!(e,
         StoreEvent::SessionChange { session_id, renamed_from: Some(old) }
             if session_id == "N1" && *old == made)));
@@ -211,7 +216,7 @@ fn a_session_the_server_does_not_have_is_empty_and_a_send_creates_one() {
     let mut h = native();
     let st = h.the_open(RequestKind::NativeState);
     h.respond(st.id, not_found());
-    assert!(h.store.hydrated());
+    assert!(h.store.session().hydrated());
     h.advance(120_000);
     assert_eq!(h.count(RequestKind::NativeState), 1, "a 404 is not retried");
     assert_eq!(h.count(RequestKind::NativeEvents), 0);
@@ -222,7 +227,7 @@ fn a_session_the_server_does_not_have_is_empty_and_a_send_creates_one() {
         create.id,
         Reply::json(201, json!({"agentTypeId": "pi", "sessionId": "N2"})),
     );
-    assert_eq!(h.store.session_id(), "N2");
+    assert_eq!(h.store.session().id(), "N2");
     assert_eq!(
         h.the_open(RequestKind::NativePrompt).path,
         "/api/v1/agents/pi/sessions/N2/prompt"
@@ -232,7 +237,7 @@ fn a_session_the_server_does_not_have_is_empty_and_a_send_creates_one() {
 #[test]
 fn a_refused_create_fails_the_send_and_a_stop_before_it_posts_no_stop() {
     let (mut h, _) = following(0);
-    h.act(|s, now| s.new_session(now));
+    h.act(|s, now| s.sessions_mut().create(now));
     h.send("one");
     let create = h.the_open(RequestKind::NativeCreate);
     h.respond(
@@ -258,7 +263,7 @@ fn a_refused_create_fails_the_send_and_a_stop_before_it_posts_no_stop() {
 #[test]
 fn a_prompt_cut_off_by_a_switch_is_sent_again_on_the_way_back() {
     let (mut h, _) = following(0);
-    let made = h.act(|s, now| s.new_session(now)).unwrap();
+    let made = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
     h.send("hello");
     let create = h.the_open(RequestKind::NativeCreate);
     h.switch_session("S");

@@ -35,8 +35,8 @@ fn stop_mid_stream_aborts_the_stream_and_deletes_the_turn() {
     assert_eq!(del.method, Method::Delete);
     assert_eq!(del.path, "/api/v1/agent/chat/S/turn?turnId=turn-trace-1");
     assert_eq!(h.store.status(), Status::Ready);
-    h.act(|s, _| s.set_draft("next"));
-    assert!(h.store.composer().can_send);
+    h.act(|s, _| s.composer_mut().set_draft("next"));
+    assert!(h.store.composer().state().can_send);
 
     // Bytes of the aborted stream that were already on their way change nothing.
     let rev = h.store.revision();
@@ -120,7 +120,7 @@ fn a_resume_answered_204_ends_the_turn_and_loads_the_history() {
         (Method::Get, MESSAGES)
     );
     h.respond(hydrate.id, Reply::json(200, json!({"messages": []})));
-    assert!(h.store.hydrated());
+    assert!(h.store.session().hydrated());
 
     let (resume, _) = resumed_trace_turn(&mut h, 12);
     h.respond(resume.id, Reply::status(204));
@@ -158,7 +158,7 @@ fn a_stream_that_cannot_be_resumed_fails_the_turn_after_bounded_tries() {
     }
     assert_eq!(delays, [500, 1_000, 2_000], "resume_delay_ms, doubling");
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.session().error().unwrap().kind, ErrorKind::Network);
     assert_eq!(h.history(), partial, "what streamed stays");
 }
 
@@ -229,6 +229,6 @@ fn a_silent_stream_counts_as_dropped_after_the_idle_timeout() {
     h.send("anyone?");
     h.advance(31_000);
     assert_eq!(h.store.status(), Status::Error);
-    assert_eq!(h.store.error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.session().error().unwrap().kind, ErrorKind::Network);
     assert_eq!(h.store.messages().len(), 1, "the message is kept");
 }

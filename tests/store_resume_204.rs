@@ -143,7 +143,7 @@ fn a_switch_back_whose_resume_answers_204_posts_each_follow_up_once() {
     );
     assert!(server.runs.is_empty() && server.removed.is_empty());
     // Still waiting, with the nonce and seq the server holds.
-    let queued = h.store.queued();
+    let queued = h.store.session().queued();
     assert_eq!(queued.len(), 3);
     for (item, post) in queued.iter().zip(&posts) {
         assert_eq!(item.state, ItemState::Accepted);
@@ -178,7 +178,13 @@ fn after_a_204_the_history_shows_which_follow_ups_ran() {
     h.switch_session("T");
     h.switch_session(SESSION);
     server.serve(&mut h);
-    let texts: Vec<String> = h.store.queued().iter().map(|i| i.text.clone()).collect();
+    let texts: Vec<String> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.text.clone())
+        .collect();
     assert_eq!(texts, ["three"]);
     assert_eq!(h.count(RequestKind::FollowUpPost), 3);
     assert_eq!(h.count(RequestKind::FollowUpDelete), 0);

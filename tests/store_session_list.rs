@@ -38,7 +38,7 @@ fn page(ids: &[&str], next: Option<&str>) -> Reply {
 }
 
 fn items(h: &Harness) -> Vec<SessionItem> {
-    h.store.session_items()
+    h.store.sessions().items()
 }
 
 fn ids(h: &Harness) -> Vec<String> {
@@ -55,7 +55,7 @@ fn item(h: &Harness, id: &str) -> SessionItem {
 /// A pi store whose list was loaded with `ids` (and `next`).
 fn listed(ids: &[&str], next: Option<&str>) -> Harness {
     let mut h = Harness::with_caps(PI_CAPS);
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
     let get = h.the_open(RequestKind::SessionsGet);
     assert_eq!((get.method, get.path.as_str()), (Method::Get, LIST));
     h.respond(get.id, page(ids, next));
@@ -77,15 +77,15 @@ fn the_first_page_lists_the_open_session_first_then_the_servers_in_its_order() {
     // Before any page: the open session, listed locally.
     assert_eq!(ids(&h), ["S"]);
     assert!(item(&h, "S").local);
-    assert!(!h.store.sessions_loaded(false) && h.store.sessions_available());
+    assert!(!h.store.sessions().loaded(false) && h.store.sessions().available());
     assert_eq!(
         h.count(RequestKind::SessionsGet),
         0,
         "nothing is asked before loadSessions"
     );
 
-    h.act(|s, now| s.load_sessions(false, now));
-    assert!(h.store.sessions_loading());
+    h.act(|s, now| s.sessions_mut().load(false, now));
+    assert!(h.store.sessions().loading());
     let get = h.the_open(RequestKind::SessionsGet);
     h.respond(get.id, page(&["b", "S", "a"], Some("c1")));
     assert_eq!(
@@ -99,30 +99,30 @@ fn the_first_page_lists_the_open_session_first_then_the_servers_in_its_order() {
         item(&h, "b").updated_at,
         Some(json!("2026-12-01T00:00:00Z"))
     );
-    assert!(h.store.sessions_loaded(false) && h.store.sessions_have_more(false));
-    assert!(!h.store.sessions_loading());
+    assert!(h.store.sessions().loaded(false) && h.store.sessions().has_more(false));
+    assert!(!h.store.sessions().loading());
 }
 
 #[test]
 fn pages_follow_the_cursor_one_request_at_a_time_without_listing_a_session_twice() {
     let mut h = listed(&["a", "b"], Some("c1"));
-    assert!(h.act(|s, now| s.load_more_sessions(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load_more(false, now)));
     let second = h.the_open(RequestKind::SessionsGet);
     assert_eq!(
         second.path,
         "/api/v1/agent/sessions?cursor=c1&limit=20&archived=false"
     );
     // One page request at a time: another "more" is refused, a refresh waits for it.
-    assert!(!h.act(|s, now| s.load_more_sessions(false, now)));
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(!h.act(|s, now| s.sessions_mut().load_more(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
     assert_eq!(h.count(RequestKind::SessionsGet), 2);
 
     // An offset-cursor server lists `b` again (a newer session pushed it down): one entry.
     h.respond(second.id, page(&["b", "c", "d"], None));
     assert_eq!(ids(&h), ["S", "a", "b", "c", "d"]);
-    assert!(!h.store.sessions_have_more(false));
+    assert!(!h.store.sessions().has_more(false));
     assert!(
-        !h.act(|s, now| s.load_more_sessions(false, now)),
+        !h.act(|s, now| s.sessions_mut().load_more(false, now)),
         "no next page"
     );
 
@@ -136,7 +136,7 @@ fn pages_follow_the_cursor_one_request_at_a_time_without_listing_a_session_twice
         "d moved up; b, pushed down, and c kept"
     );
     assert!(
-        !h.store.sessions_have_more(false),
+        !h.store.sessions().has_more(false),
         "the deepest page's cursor still counts"
     );
 }
@@ -144,15 +144,15 @@ fn pages_follow_the_cursor_one_request_at_a_time_without_listing_a_session_twice
 #[test]
 fn a_server_without_a_list_hides_it() {
     let mut h = Harness::with_caps(PI_CAPS);
-    h.act(|s, now| s.load_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load(false, now));
     let get = h.the_open(RequestKind::SessionsGet);
     h.respond(get.id, Reply::error(404, "not_found", "no such route"));
-    assert!(!h.store.sessions_available());
+    assert!(!h.store.sessions().available());
     assert!(
-        h.store.sessions_error().is_none(),
+        h.store.sessions().error().is_none(),
         "a 404 is no error: there is no list"
     );
-    assert!(!h.act(|s, now| s.load_sessions(false, now)));
+    assert!(!h.act(|s, now| s.sessions_mut().load(false, now)));
     assert_eq!(h.count(RequestKind::SessionsGet), 1);
     assert_eq!(ids(&h), ["S"], "the open session is still listed");
 }
@@ -161,14 +161,14 @@ fn a_server_without_a_list_hides_it() {
 fn a_failed_page_keeps_the_list_as_it_was_with_a_typed_error() {
     let mut h = listed(&["a", "b"], Some("c1"));
     let before = items(&h);
-    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     let more = h.the_open(RequestKind::SessionsGet);
     h.respond(more.id, Reply::error(503, "unavailable", "try later"));
     assert_eq!(items(&h), before);
-    let e = h.store.sessions_error().expect("the error").clone();
+    let e = h.store.sessions().error().expect("the error").clone();
     assert_eq!((e.kind, e.status), (ErrorKind::Server, Some(503)));
     assert!(
-        h.store.sessions_have_more(false),
+        h.store.sessions().has_more(false),
         "the same page can be asked again"
     );
     assert!(
@@ -176,24 +176,27 @@ fn a_failed_page_keeps_the_list_as_it_was_with_a_typed_error() {
         "onError hears it too"
     );
 
-    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     let again = h.the_open(RequestKind::SessionsGet);
     assert_eq!(again.path, more.path, "the same cursor");
     h.respond(again.id, Reply::network("offline"));
-    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.sessions().error().unwrap().kind, ErrorKind::Network);
 
-    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     let bad = h.the_open(RequestKind::SessionsGet);
     h.respond(bad.id, Reply::json(200, json!({"items": []})));
-    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Protocol);
+    assert_eq!(
+        h.store.sessions().error().unwrap().kind,
+        ErrorKind::Protocol
+    );
     assert_eq!(items(&h), before);
 
-    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     let ok = h.the_open(RequestKind::SessionsGet);
     let body = json!({"sessions": [{"title": "no id"}, session("c", None), 7]});
     h.respond(ok.id, Reply::json(200, body));
     assert!(
-        h.store.sessions_error().is_none(),
+        h.store.sessions().error().is_none(),
         "a page that came clears the error"
     );
     assert_eq!(ids(&h), ["S", "a", "b", "c"]);
@@ -205,9 +208,9 @@ fn a_failed_page_keeps_the_list_as_it_was_with_a_typed_error() {
 #[test]
 fn a_new_session_is_listed_at_the_top_until_the_server_lists_it() {
     let mut h = listed(&["S", "a"], None);
-    let id = h.act(|s, now| s.new_session(now)).expect("an id");
+    let id = h.act(|s, now| s.sessions_mut().create(now)).expect("an id");
     assert_eq!(id.len(), 36, "a v4 UUID: {id}");
-    assert_eq!(h.store.session_id(), id);
+    assert_eq!(h.store.session().id(), id);
     assert_eq!(
         session_changes(&h),
         vec![id.clone()],
@@ -256,7 +259,7 @@ fn a_new_session_is_listed_at_the_top_until_the_server_lists_it() {
 #[test]
 fn an_untouched_new_session_leaves_the_list_when_another_opens() {
     let mut h = listed(&["S"], None);
-    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    let id = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
     h.switch_session("S");
     assert!(!ids(&h).contains(&id), "nothing was said in it");
     assert_eq!(session_changes(&h), [id, "S".to_string()]);
@@ -273,7 +276,7 @@ fn the_list_refreshes_after_a_turn_only_once_it_was_loaded() {
         0,
         "a host without a list asks nothing"
     );
-    h.act(|s, now| s.load_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load(false, now));
     let get = h.the_open(RequestKind::SessionsGet);
     h.respond(get.id, page(&["S"], None));
     let chat = streaming_turn(&mut h, "again");
@@ -286,7 +289,7 @@ fn the_list_refreshes_after_a_turn_only_once_it_was_loaded() {
 fn a_huge_title_is_cut_at_its_bound() {
     let mut h = listed(&["S", "a"], None);
     let huge = "日".repeat(1 << 20);
-    assert!(h.act(|s, now| s.rename_session("a", &huge, now)));
+    assert!(h.act(|s, now| s.sessions_mut().rename("a", &huge, now)));
     let patch = h.the_open(RequestKind::SessionPatch);
     let sent = patch.body()["title"].as_str().unwrap().to_string();
     assert_eq!(sent, "日".repeat(agent_chat_store::MAX_TITLE_CHARS));
@@ -296,7 +299,7 @@ fn a_huge_title_is_cut_at_its_bound() {
 #[test]
 fn a_rename_shows_at_once_and_a_refusal_puts_the_old_title_back() {
     let mut h = listed(&["S", "a", "b"], None);
-    assert!(h.act(|s, now| s.rename_session("a", "  Trip  ", now)));
+    assert!(h.act(|s, now| s.sessions_mut().rename("a", "  Trip  ", now)));
     assert_eq!(item(&h, "a").title.as_deref(), Some("Trip"));
     let patch = h.the_open(RequestKind::SessionPatch);
     assert_eq!(
@@ -306,13 +309,13 @@ fn a_rename_shows_at_once_and_a_refusal_puts_the_old_title_back() {
     assert_eq!(patch.body(), &json!({"title": "Trip"}));
     h.respond(patch.id, Reply::error(500, "boom", "disk full"));
     assert_eq!(item(&h, "a").title.as_deref(), Some("title a"));
-    let e = h.store.sessions_error().unwrap();
+    let e = h.store.sessions().error().unwrap();
     assert_eq!(
         (e.kind, e.message.as_str()),
         (ErrorKind::Server, "disk full")
     );
 
-    h.act(|s, now| s.rename_session("a", "Trip", now));
+    h.act(|s, now| s.sessions_mut().rename("a", "Trip", now));
     let patch = h.the_open(RequestKind::SessionPatch);
     let answer = json!({"session": session("a", Some("Trip (server)"))});
     h.respond(patch.id, Reply::json(200, answer));
@@ -321,14 +324,14 @@ fn a_rename_shows_at_once_and_a_refusal_puts_the_old_title_back() {
         Some("Trip (server)"),
         "the server's word"
     );
-    assert!(h.store.sessions_error().is_none());
+    assert!(h.store.sessions().error().is_none());
 
     assert!(
-        !h.act(|s, now| s.rename_session("a", "   ", now)),
+        !h.act(|s, now| s.sessions_mut().rename("a", "   ", now)),
         "an empty title"
     );
     assert!(
-        !h.act(|s, now| s.rename_session("zz", "x", now)),
+        !h.act(|s, now| s.sessions_mut().rename("zz", "x", now)),
         "a session nobody knows"
     );
     assert_eq!(h.count(RequestKind::SessionPatch), 2);
@@ -337,8 +340,8 @@ fn a_rename_shows_at_once_and_a_refusal_puts_the_old_title_back() {
 #[test]
 fn a_page_landing_during_a_rename_does_not_undo_it() {
     let mut h = listed(&["S", "a"], None);
-    h.act(|s, now| s.rename_session("a", "Mine", now));
-    h.act(|s, now| s.load_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().rename("a", "Mine", now));
+    h.act(|s, now| s.sessions_mut().load(false, now));
     let get = h.the_open(RequestKind::SessionsGet);
     h.respond(get.id, page(&["a", "S"], None));
     assert_eq!(item(&h, "a").title.as_deref(), Some("Mine"));
@@ -354,8 +357,8 @@ fn a_page_landing_during_a_rename_does_not_undo_it() {
 #[test]
 fn answers_after_a_switch_apply_to_the_session_they_named() {
     let mut h = listed(&["S", "a", "b"], None);
-    h.act(|s, now| s.rename_session("S", "Renamed", now));
-    h.act(|s, now| s.delete_session("b", now));
+    h.act(|s, now| s.sessions_mut().rename("S", "Renamed", now));
+    h.act(|s, now| s.sessions_mut().delete("b", now));
     let patch = h.the_open(RequestKind::SessionPatch);
     let delete = h.the_open(RequestKind::SessionDelete);
     h.switch_session("a");
@@ -367,13 +370,13 @@ fn answers_after_a_switch_apply_to_the_session_they_named() {
     h.respond(delete.id, Reply::status(204));
     assert_eq!(item(&h, "S").title.as_deref(), Some("Renamed"));
     assert_eq!(ids(&h), ["S", "a"]);
-    assert_eq!(h.store.session_id(), "a");
+    assert_eq!(h.store.session().id(), "a");
 }
 
 #[test]
 fn a_delete_is_shown_at_once_and_a_refusal_puts_it_back_in_its_place() {
     let mut h = listed(&["S", "a", "b"], None);
-    assert!(h.act(|s, now| s.delete_session("a", now)));
+    assert!(h.act(|s, now| s.sessions_mut().delete("a", now)));
     assert_eq!(ids(&h), ["S", "b"]);
     let del = h.the_open(RequestKind::SessionDelete);
     assert_eq!(
@@ -381,18 +384,18 @@ fn a_delete_is_shown_at_once_and_a_refusal_puts_it_back_in_its_place() {
         (Method::Delete, "/api/v1/agent/sessions/a")
     );
     assert!(
-        !h.act(|s, now| s.delete_session("a", now)),
+        !h.act(|s, now| s.sessions_mut().delete("a", now)),
         "already on its way"
     );
     h.respond(del.id, Reply::error(403, "forbidden", "not yours"));
     assert_eq!(ids(&h), ["S", "a", "b"]);
-    assert_eq!(h.store.sessions_error().unwrap().status, Some(403));
+    assert_eq!(h.store.sessions().error().unwrap().status, Some(403));
 
-    h.act(|s, now| s.delete_session("a", now));
+    h.act(|s, now| s.sessions_mut().delete("a", now));
     let del = h.the_open(RequestKind::SessionDelete);
     h.respond(del.id, Reply::error(404, "session_not_found", "gone"));
     assert_eq!(ids(&h), ["S", "b"], "already gone is what a delete wants");
-    assert!(h.store.sessions_error().is_none());
+    assert!(h.store.sessions().error().is_none());
 }
 
 #[cfg(feature = "pi")]
@@ -405,8 +408,8 @@ fn deleting_the_open_session_switches_to_a_new_one_first() {
     h.respond(refresh.id, page(&["S", "a"], None));
     h.submit("queued while idle? no: sent");
     let chat = h.the_open(RequestKind::Chat);
-    assert!(h.act(|s, now| s.delete_session("S", now)));
-    let new = h.store.session_id().to_string();
+    assert!(h.act(|s, now| s.sessions_mut().delete("S", now)));
+    let new = h.store.session().id().to_string();
     assert_ne!(new, "S");
     assert_eq!(session_changes(&h), vec![new.clone()]);
     assert!(
@@ -424,10 +427,10 @@ fn deleting_the_open_session_switches_to_a_new_one_first() {
 #[test]
 fn a_session_nothing_was_said_in_is_only_forgotten() {
     let mut h = listed(&["S"], None);
-    let id = h.act(|s, now| s.new_session(now)).unwrap();
-    assert!(h.act(|s, now| s.delete_session(&id, now)));
+    let id = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
+    assert!(h.act(|s, now| s.sessions_mut().delete(&id, now)));
     assert_eq!(h.count(RequestKind::SessionDelete), 0);
-    let next = h.store.session_id().to_string();
+    let next = h.store.session().id().to_string();
     assert_ne!(next, id);
     assert_eq!(ids(&h), [next.as_str(), "S"]);
 }
@@ -435,7 +438,7 @@ fn a_session_nothing_was_said_in_is_only_forgotten() {
 #[test]
 fn archiving_moves_a_session_and_a_refusal_moves_it_back() {
     let mut h = listed(&["S", "a", "b"], None);
-    assert!(h.act(|s, now| s.archive_session("b", true, now)));
+    assert!(h.act(|s, now| s.sessions_mut().archive("b", true, now)));
     let patch = h.the_open(RequestKind::SessionPatch);
     assert_eq!(patch.body(), &json!({"archived": true}));
     let shown = items(&h);
@@ -448,9 +451,9 @@ fn archiving_moves_a_session_and_a_refusal_moves_it_back() {
     );
     h.respond(patch.id, Reply::network("offline"));
     assert!(!item(&h, "b").archived);
-    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.sessions().error().unwrap().kind, ErrorKind::Network);
 
-    h.act(|s, now| s.archive_session("a", true, now));
+    h.act(|s, now| s.sessions_mut().archive("a", true, now));
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(
         patch.id,
@@ -467,16 +470,16 @@ fn archiving_moves_a_session_and_a_refusal_moves_it_back() {
     );
 
     // The archived walk: its own pages.
-    h.act(|s, now| s.load_sessions(true, now));
+    h.act(|s, now| s.sessions_mut().load(true, now));
     let get = h.the_open(RequestKind::SessionsGet);
     assert_eq!(get.path, "/api/v1/agent/sessions?limit=20&archived=true");
     let body = json!({"sessions": [{"id": "a", "archived": true}, {"id": "old", "archived": true}], "nextCursor": "z"});
     h.respond(get.id, Reply::json(200, body));
-    assert!(h.store.sessions_loaded(true) && h.store.sessions_have_more(true));
+    assert!(h.store.sessions().loaded(true) && h.store.sessions().has_more(true));
     assert_eq!(ids(&h), ["S", "b", "a", "old"]);
 
     // Unarchived: back among the others.
-    h.act(|s, now| s.archive_session("old", false, now));
+    h.act(|s, now| s.sessions_mut().archive("old", false, now));
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(patch.id, Reply::status(200));
     assert_eq!(
@@ -485,15 +488,15 @@ fn archiving_moves_a_session_and_a_refusal_moves_it_back() {
         "at the top: its place is the server's to say"
     );
     assert!(!item(&h, "old").archived);
-    assert!(!h.act(|s, now| s.archive_session("nobody", true, now)));
+    assert!(!h.act(|s, now| s.sessions_mut().archive("nobody", true, now)));
 }
 
 #[cfg(feature = "pi")]
 #[test]
 fn a_title_given_before_the_server_knows_the_session_goes_once_it_does() {
     let mut h = Harness::with_caps(PI_CAPS);
-    let id = h.act(|s, now| s.new_session(now)).unwrap();
-    assert!(h.act(|s, now| s.rename_session(&id, "Draft plan", now)));
+    let id = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
+    assert!(h.act(|s, now| s.sessions_mut().rename(&id, "Draft plan", now)));
     assert_eq!(
         h.count(RequestKind::SessionPatch),
         0,
@@ -520,13 +523,13 @@ fn a_rename_the_server_does_not_know_yet_waits_without_an_error() {
     // A session with messages here (sent, the turn still on its way) but not on the list.
     let mut h = Harness::with_caps(PI_CAPS);
     let chat = streaming_turn(&mut h, "hello");
-    h.act(|s, now| s.rename_session("S", "Named", now));
+    h.act(|s, now| s.sessions_mut().rename("S", "Named", now));
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(
         patch.id,
         Reply::error(404, "session_not_found", "no such session"),
     );
-    assert!(h.store.sessions_error().is_none());
+    assert!(h.store.sessions().error().is_none());
     assert_eq!(item(&h, "S").title.as_deref(), Some("Named"));
     end_turn(&mut h, chat);
     let again = h.the_open(RequestKind::SessionPatch);
@@ -539,7 +542,7 @@ fn switching_keeps_each_sessions_parked_state_and_names_the_switch() {
     let mut h = listed(&["S", "a"], None);
     let chat = streaming_turn(&mut h, "in S");
     h.submit("waiting in S");
-    assert_eq!(h.store.queued().len(), 1);
+    assert_eq!(h.store.session().queued().len(), 1);
     h.switch_session("a");
     assert_eq!(session_changes(&h), ["a"]);
     assert!(
@@ -549,7 +552,7 @@ fn switching_keeps_each_sessions_parked_state_and_names_the_switch() {
     h.switch_session("S");
     assert_eq!(session_changes(&h), ["a", "S"]);
     assert_eq!(
-        h.store.queued()[0].text,
+        h.store.session().queued()[0].text,
         "waiting in S",
         "its queue is as it was"
     );
@@ -561,11 +564,11 @@ fn nothing_is_asked_after_dispose() {
     let mut h = listed(&["S", "a"], Some("c"));
     h.dispose();
     let n = h.sent.len();
-    assert!(!h.act(|s, now| s.load_sessions(false, now)));
-    assert!(!h.act(|s, now| s.load_more_sessions(false, now)));
-    assert!(!h.act(|s, now| s.rename_session("a", "x", now)));
-    assert!(!h.act(|s, now| s.delete_session("a", now)));
-    assert!(h.act(|s, now| s.new_session(now)).is_none());
+    assert!(!h.act(|s, now| s.sessions_mut().load(false, now)));
+    assert!(!h.act(|s, now| s.sessions_mut().load_more(false, now)));
+    assert!(!h.act(|s, now| s.sessions_mut().rename("a", "x", now)));
+    assert!(!h.act(|s, now| s.sessions_mut().delete("a", now)));
+    assert!(h.act(|s, now| s.sessions_mut().create(now)).is_none());
     assert_eq!(h.sent.len(), n);
 }
 
@@ -573,26 +576,26 @@ fn nothing_is_asked_after_dispose() {
 #[test]
 fn a_session_list_request_does_not_hold_up_the_chat() {
     let mut h = listed(&["S"], None);
-    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     assert_eq!(h.send("hi").kind, SubmitKind::Sent);
 }
 
 #[test]
 fn a_list_request_without_an_answer_times_out_and_frees_the_slot() {
     let mut h = listed(&["S", "a"], Some("c1"));
-    h.act(|s, now| s.load_more_sessions(false, now));
-    h.act(|s, now| s.rename_session("a", "Mine", now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
+    h.act(|s, now| s.sessions_mut().rename("a", "Mine", now));
     let hung = h.the_open(RequestKind::SessionsGet);
     h.advance(30_000);
     assert!(h.aborted.contains(&hung.id));
-    assert_eq!(h.store.sessions_error().unwrap().kind, ErrorKind::Network);
+    assert_eq!(h.store.sessions().error().unwrap().kind, ErrorKind::Network);
     assert_eq!(
         item(&h, "a").title.as_deref(),
         Some("title a"),
         "the unanswered rename undone"
     );
     assert!(
-        h.act(|s, now| s.load_more_sessions(false, now)),
+        h.act(|s, now| s.sessions_mut().load_more(false, now)),
         "the page can be asked again"
     );
 }
@@ -600,22 +603,22 @@ fn a_list_request_without_an_answer_times_out_and_frees_the_slot() {
 #[test]
 fn a_session_opened_again_while_its_delete_was_on_its_way_stays_listed() {
     let mut h = listed(&["S", "a"], None);
-    h.act(|s, now| s.delete_session("a", now));
+    h.act(|s, now| s.sessions_mut().delete("a", now));
     let del = h.the_open(RequestKind::SessionDelete);
     h.switch_session("a");
     h.respond(del.id, Reply::status(204));
     let it = item(&h, "a");
     assert!(it.local, "open, so listed; the server has it no more");
-    assert_eq!(h.store.session_id(), "a");
+    assert_eq!(h.store.session().id(), "a");
 }
 
 #[test]
 fn a_page_asked_before_a_change_was_taken_is_asked_again_not_merged() {
     let mut h = listed(&["S", "a", "b"], None);
-    h.act(|s, now| s.load_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load(false, now));
     let stale = h.the_open(RequestKind::SessionsGet);
-    h.act(|s, now| s.delete_session("a", now));
-    h.act(|s, now| s.rename_session("b", "New b", now));
+    h.act(|s, now| s.sessions_mut().delete("a", now));
+    h.act(|s, now| s.sessions_mut().rename("b", "New b", now));
     let del = h.the_open(RequestKind::SessionDelete);
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(del.id, Reply::status(204));
@@ -639,10 +642,10 @@ fn a_page_asked_before_a_change_was_taken_is_asked_again_not_merged() {
 #[test]
 fn of_two_changes_of_one_kind_the_last_made_wins_whatever_the_answer_order() {
     let mut h = listed(&["S", "a"], None);
-    h.act(|s, now| s.archive_session("a", true, now));
-    h.act(|s, now| s.archive_session("a", false, now));
-    h.act(|s, now| s.rename_session("a", "one", now));
-    h.act(|s, now| s.rename_session("a", "two", now));
+    h.act(|s, now| s.sessions_mut().archive("a", true, now));
+    h.act(|s, now| s.sessions_mut().archive("a", false, now));
+    h.act(|s, now| s.sessions_mut().rename("a", "one", now));
+    h.act(|s, now| s.sessions_mut().rename("a", "two", now));
     let patches = h
         .open(RequestKind::SessionPatch)
         .into_iter()
@@ -660,7 +663,7 @@ fn of_two_changes_of_one_kind_the_last_made_wins_whatever_the_answer_order() {
 #[test]
 fn an_archived_page_without_the_flag_is_archived_all_the_same() {
     let mut h = listed(&["S"], None);
-    h.act(|s, now| s.load_sessions(true, now));
+    h.act(|s, now| s.sessions_mut().load(true, now));
     let get = h.the_open(RequestKind::SessionsGet);
     h.respond(
         get.id,
@@ -673,7 +676,7 @@ fn an_archived_page_without_the_flag_is_archived_all_the_same() {
 #[test]
 fn an_archive_answer_without_the_whole_session_keeps_what_was_listed() {
     let mut h = listed(&["S", "a"], None);
-    h.act(|s, now| s.archive_session("a", true, now));
+    h.act(|s, now| s.sessions_mut().archive("a", true, now));
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(
         patch.id,
@@ -687,28 +690,28 @@ fn an_archive_answer_without_the_whole_session_keeps_what_was_listed() {
 #[test]
 fn a_later_page_answered_404_ends_the_walk_and_keeps_the_list() {
     let mut h = listed(&["S", "a"], Some("c1"));
-    h.act(|s, now| s.load_more_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     let more = h.the_open(RequestKind::SessionsGet);
     h.respond(
         more.id,
         Reply::error(404, "cursor_expired", "no such cursor"),
     );
-    assert!(h.store.sessions_available());
-    assert!(!h.store.sessions_have_more(false));
+    assert!(h.store.sessions().available());
+    assert!(!h.store.sessions().has_more(false));
     assert_eq!(ids(&h), ["S", "a"]);
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
 }
 
 #[test]
 fn a_session_opened_by_id_is_deleted_on_the_server_even_before_its_history_came() {
     let mut h = listed(&["S"], None);
     h.switch_session("X");
-    assert!(h.act(|s, now| s.delete_session("X", now)));
+    assert!(h.act(|s, now| s.sessions_mut().delete("X", now)));
     let del = h.the_open(RequestKind::SessionDelete);
     assert_eq!(del.path, "/api/v1/agent/sessions/X");
     // And a rename of such a session is sent at once.
     h.switch_session("Y");
-    h.act(|s, now| s.rename_session("Y", "Named", now));
+    h.act(|s, now| s.sessions_mut().rename("Y", "Named", now));
     assert_eq!(h.count(RequestKind::SessionPatch), 1);
 }
 
@@ -716,9 +719,9 @@ fn a_session_opened_by_id_is_deleted_on_the_server_even_before_its_history_came(
 #[test]
 fn renaming_a_local_session_with_messages_shows_at_once_and_after_the_answer() {
     let mut h = listed(&["S"], None);
-    let id = h.act(|s, now| s.new_session(now)).unwrap();
+    let id = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
     let chat = streaming_turn(&mut h, "first words");
-    h.act(|s, now| s.rename_session(&id, "Mine", now));
+    h.act(|s, now| s.sessions_mut().rename(&id, "Mine", now));
     assert_eq!(item(&h, &id).title.as_deref(), Some("Mine"));
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(patch.id, Reply::status(200));
@@ -730,10 +733,10 @@ fn renaming_a_local_session_with_messages_shows_at_once_and_after_the_answer() {
 #[test]
 fn a_title_held_back_is_superseded_by_a_later_rename() {
     let mut h = Harness::with_caps(PI_CAPS);
-    let id = h.act(|s, now| s.new_session(now)).unwrap();
-    h.act(|s, now| s.rename_session(&id, "A", now));
+    let id = h.act(|s, now| s.sessions_mut().create(now)).unwrap();
+    h.act(|s, now| s.sessions_mut().rename(&id, "A", now));
     let chat = streaming_turn(&mut h, "hello");
-    h.act(|s, now| s.rename_session(&id, "B", now));
+    h.act(|s, now| s.sessions_mut().rename(&id, "B", now));
     end_turn(&mut h, chat);
     let titles: Vec<Value> = h
         .requests(RequestKind::SessionPatch)
@@ -746,7 +749,7 @@ fn a_title_held_back_is_superseded_by_a_later_rename() {
 #[test]
 fn the_open_session_stays_listed_while_its_own_delete_is_on_its_way() {
     let mut h = listed(&["S", "a"], None);
-    h.act(|s, now| s.delete_session("a", now));
+    h.act(|s, now| s.sessions_mut().delete("a", now));
     h.switch_session("a");
     assert!(ids(&h).contains(&"a".to_string()));
 }
@@ -773,8 +776,8 @@ fn sessions_past_the_first_page_are_not_shown_as_new_after_a_refresh() {
 #[test]
 fn loading_on_mount_twice_asks_for_the_first_page_once() {
     let mut h = Harness::with_caps(PI_CAPS);
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
-    assert!(h.act(|s, now| s.load_sessions(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
+    assert!(h.act(|s, now| s.sessions_mut().load(false, now)));
     let get = h.the_open(RequestKind::SessionsGet);
     h.respond(get.id, page(&["S"], None));
     assert_eq!(h.count(RequestKind::SessionsGet), 1);
@@ -783,8 +786,8 @@ fn loading_on_mount_twice_asks_for_the_first_page_once() {
 #[test]
 fn dispose_aborts_the_list_requests_too() {
     let mut h = listed(&["S", "a"], Some("c"));
-    h.act(|s, now| s.load_more_sessions(false, now));
-    h.act(|s, now| s.rename_session("a", "x", now));
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
+    h.act(|s, now| s.sessions_mut().rename("a", "x", now));
     let get = h.the_open(RequestKind::SessionsGet);
     let patch = h.the_open(RequestKind::SessionPatch);
     h.dispose();
@@ -800,13 +803,17 @@ fn dispose_aborts_the_list_requests_too() {
 fn the_view_is_runs_of_pages_with_only_the_held_and_changed_sessions_apart() {
     use agent_chat_store::SessionListPart as Part;
     let mut h = listed(&["a", "S", "b"], Some("c1"));
-    let generation = h.store.sessions_listed(false).1;
-    h.act(|s, now| s.load_more_sessions(false, now));
+    let generation = h.store.sessions().listed(false).1;
+    h.act(|s, now| s.sessions_mut().load_more(false, now));
     let more = h.the_open(RequestKind::SessionsGet);
     h.respond(more.id, page(&["c", "d", "e"], Some("c2")));
-    assert_eq!(h.store.sessions_listed(false).1, generation, "a page added");
-    assert_eq!(h.store.sessions_listed(false).0.len(), 6);
-    let view = h.store.session_view();
+    assert_eq!(
+        h.store.sessions().listed(false).1,
+        generation,
+        "a page added"
+    );
+    assert_eq!(h.store.sessions().listed(false).0.len(), 6);
+    let view = h.store.sessions().view();
     // The open session `S` (held: its own status) shown apart, in its place.
     assert_eq!(view[0], Part::Listed(false, 0, 1));
     assert!(matches!(&view[1], Part::Own(i) if i.id == "S"));
@@ -815,29 +822,29 @@ fn the_view_is_runs_of_pages_with_only_the_held_and_changed_sessions_apart() {
     assert_eq!(ids(&h), ["a", "S", "b", "c", "d", "e"]);
 
     // A rename on its way: that session apart too, with its new title.
-    h.act(|s, now| s.rename_session("d", "New", now));
-    let view = h.store.session_view();
+    h.act(|s, now| s.sessions_mut().rename("d", "New", now));
+    let view = h.store.sessions().view();
     assert_eq!(view.len(), 5);
     assert!(matches!(&view[3], Part::Own(i) if i.id == "d" && i.title.as_deref() == Some("New")));
     assert_eq!(view[4], Part::Listed(false, 5, 6));
     let patch = h.the_open(RequestKind::SessionPatch);
     h.respond(patch.id, Reply::json(200, json!({})));
-    let taken = h.store.sessions_listed(false).1;
+    let taken = h.store.sessions().listed(false).1;
     assert!(taken > generation, "an item changed in place");
     assert_eq!(item(&h, "d").title.as_deref(), Some("New"));
 
     // The first page again, `e` moved up: recorded as a refresh of a 2-item page over 6.
-    h.act(|s, now| s.load_sessions(false, now));
+    h.act(|s, now| s.sessions_mut().load(false, now));
     let first = h.the_open(RequestKind::SessionsGet);
     h.respond(first.id, page(&["e", "a"], Some("c9")));
-    let (listed, now) = h.store.sessions_listed(false);
+    let (listed, now) = h.store.sessions().listed(false);
     assert_eq!(
         listed.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
         ["e", "a", "S", "b", "c", "d"]
     );
-    assert_eq!(h.store.sessions_refreshed(false), Some((now, 2, 6)));
+    assert_eq!(h.store.sessions().refreshed(false), Some((now, 2, 6)));
     assert_eq!(ids(&h), ["e", "a", "S", "b", "c", "d"]);
     // A session listed after the refresh is found in its new place (the index follows).
-    assert!(h.act(|s, now| s.rename_session("c", "Moved", now)));
+    assert!(h.act(|s, now| s.sessions_mut().rename("c", "Moved", now)));
     assert_eq!(item(&h, "c").title.as_deref(), Some("Moved"));
 }

@@ -26,8 +26,8 @@ fn switching_session_mid_post_aborts_it_and_switching_back_resumes_it() {
     h.switch_session("T");
     assert!(h.aborted.contains(&p.id), "the follow-up POST is aborted");
     assert!(h.aborted.contains(&chat), "the stream is aborted");
-    assert_eq!(h.store.session_id(), "T");
-    assert!(h.store.queued().is_empty(), "T has its own queue");
+    assert_eq!(h.store.session().id(), "T");
+    assert!(h.store.session().queued().is_empty(), "T has its own queue");
     assert_eq!(h.store.status(), Status::Ready);
 
     // The aborted POST's late answer (and the old stream's bytes) change nothing.
@@ -50,14 +50,14 @@ fn switching_session_mid_post_aborts_it_and_switching_back_resumes_it() {
     assert_eq!(again.path, FOLLOWUP);
     assert_eq!(again.client_seq(), p.client_seq());
     assert_eq!(again.client_nonce(), p.client_nonce());
-    assert_eq!(h.store.queued()[0].text, "in flight");
+    assert_eq!(h.store.session().queued()[0].text, "in flight");
     // The late answer of the first POST still changes nothing now that S is current again.
-    let before = h.store.queued()[0].clone();
+    let before = h.store.session().queued()[0].clone();
     h.respond(p.id, Reply::error(409, "FOLLOWUP_UNSUPPORTED", "late"));
-    assert_eq!(*h.store.queued()[0], before);
+    assert_eq!(*h.store.session().queued()[0], before);
     assert!(h.store.capabilities().native_follow_up);
     h.respond(again.id, accepted());
-    assert_eq!(h.store.queued()[0].state, ItemState::Accepted);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Accepted);
 }
 
 #[test]
@@ -134,7 +134,13 @@ fn a_session_parked_after_its_turn_ended_sends_what_was_waiting_when_it_returns(
             .count(),
         1
     );
-    let texts: Vec<&str> = h.store.queued().iter().map(|i| i.text.as_str()).collect();
+    let texts: Vec<&str> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.text.as_str())
+        .collect();
     assert_eq!(texts, ["b"]);
 }
 

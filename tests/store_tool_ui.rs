@@ -33,7 +33,7 @@ fn the_catalog_is_fetched_per_session_and_a_stale_answer_is_ignored() {
     let mut h = Harness::new(options());
     let first = h.the_open(RequestKind::Catalog);
     assert_eq!(first.path, "/api/v1/agent/catalog?sessionId=S");
-    assert!(h.store.tools().is_empty());
+    assert!(h.store.session().tools().is_empty());
     h.switch_session("T");
     let second = h.the_open(RequestKind::Catalog);
     assert_eq!(second.path, "/api/v1/agent/catalog?sessionId=T");
@@ -42,9 +42,15 @@ fn the_catalog_is_fetched_per_session_and_a_stale_answer_is_ignored() {
         first.id,
         Reply::json(200, catalog_json(&["ls", "echo", "pi.subagent"])),
     );
-    assert!(h.store.tools().is_empty());
+    assert!(h.store.session().tools().is_empty());
     h.respond(second.id, Reply::json(200, catalog_json(&["ls", "echo"])));
-    let names: Vec<&str> = h.store.tools().iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<&str> = h
+        .store
+        .session()
+        .tools()
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     assert_eq!(names, ["ls", "echo"]);
     // Back to S: its own catalog again, with the namespaced harness tool.
     h.switch_session(SESSION);
@@ -53,10 +59,16 @@ fn the_catalog_is_fetched_per_session_and_a_stale_answer_is_ignored() {
         again.id,
         Reply::json(200, catalog_json(&["ls", "echo", "pi.subagent"])),
     );
-    let names: Vec<&str> = h.store.tools().iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<&str> = h
+        .store
+        .session()
+        .tools()
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     assert_eq!(names, ["ls", "echo", "pi.subagent"]);
     assert_eq!(
-        h.store.tools()[2]
+        h.store.session().tools()[2]
             .ui
             .as_ref()
             .unwrap()
@@ -77,7 +89,7 @@ fn no_catalog_is_no_tools_and_no_error() {
         let mut h = Harness::new(options());
         let c = h.the_open(RequestKind::Catalog);
         h.respond(c.id, reply);
-        assert!(h.store.tools().is_empty());
+        assert!(h.store.session().tools().is_empty());
         assert!(h.errors().is_empty(), "{:?}", h.errors());
     }
 }
@@ -110,10 +122,10 @@ fn tool_parts_resolve_their_ui_from_details_then_data_tool_ui_then_the_catalog()
     let i = h.message_index("a1");
     // From the catalog only.
     assert_eq!(
-        h.store.export_message(i)["parts"][0]["ui"],
+        h.store.session().export_message(i)["parts"][0]["ui"],
         json!({"rendererId": "pi-subagent", "displayGroup": "agents", "icon": "bot"})
     );
-    let v0 = h.store.message_version(i);
+    let v0 = h.store.session().history().version(i);
     // Live progress: a data-tool-ui chunk (not history in pi mode) shows on the part.
     h.body(
         chat,
@@ -121,11 +133,11 @@ fn tool_parts_resolve_their_ui_from_details_then_data_tool_ui_then_the_catalog()
                        "details": {"uiKind": "pi-subagent", "status": "running", "transcript": []}}})]),
     );
     assert!(
-        h.store.message_version(i) > v0,
+        h.store.session().history().version(i) > v0,
         "the part's ui changed: the message is re-exported"
     );
     assert_eq!(
-        h.store.export_message(i)["parts"][0]["ui"]["details"]["status"],
+        h.store.session().export_message(i)["parts"][0]["ui"]["details"]["status"],
         "running"
     );
     assert_eq!(h.store.messages().len(), 2, "not a bubble of its own");
@@ -142,7 +154,7 @@ fn tool_parts_resolve_their_ui_from_details_then_data_tool_ui_then_the_catalog()
                    "details": {"uiKind": "pi-subagent", "status": "done", "steps": [1, 2]}}),
         )]),
     );
-    let part = &h.store.export_message(i)["parts"][0];
+    let part = &h.store.session().export_message(i)["parts"][0];
     assert_eq!(part["details"]["steps"], json!([1, 2]));
     assert_eq!(part["ui"]["details"]["status"], "done");
     assert_eq!(part["ui"]["icon"], "bot");
@@ -162,7 +174,7 @@ fn details_survive_hydration_from_the_canonical_history() {
             ]}]}),
         ),
     );
-    let part = &h.store.export_message(0)["parts"][0];
+    let part = &h.store.session().export_message(0)["parts"][0];
     assert_eq!(part["details"]["transcript"][0]["text"], "t");
     assert_eq!(part["ui"]["rendererId"], "pi-subagent");
 }

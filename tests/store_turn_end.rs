@@ -47,7 +47,13 @@ fn items_never_posted_at_turn_end_become_the_next_turn_and_its_follow_ups() {
     let next = h.the_open(RequestKind::Chat);
     assert_eq!(next.message(), "a");
     assert_eq!(h.store.status(), Status::Submitted);
-    let texts: Vec<&str> = h.store.queued().iter().map(|i| i.text.as_str()).collect();
+    let texts: Vec<&str> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|i| i.text.as_str())
+        .collect();
     assert_eq!(texts, ["b", "c"]);
     let users: Vec<String> = h
         .store
@@ -110,7 +116,13 @@ fn items_queued_right_before_the_end_follow_in_order() {
     h.respond(del.id, Reply::status(204));
     let next = h.the_open(RequestKind::Chat);
     assert_eq!(next.message(), "a");
-    let queued: Vec<&str> = h.store.queued().iter().map(|q| q.text.as_str()).collect();
+    let queued: Vec<&str> = h
+        .store
+        .session()
+        .queued()
+        .iter()
+        .map(|q| q.text.as_str())
+        .collect();
     assert_eq!(queued, ["b"]);
     // "b" follows "a" as its follow-up.
     h.respond(
@@ -129,7 +141,7 @@ fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     let chat = streaming_turn(&mut h, "first");
     let p = accepted_follow_up(&mut h, "late one");
-    let id = h.store.queued()[0].id.clone();
+    let id = h.store.session().queued()[0].id.clone();
     assert!(
         !h.retry_queued(&id),
         "nothing to retry while the server has it"
@@ -137,7 +149,7 @@ fn accepted_items_never_consumed_are_taken_back_and_sent_again() {
 
     end_turn(&mut h, chat);
     assert_eq!(h.store.status(), Status::Submitted, "held for the DELETE");
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     let del = h.the_open(RequestKind::FollowUpDelete);
     assert_eq!(del.method, Method::Delete);
     assert_eq!(
@@ -186,7 +198,7 @@ fn a_stop_takes_accepted_items_back_and_keeps_them_stalled() {
             p.client_seq()
         )
     );
-    let item = h.store.queued()[0].clone();
+    let item = h.store.session().queued()[0].clone();
     assert_eq!(
         (item.text.as_str(), item.state),
         ("queued one", ItemState::Stalled)
@@ -208,7 +220,7 @@ fn a_failed_chat_post_leaves_the_queued_items_for_the_user() {
     assert_eq!(h.store.status(), Status::Error);
     assert_eq!(h.count(RequestKind::FollowUpPost), 0);
     assert_eq!(h.count(RequestKind::Chat), 1, "nothing is sent on its own");
-    let item = h.store.queued()[0].clone();
+    let item = h.store.session().queued()[0].clone();
     assert_eq!(
         (item.text.as_str(), item.state),
         ("second", ItemState::Queued)
@@ -232,6 +244,7 @@ fn stop_keeps_unposted_items_queued_even_when_a_late_answer_comes() {
     h.respond(pa.id, accepted());
     let states: Vec<(&str, ItemState)> = h
         .store
+        .session()
         .queued()
         .iter()
         .map(|i| (i.text.as_str(), i.state))
@@ -318,7 +331,7 @@ fn a_copy_the_server_already_started_is_not_sent_again() {
         Reply::error(409, "conflict", "followup_already_started"),
     );
     assert_eq!(h.count(RequestKind::Chat), 1, "not sent a second time");
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     let users: Vec<String> = (h.store.messages().iter())
         .filter(|m| m.role == Role::User)
         .map(|m| m.text())
@@ -345,12 +358,12 @@ fn a_stalled_item_the_server_already_started_leaves_the_queue() {
     accepted_follow_up(&mut h, "queued one");
     h.stop();
     let del = h.the_open(RequestKind::FollowUpDelete);
-    assert_eq!(h.store.queued()[0].state, ItemState::Stalled);
+    assert_eq!(h.store.session().queued()[0].state, ItemState::Stalled);
     h.respond(
         del.id,
         Reply::error(409, "conflict", "followup_already_started"),
     );
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
     assert_eq!(h.count(RequestKind::Chat), 1);
 }
 
@@ -381,7 +394,7 @@ fn an_item_whose_answer_was_lost_is_taken_back_at_the_turn_end() {
         )
     };
     assert_eq!(dels, [path(&pa), path(&pb)], "both copies, at once");
-    let states: Vec<(&str, ItemState)> = (h.store.queued().iter())
+    let states: Vec<(&str, ItemState)> = (h.store.session().queued().iter())
         .map(|i| (i.text.as_str(), i.state))
         .collect();
     assert_eq!(
@@ -419,7 +432,7 @@ fn a_send_while_queued_items_wait_to_go_queues_behind_them() {
     assert_eq!(h.count(RequestKind::Chat), 1, "nothing before a's answer");
     h.respond(pa.id, Reply::error(400, "validation_error", "no"));
     // "a" was refused: it stays failed for the user, and waits with what is behind it.
-    let texts: Vec<(&str, ItemState)> = (h.store.queued().iter())
+    let texts: Vec<(&str, ItemState)> = (h.store.session().queued().iter())
         .map(|i| (i.text.as_str(), i.state))
         .collect();
     assert_eq!(
@@ -439,8 +452,8 @@ fn a_removed_items_delete_without_an_answer_is_sent_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     streaming_turn(&mut h, "first");
     accepted_follow_up(&mut h, "changed my mind");
-    let id = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.remove_queued(&id, now)));
+    let id = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().remove(&id, now)));
     let del = h.the_open(RequestKind::FollowUpDelete);
     h.respond(del.id, Reply::status(503));
     assert!(h.open(RequestKind::FollowUpDelete).is_empty());
@@ -470,7 +483,7 @@ fn a_message_sent_right_after_a_stop_waits_for_the_take_back() {
     assert_eq!(h.count(RequestKind::Chat), 1, "held for the DELETE");
     h.respond(del.id, Reply::status(204));
     assert_eq!(h.the_open(RequestKind::Chat).message(), "new question");
-    let item = &h.store.queued()[0];
+    let item = &h.store.session().queued()[0];
     assert_eq!(
         (item.text.as_str(), item.state),
         ("queued one", ItemState::Stalled)
@@ -486,11 +499,11 @@ fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
     accepted_follow_up(&mut h, "queued one");
     h.stop();
     let del = h.the_open(RequestKind::FollowUpDelete);
-    h.act(|s, _| s.set_draft("new question"));
+    h.act(|s, _| s.composer_mut().set_draft("new question"));
     assert_eq!(h.act(|s, now| s.submit(now)).kind, SubmitKind::Sent);
-    assert_eq!(h.store.draft(), "");
+    assert_eq!(h.store.composer().draft(), "");
     h.stop();
-    assert_eq!(h.store.draft(), "new question");
+    assert_eq!(h.store.composer().draft(), "new question");
     assert_ne!(h.store.messages().last().unwrap().text(), "new question");
     h.respond(del.id, Reply::status(204));
     assert_eq!(h.count(RequestKind::Chat), 1, "nothing sent");
@@ -507,14 +520,17 @@ fn stopping_a_retried_item_held_for_its_take_back_leaves_it_stalled() {
     h.submit("queued one");
     let post = h.the_open(RequestKind::FollowUpPost);
     end_turn(&mut h, chat);
-    let id = h.store.queued()[0].id.clone();
-    assert!(h.act(|s, now| s.retry_queued(&id, now)));
-    assert!(h.store.queued().is_empty(), "on its way as a new message");
+    let id = h.store.session().queued()[0].id.clone();
+    assert!(h.act(|s, now| s.follow_ups_mut().retry(&id, now)));
+    assert!(
+        h.store.session().queued().is_empty(),
+        "on its way as a new message"
+    );
     assert_eq!(h.store.status(), Status::Submitted);
     let del = h.the_open(RequestKind::FollowUpDelete);
 
     h.stop();
-    let queued: Vec<_> = (h.store.queued().iter())
+    let queued: Vec<_> = (h.store.session().queued().iter())
         .map(|q| (q.id.clone(), q.text.clone(), q.state))
         .collect();
     assert_eq!(
@@ -527,7 +543,7 @@ fn stopping_a_retried_item_held_for_its_take_back_leaves_it_stalled() {
     h.run_until_idle();
     assert_eq!(h.count(RequestKind::Chat), 1, "nothing sent on its own");
 
-    assert!(h.act(|s, now| s.retry_queued(&id, now)));
+    assert!(h.act(|s, now| s.follow_ups_mut().retry(&id, now)));
     assert_eq!(h.the_open(RequestKind::Chat).message(), "queued one");
-    assert!(h.store.queued().is_empty());
+    assert!(h.store.session().queued().is_empty());
 }

@@ -126,7 +126,7 @@ fn regenerate_and_continue_carry_their_own_options_and_automatic_sends_the_last_
     ]);
     body.extend_from_slice(DONE);
     h.respond(chat, Reply::sse(body));
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!("Paris")), now)));
+    assert!(h.act(|s, now| s.use_chat().add_tool_output("c1", Ok(json!("Paris")), now)));
     // The automatic continuation sends what the request it continues sent.
     let auto = h.the_open(RequestKind::Chat);
     assert_eq!(auto.body()["model"], "m2");
@@ -137,7 +137,7 @@ fn regenerate_and_continue_carry_their_own_options_and_automatic_sends_the_last_
         body: body_keys(json!({"model": "m3"})),
         ..SendOptions::default()
     };
-    assert!(h.act(|s, now| s.regenerate_with(None, regen, now)));
+    assert!(h.act(|s, now| s.use_chat().regenerate_with(None, regen, now)));
     let again = h.the_open(RequestKind::Chat);
     assert_eq!(again.body()["trigger"], "regenerate-message");
     assert_eq!(again.body()["model"], "m3");
@@ -190,7 +190,7 @@ fn the_finish_event_follows_every_ending_with_what_on_finish_reports() {
     let chat = h.the_open(RequestKind::Chat).id;
     h.respond(chat, Reply::error(500, "internal", "boom"));
     // An `error` chunk.
-    h.act(|s, _| s.clear_error());
+    h.act(|s, _| s.turn_mut().clear_error());
     h.send("four");
     let chat = h.the_open(RequestKind::Chat).id;
     let failed = sse(&[
@@ -267,7 +267,9 @@ fn client_tool_calls_are_told_once_and_provider_executed_ones_never() {
         ("c3", true)
     );
     // The host answers as `onToolCall` does, with `addToolOutput`.
-    assert!(h.act(|s, now| s.add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
+    assert!(h.act(|s, now| s
+        .use_chat()
+        .add_tool_output("c1", Ok(json!({"city": "Paris"})), now)));
     let part = &h.history()[1]["parts"][1];
     assert_eq!(part["state"], "output-available");
     assert_eq!(part["output"], json!({"city": "Paris"}));
@@ -282,7 +284,7 @@ fn set_messages_replaces_the_history_when_idle_and_refuses_while_a_turn_runs() {
             "parts": [{"type": "text", "text": "answer"}]}))
         .unwrap(),
     ];
-    assert!(h.store.set_messages(messages.clone()));
+    assert!(h.store.use_chat().set_messages(messages.clone()));
     assert_eq!(h.history().len(), 2);
     h.send("next");
     let chat = h.the_open(RequestKind::Chat);
@@ -291,10 +293,10 @@ fn set_messages_replaces_the_history_when_idle_and_refuses_while_a_turn_runs() {
         3,
         "sent with the turn"
     );
-    assert!(!h.store.set_messages(vec![]), "a turn runs");
+    assert!(!h.store.use_chat().set_messages(vec![]), "a turn runs");
     assert_eq!(h.history().len(), 3, "nothing changed");
     h.respond(chat.id, Reply::sse(ai_answer("a2", "ok")));
-    assert!(h.store.set_messages(vec![]));
+    assert!(h.store.use_chat().set_messages(vec![]));
     assert!(h.history().is_empty());
 }
 
@@ -385,7 +387,7 @@ fn ai_sdk_requests_name_no_message_on_a_submit_and_regenerate_answers_anew() {
         response_id: Some("id-2".into()),
         ..SendOptions::default()
     };
-    assert!(h.act(|s, now| s.regenerate_with(None, regen, now)));
+    assert!(h.act(|s, now| s.use_chat().regenerate_with(None, regen, now)));
     let again = h.the_open(RequestKind::Chat);
     assert_eq!(again.body()["trigger"], "regenerate-message");
     assert!(again.body().get("messageId").is_none(), "{}", again.body());
@@ -396,7 +398,11 @@ fn ai_sdk_requests_name_no_message_on_a_submit_and_regenerate_answers_anew() {
     assert_eq!(history[1]["id"], "id-2");
     assert_eq!(history[1]["parts"][0]["text"], "second");
     // A named regenerate names it, as `regenerate({messageId})` does.
-    assert!(h.act(|s, now| s.regenerate_with(Some("id-2"), SendOptions::default(), now)));
+    assert!(h.act(|s, now| s.use_chat().regenerate_with(
+        Some("id-2"),
+        SendOptions::default(),
+        now
+    )));
     assert_eq!(h.the_open(RequestKind::Chat).body()["messageId"], "id-2");
 }
 
@@ -463,7 +469,7 @@ fn with_a_prepare_hook_the_request_carries_the_body_the_hook_sees() {
 #[test]
 fn with_ai_sdk_requests_a_resume_is_submitted_until_it_writes_and_a_refused_one_fails() {
     let mut h = ai_sdk_requests();
-    assert!(h.act(|s, now| s.resume_stream(now)));
+    assert!(h.act(|s, now| s.turn_mut().resume_stream(now)));
     assert_eq!(h.store.status(), Status::Ready, "nothing shown while asked");
     let probe = h.the_open(RequestKind::StreamResume).id;
     let mut body = sse(&[json!({"type": "start", "messageId": "a1"})]);
@@ -483,7 +489,7 @@ fn with_ai_sdk_requests_a_resume_is_submitted_until_it_writes_and_a_refused_one_
     assert_eq!(h.store.status(), Status::Ready);
     assert_eq!(h.history()[0]["parts"][0]["text"], "resumed");
     // A refused resume is an error, as the `ai` package's, with the server's words.
-    assert!(h.act(|s, now| s.resume_stream(now)));
+    assert!(h.act(|s, now| s.turn_mut().resume_stream(now)));
     let probe = h.the_open(RequestKind::StreamResume).id;
     let seen = h.respond(
         probe,
@@ -506,7 +512,7 @@ fn with_ai_sdk_requests_a_resume_is_submitted_until_it_writes_and_a_refused_one_
     );
     // Without the option, a refused probe says nothing runs (SPEC §12).
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    assert!(h.act(|s, now| s.resume_stream(now)));
+    assert!(h.act(|s, now| s.turn_mut().resume_stream(now)));
     let probe = h.the_open(RequestKind::StreamResume).id;
     h.respond(
         probe,

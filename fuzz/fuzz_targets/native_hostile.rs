@@ -114,14 +114,21 @@ impl Host {
         }
         let s = &self.store;
         if s.status() == Status::Error {
-            assert!(s.error().is_some(), "status error without an error");
+            assert!(
+                s.session().error().is_some(),
+                "status error without an error"
+            );
         }
-        assert!(s.losses().len() <= 32, "{} losses kept", s.losses().len());
+        assert!(
+            s.session().losses().len() <= 32,
+            "{} losses kept",
+            s.session().losses().len()
+        );
         for i in 0..s.messages().len() {
-            let _ = serde_json::to_string(&s.export_message(i)).unwrap();
+            let _ = serde_json::to_string(&s.session().export_message(i)).unwrap();
         }
-        let _ = serde_json::to_string(&s.queued()).unwrap();
-        let _ = s.composer();
+        let _ = serde_json::to_string(&s.session().queued()).unwrap();
+        let _ = s.composer().state();
     }
 
     fn act(&mut self, f: impl FnOnce(&mut ChatStore, u64)) {
@@ -425,7 +432,7 @@ impl Host {
             }
             _ => {
                 trace!("stop");
-                self.user(|s, now| s.stop(now));
+                self.user(|s, now| s.turn_mut().stop(now));
             }
         }
     }

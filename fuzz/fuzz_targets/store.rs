@@ -189,7 +189,7 @@ impl Host {
                     if r.kind == RequestKind::FollowUpPost {
                         // Never an item that already left the queue.
                         let nonce = body_nonce(r.body.as_deref());
-                        let session = self.store.session_id().to_string();
+                        let session = self.store.session().id().to_string();
                         let gone = self.gone_nonces.get(&session);
                         assert!(
                             !gone.is_some_and(|g| g.contains(&nonce)),
@@ -225,9 +225,9 @@ impl Host {
 
     fn check(&mut self) {
         let s = &self.store;
-        let session = s.session_id().to_string();
+        let session = s.session().id().to_string();
         // The session list: each session once, the open one among them, one page in flight.
-        let items = s.session_items();
+        let items = s.sessions().items();
         let listed: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
         assert_eq!(
             listed.len(),
@@ -268,7 +268,7 @@ impl Host {
         // Queue: unique ids and nonces; what left never comes back.
         let mut ids = HashSet::new();
         let mut nonces = HashSet::new();
-        for q in s.queued() {
+        for q in s.session().queued() {
             assert!(ids.insert(q.id.clone()), "queued item {} twice", q.id);
             assert!(
                 nonces.insert(q.client_nonce.clone()),
@@ -287,7 +287,7 @@ impl Host {
                 }
             }
         }
-        let queued = s.queued();
+        let queued = s.session().queued();
         for (i, q) in queued.iter().enumerate() {
             // A stop puts the follow-up a held turn was to send back at the head: `stalled`
             // where the server may have it, `queued` where it does not.
@@ -320,7 +320,10 @@ impl Host {
         // Status.
         let status = s.status();
         if status == Status::Error {
-            assert!(s.error().is_some(), "status error without an error");
+            assert!(
+                s.session().error().is_some(),
+                "status error without an error"
+            );
         }
         // Switching sessions aborts the old one's streams, so every open one is this session's.
         let streams = self.open.iter().filter(|r| r.kind.is_stream()).count();
@@ -347,24 +350,29 @@ impl Host {
         }
         let known = (KNOWN_APPLIED_AFTER_VIOLATION && self.aborted_while_feeding)
             || (KNOWN_TURN_ID_AFTER_DISPOSE && self.disposed);
-        if s.turn_id().is_some() && !known {
+        if s.session().turn_id().is_some() && !known {
             assert!(
                 status.is_busy(),
                 "turn id {:?} while {status:?}",
-                s.turn_id()
+                s.session().turn_id()
             );
         }
         // Messages: unique ids; every one exports (the snapshot path).
         let mut seen = HashSet::new();
         for (i, m) in s.messages().iter().enumerate() {
             assert!(seen.insert(m.id.as_str()), "message id {:?} twice", m.id);
-            let _ = serde_json::to_string(&s.export_message(i)).unwrap();
+            let _ = serde_json::to_string(&s.session().export_message(i)).unwrap();
         }
-        let _ = serde_json::to_string(&s.queued()).unwrap();
-        let _ = s.composer();
+        let _ = serde_json::to_string(&s.session().queued()).unwrap();
+        let _ = s.composer().state();
         // What the generator may name next.
-        self.ctx.nonces = s.queued().iter().map(|q| q.client_nonce.clone()).collect();
-        self.ctx.client_seqs = s.queued().iter().map(|q| q.client_seq).collect();
+        self.ctx.nonces = s
+            .session()
+            .queued()
+            .iter()
+            .map(|q| q.client_nonce.clone())
+            .collect();
+        self.ctx.client_seqs = s.session().queued().iter().map(|q| q.client_seq).collect();
         self.ctx.local_ids = s.messages().iter().map(|m| m.id.clone()).take(8).collect();
     }
 
@@ -375,9 +383,10 @@ impl Host {
         trace!(
             "    -> status {:?}, turn {:?}, messages {}, queued {:?}, open {:?}",
             self.store.status(),
-            self.store.turn_id(),
+            self.store.session().turn_id(),
             self.store.messages().len(),
             self.store
+                .session()
                 .queued()
                 .iter()
                 .map(|q| (&q.text, q.state))
@@ -436,7 +445,7 @@ impl Host {
             "a late answer of request {id} changed the store"
         );
         assert!(
-            self.store.poll_request().is_none(),
+            self.store.outputs().poll_request().is_none(),
             "a late answer made a request"
         );
         self.drain();
@@ -635,7 +644,7 @@ impl Host {
                 let text = string(u);
                 trace!("submit {text:?}");
                 self.act(|s, now| {
-                    s.set_draft(&text);
+                    s.composer_mut().set_draft(&text);
                     s.submit(now);
                 });
             }
@@ -660,7 +669,7 @@ impl Host {
             3 => {
                 trace!("stop");
                 self.stopping = true;
-                self.act(|s, now| s.stop(now));
+                self.act(|s, now| s.turn_mut().stop(now));
                 self.stopping = false;
             }
             4 => {
@@ -669,9 +678,15 @@ impl Host {
                 self.act(|s, now| s.switch_session(to, now));
             }
             5 | 6 => {
-                let ids: Vec<String> = self.store.queued().iter().map(|q| q.id.clone()).collect();
+                let ids: Vec<String> = self
+                    .store
+                    .session()
+                    .queued()
+                    .iter()
+                    .map(|q| q.id.clone())
+                    .collect();
                 let id = u.choose(&ids).cloned().unwrap_or_else(|_| "fu-none".into());
-                if let Some(q) = self.store.queued().iter().find(|q| q.id == id) {
+                if let Some(q) = self.store.session().queued().iter().find(|q| q.id == id) {
                     if q.state == ItemState::Posting {
                         self.user_took.insert(q.client_nonce.clone());
                     }
@@ -679,12 +694,12 @@ impl Host {
                 if one_in(u, 2) {
                     trace!("remove {id}");
                     self.act(|s, now| {
-                        s.remove_queued(&id, now);
+                        s.follow_ups_mut().remove(&id, now);
                     });
                 } else {
                     trace!("retry {id}");
                     self.act(|s, now| {
-                        s.retry_queued(&id, now);
+                        s.follow_ups_mut().retry(&id, now);
                     });
                 }
             }
@@ -693,7 +708,7 @@ impl Host {
                 let target = if one_in(u, 2) { id } else { None };
                 trace!("regenerate {target:?}");
                 self.act(|s, now| {
-                    s.regenerate(target.as_deref(), now);
+                    s.use_chat().regenerate(target.as_deref(), now);
                 });
             }
             8 => {
@@ -702,7 +717,7 @@ impl Host {
                 let text = string(u);
                 trace!("edit {id:?} {text:?}");
                 self.act(|s, now| {
-                    s.edit(&id, &text, Vec::new(), now);
+                    s.use_chat().edit(&id, &text, Vec::new(), now);
                 });
             }
             9 => {
@@ -714,7 +729,7 @@ impl Host {
                 };
                 trace!("tool output for {call}: {out:?}");
                 self.act(|s, now| {
-                    s.add_tool_output(call, out, now);
+                    s.use_chat().add_tool_output(call, out, now);
                 });
             }
             10 => {
@@ -722,13 +737,13 @@ impl Host {
                 let yes = one_in(u, 2);
                 trace!("approval {ap} {yes}");
                 self.act(|s, now| {
-                    s.add_tool_approval_response(ap, yes, None, now);
+                    s.use_chat().add_tool_approval_response(ap, yes, None, now);
                 });
             }
             11 => {
                 trace!("continue");
                 self.act(|s, now| {
-                    s.continue_turn(now);
+                    s.use_chat().continue_turn(now);
                 })
             }
             12 if one_in(u, 16) => {
@@ -762,7 +777,7 @@ impl Host {
             }
             26 => self.late_answer(u),
             29 => {
-                let items = self.store.session_items();
+                let items = self.store.sessions().items();
                 let ids: Vec<String> = items
                     .iter()
                     .map(|i| i.id.clone())
@@ -774,38 +789,38 @@ impl Host {
                     0 => {
                         trace!("load sessions {archived}");
                         self.act(|s, now| {
-                            s.load_sessions(archived, now);
+                            s.sessions_mut().load(archived, now);
                         })
                     }
                     1 => {
                         trace!("load more sessions {archived}");
                         self.act(|s, now| {
-                            s.load_more_sessions(archived, now);
+                            s.sessions_mut().load_more(archived, now);
                         })
                     }
                     2 => {
                         trace!("new session");
                         self.act(|s, now| {
-                            s.new_session(now);
+                            s.sessions_mut().create(now);
                         })
                     }
                     3 | 4 => {
                         let title = string(u);
                         trace!("rename {id:?} {title:?}");
                         self.act(|s, now| {
-                            s.rename_session(&id, &title, now);
+                            s.sessions_mut().rename(&id, &title, now);
                         })
                     }
                     5 => {
                         trace!("archive {id:?} {archived}");
                         self.act(|s, now| {
-                            s.archive_session(&id, archived, now);
+                            s.sessions_mut().archive(&id, archived, now);
                         })
                     }
                     _ => {
                         trace!("delete {id:?}");
                         self.act(|s, now| {
-                            s.delete_session(&id, now);
+                            s.sessions_mut().delete(&id, now);
                         })
                     }
                 }

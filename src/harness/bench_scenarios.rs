@@ -434,7 +434,7 @@ impl SessionListRun {
         };
         answer_in_pieces(&mut self.store, id, body, 16 * 1024, now);
         // What a UI reads after every page (the snapshot's `sessions.items`).
-        std::hint::black_box(self.store.session_view());
+        std::hint::black_box(self.store.sessions().view());
         true
     }
 
@@ -443,22 +443,22 @@ impl SessionListRun {
     pub fn load(&mut self, pages: &[Vec<u8>]) -> usize {
         for (k, body) in pages.iter().enumerate() {
             let asked = match k {
-                0 => self.store.load_sessions(false, 3),
-                _ => self.store.load_more_sessions(false, 3),
+                0 => self.store.sessions_mut().load(false, 3),
+                _ => self.store.sessions_mut().load_more(false, 3),
             };
             if !asked || !self.page(body, 3) {
                 break;
             }
         }
-        self.store.session_items().len()
+        self.store.sessions().items().len()
     }
 
     /// The refresh after a turn: the first page asked again and answered with `first`.
     /// Returns the sessions shown.
     pub fn refresh(&mut self, first: &[u8]) -> usize {
-        self.store.load_sessions(false, 4);
+        self.store.sessions_mut().load(false, 4);
         self.page(first, 4);
-        self.store.session_items().len()
+        self.store.sessions().items().len()
     }
 }
 

@@ -26,7 +26,7 @@ pub(super) struct AutoSendQuestion {
     pub(super) stops: u32,
 }
 
-impl ChatStore {
+impl UseChat<'_> {
     /// Regenerates an assistant message (the last one by default) in AI SDK mode: the history
     /// is trimmed after the user message before it and the turn is requested again with the
     /// trigger `regenerate-message`. Returns false when not possible (busy, pi mode, nothing
@@ -46,13 +46,13 @@ impl ChatStore {
         // pi-native: the server keeps the history; what can be asked again is a prompt given
         // up unanswered, under its own nonce.
         #[cfg(feature = "pi")]
-        if self.native() {
-            return self.resend_unsent_prompt(now_ms);
+        if self.store.native() {
+            return self.store.resend_unsent_prompt(now_ms);
         }
-        if !self.can_regenerate() {
+        if !self.store.can_regenerate() {
             return false;
         }
-        let h = self.session.conversation.history();
+        let h = self.store.session.conversation.history();
         // The named message, else the last one, as `useChat` does: after a failed turn the last
         // message is the user's, which is asked again (the usual Retry button).
         let target = match message_id {
@@ -65,10 +65,10 @@ impl ChatStore {
         let keep = if assistant { i } else { i + 1 };
         // The body names the answer to replace; a retried user message names none unless it
         // was named (`useChat` sends the `messageId` it was given).
-        let named = (message_id.is_some() || assistant && !self.opts.ai_sdk_requests)
+        let named = (message_id.is_some() || assistant && !self.store.opts.ai_sdk_requests)
             .then(|| h.messages()[i].id.clone());
-        self.session.conversation.truncate(keep);
-        self.start_request_turn(
+        self.store.session.conversation.truncate(keep);
+        self.store.start_request_turn(
             "regenerate-message",
             named,
             String::new(),
@@ -84,11 +84,11 @@ impl ChatStore {
     /// changed) while a turn runs, whose stream writes into the last message; in pi mode the
     /// next hydration shows the server's history again.
     pub fn set_messages(&mut self, messages: Vec<UIMessage>) -> bool {
-        if self.outbox.disposed || self.status().is_busy() {
+        if self.store.outbox.disposed || self.store.status().is_busy() {
             return false;
         }
-        self.session.conversation.hydrate(messages, false);
-        self.touch();
+        self.store.session.conversation.hydrate(messages, false);
+        self.store.touch();
         true
     }
 
@@ -115,13 +115,17 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) -> SubmitResult {
-        if let Err(reason) =
-            composer::decide(self.status(), &self.capabilities(), text, files.len())
-        {
+        if let Err(reason) = composer::decide(
+            self.store.status(),
+            &self.store.capabilities(),
+            text,
+            files.len(),
+        ) {
             return SubmitResult::blocked(reason);
         }
-        let editable = self.can_edit()
+        let editable = self.store.can_edit()
             && self
+                .store
                 .session
                 .conversation
                 .history()
@@ -131,12 +135,13 @@ impl ChatStore {
             return SubmitResult::blocked(Refusal::Busy);
         }
         let i = self
+            .store
             .session
             .conversation
             .history()
             .position(message_id)
             .unwrap_or(0);
-        let c = &mut self.session.conversation;
+        let c = &mut self.store.session.conversation;
         c.truncate(i);
         let mut msg = UIMessage::new(message_id, Role::User);
         msg.metadata = options.message_metadata.clone().map(Box::new);
@@ -145,7 +150,7 @@ impl ChatStore {
             msg.parts.push(Part::text(text, None));
         }
         c.push_user_message(msg);
-        self.start_request_turn(
+        self.store.start_request_turn(
             "submit-message",
             Some(message_id.to_string()),
             text.to_string(),
@@ -165,22 +170,23 @@ impl ChatStore {
         output: Result<Value, String>,
         now_ms: u64,
     ) -> bool {
-        if self.outbox.disposed {
+        if self.store.outbox.disposed {
             return false;
         }
-        if self.session.pi_owns_history() {
-            let answered = (self.session).answer_question(tool_call_id, output, now_ms);
-            return self.after_answer(answered, now_ms);
+        if self.store.session.pi_owns_history() {
+            let answered = (self.store.session).answer_question(tool_call_id, output, now_ms);
+            return self.store.after_answer(answered, now_ms);
         }
         if !self
+            .store
             .session
             .conversation
             .add_tool_output(tool_call_id, &output)
         {
             return false;
         }
-        self.touch();
-        self.send_automatically(now_ms);
+        self.store.touch();
+        self.store.send_automatically(now_ms);
         true
     }
 
@@ -193,26 +199,27 @@ impl ChatStore {
         reason: Option<String>,
         now_ms: u64,
     ) -> bool {
-        if self.outbox.disposed {
+        if self.store.outbox.disposed {
             return false;
         }
-        if self.session.pi_owns_history() {
-            let answered = (self.session).answer_approval(approval_id, approved, reason, now_ms);
-            return self.after_answer(answered, now_ms);
+        if self.store.session.pi_owns_history() {
+            let answered =
+                (self.store.session).answer_approval(approval_id, approved, reason, now_ms);
+            return self.store.after_answer(answered, now_ms);
         }
-        let c = &mut self.session.conversation;
+        let c = &mut self.store.session.conversation;
         if !c.add_tool_approval_response(approval_id, approved, reason.as_deref()) {
             return false;
         }
-        self.touch();
-        self.send_automatically(now_ms);
+        self.store.touch();
+        self.store.send_automatically(now_ms);
         true
     }
 
     /// The body keys, headers and metadata the next automatic continuation sends (`useChat`'s
     /// `addToolOutput({…, options})`), in place of the last request's.
     pub fn set_request_options(&mut self, options: SendOptions) {
-        self.session.last_request = SendOptions {
+        self.store.session.last_request = SendOptions {
             message_id: None,
             message_metadata: None,
             response_id: None,
@@ -224,7 +231,7 @@ impl ChatStore {
     /// running): the request `useChat` makes after tool outputs or approvals. Hosts with their
     /// own `sendAutomaticallyWhen` predicate call it; the built-in ones call it themselves.
     pub fn continue_turn(&mut self, now_ms: u64) -> bool {
-        let options = self.session.last_request.clone();
+        let options = self.store.session.last_request.clone();
         self.continue_turn_with(options, now_ms)
     }
 
@@ -232,14 +239,15 @@ impl ChatStore {
     /// metadata (`useChat`'s `sendMessage(undefined, options)`).
     pub fn continue_turn_with(&mut self, options: SendOptions, now_ms: u64) -> bool {
         let last = self
+            .store
             .messages()
             .last()
             .filter(|m| m.role == Role::Assistant)
             .map(|m| m.id.clone());
-        if !self.can_edit() || last.is_none() {
+        if !self.store.can_edit() || last.is_none() {
             return false;
         }
-        self.start_request_turn(
+        self.store.start_request_turn(
             "submit-message",
             last,
             String::new(),
@@ -249,7 +257,9 @@ impl ChatStore {
         );
         true
     }
+}
 
+impl ChatStore {
     /// Where `useChat` asks its `sendAutomaticallyWhen`: after a tool output or an approval
     /// answer, and when a turn ended without an error. A built-in predicate is computed here;
     /// the host's own is asked (`Output::AskAutoSend`).
@@ -261,14 +271,14 @@ impl ChatStore {
                 self.auto_send.tokens += 1;
                 self.auto_send.asked = Some(AutoSendQuestion {
                     session: self.session.id.clone(),
-                    messages_revision: self.messages_revision(),
+                    messages_revision: self.session().history().revision(),
                     stops: self.auto_send.stops,
                 });
                 self.auto_send.ask = true;
             }
             rule => {
                 if rule.holds(self.messages()) {
-                    self.continue_turn(now_ms);
+                    self.use_chat().continue_turn(now_ms);
                 }
             }
         }
@@ -285,9 +295,9 @@ impl ChatStore {
             return false;
         };
         let current = q.session == self.session.id
-            && q.messages_revision == self.messages_revision()
+            && q.messages_revision == self.session().history().revision()
             && q.stops == self.auto_send.stops;
         self.auto_send.asked = None;
-        yes && current && self.continue_turn(now_ms)
+        yes && current && self.use_chat().continue_turn(now_ms)
     }
 }

@@ -77,11 +77,11 @@ fn approval_id(t: &ToolPart) -> Option<&str> {
     t.approval.as_deref()?.id()
 }
 
-impl ChatStore {
+impl SessionView<'_> {
     /// The calls of messages `from..` that wait for the user (`snapshot.pending`), with the
     /// index of the message each is in.
     pub fn pending_from(&self, from: usize) -> Vec<(usize, PendingCall)> {
-        let s = &self.session;
+        let s = &self.store.session;
         let messages = s.conversation.history().messages();
         let mut out = Vec::new();
         for (i, m) in messages.iter().enumerate().skip(from) {
@@ -110,7 +110,9 @@ impl ChatStore {
         }
         out
     }
+}
 
+impl ChatStore {
     /// Acts on what a user's answer did: a refusal is told, a queued answer posted.
     pub(super) fn after_answer(&mut self, answered: Answered, now_ms: u64) -> bool {
         match answered {

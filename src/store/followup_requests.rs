@@ -24,68 +24,6 @@ impl ChatStore {
         self.touch();
     }
 
-    /// Removes a waiting bubble. One the server may have is also deleted there.
-    pub fn remove_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
-        if self.outbox.disposed {
-            return false;
-        }
-        let posting = self
-            .session
-            .queue
-            .get(item_id)
-            .is_some_and(|i| i.state == crate::machines::followup_queue::ItemState::Posting);
-        if let Some(native) = self.remove_on_server(item_id, now_ms) {
-            return native;
-        }
-        match self.session.queue.remove(item_id) {
-            None => false,
-            Some(server_keys) => {
-                if let Some((seq, nonce)) = server_keys {
-                    self.take_back(seq, &nonce, now_ms);
-                }
-                self.touch();
-                self.pump(now_ms);
-                // The removed item may have been the `failed` head that kept the items behind
-                // it waiting after the turn ended: they move on now, as they would have at the
-                // turn's end (without this they stayed `queued` forever; found by
-                // tests/fault_schedules.rs). A `posting` one's POST is still out: its answer
-                // (or timeout) moves them on, so the next turn cannot overtake it on the wire.
-                if !posting {
-                    self.send_next_queued(now_ms);
-                }
-                true
-            }
-        }
-    }
-
-    /// Retries a waiting bubble: a `failed` one is posted again (same seq and nonce); a
-    /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
-    /// the server's copy, so it cannot run twice).
-    pub fn retry_queued(&mut self, item_id: &str, now_ms: u64) -> bool {
-        if self.outbox.disposed {
-            return false;
-        }
-        let Some(item) = self.session.queue.get(item_id) else {
-            return false;
-        };
-        let state = item.state;
-        let as_new_message = state.waits_for_user() || !self.status().is_busy();
-        if !as_new_message {
-            let ok = self.session.queue.retry(item_id, now_ms);
-            self.touch();
-            self.pump(now_ms);
-            return ok;
-        }
-        if self.status().is_busy() {
-            return false; // a stalled item waits for the turn to end
-        }
-        let Some((item, server_has_it)) = self.session.queue.take(item_id) else {
-            return false;
-        };
-        self.send_as_new_message(item, server_has_it, now_ms);
-        true
-    }
-
     pub(super) fn on_followup_answer(
         &mut self,
         ticket: Option<u64>,
@@ -233,5 +171,105 @@ impl Session {
         let carried = options.and_then(|o| o.carried(None));
         merge_body(&opts.body, &mut body);
         (opts.route(&self.id, |r| &r.followup), body, carried)
+    }
+}
+
+impl FollowUpsMut<'_> {
+    /// Removes a waiting bubble. One the server may have is also deleted there.
+    pub fn remove(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.store.outbox.disposed {
+            return false;
+        }
+        let posting = self
+            .store
+            .session
+            .queue
+            .get(item_id)
+            .is_some_and(|i| i.state == crate::machines::followup_queue::ItemState::Posting);
+        if let Some(native) = self.store.remove_on_server(item_id, now_ms) {
+            return native;
+        }
+        match self.store.session.queue.remove(item_id) {
+            None => false,
+            Some(server_keys) => {
+                if let Some((seq, nonce)) = server_keys {
+                    self.store.take_back(seq, &nonce, now_ms);
+                }
+                self.store.touch();
+                self.store.pump(now_ms);
+                // The removed item may have been the `failed` head that kept the items behind
+                // it waiting after the turn ended: they move on now, as they would have at the
+                // turn's end (without this they stayed `queued` forever; found by
+                // tests/fault_schedules.rs). A `posting` one's POST is still out: its answer
+                // (or timeout) moves them on, so the next turn cannot overtake it on the wire.
+                if !posting {
+                    self.store.send_next_queued(now_ms);
+                }
+                true
+            }
+        }
+    }
+
+    /// Retries a waiting bubble: a `failed` one is posted again (same seq and nonce); a
+    /// `stalled` one, or any item while no turn runs, is sent as a new message (after deleting
+    /// the server's copy, so it cannot run twice).
+    pub fn retry(&mut self, item_id: &str, now_ms: u64) -> bool {
+        if self.store.outbox.disposed {
+            return false;
+        }
+        let Some(item) = self.store.session.queue.get(item_id) else {
+            return false;
+        };
+        let state = item.state;
+        let as_new_message = state.waits_for_user() || !self.store.status().is_busy();
+        if !as_new_message {
+            let ok = self.store.session.queue.retry(item_id, now_ms);
+            self.store.touch();
+            self.store.pump(now_ms);
+            return ok;
+        }
+        if self.store.status().is_busy() {
+            return false; // a stalled item waits for the turn to end
+        }
+        let Some((item, server_has_it)) = self.store.session.queue.take(item_id) else {
+            return false;
+        };
+        self.store.send_as_new_message(item, server_has_it, now_ms);
+        true
+    }
+
+    /// Queues `text` as a follow-up of the running turn (a waiting bubble).
+    pub(super) fn enqueue(
+        &mut self,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) {
+        // pi-native's server may name no follow-up it runs: what its history held of the
+        // text before is what tells whether this one ran (`native/queue.rs`).
+        let texts_before = self.store.texts_before(text);
+        let q = &mut self.store.session.queue;
+        let options = (!options.is_empty()).then(|| Box::new(options));
+        let item = q.enqueue_with(
+            text.to_string(),
+            files,
+            options,
+            now_ms,
+            self.store.rng.as_mut(),
+        );
+        if let Some(n) = texts_before {
+            let id = item.id.clone();
+            q.set_texts_before(&id, n);
+        }
+        self.store.touch();
+        self.store.pump(now_ms);
+    }
+
+    /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
+    /// clock behind what it was before a reload cannot fall below what the server accepted
+    /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).
+    pub fn raise_client_seq(&mut self, seq: u64) {
+        self.store.session.queue.raise_seq(seq);
     }
 }

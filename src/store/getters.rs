@@ -1,29 +1,15 @@
-//! What the store shows: the open session's state, its messages and their versions, the
-//! composer's policy, and the questions a UI asks of it (can it regenerate, edit, does a call
-//! wait for the user). Read-only; the snapshot of the wasm shell is built from these.
+//! What the store shows: the open session's state ([`SessionView`]), its messages and their
+//! versions, the composer ([`Composer`]), and the questions a UI asks of it (can it
+//! regenerate, edit, does a call wait for the user). Read-only; the snapshot of the wasm shell
+//! is built from these.
 
 use super::*;
+use crate::reduce::History;
 
 impl ChatStore {
-    /// The open session's id (`sessionId`).
-    pub fn session_id(&self) -> &str {
-        &self.session.id
-    }
-
-    /// What the store could not show of this session, newest last (at most 32): the
-    /// snapshot's `losses`.
-    pub fn losses(&self) -> &[Loss] {
-        &self.session.history.losses
-    }
-
     /// The chat's `status` (SPEC §5): busy while `submitted` or `streaming`.
     pub fn status(&self) -> Status {
         self.session.turn.phase.status()
-    }
-
-    /// The `error` of the open session's last turn, while it stands.
-    pub fn error(&self) -> Option<&ChatError> {
-        self.session.error.as_ref()
     }
 
     /// The session's `capabilities` (SPEC §4): as resolved, with `aiSdkOwnsHistory: false` once
@@ -36,117 +22,10 @@ impl ChatStore {
         c
     }
 
-    /// `capabilitiesLoaded`: given statically, or the capabilities route has answered (or
-    /// failed: then the defaults). Until then the defaults apply.
-    pub fn capabilities_loaded(&self) -> bool {
-        self.session.runtime.loaded
-    }
-
-    /// The session runtime's tool catalog (empty when the server has none).
-    pub fn tools(&self) -> &[ToolCatalogEntry] {
-        &self.session.runtime.tools
-    }
-
-    /// Message `i` as the UI gets it: its JSON with the resolved `ui` on every tool part.
-    pub fn export_message(&self, i: usize) -> Value {
-        let s = &self.session;
-        tool_ui::export_message(
-            &s.conversation.history().messages()[i],
-            &s.runtime.tool_ui,
-            &s.runtime.tools,
-        )
-    }
-
-    /// Part `k` of message `i` as the UI gets it, shown as `shown` (the part itself, or it with
-    /// placeholders: [`crate::protocol::ToolPart::without_input`]): its JSON, with the resolved `ui` of the
-    /// part on a tool part that has one (`export_message(i)["parts"][k]`, without exporting the other
-    /// parts). The `ui` does not depend on the fields a placeholder stands for.
-    pub fn export_part_as(&self, i: usize, k: usize, shown: &Part) -> Value {
-        let s = &self.session;
-        let part = &s.conversation.history().messages()[i].parts[k];
-        let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
-        if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
-            tool_ui::put_ui(obj, t, &s.runtime.tool_ui, &s.runtime.tools);
-        }
-        v
-    }
-
-    /// Changes whenever the resolved `ui` of a tool part may change while the part itself
-    /// does not: an unchanged tool part exported at the same `tool_ui_version` exports the same.
-    pub fn tool_ui_version(&self) -> u64 {
-        self.revisions.tool_ui
-    }
-
-    /// The one canonical list: display and action eligibility both read it.
+    /// The open session's messages: the one canonical list, display and action eligibility
+    /// both read it ([`SessionView::history`] has their versions).
     pub fn messages(&self) -> &[UIMessage] {
         self.session.conversation.history().messages()
-    }
-
-    /// The version of message `i`: it changes exactly when that message changes.
-    pub fn message_version(&self, i: usize) -> u64 {
-        self.session.conversation.history().version(i)
-    }
-
-    /// The version of the last change of message `i` other than appends to its texts: while
-    /// it is not newer than a version seen, its texts only grew since.
-    pub fn message_reshaped(&self, i: usize) -> u64 {
-        self.session.conversation.history().reshaped(i)
-    }
-
-    /// Every message's version, by position ([`ChatStore::message_version`] of each).
-    pub fn message_versions(&self) -> &[u64] {
-        self.session.conversation.history().versions()
-    }
-
-    /// The current session's history revision: with
-    /// [`messages_changed_from`](Self::messages_changed_from), a consumer that keeps the versions it saw learns where to
-    /// compare them from. A session switch starts another history: compare it all.
-    pub fn messages_revision(&self) -> u64 {
-        self.session.conversation.history().revision()
-    }
-
-    /// The lowest position whose message may have changed since the current session's history
-    /// was at revision `since` ([`crate::History::changed_from`]).
-    pub fn messages_changed_from(&self, since: u64) -> usize {
-        self.session.conversation.history().changed_from(since)
-    }
-
-    /// The waiting bubbles, shown after all messages.
-    pub fn queued(&self) -> Vec<&FollowUpItem> {
-        self.session.queue.view()
-    }
-
-    /// The composer's draft text (`composer.draft`).
-    pub fn draft(&self) -> &str {
-        &self.draft.text
-    }
-
-    /// The files attached to the draft (`composer.files`).
-    pub fn draft_files(&self) -> &[FileAttachment] {
-        &self.draft.files
-    }
-
-    /// What the composer may do now (`composer`, SPEC §5), from the status, the capabilities
-    /// and the draft.
-    pub fn composer(&self) -> ComposerState {
-        composer::composer_state(
-            self.status(),
-            &self.capabilities(),
-            &self.draft.text,
-            self.draft.files.len(),
-        )
-    }
-
-    /// The server's id of the running turn (`turnId`, from `x-turn-id` or `data-turn-start`),
-    /// for stop and resume.
-    pub fn turn_id(&self) -> Option<&str> {
-        self.session.turn.turn_id.as_deref()
-    }
-
-    /// `hydrated`: the canonical history (`GET …/messages`) has been answered or has failed, or
-    /// hydration is off.
-    pub fn hydrated(&self) -> bool {
-        self.session.history.hydrated
     }
 
     /// Changes whenever anything a snapshot shows changes; equal revisions mean equal
@@ -172,23 +51,130 @@ impl ChatStore {
     pub fn can_edit(&self) -> bool {
         !self.outbox.disposed && !self.session.pi_owns_history() && !self.status().is_busy()
     }
+}
+
+impl<'a> SessionView<'a> {
+    /// The open session's id (`sessionId`).
+    pub fn id(&self) -> &'a str {
+        &self.store.session.id
+    }
+
+    /// What the store could not show of this session, newest last (at most 32): the
+    /// snapshot's `losses`.
+    pub fn losses(&self) -> &'a [Loss] {
+        &self.store.session.history.losses
+    }
+
+    /// The `error` of the open session's last turn, while it stands.
+    pub fn error(&self) -> Option<&'a ChatError> {
+        self.store.session.error.as_ref()
+    }
+
+    /// The server's id of the running turn (`turnId`, from `x-turn-id` or `data-turn-start`),
+    /// for stop and resume.
+    pub fn turn_id(&self) -> Option<&'a str> {
+        self.store.session.turn.turn_id.as_deref()
+    }
 
     /// A turn was sent and no assistant message shows its answer yet (`useChat`'s `submitted`
     /// before the first chunk that writes): where a UI shows a waiting indicator.
     pub fn awaiting_answer(&self) -> bool {
-        self.status() == Status::Submitted
-            && self
-                .session
-                .conversation
-                .history()
-                .messages()
-                .last()
-                .is_none_or(|m| m.role != Role::Assistant)
+        self.store.status() == Status::Submitted
+            && (self.store.messages().last()).is_none_or(|m| m.role != Role::Assistant)
     }
 
+    /// `capabilitiesLoaded`: given statically, or the capabilities route has answered (or
+    /// failed: then the defaults). Until then the defaults apply.
+    pub fn capabilities_loaded(&self) -> bool {
+        self.store.session.runtime.loaded
+    }
+
+    /// The session runtime's tool catalog (empty when the server has none).
+    pub fn tools(&self) -> &'a [ToolCatalogEntry] {
+        &self.store.session.runtime.tools
+    }
+
+    /// `hydrated`: the canonical history (`GET …/messages`) has been answered or has failed, or
+    /// hydration is off.
+    pub fn hydrated(&self) -> bool {
+        self.store.session.history.hydrated
+    }
+
+    /// The session's history: its messages with their versions ([`History::version`]), its
+    /// revision and where it changed since one ([`History::changed_from`]). A session switch
+    /// starts another history: compare it all.
+    pub fn history(&self) -> &'a History {
+        self.store.session.conversation.history()
+    }
+
+    /// Message `i` as the UI gets it: its JSON with the resolved `ui` on every tool part.
+    pub fn export_message(&self, i: usize) -> Value {
+        let s = &self.store.session;
+        tool_ui::export_message(
+            &s.conversation.history().messages()[i],
+            &s.runtime.tool_ui,
+            &s.runtime.tools,
+        )
+    }
+
+    /// Part `k` of message `i` as the UI gets it, shown as `shown` (the part itself, or it with
+    /// placeholders: [`crate::protocol::ToolPart::without_input`]): its JSON, with the resolved
+    /// `ui` of the part on a tool part that has one (`export_message(i)["parts"][k]`, without
+    /// exporting the other parts). The `ui` does not depend on the fields a placeholder stands
+    /// for.
+    pub fn export_part_as(&self, i: usize, k: usize, shown: &Part) -> Value {
+        let s = &self.store.session;
+        let part = &s.conversation.history().messages()[i].parts[k];
+        let mut v = serde_json::to_value(shown).unwrap_or(Value::Null);
+        if let (Part::Tool(t), Some(obj)) = (part, v.as_object_mut()) {
+            tool_ui::put_ui(obj, t, &s.runtime.tool_ui, &s.runtime.tools);
+        }
+        v
+    }
+
+    /// Changes whenever the resolved `ui` of a tool part may change while the part itself
+    /// does not: an unchanged tool part exported at the same `tool_ui_version` exports the same.
+    pub fn tool_ui_version(&self) -> u64 {
+        self.store.revisions.tool_ui
+    }
+
+    /// The waiting bubbles, shown after all messages.
+    pub fn queued(&self) -> Vec<&'a FollowUpItem> {
+        self.store.session.queue.view()
+    }
+
+    /// The last `clientSeq` the session's queue gave out (0 before the first): what a host with
+    /// storage keeps across reloads ([`FollowUpsMut::raise_client_seq`]).
+    pub fn last_client_seq(&self) -> u64 {
+        self.store.session.queue.last_seq()
+    }
     /// The last turn ended by a stop, not a failure (`snapshot.stopped`): the user's stop, or
     /// its request aborted (an `Aborted` error). False while a turn runs.
     pub fn stopped(&self) -> bool {
-        self.session.turn.stopped && !self.status().is_busy()
+        self.store.session.turn.stopped && !self.store.status().is_busy()
+    }
+}
+
+impl<'a> Composer<'a> {
+    /// The draft text (`composer.draft`).
+    pub fn draft(&self) -> &'a str {
+        &self.store.draft.text
+    }
+
+    /// The files attached to the draft (`composer.files`).
+    pub fn files(&self) -> &'a [FileAttachment] {
+        &self.store.draft.files
+    }
+
+    /// What the composer may do now (`composer`, SPEC §5), from the status, the capabilities
+    /// and the draft.
+    pub fn state(&self) -> ComposerState {
+        let s = self.store;
+        composer::composer_state(
+            s.status(),
+            &s.capabilities(),
+            &s.draft.text,
+            s.draft.files.len(),
+        )
     }
 }

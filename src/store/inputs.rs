@@ -184,7 +184,8 @@ impl ChatStore {
                 }
             }
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
-                self.on_session_answer(id, p.kind, Ok((status, &p.body)), now_ms)
+                self.sessions_mut()
+                    .on_answer(id, p.kind, Ok((status, &p.body)), now_ms)
             }
             RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
                 let result = match ok {
@@ -247,7 +248,8 @@ impl ChatStore {
                 self.outbox.events.push_back(StoreEvent::Error { error });
             }
             RequestKind::SessionsGet | RequestKind::SessionPatch | RequestKind::SessionDelete => {
-                self.on_session_answer(id, p.kind, Err(error), now_ms)
+                self.sessions_mut()
+                    .on_answer(id, p.kind, Err(error), now_ms)
             }
             RequestKind::ApprovalPost | RequestKind::ToolOutputPost => {
                 let (retry, rng) = (&self.opts.retry, self.rng.as_mut());

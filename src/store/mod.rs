@@ -6,7 +6,7 @@
 //!
 //! This file is the router: the type, the outputs and the small actions. The rest lives by
 //! concern, each file an `impl ChatStore` block over the state it owns:
-//! - `getters.rs`: what a snapshot shows;
+//! - `handles.rs`: the API's sub-handles; `getters.rs`: what a snapshot shows;
 //! - `options.rs`: routes, limits, the auto-send rule;
 //! - `outbox.rs`: requests in flight, their generation, aborts; `wire.rs`: paths and bodies;
 //! - `inputs.rs`: the host's inputs (response heads, bodies, ends, failures, timeouts);
@@ -22,20 +22,24 @@
 //!   prompts (`prompt.rs`), the server's queue (`queue.rs`, its clear of the whole queue in
 //!   `queue/clear_all.rs`), its per-session state (`state.rs`).
 //!
-//! Methods by kind (the quinn-proto / str0m shape):
-//! - **A. getters**: [`ChatStore::status`], [`ChatStore::messages`], [`ChatStore::queued`],
-//!   [`ChatStore::composer`], and the policy a UI shows ([`ChatStore::can_edit`],
-//!   [`ChatStore::can_regenerate`], [`ChatStore::awaiting_answer`]), …
-//! - **B. user actions**: [`ChatStore::set_draft`], [`ChatStore::submit`], [`ChatStore::send`],
-//!   [`ChatStore::stop`], [`ChatStore::switch_session`], [`ChatStore::remove_queued`],
-//!   [`ChatStore::retry_queued`], [`ChatStore::regenerate`], [`ChatStore::edit`],
-//!   [`ChatStore::add_tool_output`], [`ChatStore::add_tool_approval_response`],
-//!   [`ChatStore::continue_turn`], [`ChatStore::dispose`];
+//! Methods by kind (the quinn-proto / str0m shape: what is not the run loop goes through a
+//! handle on the sub-state it reads or changes, `handles.rs`):
+//! - **A. getters**: [`ChatStore::status`], [`ChatStore::messages`],
+//!   [`ChatStore::capabilities`], [`ChatStore::revision`], the policy a UI shows
+//!   ([`ChatStore::can_edit`], [`ChatStore::can_regenerate`]); the open session's state through
+//!   [`ChatStore::session`] ([`SessionView`]: id, error, history, queued, pending calls, …), the
+//!   composer through [`ChatStore::composer`], the session list through [`ChatStore::sessions`];
+//! - **B. user actions**: [`ChatStore::submit`], [`ChatStore::send`], [`ChatStore::send_with`],
+//!   [`ChatStore::switch_session`], [`ChatStore::dispose`]; the draft through
+//!   [`ChatStore::composer_mut`], the turn (stop, resume, clear its error) through
+//!   [`ChatStore::turn_mut`], the waiting bubbles through [`ChatStore::follow_ups_mut`], the
+//!   session list through [`ChatStore::sessions_mut`], and regenerate, edit, tool outputs and
+//!   approvals through [`ChatStore::use_chat`];
 //! - **C. inputs**: [`ChatStore::handle_response_head`], [`ChatStore::handle_response_body`],
 //!   [`ChatStore::handle_response_end`], [`ChatStore::handle_request_failed`],
-//!   [`ChatStore::handle_timeout`], [`ChatStore::handle_chunk`];
-//! - **D. outputs**: [`ChatStore::poll_request`], [`ChatStore::poll_abort`],
-//!   [`ChatStore::poll_event`], [`ChatStore::poll_timeout`].
+//!   [`ChatStore::handle_timeout`], [`ChatStore::handle_chunk`], [`ChatStore::handle_auto_send`];
+//! - **D. outputs**: [`ChatStore::poll_output`] and [`ChatStore::poll_timeout`]; one kind at a
+//!   time through [`ChatStore::outputs`].
 //!
 //! After every action or input, drain the outputs until they are empty (see the crate docs).
 
@@ -44,6 +48,7 @@ mod answers;
 mod followup_requests;
 mod getters;
 mod growth;
+mod handles;
 mod inputs;
 mod losses;
 #[cfg(feature = "pi")]
@@ -61,6 +66,10 @@ mod wire;
 use answers::Answers;
 pub use answers::PendingCall;
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
+pub use handles::{
+    Composer, ComposerMut, FollowUpsMut, Outputs, SessionView, Sessions, SessionsMut, TurnMut,
+    UseChat,
+};
 pub use losses::{Loss, LossCode};
 #[cfg(feature = "pi")]
 pub use native::MAX_PROMPT_ATTEMPTS;
@@ -355,22 +364,6 @@ impl ChatStore {
         std::mem::take(&mut self.auto_send.ask).then_some(Output::AskAutoSend { token })
     }
 
-    /// The next request to make (only the requests; [`poll_output`](Self::poll_output) gives
-    /// every output in order).
-    pub fn poll_request(&mut self) -> Option<Request> {
-        self.outbox.requests.pop_front()
-    }
-
-    /// The next in-flight request to abort (its late answer is ignored anyway).
-    pub fn poll_abort(&mut self) -> Option<RequestId> {
-        self.outbox.aborts.pop_front()
-    }
-
-    /// The next event for the host (`onData`, `onError`, diagnostics).
-    pub fn poll_event(&mut self) -> Option<StoreEvent> {
-        self.outbox.events.pop_front()
-    }
-
     /// When to call [`ChatStore::handle_timeout`] next (absolute, in the host's ms clock).
     pub fn poll_timeout(&self) -> Option<u64> {
         let deadlines = self.outbox.pending.values().filter_map(|p| p.deadline);
@@ -418,22 +411,6 @@ impl ChatStore {
 
     // ----- user actions --------------------------------------------------------------------
 
-    /// Sets the draft text (`setDraft`).
-    pub fn set_draft(&mut self, text: &str) {
-        if self.draft.text != text {
-            self.draft.text = text.to_string();
-            self.touch();
-        }
-    }
-
-    /// Sets the files attached to the draft (`setDraftFiles`).
-    pub fn set_draft_files(&mut self, files: Vec<FileAttachment>) {
-        if self.draft.files != files {
-            self.draft.files = files;
-            self.touch();
-        }
-    }
-
     /// Sends the draft: a new turn when ready, a queued follow-up when busy and the runtime
     /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
     /// cleared only when the message was accepted.
@@ -475,7 +452,7 @@ impl ChatStore {
             Ok(SendRoute::Turn)
                 if self.session.turn.send_queue_when_idle && self.session.queue.has_next() =>
             {
-                self.enqueue(text, files, options, now_ms);
+                self.follow_ups_mut().enqueue(text, files, options, now_ms);
                 self.send_next_queued(now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
@@ -484,70 +461,10 @@ impl ChatStore {
                 SubmitResult::done(SubmitKind::Sent)
             }
             Ok(SendRoute::FollowUp) => {
-                self.enqueue(text, files, options, now_ms);
+                self.follow_ups_mut().enqueue(text, files, options, now_ms);
                 SubmitResult::done(SubmitKind::Queued)
             }
         }
-    }
-
-    fn enqueue(
-        &mut self,
-        text: &str,
-        files: Vec<FileAttachment>,
-        options: SendOptions,
-        now_ms: u64,
-    ) {
-        // pi-native's server may name no follow-up it runs: what its history held of the
-        // text before is what tells whether this one ran (`native/queue.rs`).
-        let texts_before = self.texts_before(text);
-        let q = &mut self.session.queue;
-        let options = (!options.is_empty()).then(|| Box::new(options));
-        let item = q.enqueue_with(text.to_string(), files, options, now_ms, self.rng.as_mut());
-        if let Some(n) = texts_before {
-            let id = item.id.clone();
-            q.set_texts_before(&id, n);
-        }
-        self.touch();
-        self.pump(now_ms);
-    }
-
-    /// The last `clientSeq` the current session's queue gave out (0 before the first): what a
-    /// host with storage keeps across reloads ([`raise_client_seq`](Self::raise_client_seq)).
-    pub fn last_client_seq(&self) -> u64 {
-        self.session.queue.last_seq()
-    }
-
-    /// The current session's next `clientSeq` is above `seq`: a host's stored last seq, so a
-    /// clock behind what it was before a reload cannot fall below what the server accepted
-    /// (SPEC §6; a refusal is renumbered anyway, this saves the round trips).
-    pub fn raise_client_seq(&mut self, seq: u64) {
-        self.session.queue.raise_seq(seq);
-    }
-
-    /// Attaches to a turn the server is running, as `useChat`'s `resumeStream` (SPEC §12): the
-    /// stream route is asked from the turn's start (`cursor=-1`); a 204 means nothing runs.
-    /// What opening a session does by itself unless the `attach` option is off. Returns false
-    /// when this client already follows a turn (or the store is disposed).
-    pub fn resume_stream(&mut self, now_ms: u64) -> bool {
-        if self.outbox.disposed || !matches!(self.session.turn.phase, Phase::Idle { .. }) {
-            return false;
-        }
-        (self.session).probe(&self.opts, &mut self.outbox, now_ms);
-        true
-    }
-
-    /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
-    /// `ready` and `error` goes; in any other status it does nothing. Nothing else changes (the
-    /// messages stay as they are).
-    pub fn clear_error(&mut self) {
-        // Only a failed turn's error: while a turn runs, its error decides how it ends.
-        let s = &mut self.session;
-        if !matches!(s.turn.phase, Phase::Idle { failed: true }) {
-            return;
-        }
-        s.turn.phase = Phase::IDLE;
-        s.error = None;
-        self.touch();
     }
 
     /// Ends the store: every request is aborted, nothing more is asked for, and late answers
@@ -582,5 +499,72 @@ impl ChatStore {
 
     fn touch(&mut self) {
         self.revisions.revision += 1;
+    }
+}
+
+impl Outputs<'_> {
+    /// The next request to make (only the requests; [`ChatStore::poll_output`] gives
+    /// every output in order).
+    pub fn poll_request(&mut self) -> Option<Request> {
+        self.store.outbox.requests.pop_front()
+    }
+
+    /// The next in-flight request to abort (its late answer is ignored anyway).
+    pub fn poll_abort(&mut self) -> Option<RequestId> {
+        self.store.outbox.aborts.pop_front()
+    }
+
+    /// The next event for the host (`onData`, `onError`, diagnostics).
+    pub fn poll_event(&mut self) -> Option<StoreEvent> {
+        self.store.outbox.events.pop_front()
+    }
+}
+
+impl ComposerMut<'_> {
+    /// Sets the draft text (`setDraft`).
+    pub fn set_draft(&mut self, text: &str) {
+        if self.store.draft.text != text {
+            self.store.draft.text = text.to_string();
+            self.store.touch();
+        }
+    }
+
+    /// Sets the files attached to the draft (`setDraftFiles`).
+    pub fn set_files(&mut self, files: Vec<FileAttachment>) {
+        if self.store.draft.files != files {
+            self.store.draft.files = files;
+            self.store.touch();
+        }
+    }
+}
+
+impl TurnMut<'_> {
+    /// Attaches to a turn the server is running, as `useChat`'s `resumeStream` (SPEC §12): the
+    /// stream route is asked from the turn's start (`cursor=-1`); a 204 means nothing runs.
+    /// What opening a session does by itself unless the `attach` option is off. Returns false
+    /// when this client already follows a turn (or the store is disposed).
+    pub fn resume_stream(&mut self, now_ms: u64) -> bool {
+        if self.store.outbox.disposed
+            || !matches!(self.store.session.turn.phase, Phase::Idle { .. })
+        {
+            return false;
+        }
+        let s = &mut *self.store;
+        (s.session).probe(&s.opts, &mut s.outbox, now_ms);
+        true
+    }
+
+    /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes
+    /// `ready` and `error` goes; in any other status it does nothing. Nothing else changes (the
+    /// messages stay as they are).
+    pub fn clear_error(&mut self) {
+        // Only a failed turn's error: while a turn runs, its error decides how it ends.
+        let s = &mut self.store.session;
+        if !matches!(s.turn.phase, Phase::Idle { failed: true }) {
+            return;
+        }
+        s.turn.phase = Phase::IDLE;
+        s.error = None;
+        self.store.touch();
     }
 }

@@ -183,7 +183,7 @@ impl ChatStore {
             return self.stop_on_server(Ending::Refused(error), now_ms);
         }
         if matches!(self.session.turn.phase, Phase::Held(_)) {
-            self.stop(now_ms);
+            self.turn_mut().stop(now_ms);
         }
         let s = &mut self.session;
         s.turn.phase = Phase::Idle { failed: true };

@@ -178,11 +178,6 @@ impl ChatStore {
 
     // ----- the session list's routes (SPEC §11; pi-native's own, reference §3.4–§3.11) -------
 
-    /// The server keeps archived sessions (pi-native has no archive).
-    pub fn sessions_archivable(&self) -> bool {
-        !self.native()
-    }
-
     /// The request that asks the server for `change` of session `id`.
     pub(super) fn send_session_change(
         &mut self,
@@ -192,9 +187,16 @@ impl ChatStore {
     ) {
         #[cfg(feature = "pi")]
         if self.native() {
-            return self.send_native_change(id, change, now_ms);
+            return self.sessions_mut().send_native_change(id, change, now_ms);
         }
-        self.send_change_sse(id, change, now_ms);
+        self.sessions_mut().send_change_sse(id, change, now_ms);
+    }
+}
+
+impl Sessions<'_> {
+    /// The server keeps archived sessions (pi-native has no archive).
+    pub fn archivable(&self) -> bool {
+        !self.store.native()
     }
 }
 

@@ -7,25 +7,25 @@ use super::*;
 mod machine;
 pub(super) use machine::{Ending, HeldTurn, Phase, SentTurn, Turn};
 
-impl ChatStore {
+impl TurnMut<'_> {
     /// Stops the running turn: the stream is aborted, the server is told (`DELETE …/turn`),
     /// and the composer is usable again. Queued items that were never posted stay queued
     /// (a stop is not an invitation to send the next one); accepted ones become `stalled`.
     pub fn stop(&mut self, now_ms: u64) {
-        self.auto_send.stops = self.auto_send.stops.wrapping_add(1);
-        if !self.status().is_busy() {
+        self.store.auto_send.stops = self.store.auto_send.stops.wrapping_add(1);
+        if !self.store.status().is_busy() {
             return;
         }
-        if let Some(held) = self.session.turn.phase.take_held() {
+        if let Some(held) = self.store.session.turn.phase.take_held() {
             if let Some(bubble) = &held.bubble {
-                self.session.conversation.withdraw(&bubble.id);
+                self.store.session.conversation.withdraw(&bubble.id);
             }
             let options = Some(Box::new(held.options));
             if let Some((nonce, seq)) = held.unposted {
                 // A queued follow-up on its way to be the next message: it waits, `queued`,
                 // where it was (a stop sends nothing that is queued, SPEC §6).
-                let before = self.texts_before(&held.text);
-                let q = &mut self.session.queue;
+                let before = self.store.texts_before(&held.text);
+                let q = &mut self.store.session.queue;
                 q.restore_queued(&nonce, seq, held.text, held.files, options);
                 if let Some(n) = before {
                     q.set_texts_before(&format!("fu-{nonce}"), n);
@@ -34,21 +34,23 @@ impl ChatStore {
                 // A queued item on its way back as a new message: after a stop it waits,
                 // `stalled`, where it was (SPEC §6), not in the composer, which may hold
                 // something else.
-                (self.session.queue).restore_stalled(&nonce, held.text, held.files, options);
+                (self.store.session.queue).restore_stalled(&nonce, held.text, held.files, options);
             } else if held.bubble.is_some()
-                && self.draft.text.is_empty()
-                && self.draft.files.is_empty()
+                && self.store.draft.text.is_empty()
+                && self.store.draft.files.is_empty()
             {
                 // Never sent: the message goes back to the composer (if it is empty) rather
                 // than stay as if it had been asked.
-                self.draft.text = held.text;
-                self.draft.files = held.files;
+                self.store.draft.text = held.text;
+                self.store.draft.files = held.files;
             }
-            return self.touch();
+            return self.store.touch();
         }
-        self.stop_on_server(Ending::Stopped, now_ms);
+        self.store.stop_on_server(Ending::Stopped, now_ms);
     }
+}
 
+impl ChatStore {
     /// Starts a turn with a new user message.
     pub(super) fn start_turn(
         &mut self,
@@ -140,7 +142,7 @@ impl ChatStore {
         }
         // The send's own keys over the store's `body` option, neither over the store's keys.
         options.merge_body(&mut body);
-        self.set_request_options(options.clone());
+        self.use_chat().set_request_options(options.clone());
         let answer_id = options.response_id.clone();
         merge_body(&self.opts.body, &mut body);
         let body = if self.session.pi_owns_history() {
@@ -294,7 +296,7 @@ impl ChatStore {
             self.request(kind, Method::Put, path, Some(body), now_ms);
         }
         self.touch();
-        self.sessions_after_turn(now_ms);
+        self.sessions_mut().after_turn(now_ms);
         if finished {
             self.session.turn.send_queue_when_idle = !self.session.turn.stream_error;
             self.send_next_queued(now_ms);

@@ -28,7 +28,7 @@ impl World {
             let native = self.transport == Transport::Native;
             let w = [
                 if busy { 22 } else { 12 }, // submit (a follow-up when busy, a turn otherwise)
-                if self.page.store.queued().is_empty() {
+                if self.page.store.session().queued().is_empty() {
                     0
                 } else {
                     4
@@ -79,7 +79,7 @@ impl World {
         self.note("--- quiescence: the network heals ---".into());
         let sessions = self.visited.clone();
         // The current session last, so the store ends where the user left it.
-        let cur = self.page.store.session_id().to_string();
+        let cur = self.page.store.session().id().to_string();
         let order: Vec<String> = sessions
             .iter()
             .filter(|s| **s != cur)
@@ -87,7 +87,7 @@ impl World {
             .chain(std::iter::once(cur.clone()))
             .collect();
         for s in order {
-            if self.page.store.session_id() != s {
+            if self.page.store.session().id() != s {
                 self.note(format!("settle: switch to {s}"));
                 self.opening = true;
                 self.act(|h| h.switch_session(&s));
@@ -97,6 +97,7 @@ impl World {
             let q = self
                 .page
                 .store
+                .session()
                 .queued()
                 .iter()
                 .map(|i| (i.id.clone(), i.text.clone(), i.state))
@@ -139,7 +140,7 @@ impl World {
     fn check_step(&self) {
         // A POST whose item left the queue (consumed by the stream, or removed and so deleted)
         // no longer holds the line: the server has it or will refuse it.
-        let q = self.page.store.queued();
+        let q = self.page.store.session().queued();
         let open_posts: Vec<RequestId> = self
             .reqs
             .iter()

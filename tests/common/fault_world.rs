@@ -288,7 +288,7 @@ impl World {
     /// The current page's waiting bubbles, one word each (`FAULT_TRACE=1` logs it as it
     /// changes): text, state, and `-` removing, `!` an error, `ro` another client's.
     fn queue_summary(&self) -> String {
-        let items: Vec<String> = (self.page.store.queued().iter())
+        let items: Vec<String> = (self.page.store.session().queued().iter())
             .map(|i| {
                 let mut s = format!("{}:{:?}", i.text, i.state);
                 if i.removing {
@@ -303,7 +303,7 @@ impl World {
                 s
             })
             .collect();
-        format!("{} [{}]", self.page.store.session_id(), items.join(" "))
+        format!("{} [{}]", self.page.store.session().id(), items.join(" "))
     }
 
     /// New requests get a fate; new aborts cancel what the network still had for them.
@@ -347,7 +347,7 @@ impl World {
     /// it (found by its text, unique per item).
     fn follow_requeued_items(&mut self) {
         let page = self.page_no;
-        let moved: Vec<_> = (self.page.store.queued().iter())
+        let moved: Vec<_> = (self.page.store.session().queued().iter())
             .filter(|q| !q.read_only)
             .filter(|q| !self.items.iter().any(|i| i.id == q.id))
             .map(|q| (q.id.clone(), q.client_nonce.clone(), q.text.clone()))
@@ -369,8 +369,8 @@ impl World {
     /// as a follow-up (SPEC §6): from then on it is one of the user's items, under the nonce
     /// the store gave it.
     fn adopt_refused_turns(&mut self) {
-        let session = self.page.store.session_id().to_string();
-        let new: Vec<_> = (self.page.store.queued().iter())
+        let session = self.page.store.session().id().to_string();
+        let new: Vec<_> = (self.page.store.session().queued().iter())
             .filter(|q| self.turn_texts.contains(&q.text))
             .filter(|q| !self.items.iter().any(|i| i.id == q.id))
             .map(|q| (q.id.clone(), q.client_nonce.clone(), q.text.clone()))
@@ -401,7 +401,7 @@ impl World {
         format!(
             "p{}/{}/{what}{}",
             self.page_no,
-            self.page.store.session_id(),
+            self.page.store.session().id(),
             self.counter
         )
     }
@@ -416,9 +416,9 @@ impl World {
                 self.turn_texts.insert(text);
             }
             SubmitKind::Queued => {
-                let item = (*self.page.store.queued().last().unwrap()).clone();
+                let item = (*self.page.store.session().queued().last().unwrap()).clone();
                 assert_eq!(item.text, text);
-                let session = self.page.store.session_id().to_string();
+                let session = self.page.store.session().id().to_string();
                 let k = self
                     .items
                     .iter()
@@ -442,14 +442,14 @@ impl World {
 
     pub fn user_remove(&mut self) {
         // Another client's rows (an earlier page's, over pi-native) are read-only here.
-        let q: Vec<_> = (self.page.store.queued().into_iter())
+        let q: Vec<_> = (self.page.store.session().queued().into_iter())
             .filter(|i| !i.read_only)
             .collect();
         if q.is_empty() {
             return;
         }
         let item = q[self.rng.below(q.len() as u64) as usize].clone();
-        let ok = self.act(|h| h.act(|s, now| s.remove_queued(&item.id, now)));
+        let ok = self.act(|h| h.act(|s, now| s.follow_ups_mut().remove(&item.id, now)));
         self.note(format!(
             "user removes {:?} ({:?}) → {ok}",
             item.text, item.state
@@ -465,7 +465,7 @@ impl World {
     /// item the stop put back: one on its way to be the next message).
     pub fn user_stop(&mut self) {
         let ids = |w: &World| -> Vec<String> {
-            (w.page.store.queued().iter())
+            (w.page.store.session().queued().iter())
                 .map(|i| i.id.clone())
                 .collect()
         };
@@ -482,6 +482,7 @@ impl World {
         let Some(item) = self
             .page
             .store
+            .session()
             .queued()
             .iter()
             .find(|i| i.state == ItemState::Failed)
@@ -494,7 +495,7 @@ impl World {
     }
 
     pub fn user_switch(&mut self) {
-        let cur = self.page.store.session_id().to_string();
+        let cur = self.page.store.session().id().to_string();
         let next = SESSIONS.iter().find(|s| **s != cur).unwrap().to_string();
         self.note(format!("user switches {cur} → {next}"));
         let sent = self.page.sent.len();
@@ -524,7 +525,7 @@ impl World {
     /// A page reload: a new store, built later, on the session the old page showed. What
     /// the old page had on the wire may still reach the server; its answers go nowhere.
     pub fn reload(&mut self) {
-        let session = self.page.store.session_id().to_string();
+        let session = self.page.store.session().id().to_string();
         self.check_page_end();
         self.now += self.rng.range(1_000, 5_000);
         let old = self.page_no;

@@ -333,13 +333,13 @@ impl Harness {
     /// Types `text` into the composer and submits it.
     pub fn submit(&mut self, text: &str) -> SubmitResult {
         self.act(|s, now| {
-            s.set_draft(text);
+            s.composer_mut().set_draft(text);
             s.submit(now)
         })
     }
 
     pub fn stop(&mut self) {
-        self.act(|s, now| s.stop(now))
+        self.act(|s, now| s.turn_mut().stop(now))
     }
 
     pub fn switch_session(&mut self, id: &str) {
@@ -351,7 +351,7 @@ impl Harness {
     }
 
     pub fn retry_queued(&mut self, item_id: &str) -> bool {
-        self.act(|s, now| s.retry_queued(item_id, now))
+        self.act(|s, now| s.follow_ups_mut().retry(item_id, now))
     }
 
     // ----- the scripted server -----

@@ -200,7 +200,7 @@ pub fn continued_tool_turn(h: &mut Harness, calls: &[&str]) -> Sent {
         .collect();
     tool_step_turn(h, "hi", &tool_chunks, None);
     assert_eq!(h.store.status(), Status::Ready);
-    assert!(h.act(|s, now| s.add_tool_output(calls[0], Ok(json!(1)), now)));
-    assert!(h.act(|s, now| s.continue_turn(now)));
+    assert!(h.act(|s, now| s.use_chat().add_tool_output(calls[0], Ok(json!(1)), now)));
+    assert!(h.act(|s, now| s.use_chat().continue_turn(now)));
     h.last(RequestKind::Chat)
 }

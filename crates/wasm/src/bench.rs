@@ -61,13 +61,13 @@ impl BenchCore {
 }
 
 /// `benchExportedMessages(store) → string`: the store's messages as the core exports them
-/// (`ChatStore::export_message`), as JSON, for checking that the incremental snapshot shows
+/// (`SessionView::export_message`), as JSON, for checking that the incremental snapshot shows
 /// exactly that.
 #[wasm_bindgen(js_name = benchExportedMessages, skip_typescript)]
 pub fn bench_exported_messages(store: &super::JsChatStore) -> String {
     let core = store.shell.core.borrow();
     let list: Vec<Value> = (0..core.messages().len())
-        .map(|i| core.export_message(i))
+        .map(|i| core.session().export_message(i))
         .collect();
     agent_chat_store::shell_json::to_string(&list)
 }

@@ -66,7 +66,7 @@ struct PartEntry {
 struct MessageParts {
     index: usize,
     /// The message's id and version when it was exported: while its texts only grew since
-    /// ([`ChatStore::message_reshaped`]), a text is re-exported as its old string plus its new
+    /// ([`History::reshaped`](agent_chat_store::History::reshaped)), a text is re-exported as its old string plus its new
     /// end without comparing the old part of it.
     id: String,
     version: u64,
@@ -119,7 +119,7 @@ pub(crate) struct SnapshotCache {
     listed: [(u64, JsValue, usize); 2],
     /// The waiting calls as last exported (with their messages' positions), and their object.
     pending: (Vec<(usize, PendingCall)>, JsValue),
-    /// [`ChatStore::sessions_key`] when `sessions` was computed.
+    /// [`Sessions::key`](agent_chat_store::Sessions::key) when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
 }
 
@@ -145,16 +145,17 @@ struct SessionsExport {
 
 impl SessionsExport {
     fn of(core: &ChatStore) -> Self {
+        let list = core.sessions();
         SessionsExport {
-            available: core.sessions_available(),
-            loaded: core.sessions_loaded(false),
-            loading: core.sessions_loading(),
-            has_more: core.sessions_have_more(false),
-            archived_loaded: core.sessions_loaded(true),
-            archived_has_more: core.sessions_have_more(true),
-            archivable: core.sessions_archivable(),
-            items: core.session_view(),
-            error: core.sessions_error().cloned(),
+            available: list.available(),
+            loaded: list.loaded(false),
+            loading: list.loading(),
+            has_more: list.has_more(false),
+            archived_loaded: list.loaded(true),
+            archived_has_more: list.has_more(true),
+            archivable: list.archivable(),
+            items: list.view(),
+            error: list.error().cloned(),
         }
     }
 }
@@ -325,7 +326,7 @@ fn export_tool(
     let kept = (prev.as_ref())
         .filter(|e| (e.tool.as_ref()).is_some_and(|(old, v)| *v == ui_version && *old == shown))
         .map(|e| e.from.head.clone());
-    let head = kept.unwrap_or_else(|| core.export_part_as(i, k, &shown));
+    let head = kept.unwrap_or_else(|| core.session().export_part_as(i, k, &shown));
     let raw = match t.raw_input.as_deref() {
         Some(Value::String(s)) => Some(("rawInput", Cow::Borrowed(s.as_str()))),
         _ => None,
@@ -459,11 +460,9 @@ impl SnapshotCache {
         if self.revision == core.revision() && !self.value.is_undefined() {
             return self.value.clone();
         }
-        if self.session.0 != core.session_id() {
-            self.session = (
-                core.session_id().to_string(),
-                JsValue::from_str(core.session_id()),
-            );
+        let session = core.session();
+        if self.session.0 != session.id() {
+            self.session = (session.id().to_string(), JsValue::from_str(session.id()));
             // The part caches name a message by position and id, which name it within one
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
@@ -476,7 +475,7 @@ impl SnapshotCache {
         }
         let first = self.update_messages(core);
         self.update_pending(core, first);
-        let items = core.queued();
+        let items = session.queued();
         let queued = items.iter().map(|q| q.version);
         let (master, keys) = (&self.queued_master, &mut self.queued_keys);
         if let Some(arr) = patch(master, keys, queued, |i| to_string(&items[i])) {
@@ -484,14 +483,14 @@ impl SnapshotCache {
         } else if self.queued.is_undefined() {
             self.queued = js::frozen_copy(master, 0);
         }
-        if core.error() != self.error.as_ref() {
-            self.error = core.error().cloned();
+        if session.error() != self.error.as_ref() {
+            self.error = session.error().cloned();
             self.error_js = self.error.as_ref().map(js_error).unwrap_or(JsValue::NULL);
         }
-        if self.losses.1.is_undefined() || self.losses.0 != core.losses() {
+        if self.losses.1.is_undefined() || self.losses.0 != session.losses() {
             self.losses = (
-                core.losses().to_vec(),
-                js::parse_frozen(&to_string(&core.losses())),
+                session.losses().to_vec(),
+                js::parse_frozen(&to_string(&session.losses())),
             );
         }
         let caps = core.capabilities();
@@ -499,18 +498,19 @@ impl SnapshotCache {
             self.capabilities = Some(caps);
             self.capabilities_js = js::parse_frozen(&to_string(&json!(caps)));
         }
-        if self.tools.as_deref() != Some(core.tools()) {
-            self.tools = Some(core.tools().to_vec());
-            self.tools_js = js::parse_frozen(&to_string(&json!(core.tools())));
+        if self.tools.as_deref() != Some(session.tools()) {
+            self.tools = Some(session.tools().to_vec());
+            self.tools_js = js::parse_frozen(&to_string(&json!(session.tools())));
         }
-        let composer = core.composer();
+        let draft = core.composer();
+        let composer = draft.state();
         let same_composer = self.composer.as_ref().is_some_and(|(d, f, c)| {
-            d == core.draft() && f.as_slice() == core.draft_files() && *c == composer
+            d == draft.draft() && f.as_slice() == draft.files() && *c == composer
         });
         if !same_composer {
             let json = json!({
-                "draft": core.draft(),
-                "files": core.draft_files(),
+                "draft": draft.draft(),
+                "files": draft.files(),
                 "canSend": composer.can_send,
                 "reason": composer.reason,
                 "hint": composer.hint,
@@ -519,18 +519,18 @@ impl SnapshotCache {
                 "textHint": composer.text_hint,
             });
             self.composer_js = js::parse_frozen(&to_string(&json));
-            let (draft, files) = (core.draft().to_string(), core.draft_files().to_vec());
+            let (draft, files) = (draft.draft().to_string(), draft.files().to_vec());
             self.composer = Some((draft, files, composer));
         }
         // The list is computed again only when something it shows may have changed, not on
         // every streamed word.
-        let (rev, id, busy, first, parked) = core.sessions_key();
+        let (rev, id, busy, first, parked) = core.sessions().key();
         let key = (rev, id.to_string(), busy, first, parked);
         if self.sessions_key.as_ref() != Some(&key) {
             self.sessions_key = Some(key);
             let sessions = SessionsExport::of(core);
             let SessionsExport { error, .. } = &sessions;
-            let generations = [false, true].map(|a| core.sessions_listed(a).1);
+            let generations = [false, true].map(|a| core.sessions().listed(a).1);
             let now = (to_string(&sessions), error.clone(), generations);
             if self.sessions.as_ref() != Some(&now) {
                 let error = now.1.as_ref().map_or(JsValue::NULL, js_error);
@@ -542,12 +542,12 @@ impl SnapshotCache {
         }
         // The scalars without JSON: flags, and the status as its index in the JS list.
         let flags = u32::from(core.can_regenerate())
-            | u32::from(core.capabilities_loaded()) << 1
-            | u32::from(core.hydrated()) << 2
+            | u32::from(core.session().capabilities_loaded()) << 1
+            | u32::from(core.session().hydrated()) << 2
             | u32::from(core.status().is_busy()) << 3
             | u32::from(core.can_edit()) << 4
-            | u32::from(core.awaiting_answer()) << 5
-            | u32::from(core.stopped()) << 6;
+            | u32::from(core.session().awaiting_answer()) << 5
+            | u32::from(core.session().stopped()) << 6;
         let status = match core.status() {
             Status::Ready => 0,
             Status::Submitted => 1,
@@ -561,6 +561,7 @@ impl SnapshotCache {
             &self.sessions_js,
             &self.pending.1,
             &core
+                .session()
                 .turn_id()
                 .map_or(JsValue::NULL, |t| match has_marker(t) {
                     // A lone surrogate in it: through JSON, which writes it back.
@@ -584,8 +585,8 @@ impl SnapshotCache {
     fn update_listed(&mut self, core: &ChatStore) {
         for (archived, (generation, master, len)) in [false, true].into_iter().zip(&mut self.listed)
         {
-            let (items, now) = core.sessions_listed(archived);
-            match core.sessions_refreshed(archived) {
+            let (items, now) = core.sessions().listed(archived);
+            match core.sessions().refreshed(archived) {
                 _ if *generation == now => {}
                 // The first page came again (after a turn), and nothing else changed since the
                 // last export: its items exported, the others kept.
@@ -611,7 +612,7 @@ impl SnapshotCache {
     /// Re-exports the messages whose version moved; the others keep their objects. Returns
     /// the lowest position that may have changed.
     fn update_messages(&mut self, core: &ChatStore) -> usize {
-        let versions = core.message_versions();
+        let versions = core.session().history().versions();
         let len = versions.len();
         let mut changed = self.messages.is_undefined() || self.versions.len() != len;
         // Where to compare from: the history knows the lowest position that changed since the
@@ -619,12 +620,14 @@ impl SnapshotCache {
         // cost 3.5 µs a notification at 10,000 messages. Another session's history (just
         // switched to) has other revisions: compare it all.
         let first = match self.messages_revision {
-            Some(since) if !self.messages.is_undefined() => {
-                core.messages_changed_from(since).min(self.versions.len())
-            }
+            Some(since) if !self.messages.is_undefined() => core
+                .session()
+                .history()
+                .changed_from(since)
+                .min(self.versions.len()),
             _ => 0,
         };
-        self.messages_revision = Some(core.messages_revision());
+        self.messages_revision = Some(core.session().history().revision());
         for (i, &version) in versions.iter().enumerate().skip(first) {
             let exported = self.versions.get(i).copied();
             if exported == Some(version) {
@@ -637,7 +640,7 @@ impl SnapshotCache {
             let obj = if streamed || self.part_caches.iter().any(|c| c.index == i) {
                 self.export_by_parts(core, i)
             } else {
-                js::parse_frozen(&to_string(&core.export_message(i)))
+                js::parse_frozen(&to_string(&core.session().export_message(i)))
             };
             js::set_slot(&self.master, i as u32, &obj);
             match self.versions.get_mut(i) {
@@ -660,7 +663,7 @@ impl SnapshotCache {
             .filter(|(i, _)| *i < first)
             .cloned()
             .collect();
-        calls.extend(core.pending_from(first));
+        calls.extend(core.session().pending_from(first));
         if calls == self.pending.0 && !self.pending.1.is_undefined() {
             return;
         }
@@ -684,7 +687,7 @@ impl SnapshotCache {
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {
         let msg = &core.messages()[i];
-        let ui_version = core.tool_ui_version();
+        let ui_version = core.session().tool_ui_version();
         let cached = self
             .part_caches
             .iter()
@@ -692,7 +695,7 @@ impl SnapshotCache {
             .map(|k| self.part_caches.remove(k));
         let grew = cached
             .as_ref()
-            .is_some_and(|c| c.id == msg.id && core.message_reshaped(i) <= c.version);
+            .is_some_and(|c| c.id == msg.id && core.session().history().reshaped(i) <= c.version);
         let (old_head, old_js, old_parts) = match cached {
             Some(c) => (c.head, c.js, c.parts),
             None => (String::new(), JsValue::UNDEFINED, Vec::new()),
@@ -735,7 +738,7 @@ impl SnapshotCache {
         self.part_caches.push(MessageParts {
             index: i,
             id: msg.id.clone(),
-            version: core.message_version(i),
+            version: core.session().history().version(i),
             head,
             js: js.clone(),
             parts: entries,

@@ -256,9 +256,9 @@ impl Shell {
             return;
         }
         let mut core = self.core.borrow_mut();
-        let stored = js::stored_seq(&seq_key(core.session_id())).map_or(0, |v| v as u64);
-        core.raise_client_seq(stored);
-        self.stored_seq.set(core.last_client_seq());
+        let stored = js::stored_seq(&seq_key(core.session().id())).map_or(0, |v| v as u64);
+        core.follow_ups_mut().raise_client_seq(stored);
+        self.stored_seq.set(core.session().last_client_seq());
     }
 
     /// Keeps the current session's last `clientSeq` once it moved on.
@@ -267,9 +267,9 @@ impl Shell {
             return;
         }
         let core = self.core.borrow();
-        let seq = core.last_client_seq();
+        let seq = core.session().last_client_seq();
         if seq > self.stored_seq.get() {
-            js::store_seq(&seq_key(core.session_id()), seq as f64);
+            js::store_seq(&seq_key(core.session().id()), seq as f64);
             self.stored_seq.set(seq);
         }
     }
@@ -620,7 +620,8 @@ impl JsChatStore {
     #[wasm_bindgen(js_name = setDraft)]
     pub fn set_draft(&self, text: JsValue) -> Result<(), JsValue> {
         let text = string_arg(&text, "text")?;
-        self.shell.with_core(|c, _| c.set_draft(&text));
+        self.shell
+            .with_core(|c, _| c.composer_mut().set_draft(&text));
         Ok(())
     }
 
@@ -629,7 +630,8 @@ impl JsChatStore {
     #[wasm_bindgen(js_name = setDraftFiles)]
     pub fn set_draft_files(&self, files: JsValue) -> Result<(), JsValue> {
         let files = read_files(&files)?;
-        self.shell.with_core(|c, _| c.set_draft_files(files));
+        self.shell
+            .with_core(|c, _| c.composer_mut().set_files(files));
         Ok(())
     }
 
@@ -652,7 +654,8 @@ impl JsChatStore {
         let message_id = opt_string_arg(&prop(&options, "messageId"), "messageId")?;
         let extra = send_options(&options)?;
         let r = match message_id {
-            Some(id) => (self.shell).with_core(|c, now| c.edit_with(&id, &text, files, extra, now)),
+            Some(id) => (self.shell)
+                .with_core(|c, now| c.use_chat().edit_with(&id, &text, files, extra, now)),
             None => (self.shell).with_core(|c, now| c.send_with(&text, files, extra, now)),
         };
         Ok(submit_result(r))
@@ -675,9 +678,9 @@ impl JsChatStore {
         let options = answer_options(&args)?;
         let ok = self.shell.with_core(|c, now| {
             if let Some(o) = options {
-                c.set_request_options(o);
+                c.use_chat().set_request_options(o);
             }
-            c.add_tool_output(&id, result, now)
+            c.use_chat().add_tool_output(&id, result, now)
         });
         Ok(ok)
     }
@@ -697,9 +700,10 @@ impl JsChatStore {
         let options = answer_options(&args)?;
         let ok = self.shell.with_core(|c, now| {
             if let Some(o) = options {
-                c.set_request_options(o);
+                c.use_chat().set_request_options(o);
             }
-            c.add_tool_approval_response(&id, approved, reason, now)
+            c.use_chat()
+                .add_tool_approval_response(&id, approved, reason, now)
         });
         Ok(ok)
     }
@@ -709,12 +713,14 @@ impl JsChatStore {
     #[wasm_bindgen(js_name = continueTurn)]
     pub fn continue_turn(&self, options: JsValue) -> Result<bool, JsValue> {
         if options.is_undefined() {
-            return Ok(self.shell.with_core(|c, now| c.continue_turn(now)));
+            return Ok(self
+                .shell
+                .with_core(|c, now| c.use_chat().continue_turn(now)));
         }
         let extra = send_options(&options)?;
         Ok(self
             .shell
-            .with_core(|c, now| c.continue_turn_with(extra, now)))
+            .with_core(|c, now| c.use_chat().continue_turn_with(extra, now)))
     }
 
     /// `useChat`'s `setMessages`: replaces the messages while no turn runs. Throws a
@@ -734,7 +740,10 @@ impl JsChatStore {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if self.shell.with_core(|c, _| c.set_messages(messages)) {
+        if self
+            .shell
+            .with_core(|c, _| c.use_chat().set_messages(messages))
+        {
             return Ok(());
         }
         Err(usage_error(
@@ -744,20 +753,21 @@ impl JsChatStore {
 
     /// Stops the running turn (SPEC §7): the stream is aborted and the server told.
     pub fn stop(&self) {
-        self.shell.with_core(|c, now| c.stop(now));
+        self.shell.with_core(|c, now| c.turn_mut().stop(now));
     }
 
     /// `useChat`'s `resumeStream`: attaches to a turn the server runs (a 204: nothing runs).
     /// Returns false when a turn is already followed.
     #[wasm_bindgen(js_name = resumeStream)]
     pub fn resume_stream(&self) -> bool {
-        self.shell.with_core(|c, now| c.resume_stream(now))
+        self.shell
+            .with_core(|c, now| c.turn_mut().resume_stream(now))
     }
 
     /// `useChat`'s `clearError`: status `error` becomes `ready`, `error` goes.
     #[wasm_bindgen(js_name = clearError)]
     pub fn clear_error(&self) {
-        self.shell.with_core(|c, _| c.clear_error());
+        self.shell.with_core(|c, _| c.turn_mut().clear_error());
     }
 
     /// Makes another session current; this one's queue and history are parked.
@@ -780,7 +790,7 @@ impl JsChatStore {
         let archived = archived_arg(&options)?;
         Ok(self
             .shell
-            .with_core(|c, now| c.load_sessions(archived, now)))
+            .with_core(|c, now| c.sessions_mut().load(archived, now)))
     }
 
     /// `loadMoreSessions({archived?})`: the next page; false when there is none or a page is
@@ -790,13 +800,13 @@ impl JsChatStore {
         let archived = archived_arg(&options)?;
         Ok(self
             .shell
-            .with_core(|c, now| c.load_more_sessions(archived, now)))
+            .with_core(|c, now| c.sessions_mut().load_more(archived, now)))
     }
 
     /// `newSession()`: switches to a fresh session and returns its id.
     #[wasm_bindgen(js_name = newSession)]
     pub fn new_session(&self) -> Option<String> {
-        let id = self.shell.with_core(|c, now| c.new_session(now));
+        let id = self.shell.with_core(|c, now| c.sessions_mut().create(now));
         self.shell.load_seq();
         id
     }
@@ -808,7 +818,7 @@ impl JsChatStore {
         let title = string_arg(&title, "title")?;
         Ok(self
             .shell
-            .with_core(|c, now| c.rename_session(&id, &title, now)))
+            .with_core(|c, now| c.sessions_mut().rename(&id, &title, now)))
     }
 
     /// `archiveSession(id, archived = true)`: false for a session the server has not listed.
@@ -823,14 +833,16 @@ impl JsChatStore {
         };
         Ok(self
             .shell
-            .with_core(|c, now| c.archive_session(&id, archived, now)))
+            .with_core(|c, now| c.sessions_mut().archive(&id, archived, now)))
     }
 
     /// `deleteSession(id)`: deleting the open session switches to a new one first.
     #[wasm_bindgen(js_name = deleteSession)]
     pub fn delete_session(&self, id: JsValue) -> Result<bool, JsValue> {
         let id = string_arg(&id, "id")?;
-        let ok = self.shell.with_core(|c, now| c.delete_session(&id, now));
+        let ok = self
+            .shell
+            .with_core(|c, now| c.sessions_mut().delete(&id, now));
         self.shell.load_seq();
         Ok(ok)
     }
@@ -839,14 +851,18 @@ impl JsChatStore {
     #[wasm_bindgen(js_name = removeQueued)]
     pub fn remove_queued(&self, id: JsValue) -> Result<bool, JsValue> {
         let id = string_arg(&id, "id")?;
-        Ok(self.shell.with_core(|c, now| c.remove_queued(&id, now)))
+        Ok(self
+            .shell
+            .with_core(|c, now| c.follow_ups_mut().remove(&id, now)))
     }
 
     /// Retries a `failed` follow-up, or sends a `stalled` one as a new message.
     #[wasm_bindgen(js_name = retryQueued)]
     pub fn retry_queued(&self, id: JsValue) -> Result<bool, JsValue> {
         let id = string_arg(&id, "id")?;
-        Ok(self.shell.with_core(|c, now| c.retry_queued(&id, now)))
+        Ok(self
+            .shell
+            .with_core(|c, now| c.follow_ups_mut().retry(&id, now)))
     }
 
     /// Regenerates an assistant message (the last by default) in AI SDK mode; false if not
@@ -863,9 +879,10 @@ impl JsChatStore {
                 SendOptions::default(),
             ),
         };
-        Ok(self
-            .shell
-            .with_core(|c, now| c.regenerate_with(message_id.as_deref(), extra, now)))
+        Ok(self.shell.with_core(|c, now| {
+            c.use_chat()
+                .regenerate_with(message_id.as_deref(), extra, now)
+        }))
     }
 
     /// Starts the store's IO now (what the first `subscribe` or action does): the requests
