@@ -43,7 +43,7 @@
 //! assert!(session.hydrated() && store.messages().is_empty() && session.tools().is_empty());
 //!
 //! store.composer_mut().set_draft("hello");
-//! store.submit(10);
+//! store.composer_mut().submit(10);
 //! let chat = store.outputs().poll_request().expect("the chat POST");
 //! assert_eq!(chat.path, "/api/v1/agent/chat");
 //! store.handle_response_head(chat.id, ResponseHead { status: 200, ..Default::default() }, 20);

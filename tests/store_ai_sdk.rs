@@ -29,7 +29,7 @@ fn two_ai_turns(h: &mut Harness) {
 fn regenerate_trims_after_the_user_message_and_asks_again() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
     two_ai_turns(&mut h);
-    assert!(h.store.can_regenerate());
+    assert!(h.store.session().can_regenerate());
     assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     let chat = h.last(RequestKind::Chat);
     assert_eq!(chat.body()["trigger"], "regenerate-message");
@@ -68,7 +68,7 @@ fn regenerate_after_a_failed_turn_asks_the_unanswered_user_message_again() {
         let chat = h.last(RequestKind::Chat);
         h.respond(chat.id, Reply::error(500, "internal", "boom"));
         assert_eq!(h.store.status(), Status::Error);
-        assert!(h.store.can_regenerate(), "the Retry of useChat");
+        assert!(h.store.session().can_regenerate(), "the Retry of useChat");
         assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
         let chat = h.last(RequestKind::Chat);
         assert_eq!(chat.body()["trigger"], "regenerate-message");
@@ -100,7 +100,7 @@ fn regenerate_after_a_failed_turn_asks_the_unanswered_user_message_again() {
     }
     // An empty chat has nothing to ask again.
     let h = Harness::with_caps(AI_SDK_CAPS);
-    assert!(!h.store.can_regenerate());
+    assert!(!h.store.session().can_regenerate());
 }
 
 #[test]

@@ -209,7 +209,10 @@ fn without_pi_a_server_that_owns_history_is_refused_with_a_typed_error() {
         assert_eq!(composer.reason, Some(Refusal::PiUnsupported));
         assert_eq!(composer.hint, Some(PI_UNSUPPORTED_HINT));
         h.store.composer_mut().set_draft("hi");
-        assert_eq!(h.store.submit(5).reason, Some(Refusal::PiUnsupported));
+        assert_eq!(
+            h.store.composer_mut().submit(5).reason,
+            Some(Refusal::PiUnsupported)
+        );
         assert!(h.requests(RequestKind::Chat).is_empty());
     };
     // Given statically.
@@ -236,7 +239,7 @@ fn without_pi_a_turn_sent_before_the_refusal_ends_once_as_an_error() {
     let mut h = Harness::new(options());
     let caps = h.the_open(RequestKind::Capabilities);
     h.store.composer_mut().set_draft("hi");
-    h.act(|s, now| s.submit(now));
+    h.act(|s, now| s.composer_mut().submit(now));
     let chat = h.the_open(RequestKind::Chat);
     let answer = [
         json!({"type": "start"}),

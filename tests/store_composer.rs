@@ -27,7 +27,7 @@ fn busy_without_native_follow_up_blocks_and_keeps_the_draft() {
     assert_eq!(c.hint, Some(BUSY_HINT));
     assert_eq!(c.hint, Some("Wait for the current response to finish."));
 
-    let r = h.act(|s, now| s.submit(now));
+    let r = h.act(|s, now| s.composer_mut().submit(now));
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(Refusal::Busy));
     assert_eq!(h.store.composer().draft(), "second");
@@ -45,7 +45,7 @@ fn busy_with_native_follow_up_queues_one_post_and_clears_the_draft() {
     h.act(|s, _| s.composer_mut().set_draft("second"));
     assert!(h.store.composer().state().can_send);
 
-    let r = h.act(|s, now| s.submit(now));
+    let r = h.act(|s, now| s.composer_mut().submit(now));
     assert_eq!(r.kind, SubmitKind::Queued);
     assert_eq!(h.store.composer().draft(), "");
     let q = h.store.session().queued();
@@ -75,7 +75,7 @@ fn files_while_busy_are_refused_without_follow_up_attachments() {
         s.composer_mut().set_draft("look at this");
         s.composer_mut().set_files(files.clone());
     });
-    let r = h.act(|s, now| s.submit(now));
+    let r = h.act(|s, now| s.composer_mut().submit(now));
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(Refusal::FilesWhileBusy));
     assert_eq!(h.store.composer().state().hint, Some(FILES_WHILE_BUSY_HINT));

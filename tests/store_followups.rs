@@ -146,7 +146,10 @@ fn unsupported_turns_follow_ups_off_and_gives_the_text_back_to_an_empty_composer
             .iter()
             .any(|e| e.kind == ErrorKind::FollowUpUnsupported));
         // Nothing is posted any more, and a busy submit is refused.
-        assert_eq!(h.act(|s, now| s.submit(now)).reason, Some(Refusal::Busy));
+        assert_eq!(
+            h.act(|s, now| s.composer_mut().submit(now)).reason,
+            Some(Refusal::Busy)
+        );
         h.advance(60_000);
         assert_eq!(h.count(RequestKind::FollowUpPost), 1);
     }

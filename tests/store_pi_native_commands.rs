@@ -181,7 +181,7 @@ fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same
     h.send("hi");
     let first = h.the_open(RequestKind::NativePrompt);
     let nonce = first.body()["requestId"].clone();
-    assert!(!h.store.can_regenerate(), "busy");
+    assert!(!h.store.session().can_regenerate(), "busy");
     h.advance(14_999);
     assert_eq!(
         h.count(RequestKind::NativePrompt),
@@ -219,7 +219,7 @@ fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same
         "nothing more on its own"
     );
     // The user's retry: the same requestId and nonce.
-    assert!(h.store.can_regenerate());
+    assert!(h.store.session().can_regenerate());
     assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     assert_eq!(h.store.status(), Status::Submitted);
     assert!(h.store.session().error().is_none());
@@ -239,7 +239,7 @@ fn a_prompt_never_answered_fails_after_its_attempts_and_is_retryable_by_the_same
     );
     assert_eq!(h.store.status(), Status::Streaming);
     assert_eq!(h.history().len(), 1, "one user message: {:#?}", h.history());
-    assert!(!h.store.can_regenerate());
+    assert!(!h.store.session().can_regenerate());
 }
 
 fn first_at(h: &Harness) -> u64 {
@@ -254,7 +254,7 @@ fn a_given_up_prompt_that_shows_up_is_not_sent_again() {
     let nonce = h.the_open(RequestKind::NativePrompt).body()["requestId"].clone();
     h.advance(400_000);
     assert_eq!(h.store.status(), Status::Error);
-    assert!(h.store.can_regenerate());
+    assert!(h.store.session().can_regenerate());
     feed(
         &mut h,
         ev,
@@ -263,7 +263,7 @@ fn a_given_up_prompt_that_shows_up_is_not_sent_again() {
             json!({"type": "message-start", "seq": 2, "messageId": "u1", "role": "user", "clientNonce": nonce, "text": "hi"}),
         ],
     );
-    assert!(!h.store.can_regenerate());
+    assert!(!h.store.session().can_regenerate());
     assert!(!h.act(|s, now| s.use_chat().regenerate(None, now)));
 }
 
@@ -353,7 +353,7 @@ fn busy_refusals_while_idle_back_off_and_end_in_a_typed_error() {
         .map(|r| (r.kind, r.at))
         .collect();
     assert_eq!(late, []);
-    assert!(h.store.can_regenerate());
+    assert!(h.store.session().can_regenerate());
     assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     assert_eq!(h.last(RequestKind::NativePrompt).body()["requestId"], nonce);
 }

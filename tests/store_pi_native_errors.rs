@@ -79,7 +79,7 @@ fn files_alone_are_refused_as_empty_with_the_draft_kept() {
         provider_metadata: None,
     };
     h.act(|s, _| s.composer_mut().set_files(vec![file.clone()]));
-    let r = h.act(|s, now| s.submit(now));
+    let r = h.act(|s, now| s.composer_mut().submit(now));
     assert_eq!(r.kind, SubmitKind::Blocked);
     assert_eq!(r.reason, Some(agent_chat_store::Refusal::Empty));
     assert_eq!(h.store.composer().files(), [file]);

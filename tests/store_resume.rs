@@ -45,7 +45,7 @@ fn stop_mid_stream_aborts_the_stream_and_deletes_the_turn() {
     assert_eq!(h.store.messages().last().unwrap().text(), partial);
     h.respond(del.id, Reply::status(204));
     assert!(h.errors().is_empty());
-    assert_eq!(h.store.submit(h.now).kind, SubmitKind::Sent);
+    assert_eq!(h.store.composer_mut().submit(h.now).kind, SubmitKind::Sent);
 }
 
 #[cfg(feature = "pi")]

@@ -500,7 +500,10 @@ fn stopping_a_message_held_for_a_take_back_gives_the_draft_back() {
     h.stop();
     let del = h.the_open(RequestKind::FollowUpDelete);
     h.act(|s, _| s.composer_mut().set_draft("new question"));
-    assert_eq!(h.act(|s, now| s.submit(now)).kind, SubmitKind::Sent);
+    assert_eq!(
+        h.act(|s, now| s.composer_mut().submit(now)).kind,
+        SubmitKind::Sent
+    );
     assert_eq!(h.store.composer().draft(), "");
     h.stop();
     assert_eq!(h.store.composer().draft(), "new question");

@@ -645,7 +645,7 @@ impl Host {
                 trace!("submit {text:?}");
                 self.act(|s, now| {
                     s.composer_mut().set_draft(&text);
-                    s.submit(now);
+                    s.composer_mut().submit(now);
                 });
             }
             2 => {

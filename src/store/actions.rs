@@ -46,10 +46,10 @@ impl UseChat<'_> {
         // pi-native: the server keeps the history; what can be asked again is a prompt given
         // up unanswered, under its own nonce.
         #[cfg(feature = "pi")]
-        if self.store.native() {
+        if self.store.opts.native() {
             return self.store.resend_unsent_prompt(now_ms);
         }
-        if !self.store.can_regenerate() {
+        if !self.store.session().can_regenerate() {
             return false;
         }
         let h = self.store.session.conversation.history();
@@ -88,7 +88,7 @@ impl UseChat<'_> {
             return false;
         }
         self.store.session.conversation.hydrate(messages, false);
-        self.store.touch();
+        self.store.revisions.touch();
         true
     }
 
@@ -123,7 +123,7 @@ impl UseChat<'_> {
         ) {
             return SubmitResult::blocked(reason);
         }
-        let editable = self.store.can_edit()
+        let editable = self.store.session().can_edit()
             && self
                 .store
                 .session
@@ -185,7 +185,7 @@ impl UseChat<'_> {
         {
             return false;
         }
-        self.store.touch();
+        self.store.revisions.touch();
         self.store.send_automatically(now_ms);
         true
     }
@@ -211,7 +211,7 @@ impl UseChat<'_> {
         if !c.add_tool_approval_response(approval_id, approved, reason.as_deref()) {
             return false;
         }
-        self.store.touch();
+        self.store.revisions.touch();
         self.store.send_automatically(now_ms);
         true
     }
@@ -244,7 +244,7 @@ impl UseChat<'_> {
             .last()
             .filter(|m| m.role == Role::Assistant)
             .map(|m| m.id.clone());
-        if !self.store.can_edit() || last.is_none() {
+        if !self.store.session().can_edit() || last.is_none() {
             return false;
         }
         self.store.start_request_turn(

@@ -119,14 +119,14 @@ impl ChatStore {
             Answered::Nothing => false,
             Answered::Refused(error) => {
                 self.outbox.events.push_back(StoreEvent::Error { error });
-                self.touch();
+                self.revisions.touch();
                 false
             }
             Answered::Queued(aborted) => {
                 if let Some(r) = aborted {
                     self.outbox.abort(r);
                 }
-                self.touch();
+                self.revisions.touch();
                 (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
                 true
             }

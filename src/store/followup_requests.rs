@@ -6,24 +6,6 @@ use super::*;
 use crate::machines::followup_queue::FollowUpPost;
 
 impl ChatStore {
-    /// The history (read again) holds the user messages of these posted follow-ups, by their
-    /// nonce: they ran, and their waiting bubbles go. A turn whose end was not seen here
-    /// (`Ending::Unseen`) leaves its accepted follow-ups to this.
-    #[cfg(feature = "pi")]
-    pub(super) fn consume_shown_follow_ups(&mut self) {
-        let posted: Vec<&str> = (self.session.queue.items().iter())
-            .filter(|i| i.state == crate::machines::followup_queue::ItemState::Accepted)
-            .map(|i| i.client_nonce.as_str())
-            .collect();
-        if posted.is_empty() {
-            return;
-        }
-        for nonce in self.session.committed_of(&posted) {
-            self.session.queue.consume_by_nonce(&nonce);
-        }
-        self.touch();
-    }
-
     pub(super) fn on_followup_answer(
         &mut self,
         ticket: Option<u64>,
@@ -36,7 +18,7 @@ impl ChatStore {
             .session
             .queue
             .handle_response(ticket, outcome, now_ms, jitter);
-        self.touch();
+        self.revisions.touch();
         match effect {
             Some(QueueEffect::Unsupported { item_id }) => {
                 // The runtime cannot take follow-ups after all: stop offering them, and give
@@ -87,14 +69,14 @@ impl ChatStore {
             // nonces, the items a clear of the whole queue took along): taking it back needs
             // a request again.
             self.session.take_backs.posted(&post.client_nonce);
-            let (path, body, carried) = self.followup_request(&post);
+            let (path, body, carried) = self.session.followup_request(&post, &self.opts);
             let body = Some(to_string(&body));
             let id = self.request(RequestKind::FollowUpPost, Method::Post, path, body, now_ms);
             self.outbox.carry(id, carried);
             if let Some(p) = self.outbox.pending.get_mut(&id) {
                 p.ticket = Some(post.ticket);
             }
-            self.touch();
+            self.revisions.touch();
         }
     }
 
@@ -126,6 +108,25 @@ impl ChatStore {
 }
 
 impl Session {
+    /// The history (read again) holds the user messages of these posted follow-ups, by their
+    /// nonce: they ran, and their waiting bubbles go (`true`: the queue may have changed). A
+    /// turn whose end was not seen here (`Ending::Unseen`) leaves its accepted follow-ups to
+    /// this.
+    #[cfg(feature = "pi")]
+    pub(super) fn consume_shown_follow_ups(&mut self) -> bool {
+        let posted: Vec<&str> = (self.queue.items().iter())
+            .filter(|i| i.state == crate::machines::followup_queue::ItemState::Accepted)
+            .map(|i| i.client_nonce.as_str())
+            .collect();
+        if posted.is_empty() {
+            return false;
+        }
+        for nonce in self.committed_of(&posted) {
+            self.queue.consume_by_nonce(&nonce);
+        }
+        true
+    }
+
     /// Follow-ups go out only once the turn's stream has begun: one POSTed while the chat POST
     /// is still on its way could reach the server first and run before the message it follows
     /// (the browser makes the two fetches concurrently). Not after `dispose()` (the router's
@@ -195,7 +196,7 @@ impl FollowUpsMut<'_> {
                 if let Some((seq, nonce)) = server_keys {
                     self.store.take_back(seq, &nonce, now_ms);
                 }
-                self.store.touch();
+                self.store.revisions.touch();
                 self.store.pump(now_ms);
                 // The removed item may have been the `failed` head that kept the items behind
                 // it waiting after the turn ended: they move on now, as they would have at the
@@ -224,7 +225,7 @@ impl FollowUpsMut<'_> {
         let as_new_message = state.waits_for_user() || !self.store.status().is_busy();
         if !as_new_message {
             let ok = self.store.session.queue.retry(item_id, now_ms);
-            self.store.touch();
+            self.store.revisions.touch();
             self.store.pump(now_ms);
             return ok;
         }
@@ -248,7 +249,7 @@ impl FollowUpsMut<'_> {
     ) {
         // pi-native's server may name no follow-up it runs: what its history held of the
         // text before is what tells whether this one ran (`native/queue.rs`).
-        let texts_before = self.store.texts_before(text);
+        let texts_before = self.store.session.texts_before(&self.store.opts, text);
         let q = &mut self.store.session.queue;
         let options = (!options.is_empty()).then(|| Box::new(options));
         let item = q.enqueue_with(
@@ -262,7 +263,7 @@ impl FollowUpsMut<'_> {
             let id = item.id.clone();
             q.set_texts_before(&id, n);
         }
-        self.store.touch();
+        self.store.revisions.touch();
         self.store.pump(now_ms);
     }
 

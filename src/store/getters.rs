@@ -33,24 +33,6 @@ impl ChatStore {
     pub fn revision(&self) -> u64 {
         self.revisions.revision
     }
-
-    /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is a
-    /// message to answer again (as `useChat`'s `regenerate`, which also retries a user message
-    /// left without an answer by a failed turn). Over pi-native, whose server keeps the
-    /// history: a prompt given up without an answer can be sent again, under its nonce.
-    pub fn can_regenerate(&self) -> bool {
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return self.session.can_resend_prompt(self.status().is_busy());
-        }
-        self.can_edit() && !self.messages().is_empty()
-    }
-
-    /// A user message can be edited now (`edit`): the client owns the history (AI SDK mode)
-    /// and no turn is on its way.
-    pub fn can_edit(&self) -> bool {
-        !self.outbox.disposed && !self.session.pi_owns_history() && !self.status().is_busy()
-    }
 }
 
 impl<'a> SessionView<'a> {
@@ -152,6 +134,28 @@ impl<'a> SessionView<'a> {
     /// its request aborted (an `Aborted` error). False while a turn runs.
     pub fn stopped(&self) -> bool {
         self.store.session.turn.stopped && !self.store.status().is_busy()
+    }
+
+    /// Can `regenerate` run now: the AI SDK owns history, nothing is running, and there is a
+    /// message to answer again (as `useChat`'s `regenerate`, which also retries a user message
+    /// left without an answer by a failed turn). Over pi-native, whose server keeps the
+    /// history: a prompt given up without an answer can be sent again, under its nonce.
+    pub fn can_regenerate(&self) -> bool {
+        #[cfg(feature = "pi")]
+        if self.store.opts.native() {
+            return self
+                .store
+                .session
+                .can_resend_prompt(self.store.status().is_busy());
+        }
+        self.can_edit() && !self.store.messages().is_empty()
+    }
+
+    /// A user message can be edited now (`edit`): the client owns the history (AI SDK mode)
+    /// and no turn is on its way.
+    pub fn can_edit(&self) -> bool {
+        let s = self.store;
+        !s.outbox.disposed && !s.session.pi_owns_history() && !s.status().is_busy()
     }
 }
 

@@ -24,7 +24,7 @@ impl ChatStore {
             if !(self.session).on_probe_head(id, head.status, &self.opts, &mut self.outbox) {
                 return; // nothing runs (its end changes nothing), or this client's turn runs
             }
-            self.touch();
+            self.revisions.touch();
         }
         let ok = (200..300).contains(&head.status);
         if !ok || head.status == 204 {
@@ -45,7 +45,7 @@ impl ChatStore {
         if let Some(turn) = head.turn_id {
             if self.session.turn.turn_id.is_none() {
                 self.session.turn.turn_id = Some(turn);
-                self.touch();
+                self.revisions.touch();
             }
         }
         self.session.turn.resume_tries = 0;
@@ -106,7 +106,7 @@ impl ChatStore {
             (&self.session.turn.phase, self.session.pi_owns_history())
         {
             self.session.turn.phase = Phase::Streaming { stream: *stream };
-            self.touch();
+            self.revisions.touch();
             // Follow-ups queued while the chat POST was on its way may go now.
             self.pump(now_ms);
         }
@@ -148,7 +148,7 @@ impl ChatStore {
                 if self.session.on_catalog(status, &p.body, &mut self.outbox) {
                     self.revisions.tool_ui += 1;
                 }
-                self.touch();
+                self.revisions.touch();
             }
             RequestKind::MessagesGet => self.on_history(status, &p.body, p.history, now_ms),
             RequestKind::FollowUpPost => {
@@ -195,7 +195,7 @@ impl ChatStore {
                 {
                     let (retry, rng) = (&self.opts.retry, self.rng.as_mut());
                     if (self.session).on_answer(id, result, now_ms, retry, rng, &mut self.outbox) {
-                        self.touch();
+                        self.revisions.touch();
                     }
                 }
             }
@@ -234,12 +234,12 @@ impl ChatStore {
                 if self.session.on_catalog(0, &[], &mut self.outbox) {
                     self.revisions.tool_ui += 1;
                 }
-                self.touch();
+                self.revisions.touch();
             }
             RequestKind::MessagesGet => {
                 self.session.history.hydrated = true;
                 self.outbox.events.push_back(StoreEvent::Error { error });
-                self.touch();
+                self.revisions.touch();
             }
             RequestKind::FollowUpPost => {
                 self.on_followup_answer(p.ticket, PostOutcome::Failed(error), now_ms)
@@ -255,7 +255,7 @@ impl ChatStore {
                 let (retry, rng) = (&self.opts.retry, self.rng.as_mut());
                 let answer = Err(error);
                 if (self.session).on_answer(id, answer, now_ms, retry, rng, &mut self.outbox) {
-                    self.touch();
+                    self.revisions.touch();
                 }
             }
             RequestKind::Chat | RequestKind::StreamResume => {
@@ -303,7 +303,9 @@ impl ChatStore {
         if self.outbox.disposed {
             return;
         }
-        self.send_due_take_backs(now_ms);
+        for (seq, nonce) in self.session.take_backs.due_keys(now_ms) {
+            self.take_back(seq, &nonce, now_ms);
+        }
         (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
         #[cfg(feature = "pi")]
         self.pump_native(now_ms);
@@ -337,7 +339,7 @@ impl ChatStore {
         let before = self.session.conversation.history().revision();
         self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
         if self.session.conversation.history().revision() != before {
-            self.touch();
+            self.revisions.touch();
         }
         self.pump(now_ms);
     }

@@ -148,7 +148,7 @@ impl ChatStore {
         };
         let error = error && limit.is_none();
         (self.session).lose(code, loss.message, call, error, &mut self.outbox);
-        self.touch();
+        self.revisions.touch();
         if let Some(limit) = limit {
             let mut error = ChatError::new(
                 ErrorKind::LimitExceeded,

@@ -25,12 +25,12 @@
 //! Methods by kind (the quinn-proto / str0m shape: what is not the run loop goes through a
 //! handle on the sub-state it reads or changes, `handles.rs`):
 //! - **A. getters**: [`ChatStore::status`], [`ChatStore::messages`],
-//!   [`ChatStore::capabilities`], [`ChatStore::revision`], the policy a UI shows
-//!   ([`ChatStore::can_edit`], [`ChatStore::can_regenerate`]); the open session's state through
-//!   [`ChatStore::session`] ([`SessionView`]: id, error, history, queued, pending calls, …), the
+//!   [`ChatStore::capabilities`], [`ChatStore::revision`]; the open session's state and the
+//!   policy a UI shows through [`ChatStore::session`] ([`SessionView`]: id, error, history,
+//!   queued, pending calls, `can_edit`, `can_regenerate`, `stopped`, …), the
 //!   composer through [`ChatStore::composer`], the session list through [`ChatStore::sessions`];
-//! - **B. user actions**: [`ChatStore::submit`], [`ChatStore::send`], [`ChatStore::send_with`],
-//!   [`ChatStore::switch_session`], [`ChatStore::dispose`]; the draft through
+//! - **B. user actions**: [`ChatStore::send`], [`ChatStore::send_with`],
+//!   [`ChatStore::switch_session`], [`ChatStore::dispose`]; the draft and its `submit` through
 //!   [`ChatStore::composer_mut`], the turn (stop, resume, clear its error) through
 //!   [`ChatStore::turn_mut`], the waiting bubbles through [`ChatStore::follow_ups_mut`], the
 //!   session list through [`ChatStore::sessions_mut`], and regenerate, edit, tool outputs and
@@ -202,7 +202,7 @@ pub enum SubmitKind {
     Blocked,
 }
 
-/// What [`ChatStore::submit`] / [`ChatStore::send`] did with the message, and why not when
+/// What [`ComposerMut::submit`] / [`ChatStore::send`] did with the message, and why not when
 /// refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
@@ -255,6 +255,13 @@ struct Revisions {
     /// Bumped whenever the resolved `ui` of a tool part may change without the part changing
     /// (a `data-tool-ui`, a new catalog, another session).
     tool_ui: u64,
+}
+
+impl Revisions {
+    /// Something a snapshot shows changed.
+    fn touch(&mut self) {
+        self.revision += 1;
+    }
 }
 
 /// Buffers reused across chunks: a new `Vec` per text delta cost its drop call on the hot
@@ -395,38 +402,9 @@ impl ChatStore {
         deadlines.min()
     }
 
-    /// The agent type of a store that speaks the pi-native protocol (SPEC §14). Always `None`
-    /// without the `pi` feature, so the branches of that transport compile away.
-    fn native_agent(&self) -> Option<&str> {
-        #[cfg(feature = "pi")]
-        return self.opts.pi_native.as_deref();
-        #[cfg(not(feature = "pi"))]
-        None
-    }
-
-    /// This store speaks the pi-native protocol.
-    fn native(&self) -> bool {
-        self.native_agent().is_some()
-    }
-
     // ----- user actions --------------------------------------------------------------------
 
-    /// Sends the draft: a new turn when ready, a queued follow-up when busy and the runtime
-    /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
-    /// cleared only when the message was accepted.
-    pub fn submit(&mut self, now_ms: u64) -> SubmitResult {
-        let text = self.draft.text.clone();
-        let files = self.draft.files.clone();
-        let result = self.send(&text, files, now_ms);
-        if result.kind != SubmitKind::Blocked {
-            self.draft.text.clear();
-            self.draft.files.clear();
-            self.touch();
-        }
-        result
-    }
-
-    /// Sends `text` (and files) as [`ChatStore::submit`] would, leaving the draft alone.
+    /// Sends `text` (and files) as [`ComposerMut::submit`] would, leaving the draft alone.
     pub fn send(&mut self, text: &str, files: Vec<FileAttachment>, now_ms: u64) -> SubmitResult {
         self.send_with(text, files, SendOptions::default(), now_ms)
     }
@@ -492,14 +470,10 @@ impl ChatStore {
         }
         s.turn.turn_id = None;
         self.outbox.requests.clear();
-        self.touch();
+        self.revisions.touch();
     }
 
     // ----- internals -----------------------------------------------------------------------
-
-    fn touch(&mut self) {
-        self.revisions.revision += 1;
-    }
 }
 
 impl Outputs<'_> {
@@ -521,11 +495,26 @@ impl Outputs<'_> {
 }
 
 impl ComposerMut<'_> {
+    /// Sends the draft: a new turn when ready, a queued follow-up when busy and the runtime
+    /// takes them; otherwise a no-op that says why, with the draft untouched. The draft is
+    /// cleared only when the message was accepted.
+    pub fn submit(&mut self, now_ms: u64) -> SubmitResult {
+        let text = self.store.draft.text.clone();
+        let files = self.store.draft.files.clone();
+        let result = self.store.send(&text, files, now_ms);
+        if result.kind != SubmitKind::Blocked {
+            self.store.draft.text.clear();
+            self.store.draft.files.clear();
+            self.store.revisions.touch();
+        }
+        result
+    }
+
     /// Sets the draft text (`setDraft`).
     pub fn set_draft(&mut self, text: &str) {
         if self.store.draft.text != text {
             self.store.draft.text = text.to_string();
-            self.store.touch();
+            self.store.revisions.touch();
         }
     }
 
@@ -533,7 +522,7 @@ impl ComposerMut<'_> {
     pub fn set_files(&mut self, files: Vec<FileAttachment>) {
         if self.store.draft.files != files {
             self.store.draft.files = files;
-            self.store.touch();
+            self.store.revisions.touch();
         }
     }
 }
@@ -565,6 +554,6 @@ impl TurnMut<'_> {
         }
         s.turn.phase = Phase::IDLE;
         s.error = None;
-        self.store.touch();
+        self.store.revisions.touch();
     }
 }

@@ -43,7 +43,7 @@ impl ChatStore {
                                     true,
                                     &mut self.outbox,
                                 );
-                                self.touch();
+                                self.revisions.touch();
                             }
                         },
                     }
@@ -57,12 +57,12 @@ impl ChatStore {
                 }
                 Err(skipped) => {
                     self.session.lose_event(skipped, &mut self.outbox);
-                    self.touch();
+                    self.revisions.touch();
                 }
             }
         }
         if self.session.conversation.history().revision() != before {
-            self.touch();
+            self.revisions.touch();
         }
     }
 
@@ -94,7 +94,7 @@ impl ChatStore {
             let mut streams = false;
             match e {
                 Effect::PiMode => {
-                    self.touch();
+                    self.revisions.touch();
                     // pi mode streams from the first byte, which came with this chunk (the
                     // AI SDK's rule had kept the status `submitted` until a write).
                     streams = true;
@@ -106,7 +106,7 @@ impl ChatStore {
                     let s = &mut self.session;
                     if s.turn.phase.running() && s.turn.turn_id.as_deref() != Some(&turn_id) {
                         s.turn.turn_id = Some(turn_id);
-                        self.touch();
+                        self.revisions.touch();
                     }
                     // A data chunk to `useChat`, which writes it (its status turns `streaming`).
                     streams = true;
@@ -125,7 +125,7 @@ impl ChatStore {
                 }),
                 Effect::ServerError(text) => {
                     self.session.stream_error(text, &mut self.outbox);
-                    self.touch();
+                    self.revisions.touch();
                 }
                 Effect::StreamStops => {
                     if let Some(id) = self.session.turn.phase.stream() {
@@ -146,12 +146,12 @@ impl ChatStore {
                 Effect::ToolUi(call, update) => {
                     self.session.runtime.tool_ui.insert(call, update);
                     self.revisions.tool_ui += 1;
-                    self.touch();
+                    self.revisions.touch();
                 }
                 #[cfg(feature = "pi")]
                 Effect::FollowUp(e) => {
                     if self.session.on_followup_effect(e) {
-                        self.touch();
+                        self.revisions.touch();
                     }
                 }
                 Effect::Diagnostic(m) => self.outbox.diagnostic(&m),
@@ -161,11 +161,11 @@ impl ChatStore {
                         false => LossCode::NotApplied,
                     };
                     self.session.lose(code, m, None, false, &mut self.outbox);
-                    self.touch();
+                    self.revisions.touch();
                 }
             }
             if streams && self.session.turn.begin_streaming() {
-                self.touch();
+                self.revisions.touch();
                 self.pump(now_ms);
             }
         }
@@ -189,7 +189,7 @@ impl ChatStore {
         s.turn.phase = Phase::Idle { failed: true };
         s.error = Some(error.clone());
         self.outbox.events.push_back(StoreEvent::Error { error });
-        self.touch();
+        self.revisions.touch();
     }
 }
 

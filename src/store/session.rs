@@ -140,7 +140,7 @@ impl ChatStore {
             renamed_from: None,
         });
         self.open_session(now_ms);
-        self.touch();
+        self.revisions.touch();
     }
 
     /// Opening a session over the SSE routes: its capabilities, catalog and history.
@@ -179,7 +179,9 @@ impl ChatStore {
         } else {
             // DELETEs that got no answer while it was parked go again; a held turn's user
             // message is shown, and it starts once its DELETE has been answered.
-            self.send_due_take_backs(now_ms);
+            for (seq, nonce) in self.session.take_backs.due_keys(now_ms) {
+                self.take_back(seq, &nonce, now_ms);
+            }
             self.start_held_turn(now_ms);
             if self.opts.hydrate && !std::mem::take(&mut self.session.history.fresh) {
                 self.session.hydrate(&self.opts, &mut self.outbox, now_ms);
@@ -219,7 +221,7 @@ impl ChatStore {
         if let Some(error) = self.session.runtime.server_history_refusal() {
             self.refuse_turn(error, now_ms);
         }
-        self.touch();
+        self.revisions.touch();
         self.maybe_attach(now_ms);
     }
 
@@ -232,7 +234,7 @@ impl ChatStore {
     ) {
         let after_stop = std::mem::take(&mut self.session.turn.after_stop);
         let first = !std::mem::replace(&mut self.session.history.hydrated, true);
-        self.touch();
+        self.revisions.touch();
         if status == 404 {
             return; // a session the server has no history for yet
         }
@@ -265,7 +267,7 @@ impl ChatStore {
         for e in skipped {
             let m = format!("history message skipped: {e}");
             (self.session).lose(LossCode::HistorySkipped, m, None, false, &mut self.outbox);
-            self.touch();
+            self.revisions.touch();
         }
         if after_stop && messages.len() < self.session.conversation.history().len() {
             // The server has not written what the stopped turn streamed yet: what is shown is
@@ -282,7 +284,9 @@ impl ChatStore {
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history.json.clear();
         #[cfg(feature = "pi")]
-        self.consume_shown_follow_ups();
+        if self.session.consume_shown_follow_ups() {
+            self.revisions.touch();
+        }
         if self.opts.attach && !after_stop {
             self.session.turn.running_hint = Some(running);
             self.maybe_attach(now_ms);
@@ -307,7 +311,7 @@ impl ChatStore {
                 let (opts, out) = (&self.opts, &mut self.outbox);
                 self.session
                     .attach(Some(turn_id), cursor, opts, out, now_ms);
-                self.touch();
+                self.revisions.touch();
                 self.pump(now_ms);
             }
             Some(RunningTurn::Unsaid) => (self.session).probe(&self.opts, &mut self.outbox, now_ms),

@@ -151,7 +151,7 @@ impl SessionsMut<'_> {
         }
         let id = s.request(RequestKind::SessionsGet, Method::Get, path, None, now_ms);
         s.sessions.page_started(id, ask);
-        s.touch();
+        s.revisions.touch();
     }
 
     /// `newSession()`: switches to a fresh session (a v4 UUID, listed locally at the top until
@@ -184,17 +184,12 @@ impl SessionsMut<'_> {
         } else {
             self.patch_title(id, title, now_ms);
         }
-        self.store.touch();
+        self.store.revisions.touch();
         true
     }
 
     fn patch_title(&mut self, id: &str, title: String, now_ms: u64) {
         self.send_change(id, Change::Title(title), now_ms);
-    }
-
-    /// The request that asks the server for `change` of session `id`, shown at once.
-    fn send_change(&mut self, id: &str, change: Change, now_ms: u64) {
-        self.store.send_session_change(id, change, now_ms);
     }
 
     /// `archiveSession(id, archived)`: moved at once; a refusal moves it back. False for a
@@ -210,7 +205,7 @@ impl SessionsMut<'_> {
             return false;
         }
         self.send_change(id, Change::Archived(archived), now_ms);
-        self.store.touch();
+        self.store.revisions.touch();
         true
     }
 
@@ -232,7 +227,7 @@ impl SessionsMut<'_> {
         } else {
             self.send_change(id, Change::Delete, now_ms);
         }
-        self.store.touch();
+        self.store.revisions.touch();
         true
     }
 
@@ -376,7 +371,7 @@ impl SessionsMut<'_> {
             RequestKind::SessionsGet => self.on_page(id, answer, now_ms),
             _ => self.on_edit(id, kind, answer),
         }
-        self.store.touch();
+        self.store.revisions.touch();
     }
 
     /// A turn of the open session ended: the list shows the server's order and titles again

@@ -150,6 +150,12 @@ impl TakeBacks {
         })
     }
 
+    /// The `(seq, nonce)` of the take-backs to send now (`now_ms` of a session just made
+    /// current: everything that failed while it was parked).
+    pub(super) fn due_keys(&self, now_ms: u64) -> Vec<(u64, String)> {
+        (self.due(now_ms).map(|t| (t.seq, t.nonce.clone()))).collect()
+    }
+
     /// A session parked meanwhile: what failed is sent as soon as it is current again.
     fn due_now(&mut self) {
         for t in self
@@ -297,17 +303,6 @@ impl ChatStore {
         }
     }
 
-    /// Sends again what got no answer and is due (`now_ms` of a session just made current:
-    /// everything that failed while it was parked).
-    pub(super) fn send_due_take_backs(&mut self, now_ms: u64) {
-        let due: Vec<(u64, String)> = (self.session.take_backs.due(now_ms))
-            .map(|t| (t.seq, t.nonce.clone()))
-            .collect();
-        for (seq, nonce) in due {
-            self.take_back(seq, &nonce, now_ms);
-        }
-    }
-
     /// A follow-up DELETE came back (of this session or a parked one).
     pub(super) fn on_delete_answered(&mut self, id: RequestId, answer: DeleteAnswer, now_ms: u64) {
         let jitter = self.rng.unit();
@@ -354,7 +349,7 @@ impl ChatStore {
                     .any(|i| i.client_nonce == nonce && i.removing)
                 {
                     self.session.queue.take_by_nonce(nonce);
-                    self.touch();
+                    self.revisions.touch();
                 }
                 // The copy can no longer run: a message waiting for that goes now.
                 self.start_held_turn(now_ms)
@@ -363,7 +358,7 @@ impl ChatStore {
                 self.outbox
                     .diagnostic("a follow-up taken back had already started on the server");
                 self.session.runs_on_server(nonce);
-                self.touch();
+                self.revisions.touch();
                 // Another message waiting goes (a 409 `turn_already_active` attaches it).
                 self.start_held_turn(now_ms);
                 // Its run is the server's: the history shows it (and attaches if it goes on);
@@ -414,7 +409,7 @@ impl ChatStore {
             tb.gone.push(nonce.clone());
             if ran.contains(&nonce) && doubt {
                 self.session.queue.mark_unsure(&nonce);
-                self.touch();
+                self.revisions.touch();
                 self.start_held_turn(now_ms);
                 continue;
             }

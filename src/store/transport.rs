@@ -14,7 +14,7 @@ impl ChatStore {
     /// What opening a session that just became current asks for.
     pub(super) fn open_session(&mut self, now_ms: u64) {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             return self.open_native(now_ms);
         }
         self.open_sse(now_ms);
@@ -32,7 +32,7 @@ impl ChatStore {
         now_ms: u64,
     ) {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             let bubble = message_id;
             let prompt = native::PromptInput::New {
                 text,
@@ -47,36 +47,17 @@ impl ChatStore {
     /// Tells the server to stop the running turn, and ends it here as `ending`.
     pub(super) fn stop_on_server(&mut self, ending: turn::Ending, now_ms: u64) {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             return self.stop_native(ending, now_ms);
         }
         (self.session).stop_sse(&self.opts, &mut self.outbox, now_ms);
         self.end_turn(ending, now_ms);
     }
 
-    /// A follow-up's POST: its path, body, and the request options its send added. Over
-    /// pi-native the protocol's own strict body (no attachments, no extra keys), the same
-    /// bytes on every retry.
-    pub(super) fn followup_request(
-        &self,
-        post: &FollowUpPost,
-    ) -> (String, Value, Option<Box<SendOptions>>) {
-        #[cfg(feature = "pi")]
-        if self.native() {
-            let body = commands::followup(&post.client_nonce, post.client_seq, &post.text);
-            return (
-                format!("{}/followup", self.session.native_base(self.native_agent())),
-                body,
-                None,
-            );
-        }
-        self.session.followup_request_sse(post, &self.opts)
-    }
-
     /// A follow-up POST was answered (after the queue took the answer).
     pub(super) fn after_followup_answer(&mut self, now_ms: u64) {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             self.after_native_post(now_ms);
         }
         let _ = now_ms;
@@ -87,7 +68,7 @@ impl ChatStore {
     /// way (gone at once, the server's copy deleted).
     pub(super) fn remove_on_server(&mut self, item_id: &str, now_ms: u64) -> Option<bool> {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             return Some(self.remove_native(item_id, now_ms));
         }
         let _ = (item_id, now_ms);
@@ -98,7 +79,7 @@ impl ChatStore {
     /// queue (its [`TakeBacks`] entry is open).
     pub(super) fn send_take_back(&mut self, seq: u64, nonce: &str, now_ms: u64) {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             return self.take_back_native(Some((seq, nonce)), now_ms);
         }
         // `DELETE …/followup?clientNonce=&clientSeq=` (the SSE routes).
@@ -117,7 +98,7 @@ impl ChatStore {
     /// parked).
     pub(super) fn delete_answer(&mut self, id: RequestId, p: &outbox::Pending) -> DeleteAnswer {
         #[cfg(feature = "pi")]
-        if self.native() {
+        if self.opts.native() {
             let s = match p.session == self.session.id {
                 true => Some(&mut self.session),
                 false => self.parked.get_mut(&p.session),
@@ -135,7 +116,7 @@ impl ChatStore {
     /// (else the store follows it), so what waits behind it goes on as the next messages;
     /// over the SSE routes the history shows the run and attaches to it if it goes on.
     pub(super) fn follow_run_elsewhere(&mut self, now_ms: u64) {
-        if self.native() {
+        if self.opts.native() {
             self.session.turn.send_queue_when_idle = true;
             self.send_next_queued(now_ms);
         } else if self.opts.hydrate {
@@ -143,18 +124,6 @@ impl ChatStore {
         } else if self.opts.attach {
             (self.session).probe(&self.opts, &mut self.outbox, now_ms);
         }
-    }
-
-    /// What the history held of a follow-up's text when it was queued (the server's messages,
-    /// as `ran_per_history` counts them): pi-native's server may name no follow-up it runs,
-    /// and that count then tells whether this one ran.
-    pub(super) fn texts_before(&self, text: &str) -> Option<usize> {
-        #[cfg(feature = "pi")]
-        if self.native() {
-            return Some(self.session.server_texts(text));
-        }
-        let _ = text;
-        None
     }
 
     /// A response head of one of the transport's own requests: `true` when it took it.
@@ -175,39 +144,78 @@ impl ChatStore {
         let _ = (id, kind, status, now_ms);
         false
     }
+}
 
-    // ----- the session list's routes (SPEC §11; pi-native's own, reference §3.4–§3.11) -------
+impl Session {
+    /// What the history held of a follow-up's text when it was queued (the server's messages,
+    /// as `ran_per_history` counts them): pi-native's server may name no follow-up it runs,
+    /// and that count then tells whether this one ran.
+    pub(super) fn texts_before(&self, opts: &StoreOptions, text: &str) -> Option<usize> {
+        #[cfg(feature = "pi")]
+        if opts.native() {
+            return Some(self.server_texts(text));
+        }
+        let _ = (opts, text);
+        None
+    }
 
+    /// A follow-up's POST: its path, body, and the request options its send added. Over
+    /// pi-native the protocol's own strict body (no attachments, no extra keys), the same
+    /// bytes on every retry.
+    pub(super) fn followup_request(
+        &self,
+        post: &FollowUpPost,
+        opts: &StoreOptions,
+    ) -> (String, Value, Option<Box<SendOptions>>) {
+        #[cfg(feature = "pi")]
+        if opts.native() {
+            let body = commands::followup(&post.client_nonce, post.client_seq, &post.text);
+            return (
+                format!("{}/followup", self.native_base(opts.native_agent())),
+                body,
+                None,
+            );
+        }
+        self.followup_request_sse(post, opts)
+    }
+}
+
+impl SessionsMut<'_> {
     /// The request that asks the server for `change` of session `id`.
-    pub(super) fn send_session_change(
+    pub(super) fn send_change(
         &mut self,
         id: &str,
         change: crate::machines::session_list::Change,
         now_ms: u64,
     ) {
         #[cfg(feature = "pi")]
-        if self.native() {
-            return self.sessions_mut().send_native_change(id, change, now_ms);
+        if self.store.opts.native() {
+            return self.send_native_change(id, change, now_ms);
         }
-        self.sessions_mut().send_change_sse(id, change, now_ms);
+        self.send_change_sse(id, change, now_ms);
     }
 }
 
 impl Sessions<'_> {
     /// The server keeps archived sessions (pi-native has no archive).
     pub fn archivable(&self) -> bool {
-        !self.store.native()
+        !self.store.opts.native()
     }
 }
 
 impl StoreOptions {
     /// The agent type of a store that speaks the pi-native protocol (always `None` without
     /// the `pi` feature).
-    fn native_agent(&self) -> Option<&str> {
+    pub(super) fn native_agent(&self) -> Option<&str> {
         #[cfg(feature = "pi")]
         return self.pi_native.as_deref();
         #[cfg(not(feature = "pi"))]
         None
+    }
+
+    /// This store speaks the pi-native protocol.
+    pub(super) fn native(&self) -> bool {
+        self.native_agent().is_some()
     }
 
     /// The list route, without its query.

@@ -24,7 +24,10 @@ impl TurnMut<'_> {
             if let Some((nonce, seq)) = held.unposted {
                 // A queued follow-up on its way to be the next message: it waits, `queued`,
                 // where it was (a stop sends nothing that is queued, SPEC §6).
-                let before = self.store.texts_before(&held.text);
+                let before = self
+                    .store
+                    .session
+                    .texts_before(&self.store.opts, &held.text);
                 let q = &mut self.store.session.queue;
                 q.restore_queued(&nonce, seq, held.text, held.files, options);
                 if let Some(n) = before {
@@ -44,7 +47,7 @@ impl TurnMut<'_> {
                 self.store.draft.text = held.text;
                 self.store.draft.files = held.files;
             }
-            return self.store.touch();
+            return self.store.revisions.touch();
         }
         self.store.stop_on_server(Ending::Stopped, now_ms);
     }
@@ -107,7 +110,7 @@ impl ChatStore {
                 files,
                 options,
             }));
-            return self.touch();
+            return self.revisions.touch();
         }
         self.post_turn(trigger, message_id, text, files, options, now_ms);
     }
@@ -178,7 +181,7 @@ impl ChatStore {
         let stream = self.request(RequestKind::Chat, Method::Post, path, Some(body), now_ms);
         self.outbox.carry(stream, options);
         self.session.turn.phase = Phase::Submitted { stream };
-        self.touch();
+        self.revisions.touch();
         self.pump(now_ms);
     }
 
@@ -258,7 +261,7 @@ impl ChatStore {
         let sent = self.session.turn.sent.take();
         let (opts, out) = (&self.opts, &mut self.outbox);
         self.session.attach(turn_id, None, opts, out, now_ms);
-        self.touch();
+        self.revisions.touch();
         self.pump(now_ms);
         let Some(sent) = sent else { return };
         if let Some(id) = &sent.user_message {
@@ -274,7 +277,7 @@ impl ChatStore {
             // The composer holds something new: the refusal is said, not hidden.
             Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
         }
-        self.touch();
+        self.revisions.touch();
     }
 
     /// The one ending of a turn. Every way shares what it means that none runs now (no turn
@@ -295,7 +298,7 @@ impl ChatStore {
             let kind = RequestKind::MessagesPut;
             self.request(kind, Method::Put, path, Some(body), now_ms);
         }
-        self.touch();
+        self.revisions.touch();
         self.sessions_mut().after_turn(now_ms);
         if finished {
             self.session.turn.send_queue_when_idle = !self.session.turn.stream_error;

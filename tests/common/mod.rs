@@ -334,7 +334,7 @@ impl Harness {
     pub fn submit(&mut self, text: &str) -> SubmitResult {
         self.act(|s, now| {
             s.composer_mut().set_draft(text);
-            s.submit(now)
+            s.composer_mut().submit(now)
         })
     }
 

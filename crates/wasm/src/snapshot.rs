@@ -541,11 +541,11 @@ impl SnapshotCache {
             }
         }
         // The scalars without JSON: flags, and the status as its index in the JS list.
-        let flags = u32::from(core.can_regenerate())
+        let flags = u32::from(core.session().can_regenerate())
             | u32::from(core.session().capabilities_loaded()) << 1
             | u32::from(core.session().hydrated()) << 2
             | u32::from(core.status().is_busy()) << 3
-            | u32::from(core.can_edit()) << 4
+            | u32::from(core.session().can_edit()) << 4
             | u32::from(core.session().awaiting_answer()) << 5
             | u32::from(core.session().stopped()) << 6;
         let status = match core.status() {

@@ -637,7 +637,7 @@ impl JsChatStore {
 
     /// Sends the draft: `{kind: 'sent' | 'queued' | 'blocked', reason?}`.
     pub fn submit(&self) -> JsValue {
-        let r = self.shell.with_core(|c, now| c.submit(now));
+        let r = self.shell.with_core(|c, now| c.composer_mut().submit(now));
         submit_result(r)
     }
 

@@ -82,7 +82,7 @@ impl ChatStore {
 
     /// Makes the read the link asks for, if one is due.
     pub(super) fn pump_native(&mut self, now_ms: u64) {
-        if !self.native() || self.outbox.disposed {
+        if !self.opts.native() || self.outbox.disposed {
             return;
         }
         if self.session.native.link.reading().is_none() {
@@ -95,7 +95,7 @@ impl ChatStore {
         // after its creation is followed under that name).
         self.session.native.link.address(&self.session.id);
         while let Some(ask) = self.session.native.link.poll_ask(now_ms) {
-            let base = self.session.native_base(self.native_agent());
+            let base = self.session.native_base(self.opts.native_agent());
             let (kind, path) = match ask {
                 Ask::State => (RequestKind::NativeState, format!("{base}/state")),
                 Ask::Events { cursor } => (
@@ -121,7 +121,7 @@ impl ChatStore {
                     p.deadline = idle.map(|t| now_ms + t);
                 }
                 if self.session.events_connected(status) {
-                    self.touch();
+                    self.revisions.touch();
                 }
                 return;
             }
@@ -151,7 +151,7 @@ impl ChatStore {
                     self.outbox.abort(id);
                 }
                 self.outbox.events.push_back(StoreEvent::Error { error });
-                self.touch();
+                self.revisions.touch();
             }
             None => {}
         }
@@ -258,7 +258,7 @@ impl ChatStore {
                     if self.session.prompt_shown(&message_id, nonce.as_deref()) {
                         // The prompt the user stopped on its way ran after all: stopped again.
                         self.session.stopping();
-                        let agent = self.native_agent();
+                        let agent = self.opts.native_agent();
                         let path = format!("{}/stop", self.session.native_base(agent));
                         let body = Some("{}".into());
                         self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
@@ -269,7 +269,7 @@ impl ChatStore {
                     let (nonce, text) = (nonce.as_deref(), text.as_deref());
                     if self.session.on_native_user_message(nonce, client_seq, text) {
                         self.start_held_turn(now_ms);
-                        self.touch();
+                        self.revisions.touch();
                     }
                 }
                 LinkNote::Effect(NativeEffect::Queue(seq, rows)) => {
@@ -314,7 +314,7 @@ impl ChatStore {
             }
         }
         // The gate's queue, status or cursor moved even where the history did not.
-        self.touch();
+        self.revisions.touch();
         self.pump_native(now_ms);
         // A run that started lets the follow-ups typed while its prompt was on its way go.
         self.pump(now_ms);
@@ -338,7 +338,10 @@ impl ChatStore {
         }
         // The run's `ABORTED` that follows is a plain stop, not an error.
         self.session.stopping();
-        let path = format!("{}/stop", self.session.native_base(self.native_agent()));
+        let path = format!(
+            "{}/stop",
+            self.session.native_base(self.opts.native_agent())
+        );
         let body = Some("{}".into());
         self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
         self.end_turn(ending, now_ms);

@@ -81,13 +81,13 @@ impl ChatStore {
                 (RequestKind::NativeCreate, path, body)
             }
             Attempt::Prompt(body) => {
-                let base = self.session.native_base(self.native_agent());
+                let base = self.session.native_base(self.opts.native_agent());
                 (RequestKind::NativePrompt, format!("{base}/prompt"), body)
             }
         };
         let id = self.request(kind, Method::Post, path, Some(to_string(&body)), now_ms);
         self.session.turn.phase = Phase::Submitted { stream: id };
-        self.touch();
+        self.revisions.touch();
     }
 
     /// Sends the given-up prompt again, as the same turn: its nonce, its `requestId`, its
@@ -195,7 +195,7 @@ impl ChatStore {
                     }
                     Some(_) => self.outbox.events.push_back(StoreEvent::Error { error }),
                 }
-                self.touch();
+                self.revisions.touch();
             }
             PromptMove::Wait(wait) => {
                 self.outbox.diagnostic(&format!(

@@ -78,7 +78,7 @@ impl ChatStore {
             } else {
                 // Refused, never sent, or taken back already: nothing runs.
                 self.session.queue.take_by_nonce(&nonce);
-                self.touch();
+                self.revisions.touch();
             }
         }
         let idle = matches!(self.session.turn.phase, Phase::Idle { .. })
@@ -92,7 +92,7 @@ impl ChatStore {
             changed = true;
         }
         if changed {
-            self.touch();
+            self.revisions.touch();
         }
         self.decide_clear_all(now_ms);
     }
@@ -114,7 +114,7 @@ impl ChatStore {
         let on_server = item.may_be_on_server() && !self.session.take_backs.is_gone(&nonce);
         if !on_server {
             self.session.queue.remove(item_id);
-            self.touch();
+            self.revisions.touch();
             self.pump(now_ms);
             self.send_next_queued(now_ms);
             return true;
@@ -124,7 +124,7 @@ impl ChatStore {
         if state != ItemState::Posting {
             self.take_back(seq, &nonce, now_ms);
         }
-        self.touch();
+        self.revisions.touch();
         true
     }
 
@@ -137,7 +137,7 @@ impl ChatStore {
             } else {
                 // Refused, never sent, or taken back already: nothing runs.
                 self.session.queue.take_by_nonce(&nonce);
-                self.touch();
+                self.revisions.touch();
             }
         }
         if self.session.native.selective_clear == SelectiveClear::Noop {

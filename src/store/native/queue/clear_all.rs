@@ -34,7 +34,7 @@ impl ChatStore {
     /// waiting, by one clear of the whole queue, if that is safe now
     /// ([`Session::clear_all_ready`]).
     pub(in crate::store) fn take_back_native(&mut self, one: Option<(u64, &str)>, now_ms: u64) {
-        let base = self.session.native_base(self.native_agent());
+        let base = self.session.native_base(self.opts.native_agent());
         let path = format!("{base}/queue/clear");
         let selective = self.session.native.selective_clear != SelectiveClear::Noop;
         if let Some((seq, nonce)) = one.filter(|_| selective) {
@@ -50,7 +50,7 @@ impl ChatStore {
         }
         match self.session.clear_all_ready(now_ms, self.rng.as_mut()) {
             ClearReady::Wait => {}
-            ClearReady::Refused => self.touch(),
+            ClearReady::Refused => self.revisions.touch(),
             ClearReady::Go(request_id) => {
                 let body = Some(to_string(&json!({ "requestId": request_id })));
                 let id = self.request(RequestKind::NativeClear, Method::Post, path, body, now_ms);
@@ -116,11 +116,11 @@ impl ChatStore {
         });
         for nonce in &removed {
             self.session.queue.take_by_nonce(nonce);
-            self.touch();
+            self.revisions.touch();
         }
         if !requeue.is_empty() {
             self.session.queue.requeue_cleared(&requeue, now_ms);
-            self.touch();
+            self.revisions.touch();
         }
         // The POSTs that waited for the clear go.
         self.pump(now_ms);
