@@ -261,7 +261,7 @@ canSendText: boolean,
 textHint: string | null, };
 
 /**
- * What [`ChatStore::submit`] / [`ChatStore::send`] did with the message, and why not when
+ * What [`ComposerMut::submit`] / [`ChatStore::send`] did with the message, and why not when
  * refused.
  */
 export type SubmitResult = { 
