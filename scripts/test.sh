@@ -97,46 +97,29 @@ fi
 
 # ----- the full tier: a setup, the package, then three lanes at once -----
 # On 2 cores most of the suites wait (on their servers, a browser, a scripted model's pace), so
-# after the package is built three lanes run side by side, each its steps in order:
-#   suites    (normal priority) Node, tsc, vitest, the reference server's tests, packaging
-#   browser   (normal priority) the example apps end to end, then the live upstream servers
-#   checks    (nice 19: CPU only when the others leave it) lints, the native tests, the
-#             bench build's snapshot check, wasm-bindgen-test, wasm-pack, fuzzing
+# three lanes run side by side, each its steps in order:
+#   checks    (nice 19: CPU only when the others leave it; starts with the setup) lints, the
+#             native tests, the bench build's snapshot check, wasm-bindgen-test, wasm-pack,
+#             fuzzing
+#   suites    (normal priority, once the package is built) Node, tsc, vitest, the reference
+#             server's tests, packaging
+#   browser   (normal priority, once the package is built) the example apps end to end, then
+#             the live upstream servers
 # The checks lane holds everything that only compiles and computes (no wall-clock
 # assertion: the native tests run on virtual time, fuzzing counts runs), so the suites that
 # time things keep the CPU they need; what of it runs a browser (wasm-bindgen-test) gets its
-# run back at normal priority. No two lanes share a cargo target dir or a port (every server
-# binds port 0, the wasm-bindgen-test server its own). Each lane logs to target/lanes/LANE.log,
-# printed whole at the end; the first failure stops the others.
+# run back at normal priority. The tools only that lane needs (wasm-pack, cargo-fuzz and the
+# fuzz targets' build) compile at nice 10 from the start, while the network-bound installs
+# (Chromium, the examples' npm installs, the upstream servers) and the package build run. No
+# two lanes share a cargo target dir or a port (every server binds port 0, the
+# wasm-bindgen-test server its own). Each lane logs to target/lanes/LANE.log, printed whole at
+# the end; the first failure stops the others.
 export LANES=target/lanes
 rm -rf "$LANES"
 mkdir -p "$LANES"
 
-step "setup: the Rust parts, wasm-bindgen, the root npm install (Chromium and the other npm installs alongside)"
-# Network-bound installs run in the background while the CPU compiles.
-bash scripts/setup.sh --core
-bash scripts/install-js.sh .
-bash scripts/setup.sh --chromium > "$LANES/setup-chromium.log" 2>&1 &
-CHROMIUM_PID=$!
-BG_PIDS+=("$CHROMIUM_PID")
-( bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/use-chat-pages examples/use-chat-pages/ours examples/e2e &&
-  bash ../shared/upstream/setup.sh ) > "$LANES/setup-npm.log" 2>&1 &
-NPM_PID=$!
-BG_PIDS+=("$NPM_PID")
-bash scripts/setup.sh --wasm-bindgen
-
-step "the npm package (release wasm, wasm-opt, template), and its size against the budget"
-bash scripts/build-pkg.sh
-node bench/size-check.mjs
-
-step "waiting for the background installs (Chromium, npm: the examples and the upstream servers)"
-wait_for() { # PID LOG
-  if ! wait "$1"; then cat "$2" >&2; echo "a background install failed: $2" >&2; exit 1; fi
-}
-wait_for "$CHROMIUM_PID" "$LANES/setup-chromium.log"
-wait_for "$NPM_PID" "$LANES/setup-npm.log"
-end_step
-
+# A lane waits for a file the main script or a background install writes when it is done.
+wait_file() { while [ ! -e "$LANES/$1" ]; do sleep 1; done; }
 # A lane's step: its header in the lane's log, its seconds in LANE.times.
 lane_step() {
   lane_end
@@ -153,7 +136,7 @@ start_lane() { # LANE NICE FN
   setsid nice -n "$2" bash -c "
     set -euo pipefail
     LANE=$1 LANE_STEP=
-    $(declare -f lane_step lane_end sans_io_check "$3")
+    $(declare -f lane_step lane_end wait_file sans_io_check "$3")
     trap 'rc=\$?; [ \$rc -ne 0 ] && [ -n \"\$LANE_STEP\" ] && LANE_STEP=\"\$LANE_STEP (FAILED)\"; lane_end; exit \$rc' EXIT
     $3
   " > "$LANES/$1.log" 2>&1 &
@@ -219,12 +202,14 @@ checks_lane() {
   cargo test --features ts --test ts_generated
 
   lane_step "snapshots: the incremental export equals the core's, frozen, identity kept (bench build)"
+  wait_file wasm-bindgen.ok
   # bench/build.sh's build, in the target dir build-pkg.sh used: the same flags and std, so
   # only the two crates are built again with `bench`.
   PKG_FEATURES=bench PKG_TARGET_DIR=target PKG_OUT=target/bench-pkg bash scripts/build-pkg.sh
   BENCH_PKG=target/bench-pkg node bench/check-snapshots.mjs
 
   lane_step "headless Chromium: wasm-bindgen-test against the scripted server"
+  wait_file chromium.ok
   cargo test --target wasm32-unknown-unknown -p agent-chat-store-wasm --lib --no-run
   local port=18787 server
   node tests/server/test-server.mjs "$port" > target/test-server.log 2>&1 &
@@ -239,7 +224,10 @@ checks_lane() {
   kill "$server" 2>/dev/null || true
 
   lane_step "wasm-pack build crates/wasm (the card's build), loaded in Node"
-  bash scripts/setup.sh --wasm-pack
+  wait_file tools.rc
+  if [ "$(cat "$LANES/tools.rc")" != 0 ]; then
+    cat "$LANES/setup-tools.log"; echo "installing wasm-pack or building the fuzz targets failed" >&2; exit 1
+  fi
   node --test tests/packaging/wasm-pack.test.mjs
 
   lane_step "fuzzing: every cargo-fuzz target for ${FUZZ_SECS} s"
@@ -253,7 +241,39 @@ export FUZZ_SECS
 LANE_PIDS=()
 LANE_NAMES=()
 LANES_T0=$SECONDS
+
+step "setup: the Rust parts, wasm-bindgen, the root npm install (the rest alongside)"
+bash scripts/setup.sh --core
+bash scripts/install-js.sh .
+# Network-bound installs in the background while the CPU compiles.
+bash scripts/setup.sh --chromium > "$LANES/setup-chromium.log" 2>&1 &
+CHROMIUM_PID=$!
+BG_PIDS+=("$CHROMIUM_PID")
+( bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/use-chat-pages examples/use-chat-pages/ours examples/e2e &&
+  bash ../shared/upstream/setup.sh ) > "$LANES/setup-npm.log" 2>&1 &
+NPM_PID=$!
+BG_PIDS+=("$NPM_PID")
+# The checks lane's own tools; it waits for tools.rc before its wasm-pack and fuzzing steps.
+setsid nice -n 10 bash -c 'bash scripts/setup.sh --wasm-pack && bash scripts/fuzz.sh build; echo $? > "$LANES/tools.rc"' \
+  > "$LANES/setup-tools.log" 2>&1 &
+BG_PIDS+=("-$!")
 start_lane checks 19 checks_lane
+bash scripts/setup.sh --wasm-bindgen
+touch "$LANES/wasm-bindgen.ok"
+
+step "the npm package (release wasm, wasm-opt, template), and its size against the budget"
+bash scripts/build-pkg.sh
+node bench/size-check.mjs
+
+step "waiting for the background installs (Chromium, npm: the examples and the upstream servers)"
+wait_for() { # PID LOG
+  if ! wait "$1"; then cat "$2" >&2; echo "a background install failed: $2" >&2; exit 1; fi
+}
+wait_for "$CHROMIUM_PID" "$LANES/setup-chromium.log"
+wait_for "$NPM_PID" "$LANES/setup-npm.log"
+touch "$LANES/chromium.ok"
+end_step
+
 start_lane suites 0 suites_lane
 start_lane browser 0 browser_lane
 STEP="the three lanes"
@@ -292,7 +312,7 @@ for name in "${LANE_NAMES[@]}"; do
     while IFS= read -r line; do TIMES+=("$line"); done < "$LANES/$name.times"
   fi
 done
-record "$((SECONDS - LANES_T0))" "the three lanes, side by side"
+record "$((SECONDS - LANES_T0))" "from the setup's start to the last lane's end (the lanes side by side)"
 if [ -n "$failed" ]; then
   printf '\n======== lane %s FAILED (%s) ========\n' "$failed" "$LANES/$failed.log"
   cat "$LANES/$failed.log"
