@@ -257,9 +257,7 @@ impl ChatStore {
                 }) => {
                     if self.session.prompt_shown(&message_id, nonce.as_deref()) {
                         // The prompt the user stopped on its way ran after all: stopped again.
-                        self.session.stopping();
-                        let agent = self.opts.native_agent();
-                        let path = format!("{}/stop", self.session.native_base(agent));
+                        let path = self.session.stopping(self.opts.native_agent());
                         let body = Some("{}".into());
                         self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
                         if matches!(self.session.turn.phase, Phase::Streaming { .. }) {
@@ -337,11 +335,7 @@ impl ChatStore {
             return self.end_turn(ending, now_ms);
         }
         // The run's `ABORTED` that follows is a plain stop, not an error.
-        self.session.stopping();
-        let path = format!(
-            "{}/stop",
-            self.session.native_base(self.opts.native_agent())
-        );
+        let path = self.session.stopping(self.opts.native_agent());
         let body = Some("{}".into());
         self.request(RequestKind::NativeStop, Method::Post, path, body, now_ms);
         self.end_turn(ending, now_ms);

@@ -134,10 +134,10 @@ impl Session {
         }
     }
 
-    /// `POST …/stop` goes: the run's `ABORTED` that follows is a plain stop, not an error.
-    /// The server drops its whole queue with the stop: what it had accepted will not run and
-    /// is not there to take back; it waits for the user (`stalled`).
-    pub(in crate::store) fn stopping(&mut self) {
+    /// `POST …/stop` goes (its path is returned): the run's `ABORTED` that follows is a plain
+    /// stop, not an error. The server drops its whole queue with the stop: what it had
+    /// accepted will not run and is not there to take back; it waits for the user (`stalled`).
+    pub(in crate::store) fn stopping(&mut self, agent: Option<&str>) -> String {
         self.native.link.gate_mut().stopping();
         for (_, nonce) in self.queue.strand(false) {
             self.take_backs.taken_already(&nonce);
@@ -148,5 +148,6 @@ impl Session {
                 self.queue.take_by_nonce(&nonce);
             }
         }
+        format!("{}/stop", self.native_base(agent))
     }
 }
