@@ -72,12 +72,14 @@ impl ChatStore {
             self.start_held_turn(now_ms);
             changed = true;
         }
-        let (take_back, dropped) = self.session.removals_due();
-        if dropped {
-            self.revisions.touch();
-        }
-        for (seq, nonce) in take_back {
-            self.take_back(seq, &nonce, now_ms);
+        for (seq, nonce, on_server) in self.session.removals_waiting() {
+            if on_server && !self.session.take_backs.is_gone(&nonce) {
+                self.take_back(seq, &nonce, now_ms);
+            } else {
+                // Refused, never sent, or taken back already: nothing runs.
+                self.session.queue.take_by_nonce(&nonce);
+                self.revisions.touch();
+            }
         }
         let idle = matches!(self.session.turn.phase, Phase::Idle { .. })
             && self.session.native.link.gate().status() != RunStatus::Running;
@@ -129,12 +131,14 @@ impl ChatStore {
     /// A follow-up POST answered: an item removed while it was out is taken back now that
     /// the server has it, and a clear of the whole queue that waited for the answer goes.
     pub(in crate::store) fn after_native_post(&mut self, now_ms: u64) {
-        let (take_back, dropped) = self.session.removals_due();
-        if dropped {
-            self.revisions.touch();
-        }
-        for (seq, nonce) in take_back {
-            self.take_back(seq, &nonce, now_ms);
+        for (seq, nonce, on_server) in self.session.removals_waiting() {
+            if on_server && !self.session.take_backs.is_gone(&nonce) {
+                self.take_back(seq, &nonce, now_ms);
+            } else {
+                // Refused, never sent, or taken back already: nothing runs.
+                self.session.queue.take_by_nonce(&nonce);
+                self.revisions.touch();
+            }
         }
         if self.session.native.selective_clear == SelectiveClear::Noop {
             self.take_back_native(None, now_ms);
@@ -198,27 +202,15 @@ impl Session {
     }
 
     /// Removals that wait for nothing any more (their POST answered, or aborted with a
-    /// session switch): those the server cannot hold (refused, never sent, or taken back
-    /// already) are done here (`true`: some were); the `(seq, nonce)` of the others, to take
-    /// back, are returned.
-    pub(in crate::store) fn removals_due(&mut self) -> (Vec<(u64, String)>, bool) {
+    /// session switch), as `(seq, nonce, may be on the server)`: taken back, or, where the
+    /// server cannot hold them, done.
+    pub(in crate::store) fn removals_waiting(&self) -> Vec<(u64, String, bool)> {
         let in_flight = self.queue.in_flight_item();
-        let due: Vec<(u64, String, bool)> = (self.queue.items().iter())
+        (self.queue.items().iter())
             .filter(|i| i.removing && in_flight != Some(i.id.as_str()))
             .filter(|i| !self.take_backs.is_open(&i.client_nonce))
             .map(|i| (i.client_seq, i.client_nonce.clone(), i.may_be_on_server()))
-            .collect();
-        let mut take_back = Vec::new();
-        let mut dropped = false;
-        for (seq, nonce, on_server) in due {
-            if on_server && !self.take_backs.is_gone(&nonce) {
-                take_back.push((seq, nonce));
-            } else {
-                self.queue.take_by_nonce(&nonce);
-                dropped = true;
-            }
-        }
-        (take_back, dropped)
+            .collect()
     }
 
     /// Items the server may hold that its history shows ran (a state read after a gap that
