@@ -94,13 +94,12 @@ test('a message gets the scripted answer, streamed as a UI message stream', asyn
 
 test('paced: the answer comes in many chunks over time, and Stop keeps what came', async () => {
   const c = chat(paced);
-  const seen = [];
   const sent = c.sendMessage({ text: 'stop me soon words:40' });
-  await until('streaming', () => c.status === 'streaming' && textOf(c.messages.at(-1)).length > 12);
-  seen.push(textOf(c.messages.at(-1)));
-  await sleep(200);
-  seen.push(textOf(c.messages.at(-1)));
-  assert.ok(seen[1].length > seen[0].length, `still growing: ${JSON.stringify(seen)}`);
+  // Waits on the words themselves, not on a time: at 20 tokens a second a loaded machine may
+  // take longer than any fixed sleep to pass the answer's prefix.
+  await until('the first word', () => c.status === 'streaming' && / w1/.test(textOf(c.messages.at(-1))));
+  const first = textOf(c.messages.at(-1));
+  await until('more words', () => textOf(c.messages.at(-1)).length > first.length);
   await c.stop();
   await sent;
   assert.equal(c.status, 'ready');
