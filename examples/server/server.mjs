@@ -25,6 +25,7 @@ const HELP = `Usage: node server.mjs [options]
   --cut-streams K        … of the next K stream responses (default 1)
   --not-found R[,R…]     answer these routes with 404: ${ROUTES.join(', ')}
   --agent-end-delay MS   pi: hold each agent_end MS (a follow-up then lands after pi's last queue poll)
+  --ask-delay MS         pi: askUser runs MS before it asks the user (an early answer's window)
   --interactive-tools    ai-sdk: also the client tool getLocation and deleteFile (needs approval)   env INTERACTIVE_TOOLS=1
   --data-dir DIR         where sessions are kept across restarts, created if missing  env DATA_DIR
                          (default ${DEFAULTS.dataDir})
@@ -78,6 +79,7 @@ try {
       'cut-streams': { type: 'string' },
       'not-found': { type: 'string', multiple: true },
       'agent-end-delay': { type: 'string' },
+      'ask-delay': { type: 'string' },
       'interactive-tools': { type: 'boolean' },
       'data-dir': { type: 'string' },
       'untitled-sessions': { type: 'boolean' },
@@ -147,6 +149,7 @@ const app = createApp({
   cutStreams: int('cut-streams', args['cut-streams'], 1),
   notFound,
   agentEndDelayMs: int('agent-end-delay', args['agent-end-delay'], 0),
+  askDelayMs: int('ask-delay', args['ask-delay'], 0),
   interactiveTools: args['interactive-tools'] ?? ['1', 'true', 'yes'].includes(String(env.INTERACTIVE_TOOLS ?? '').toLowerCase()),
   dataDir,
   untitledSessions: args['untitled-sessions'] ?? false,

@@ -53,6 +53,8 @@ export const ROUTES = [
  * @property {number} tps tokens per second of the scripted model (0: as fast as possible)
  * @property {number} words filler words of a plain answer
  * @property {number} chunkTokens tokens per streamed delta (≈4 characters each)
+ * @property {number} askDelayMs pi: `askUser` runs this long before it asks (the window in which
+ *   the question's card shows and an answer can come before the server asks)
  * @property {number} agentEndDelayMs pi: a slow `agent_end` listener (the window in which a
  *   follow-up lands after the loop's last queue poll)
  *
@@ -118,6 +120,7 @@ export const DEFAULTS = {
   cutStreams: 1,
   notFound: [],
   agentEndDelayMs: 0,
+  askDelayMs: 0,
   interactiveTools: false,
   strandFollowUps: false,
   legacyHistory: false,
@@ -183,6 +186,9 @@ export function createApp(options = {}) {
     },
     get agentEndDelayMs() {
       return state.agentEndDelayMs;
+    },
+    get askDelayMs() {
+      return state.askDelayMs;
     },
     get strandFollowUps() {
       return state.strandFollowUps;
@@ -250,6 +256,7 @@ export function createApp(options = {}) {
     num('words');
     num('chunkTokens', 1);
     num('agentEndDelayMs');
+    num('askDelayMs');
     num('failDocsChats');
     num('docsChatDelayMs');
     if (body.cutDocsChatAfter !== undefined) {

@@ -609,6 +609,14 @@ export class PiSession {
       execute: async (toolCallId, params, signal) => {
         const question = typeof params?.question === 'string' ? params.question : '';
         const options = Array.isArray(params?.options) ? params.options.filter((o) => typeof o === 'string') : [];
+        // The `askDelayMs` knob: a tool that works a while before it asks (the client already
+        // shows the call, so a user may answer before the question is put).
+        if (this.knobs.askDelayMs > 0 && !signal?.aborted) {
+          await new Promise((r) => {
+            const timer = setTimeout(r, this.knobs.askDelayMs);
+            signal?.addEventListener('abort', () => { clearTimeout(timer); r(); }, { once: true });
+          });
+        }
         const answer = await this.waitFor({ kind: 'input', toolCallId, toolName: 'askUser', question, options }, signal);
         if (answer.stopped) return { content: [{ type: 'text', text: STOPPED_TEXT }], details: {}, isError: true };
         if (answer.errorText !== undefined) return { content: [{ type: 'text', text: answer.errorText }], details: {}, isError: true };

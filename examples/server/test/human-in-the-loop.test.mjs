@@ -163,6 +163,32 @@ test('answers: twice → 409 already_answered; unknown → 404; bad bodies → 4
   assert.equal(notJson.status, 400);
 });
 
+test('askDelayMs: askUser asks that long after its call ended; an answer before that finds no wait', async () => {
+  await s.control({ askDelayMs: 400 });
+  try {
+    const id = sid('ask-delay');
+    const at = {};
+    let early;
+    const { chunks, error } = await readChunks(await s.chat({ sessionId: id, message: 'ask which colour' }), (c) => {
+      if (c.type === 'data-pi-tool-call-end') {
+        at.callEnd = Date.now();
+        early = s.toolOutput(id, { toolCallId: c.data.toolCallId, output: 'red' }).then(async (r) => [r.status, (await errorOf(r)).code]);
+      }
+      if (c.type === 'data-pi-tool-input-request') {
+        at.asked = Date.now();
+        s.toolOutput(id, { toolCallId: c.data.toolCallId, output: 'green' });
+      }
+    });
+    assert.equal(error, undefined);
+    assert.deepEqual(await early, [404, 'tool_call_not_found'], 'nothing waits before the ask');
+    assert.ok(at.asked - at.callEnd >= 350, `asked ${at.asked - at.callEnd} ms after the call ended`);
+    assert.equal(ofType(chunks, 'data-pi-tool-input-request').length, 1);
+    assert.equal(lastText(await s.messages(id)), 'You chose green.');
+  } finally {
+    await s.control({ askDelayMs: 0 });
+  }
+});
+
 test('ask which colour: an input request; the answer green is the result; You chose green.', async () => {
   const id = sid('ask');
   const { chunks, answer } = await turnWithWait(s, id, 'ask which colour', async (c) => {
