@@ -49,6 +49,10 @@ export async function startServer({ app = 'react-chat', runtime = 'pi', args = [
     reset: () => api('/__control/reset', {}),
     log: async () => (await api('/__control/log')).entries,
     messages: async (session) => (await api(`/api/v1/agent/chat/${encodeURIComponent(session)}/messages`)).messages,
+    /** Kills the server at once (SIGKILL: no wind-down, its sockets just close); resolves when gone. */
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) await new Promise((res) => { child.once('exit', res); child.kill('SIGKILL'); });
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) await new Promise((res) => { child.once('exit', res); child.kill(); });
       if (ownDir) rmSync(dataDir, { recursive: true, force: true });
