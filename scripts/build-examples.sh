@@ -6,7 +6,7 @@
 # pkg/ (not a link; reinstalled only when the tarball changed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for app in react-chat assistant-ui; do
+for app in react-chat assistant-ui assistant-ui-stock; do
   (cd "examples/$app" && node node_modules/.bin/vite build --logLevel warn)
 done
 

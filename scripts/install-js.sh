@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dirs=("$@")
-[ ${#dirs[@]} -gt 0 ] || dirs=(. examples/server examples/react-chat examples/assistant-ui examples/use-chat-pages examples/use-chat-pages/ours examples/e2e)
+[ ${#dirs[@]} -gt 0 ] || dirs=(. examples/server examples/react-chat examples/assistant-ui examples/assistant-ui-stock examples/use-chat-pages examples/use-chat-pages/ours examples/e2e)
 for dir in "${dirs[@]}"; do
   [ -f "$dir/package-lock.json" ] || continue
   if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then

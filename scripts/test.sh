@@ -249,7 +249,7 @@ bash scripts/install-js.sh .
 bash scripts/setup.sh --chromium > "$LANES/setup-chromium.log" 2>&1 &
 CHROMIUM_PID=$!
 BG_PIDS+=("$CHROMIUM_PID")
-( bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/use-chat-pages examples/use-chat-pages/ours examples/e2e &&
+( bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/assistant-ui-stock examples/use-chat-pages examples/use-chat-pages/ours examples/e2e &&
   bash ../shared/upstream/setup.sh ) > "$LANES/setup-npm.log" 2>&1 &
 NPM_PID=$!
 BG_PIDS+=("$NPM_PID")
