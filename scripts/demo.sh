@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The demo (README): builds the package and serves an example app (the React one unless
-# --app assistant-ui) against the reference server (a real pi agent with a scripted model) on
+# --app assistant-ui or assistant-ui-stock) against the reference server (a real pi agent with a scripted model) on
 # 127.0.0.1, printing the URL. Runs until interrupted, then stops its children.
-#   bash scripts/demo.sh [--app react-chat|assistant-ui] [--port 8787] [--runtime pi|ai-sdk] [--tps 20]
+#   bash scripts/demo.sh [--app react-chat|assistant-ui|assistant-ui-stock] [--port 8787] [--runtime pi|ai-sdk] [--tps 20]
 #   (other flags go to the server as they are, e.g. --protocol pi-native: the pi-native routes
 #   are served either way, see examples/server/README.md)
 set -euo pipefail
@@ -12,7 +12,7 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 bash scripts/setup.sh
 bash scripts/install-js.sh .
 bash scripts/build-pkg.sh
-bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui
+bash scripts/install-js.sh examples/server examples/react-chat examples/assistant-ui examples/assistant-ui-stock
 bash scripts/build-examples.sh
 
 PORT=8787
@@ -24,8 +24,8 @@ while [ $# -gt 0 ]; do
     --port) PORT="$2"; shift 2 ;;
     --app)
       case "$2" in
-        react-chat|assistant-ui) APP="$2" ;;
-        *) echo "demo: --app is react-chat or assistant-ui, not '$2'" >&2; exit 2 ;;
+        react-chat|assistant-ui|assistant-ui-stock) APP="$2" ;;
+        *) echo "demo: --app is react-chat, assistant-ui or assistant-ui-stock, not '$2'" >&2; exit 2 ;;
       esac
       shift 2 ;;
     # The app speaks the protocol the server presents (examples/shared/config.js reads it).
