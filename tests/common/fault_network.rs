@@ -377,7 +377,8 @@ impl World {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear => Resp::Http(404, Vec::new()),
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt => Resp::Http(404, Vec::new()),
         };
         self.note(format!(
             "server gets page {page} req #{id} {kind:?} (arrival {arrivals}) → {}",
