@@ -181,16 +181,6 @@ impl FollowUpsMut<'_> {
         if self.store.outbox.disposed {
             return false;
         }
-        // Another client's row: never removed here, and the stock Remove button is never
-        // disabled, so the bubble says why rather than nothing happening.
-        let not_ours = ChatError::new(
-            ErrorKind::Validation,
-            "another client's follow-up: only that client can remove it",
-        );
-        if self.store.session.queue.note_on_mirror(item_id, not_ours) {
-            self.store.revisions.touch();
-            return false;
-        }
         let posting = self
             .store
             .session

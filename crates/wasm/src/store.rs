@@ -874,11 +874,7 @@ impl JsChatStore {
         let outcome = self
             .shell
             .with_core(|c, now| c.follow_ups_mut().run_now(&id, now));
-        let name = serde_json::to_value(outcome).ok();
-        Ok(name
-            .as_ref()
-            .and_then(|v| v.as_str())
-            .map_or(JsValue::NULL, JsValue::from_str))
+        Ok(JsValue::from_str(outcome.as_str()))
     }
 
     /// Regenerates an assistant message (the last by default) in AI SDK mode; false if not

@@ -24,9 +24,13 @@ pub enum RunNow {
 }
 
 /// The answer of `runQueuedNow(id)`: what it did, or why it did nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RunNowOutcome"))]
-#[serde(rename_all = "kebab-case")]
+// Given to JS as its name (`as_str`): a serializer for a bare string costs wasm bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "RunNowOutcome", rename_all = "kebab-case")
+)]
 pub enum RunNowOutcome {
     /// Retried ([`RunNow::Retry`]).
     Retried,
@@ -39,6 +43,19 @@ pub enum RunNowOutcome {
     NotNow,
     /// No item with that id (gone already: it ran, or was removed), or the store is disposed.
     NotFound,
+}
+
+impl RunNowOutcome {
+    /// Its name in TypeScript's `RunNowOutcome`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunNowOutcome::Retried => "retried",
+            RunNowOutcome::Interrupting => "interrupting",
+            RunNowOutcome::AfterCurrent => "after-current",
+            RunNowOutcome::NotNow => "not-now",
+            RunNowOutcome::NotFound => "not-found",
+        }
+    }
 }
 
 /// A [`FollowUpItem`] as the snapshot shows it (`QueuedItem` in TypeScript): its own fields
