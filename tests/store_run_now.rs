@@ -363,3 +363,23 @@ fn the_reference_servers_order_runs_it_once_too() {
     assert_eq!(h.count(RequestKind::NativePrompt), 1);
     assert_eq!(h.count(RequestKind::FollowUpDelete), 0);
 }
+
+#[test]
+fn a_session_switch_drops_the_interrupt_and_run_now_applies_again_on_return() {
+    let (mut h, _ev, sel) = queued_during_a_run(&["next"]);
+    let id = format!("fu-{}", sel[0].0);
+    run_now(&mut h, &id);
+    assert_eq!(h.count(RequestKind::NativeInterrupt), 1);
+    h.switch_session("other");
+    h.switch_session(SESSION);
+    // Reopened: the state shows the run still on, `next` still queued first.
+    let st = h.last(RequestKind::NativeState);
+    let queue = json!([row("q0", "next", Some((&sel[0].0, sel[0].1)))]);
+    h.respond(st.id, state(3, "streaming", json!([]), queue));
+    let events = h.last(RequestKind::NativeEvents);
+    h.respond(events.id, ndjson(&[]));
+    assert_eq!(h.store.status(), Status::Streaming);
+    assert_eq!(shown(&h)[0].2, RunNow::Interrupt);
+    assert_eq!(run_now(&mut h, &id), RunNowOutcome::Interrupting);
+    assert_eq!(h.count(RequestKind::NativeInterrupt), 2);
+}

@@ -395,6 +395,12 @@ impl Session {
             // made answers its first receipt), once the session is current again.
             self.take_backs.unsent(id, 0);
         }
+        // Run Now's interrupt is not sent again: reopened, the state read shows whether the
+        // follow-up ran (and which run is on); the user may press it again.
+        #[cfg(feature = "pi")]
+        {
+            self.native.interrupt = None;
+        }
         for a in &mut self.answers.pending {
             // Aborted with the rest: posted again, with the same ids, when the session opens.
             if a.in_flight.take().is_some() {

@@ -662,6 +662,12 @@ impl World {
                 let session = native_path_session(path);
                 http(self.server.native_stop(&session, &mut self.rng))
             }
+            RequestKind::NativeInterrupt => {
+                assert!(path.ends_with("/interrupt"), "{path}");
+                let session = native_path_session(path);
+                let body = body.expect("an interrupt body");
+                http(self.server.native_interrupt(&session, &body, &mut self.rng))
+            }
             _ => {
                 // A first-transport request (the store should make none over this protocol).
                 self.server.count("a request of the first transport (404)");
