@@ -85,7 +85,9 @@ pub use harness::bench_scenarios;
 
 // The store and what crosses its boundary.
 // The composer's busy-send policy (SPEC §5), as pure functions the store calls.
-pub use machines::followup_queue::{FollowUpItem, ItemState, RetryPolicy};
+pub use machines::followup_queue::{
+    FollowUpItem, ItemState, QueuedItemJson, RetryPolicy, RunNow, RunNowOutcome,
+};
 pub use policy::composer::{
     composer_state, decide, ComposerState, Refusal, SendRoute, Status, BUSY_HINT, EMPTY_HINT,
     FILES_WHILE_BUSY_HINT, PI_UNSUPPORTED_HINT,

@@ -72,6 +72,8 @@ pub fn declarations() -> String {
     derived::<crate::ToolUiHints>(cfg, o);
     derived::<crate::ToolCatalogEntry>(cfg, o);
     derived::<crate::ItemState>(cfg, o);
+    derived::<crate::RunNow>(cfg, o);
+    derived::<crate::RunNowOutcome>(cfg, o);
     derived::<crate::machines::followup_queue::QueuedItemJson<'static>>(cfg, o);
     derived::<crate::Refusal>(cfg, o);
     derived::<crate::ComposerState>(cfg, o);

@@ -20,7 +20,10 @@
 //!   `duplicate: true`, another one 409 `AGENT_REQUEST_CONFLICT`);
 //! - `POST …/queue/clear` with both selectors: 409 `AGENT_REQUEST_CONFLICT` when the item is
 //!   not queued; `POST …/stop`: drops the queue (`clearedQueue`), ends the run's assistant
-//!   `aborted`, maybe an `ABORTED` error, `agent-end {status: aborted}`.
+//!   `aborted`, maybe an `ABORTED` error, `agent-end {status: aborted}`; `POST …/interrupt`
+//!   (the user's Run Now, pressed on a random stream of its own so seeds keep their
+//!   schedules): aborts the run and starts the first queued follow-up as the next run,
+//!   idempotent by requestId.
 //!
 //! The network gives commands the follow-up POSTs' fates (dropped before or after the server,
 //! 503, no answer, delivered twice, slow), the reads fewer (slow, dropped, 503), and cuts the

@@ -81,6 +81,8 @@ mod store_pi_native_sessions;
 mod store_resume;
 #[path = "store_resume_204.rs"]
 mod store_resume_204;
+#[path = "store_run_now.rs"]
+mod store_run_now;
 #[path = "store_session_list.rs"]
 mod store_session_list;
 #[path = "store_sessions.rs"]

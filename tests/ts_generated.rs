@@ -328,3 +328,15 @@ fn pending_calls() {
     });
     assert_shape("PendingQuestion", &q);
 }
+
+/// `runQueuedNow` answers `RunNowOutcome::as_str`, written by hand: the declared union's names.
+#[test]
+fn run_now_outcomes_are_the_declared_names() {
+    use agent_chat_store::RunNowOutcome::*;
+    let names: Vec<String> = [Retried, Interrupting, AfterCurrent, NotNow, NotFound]
+        .iter()
+        .map(|o| format!("\"{}\"", o.as_str()))
+        .collect();
+    let declared = format!("export type RunNowOutcome = {};", names.join(" | "));
+    assert!(declarations().contains(&declared), "{declared}");
+}

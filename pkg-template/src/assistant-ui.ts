@@ -14,6 +14,8 @@
 // store action that does it:
 //
 //   onNew / queue.enqueue / queue.steer   store.send(text, files)
+//   queue.move(id, {lane: "steer"})       store.runQueuedNow(id)   (QueueItemPrimitive.Steer)
+//   queue.remove(id)                      store.removeQueued(id)
 //   onEdit                                store.send(text, files, {messageId})   (canEdit)
 //   onReload(parentId)                    store.regenerate(parentId)             (canRegenerate)
 //   onCancel                              store.stop()
@@ -31,7 +33,7 @@
 // `rendererId` or an un-namespaced alias could not be honoured; the `tools` slot can.
 //
 // The binding is split by concern under assistant-ui/: the runtime (runtime.ts), message
-// conversion (convert.ts, nested.ts), the composer's messages and queue (composer.ts),
+// conversion (convert.ts, nested.ts), the composer's messages (composer.ts), the queue (queue.ts),
 // attachments, the thread list, the tool-answer callbacks, the pending hooks and tool UIs.
 import type { ToolCallMessagePartProps } from "@assistant-ui/react";
 
@@ -46,6 +48,8 @@ export type { PendingHandle } from "./assistant-ui/pending.js";
 export { DEFAULT_FILE_TYPES, createAttachmentAdapter } from "./assistant-ui/attachments.js";
 export { makeToolUIs } from "./assistant-ui/tool-ui.js";
 export type { ToolUIs, ToolUIsOptions } from "./assistant-ui/tool-ui.js";
+export { QueueItemStatus, useQueueItemStatus } from "./assistant-ui/queue.js";
+export type { ChatQueueItem, QueueItemStatusProps } from "./assistant-ui/queue.js";
 
 /** The assistant-ui props a tool UI gets (re-exported for renderers that use `toolCall`). */
 export type AssistantToolCallProps = ToolCallMessagePartProps;

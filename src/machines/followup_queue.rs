@@ -34,6 +34,9 @@ mod posting;
 
 mod server_rows;
 
+mod shown;
+pub use shown::{QueuedItemJson, RunNow, RunNowOutcome};
+
 /// How many consumed nonces a queue remembers, so that a replayed consumption signal (a resumed
 /// stream repeats chunks) stays a no-op without the memory growing for the session's lifetime.
 const REMEMBERED_NONCES: usize = 256;
@@ -139,55 +142,6 @@ pub struct FollowUpItem {
     /// What its send added (body keys, headers, metadata), for its POST and the turn it may
     /// become.
     pub options: Option<Box<SendOptions>>,
-}
-
-/// A [`FollowUpItem`] as the snapshot shows it (`QueuedItem` in TypeScript): its own fields
-/// a UI reads and what the user may do with it.
-#[derive(Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QueuedItem"))]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct QueuedItemJson<'a> {
-    id: &'a str,
-    client_nonce: &'a str,
-    client_seq: u64,
-    text: &'a str,
-    files: &'a [FileAttachment],
-    state: ItemState,
-    attempts: u32,
-    error: &'a Option<ChatError>,
-    ever_posted: bool,
-    /// A row of the server's queue that another client posted (another tab, this page before a
-    /// reload; pi-native): shown where the server runs it, never retried or removed here.
-    read_only: bool,
-    /// The user removed it and the server may still run it: it stays until the server's queue
-    /// no longer holds it (pi-native). If it cannot be taken back, `removing` turns false again
-    /// and `error` says why.
-    removing: bool,
-    /// Retry applies (`retryQueued`): the store's rule, so a UI restates none.
-    can_retry: bool,
-    /// Remove applies (`removeQueued`).
-    can_remove: bool,
-}
-
-impl Serialize for FollowUpItem {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        QueuedItemJson {
-            id: &self.id,
-            client_nonce: &self.client_nonce,
-            client_seq: self.client_seq,
-            text: &self.text,
-            files: &self.files,
-            state: self.state,
-            attempts: self.attempts,
-            error: &self.error,
-            ever_posted: self.ever_posted,
-            read_only: self.read_only,
-            removing: self.removing,
-            can_retry: self.can_retry(),
-            can_remove: self.can_remove(),
-        }
-        .serialize(s)
-    }
 }
 
 impl FollowUpItem {

@@ -239,6 +239,28 @@ impl FollowUpsMut<'_> {
         true
     }
 
+    /// "Run Now" on a waiting bubble (`runQueuedNow`), as its `runNow` says: a `failed`,
+    /// `stalled` or `unsure` one is retried (as [`retry`](Self::retry)); on pi-native the
+    /// first row of the server's queue, while a run is on, is run now by an interrupt (the
+    /// running answer stops); elsewhere it runs after the current answer, and nothing is sent.
+    pub fn run_now(&mut self, item_id: &str, now_ms: u64) -> RunNowOutcome {
+        if self.store.outbox.disposed {
+            return RunNowOutcome::NotFound;
+        }
+        let Some(run_now) = self.store.session().run_now_of(item_id) else {
+            return RunNowOutcome::NotFound;
+        };
+        match run_now {
+            RunNow::Retry if self.retry(item_id, now_ms) => RunNowOutcome::Retried,
+            #[cfg(feature = "pi")]
+            RunNow::Interrupt if self.store.interrupt_native(item_id, now_ms) => {
+                RunNowOutcome::Interrupting
+            }
+            RunNow::AfterCurrent => RunNowOutcome::AfterCurrent,
+            _ => RunNowOutcome::NotNow,
+        }
+    }
+
     /// Queues `text` as a follow-up of the running turn (a waiting bubble).
     pub(super) fn enqueue(
         &mut self,

@@ -125,6 +125,32 @@ impl<'a> SessionView<'a> {
         self.store.session.queue.view()
     }
 
+    /// The waiting bubbles as the snapshot shows them: each with what Run Now does for it
+    /// ([`FollowUpItem::run_now`], with this store's turn and transport).
+    pub fn queued_shown(&self) -> Vec<(&'a FollowUpItem, RunNow)> {
+        let items = self.store.session.queue.view();
+        items
+            .into_iter()
+            .map(|i| (i, self.run_now_for(i)))
+            .collect()
+    }
+
+    /// What Run Now does for the waiting bubble `item_id` (this store's or another client's).
+    pub fn run_now_of(&self, item_id: &str) -> Option<RunNow> {
+        let items = self.store.session.queue.view();
+        let item = items.into_iter().find(|i| i.id == item_id)?;
+        Some(self.run_now_for(item))
+    }
+
+    fn run_now_for(&self, item: &FollowUpItem) -> RunNow {
+        let busy = self.store.status().is_busy();
+        #[cfg(feature = "pi")]
+        let interruptible = self.store.interruptible(item);
+        #[cfg(not(feature = "pi"))]
+        let interruptible = false;
+        item.run_now(busy, interruptible)
+    }
+
     /// The last `clientSeq` the session's queue gave out (0 before the first): what a host with
     /// storage keeps across reloads ([`FollowUpsMut::raise_client_seq`]).
     pub fn last_client_seq(&self) -> u64 {

@@ -133,7 +133,8 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear) => {
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt) => {
                 self.on_native_answer(id, k, Ok((status, &p.body)), now_ms)
             }
             #[cfg(not(feature = "pi"))]
@@ -142,7 +143,8 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear => {}
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt => {}
             RequestKind::Capabilities => self.on_capabilities(ok.then_some(&p.body[..]), now_ms),
             RequestKind::Catalog => {
                 if self.session.on_catalog(status, &p.body, &mut self.outbox) {
@@ -221,14 +223,16 @@ impl ChatStore {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear) => self.on_native_answer(id, k, Err(message), now_ms),
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt) => self.on_native_answer(id, k, Err(message), now_ms),
             #[cfg(not(feature = "pi"))]
             RequestKind::NativeState
             | RequestKind::NativeEvents
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear => {}
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt => {}
             RequestKind::Capabilities => self.on_capabilities(None, now_ms),
             RequestKind::Catalog => {
                 if self.session.on_catalog(0, &[], &mut self.outbox) {

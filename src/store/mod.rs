@@ -83,7 +83,7 @@ use serde_json::{json, Value};
 
 use crate::codec::sse::{SseBatch, SseDecoder};
 use crate::machines::followup_queue::{
-    FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy,
+    FollowUpItem, FollowUpQueue, PostOutcome, QueueEffect, RetryPolicy, RunNow, RunNowOutcome,
 };
 use crate::machines::session_list::SessionList;
 use crate::policy::composer::{self, ComposerState, Refusal, SendRoute, Status};

@@ -85,6 +85,9 @@ pub enum RequestKind {
     /// pi-native `POST …/queue/clear` of the whole queue: takes follow-ups back from a server
     /// that removes none by their selectors.
     NativeClear,
+    /// pi-native `POST …/interrupt`: stops the running answer so the first queued follow-up
+    /// runs now ("Run Now").
+    NativeInterrupt,
 }
 
 impl RequestKind {
@@ -103,6 +106,7 @@ impl RequestKind {
                 | RequestKind::NativeStop
                 | RequestKind::NativeCreate
                 | RequestKind::NativeClear
+                | RequestKind::NativeInterrupt
         )
     }
     /// Requests that must not outlive their session: aborted on a switch or dispose. The
@@ -312,7 +316,8 @@ impl StoreOptions {
             RequestKind::NativePrompt
             | RequestKind::NativeCreate
             | RequestKind::NativeStop
-            | RequestKind::NativeClear => {
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt => {
                 Some(now_ms + (self.followup_timeout_ms).min(super::native::COMMAND_DEADLINE_MS))
             }
             // A stream that says nothing (not even a keep-alive comment) for this long is
@@ -389,6 +394,12 @@ impl Session {
             // Aborted with the rest: asked again, under its request id (a clear the server
             // made answers its first receipt), once the session is current again.
             self.take_backs.unsent(id, 0);
+        }
+        // Run Now's interrupt is not sent again: reopened, the state read shows whether the
+        // follow-up ran (and which run is on); the user may press it again.
+        #[cfg(feature = "pi")]
+        {
+            self.native.interrupt = None;
         }
         for a in &mut self.answers.pending {
             // Aborted with the rest: posted again, with the same ids, when the session opens.

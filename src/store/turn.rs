@@ -392,6 +392,11 @@ impl Session {
         self.turn.turn_id = None;
         self.turn.send_queue_when_idle = false;
         self.turn.end_unseen = matches!(ending, Ending::Unseen);
+        // An interrupt (Run Now) served this turn: its answer is moot now.
+        #[cfg(feature = "pi")]
+        {
+            self.native.interrupt = None;
+        }
         finished && !self.turn.stream_error
     }
 

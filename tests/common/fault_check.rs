@@ -44,6 +44,12 @@ impl World {
                 // keeps the first transport's schedules as they were.
                 if self.stops && busy { 3 } else { 0 },
             ];
+            // Run Now on a waiting follow-up (pi-native: the interrupt), decided apart from
+            // the step (`World::run_now_rng`).
+            let queued = !self.page.store.session().queued().is_empty();
+            if native && busy && queued && self.run_now_rng.chance(4) {
+                self.user_run_now();
+            }
             match self.rng.weighted(&w) {
                 0 => self.user_submit(),
                 1 => self.user_remove(),

@@ -377,7 +377,8 @@ impl World {
             | RequestKind::NativePrompt
             | RequestKind::NativeStop
             | RequestKind::NativeCreate
-            | RequestKind::NativeClear => Resp::Http(404, Vec::new()),
+            | RequestKind::NativeClear
+            | RequestKind::NativeInterrupt => Resp::Http(404, Vec::new()),
         };
         self.note(format!(
             "server gets page {page} req #{id} {kind:?} (arrival {arrivals}) → {}",
@@ -660,6 +661,12 @@ impl World {
             RequestKind::NativeStop => {
                 let session = native_path_session(path);
                 http(self.server.native_stop(&session, &mut self.rng))
+            }
+            RequestKind::NativeInterrupt => {
+                assert!(path.ends_with("/interrupt"), "{path}");
+                let session = native_path_session(path);
+                let body = body.expect("an interrupt body");
+                http(self.server.native_interrupt(&session, &body, &mut self.rng))
             }
             _ => {
                 // A first-transport request (the store should make none over this protocol).

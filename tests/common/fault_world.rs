@@ -55,6 +55,10 @@ pub struct World {
     /// first transport's schedules keep the weights they were written with).
     pub stops: bool,
     pub rng: Prng,
+    /// Whether the user presses Run Now before a step: a stream of its own, so a schedule
+    /// with no press is the one `rng` gave before Run Now existed (seeds keep their
+    /// meaning, and their known failures, `tests/fault_schedules_native.rs`).
+    pub run_now_rng: Prng,
     pub now: u64,
     pub faults: bool,
     pub page_no: u32,
@@ -178,6 +182,7 @@ impl World {
             transport,
             stops: native,
             rng: Prng::new(seed),
+            run_now_rng: Prng::new(seed ^ 0x5275_6e4e_6f77),
             now: T0,
             faults: true,
             page_no: 1,
@@ -314,7 +319,12 @@ impl World {
             use agent_chat_store::RequestKind::*;
             if matches!(
                 sent.kind,
-                NativePrompt | FollowUpPost | FollowUpDelete | NativeClear | NativeStop
+                NativePrompt
+                    | FollowUpPost
+                    | FollowUpDelete
+                    | NativeClear
+                    | NativeStop
+                    | NativeInterrupt
             ) {
                 self.commands_out.push((self.page_no, sent.id));
             }
@@ -492,6 +502,21 @@ impl World {
         };
         let ok = self.act(|h| h.retry_queued(&item.id));
         self.note(format!("user retries failed {:?} → {ok}", item.text));
+    }
+
+    /// The user presses Run Now on a waiting follow-up of its own: the store retries it, runs
+    /// it now by an interrupt, or leaves it to run after the current answer.
+    pub fn user_run_now(&mut self) {
+        let q: Vec<_> = (self.page.store.session().queued().into_iter())
+            .filter(|i| !i.read_only)
+            .map(|i| (i.id.clone(), i.text.clone(), i.state))
+            .collect();
+        if q.is_empty() {
+            return;
+        }
+        let (id, text, state) = q[self.run_now_rng.below(q.len() as u64) as usize].clone();
+        let outcome = self.act(|h| h.act(|s, now| s.follow_ups_mut().run_now(&id, now)));
+        self.note(format!("user runs {text:?} ({state:?}) now → {outcome:?}"));
     }
 
     pub fn user_switch(&mut self) {

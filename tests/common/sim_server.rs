@@ -1328,6 +1328,69 @@ impl Server {
     }
 }
 
+impl Server {
+    /// `POST …/interrupt` (reference §3.14): with a run on, the first queued follow-up is
+    /// taken, the run aborted (its assistant `aborted`, `agent-end {status: aborted}`), and
+    /// that follow-up started as the next run under its selectors; the rest stay queued.
+    /// With none on, nothing happens. Idempotent by requestId, as every command.
+    pub fn native_interrupt(
+        &mut self,
+        session: &str,
+        body: &Value,
+        rng: &mut Prng,
+    ) -> (u16, Vec<u8>) {
+        let key = body["requestId"].as_str().map(|r| format!("interrupt:{r}"));
+        if let Some(k) = &key {
+            if let Some(r) = self.ledger_replay(session, k, body) {
+                self.count("interrupt: replay answered from the ledger");
+                return r;
+            }
+        }
+        let running = self.session(session).active_turn().map(|turn| {
+            turn.done = true;
+            (turn.id.clone(), turn.assistant.take())
+        });
+        if let Some((turn_id, assistant)) = running {
+            let next = self.session(session).pending.pop_front();
+            if let Some((id, text)) = assistant {
+                self.end_assistant(session, &id, &text, "aborted");
+            }
+            self.nemit(
+                session,
+                json!({"type": "agent-end", "turnId": turn_id, "status": "aborted"}),
+            );
+            match next {
+                Some((nonce, seq, text)) => {
+                    self.count("interrupt: aborted a run and started the first follow-up");
+                    self.session(session).consumed.insert(nonce.clone());
+                    let turn_id = self.id("turn-");
+                    self.session(session).turns.push(Turn {
+                        id: turn_id.clone(),
+                        events: Vec::new(),
+                        seq: 0,
+                        done: false,
+                        assistant: None,
+                        words_left: 0,
+                    });
+                    self.nemit(session, json!({"type": "agent-start", "turnId": turn_id}));
+                    let uid = self.id("u");
+                    self.native_run_follow_up(session, &uid, (&nonce, seq, &text), rng);
+                    self.commit_user(session, &uid, &text, Via::FollowUp(nonce));
+                    self.start_assistant(session, rng);
+                }
+                None => self.count("interrupt: aborted a run, nothing queued"),
+            }
+        } else {
+            self.count("interrupt: nothing running");
+        }
+        let r = json!({"accepted": true, "cursor": self.latest(session)});
+        if let Some(k) = key {
+            (self.session(session).ledger).insert(k, (body.clone(), r.clone()));
+        }
+        (202, r.to_string().into_bytes())
+    }
+}
+
 /// A `queue.followUps` row without selectors: its positional id, kind and text.
 fn queue_row(session: &str, i: usize, text: &str) -> Value {
     json!({"id": format!("queue:{session}:followup:{i}:{}", text.len()),

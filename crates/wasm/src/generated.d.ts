@@ -201,6 +201,17 @@ ui?: ToolUiHints, };
 export type QueuedState = "queued" | "posting" | "accepted" | "failed" | "stalled" | "unsure";
 
 /**
+ * What "Run Now" (`runQueuedNow`) does for an item, decided by the store from the item, the
+ * turn and the transport, and shown on the item (`runNow`) so a UI restates no rule.
+ */
+export type RunNow = "retry" | "interrupt" | "after-current" | "none";
+
+/**
+ * The answer of `runQueuedNow(id)`: what it did, or why it did nothing.
+ */
+export type RunNowOutcome = "retried" | "interrupting" | "after-current" | "not-now" | "not-found";
+
+/**
  * A [`FollowUpItem`] as the snapshot shows it (`QueuedItem` in TypeScript): its own fields
  * a UI reads and what the user may do with it.
  */
@@ -223,7 +234,15 @@ canRetry: boolean,
 /**
  * Remove applies (`removeQueued`).
  */
-canRemove: boolean, };
+canRemove: boolean, 
+/**
+ * What Run Now does for it (`runQueuedNow`).
+ */
+runNow: RunNow, 
+/**
+ * Run Now does something now (`retry` or `interrupt`).
+ */
+canRunNow: boolean, };
 
 /**
  * Why a submit is refused.

@@ -475,10 +475,15 @@ impl SnapshotCache {
         }
         let first = self.update_messages(core);
         self.update_pending(core, first);
-        let items = session.queued();
-        let queued = items.iter().map(|q| q.version);
+        // Keyed by the item's version and what Run Now does for it (which the turn changes
+        // without changing the item): unique, as the versions are.
+        let items = session.queued_shown();
+        let queued = items
+            .iter()
+            .map(|(q, run_now)| q.version << 2 | *run_now as u64);
         let (master, keys) = (&self.queued_master, &mut self.queued_keys);
-        if let Some(arr) = patch(master, keys, queued, |i| to_string(&items[i])) {
+        let json = |i: usize| to_string(&items[i].0.shown(items[i].1));
+        if let Some(arr) = patch(master, keys, queued, json) {
             self.queued = arr;
         } else if self.queued.is_undefined() {
             self.queued = js::frozen_copy(master, 0);

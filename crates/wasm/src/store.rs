@@ -865,6 +865,18 @@ impl JsChatStore {
             .with_core(|c, now| c.follow_ups_mut().retry(&id, now)))
     }
 
+    /// "Run Now" on a queued follow-up (its `runNow` says what it does): retried, run now by
+    /// an interrupt (pi-native), or left to run after the current answer. Answers a
+    /// `RunNowOutcome`.
+    #[wasm_bindgen(js_name = runQueuedNow)]
+    pub fn run_queued_now(&self, id: JsValue) -> Result<JsValue, JsValue> {
+        let id = string_arg(&id, "id")?;
+        let outcome = self
+            .shell
+            .with_core(|c, now| c.follow_ups_mut().run_now(&id, now));
+        Ok(JsValue::from_str(outcome.as_str()))
+    }
+
     /// Regenerates an assistant message (the last by default) in AI SDK mode; false if not
     /// possible now.
     pub fn regenerate(&self, message_id: JsValue) -> Result<bool, JsValue> {

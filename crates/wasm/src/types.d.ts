@@ -397,6 +397,13 @@ export class ChatStore {
   deleteSession(id: string): boolean;
   removeQueued(id: string): boolean;
   retryQueued(id: string): boolean;
+  /**
+   * "Run Now" on a queued follow-up, as its `runNow` says: `retried` (a failed, stalled or
+   * unsure one, as `retryQueued`), `interrupting` (pi-native: the running answer stops and the
+   * server runs it next), `after-current` (it runs after the current answer; nothing sooner is
+   * possible), `not-now` (nothing applies now: see the item), `not-found`.
+   */
+  runQueuedNow(id: string): RunNowOutcome;
   regenerate(messageId?: string | ({ messageId?: string; responseId?: string } & RequestOptions)): boolean;
   /** Tells the listeners now of what changed, instead of on the next microtask (or at the end of `throttleMs`). */
   flush(): void;

@@ -314,6 +314,48 @@ test('interrupt aborts the turn and runs the first queued follow-up as the next 
   assert.equal(users[1].clientSeq, 1);
 });
 
+test('interrupt sent again under its requestId interrupts once (the real server keeps a ledger too)', async () => {
+  // Run Now's retry after a lost answer: the same command again must not abort the follow-up
+  // the first one started (which would start the next one too: a run the user never asked).
+  const id = sid('interrupt-again');
+  const f = follow(id, 0);
+  await prompt(id, 'long answer words:80');
+  await f.until((ev) => ev.some((e) => e.type === 'message-delta'));
+  const a = await (await followUp(id, 'next up words:20', 1)).json();
+  const b = await (await followUp(id, 'then words:1', 2)).json();
+  const body = { requestId: `interrupt:${a.clientNonce}:1` };
+  const first = await post(id, 'interrupt', body);
+  assert.equal(first.status, 202);
+  const receipt = await first.json();
+  const again = await post(id, 'interrupt', body);
+  assert.equal(again.status, 202);
+  assert.deepEqual(await again.json(), receipt);
+  await f.until(endedN(2));
+  await waitState(id, idle);
+  f.close();
+  const all = f.events();
+  assert.deepEqual(all.filter((e) => e.type === 'agent-end').map((e) => e.status), ['aborted', 'ok']);
+  const users = userStarts(all).map((u) => u.clientNonce);
+  assert.deepEqual(users.slice(1), [a.clientNonce, b.clientNonce], 'each once, in order');
+});
+
+test('interrupt with no run on starts nothing', async () => {
+  const id = sid('interrupt-idle');
+  const f = follow(id, 0);
+  await prompt(id, 'short words:1');
+  await f.until(ended);
+  const r = await followUp(id, 'stranded words:1', 1);
+  assert.equal(r.status, 202);
+  const res = await post(id, 'interrupt', {});
+  assert.equal(res.status, 202);
+  await sleep(300);
+  f.close();
+  assert.equal(f.events().filter((e) => e.type === 'agent-start').length, 1, 'no run started');
+  const doc = await state(id);
+  assert.equal(doc.state.status, 'idle');
+  assert.deepEqual(doc.state.queue.followUps.map((q) => q.displayText), ['stranded words:1']);
+});
+
 test('requestId idempotency: a duplicate receipt, a conflicting payload', async () => {
   const id = sid('idem');
   const body = { requestId: 'req-1', clientNonce: 'n-1', content: 'long answer words:40' };
@@ -525,6 +567,43 @@ test('ChatStore({protocol: "pi-native"}) against this server: prompt, follow-ups
     await waitState(id, (d) => d.state.status === 'idle');
     assert.equal(store.getSnapshot().error, null);
   } finally {
+    store.dispose();
+  }
+});
+
+test('ChatStore Run Now against this server: the interrupt runs the follow-up now, once', { skip: !built && 'pkg/ is not built' }, async () => {
+  const { ChatStore } = await import(PKG.href);
+  const id = sid('store-run-now');
+  const store = new ChatStore({ protocol: 'pi-native', agentType: 'pi', baseUrl: s.base, sessionId: id, persistSeq: false });
+  store.start();
+  const until = async (pred, what, ms = 15_000) => {
+    const end = Date.now() + ms;
+    while (!pred(store.getSnapshot())) {
+      if (Date.now() > end) throw new Error(`timed out: ${what}; status ${store.getSnapshot().status}`);
+      await sleep(10);
+    }
+  };
+  const f = follow(id, 0);
+  try {
+    await until((snap) => snap.capabilities.nativeFollowUp && snap.hydrated !== false, 'opened');
+    assert.equal(store.send('long answer words:400').kind, 'sent');
+    await until((snap) => snap.status === 'streaming', 'the run started');
+    assert.equal(store.send('now please words:2').kind, 'queued');
+    assert.equal(store.send('after that words:2').kind, 'queued');
+    await until((snap) => snap.queued.length === 2 && snap.queued.every((q) => q.state === 'accepted'), 'both accepted');
+    await until((snap) => snap.queued[0]?.runNow === 'interrupt', 'the first can run now');
+    assert.equal(store.getSnapshot().queued[1].runNow, 'after-current');
+    assert.equal(store.runQueuedNow(store.getSnapshot().queued[0].id), 'interrupting');
+    await until((snap) => snap.status === 'ready' && snap.queued.length === 0, 'all answered', 30_000);
+    const users = store.getSnapshot().messages.filter((m) => m.role === 'user').map((m) => m.parts.find((p) => p.type === 'text')?.text);
+    assert.deepEqual(users, ['long answer words:400', 'now please words:2', 'after that words:2']);
+    await waitState(id, idle);
+    f.close();
+    // The long answer was cut, not run to its end: one abort, then the rest ran once each.
+    assert.deepEqual(f.events().filter((e) => e.type === 'agent-end').map((e) => e.status), ['aborted', 'ok']);
+    assert.equal(userStarts(f.events()).length, 3);
+  } finally {
+    f.close();
     store.dispose();
   }
 });

@@ -1,34 +1,8 @@
 // The composer's side: what assistant-ui sends (an AppendMessage) as the store's `send`
-// arguments, and the store's waiting follow-ups as assistant-ui queue items.
+// arguments (the waiting follow-ups as assistant-ui queue items are ./queue.ts).
 import type { AppendMessage } from "@assistant-ui/react";
-import type { FileAttachment, QueuedItem } from "../agent_chat_store.js";
+import type { FileAttachment } from "../agent_chat_store.js";
 import { EMPTY, withFilename } from "./parts.js";
-
-/** An assistant-ui queue item, as this binding makes one. */
-export interface QueueItem {
-  readonly id: string;
-  readonly prompt: string;
-  readonly parts: readonly ({ type: "text"; text: string } | { type: "file"; data: string; mimeType: string; filename?: string })[];
-}
-
-const queueItemCache = new WeakMap<QueuedItem, QueueItem>();
-
-// A snapshot queued item `{id, text, files, state, ...}` as an assistant-ui queue item. The ids
-// are the store's, so a custom queue item UI can look the item up in `snapshot.queued` for its
-// `state`, `canRetry` and `canRemove`, and call `store.retryQueued(id)`.
-export function toQueueItem(item: QueuedItem): QueueItem {
-  let converted = queueItemCache.get(item);
-  if (!converted) {
-    const parts: QueueItem["parts"][number][] = [];
-    if (item.text) parts.push({ type: "text", text: item.text });
-    for (const file of item.files ?? EMPTY) {
-      parts.push(withFilename({ type: "file", data: file.url, mimeType: file.mediaType }, file.filename));
-    }
-    converted = Object.freeze({ id: item.id, prompt: item.text ?? "", parts: Object.freeze(parts) });
-    queueItemCache.set(item, converted);
-  }
-  return converted;
-}
 
 // An assistant-ui AppendMessage (composer content + completed attachments) as the store's
 // `send(text, files)` arguments. Text parts, including those of text attachments, are joined;

@@ -6,9 +6,10 @@ import type { AppendMessage, AssistantRuntime, ExternalStoreAdapter, ThreadMessa
 import type { ChatStore, SubmitResult, UIMessage } from "../agent_chat_store.js";
 import { useChatStore } from "../react.js";
 import { defaultAttachmentAdapter } from "./attachments.js";
-import { fromAppendMessage, toQueueItem } from "./composer.js";
+import { fromAppendMessage } from "./composer.js";
 import { convertUIMessage } from "./convert.js";
 import { EMPTY } from "./parts.js";
+import { useQueue } from "./queue.js";
 import { useThreadList } from "./thread-list.js";
 import { useToolAnswers } from "./tool-answers.js";
 
@@ -38,7 +39,6 @@ export interface ChatStoreRuntimeOptions {
 }
 
 type Adapters = NonNullable<ExternalStoreAdapter["adapters"]>;
-const noop = () => {};
 
 /**
  * Returns an assistant-ui runtime bound to `store` (pass it to `<AssistantRuntimeProvider>`);
@@ -54,12 +54,11 @@ export function useChatStoreRuntime(
   opts: ChatStoreRuntimeOptions = {},
 ): AssistantRuntime {
   const snapshot = useChatStore(store);
-  const { messages, queued, status } = snapshot;
+  const { messages, status } = snapshot;
   // `isRunning` is given explicitly (not left to assistant-ui's last-message heuristic), so a
   // turn sent but not answered yet already shows the running state and the optimistic assistant
   // placeholder.
   const isRunning = snapshot.busy;
-  const nativeFollowUp = snapshot.capabilities.nativeFollowUp;
 
   // assistant-ui's composer keeps its own draft, so the store's `composer.canSend` (about the
   // store's draft) does not apply; `composer.canSendText` is the same policy for a text message.
@@ -137,42 +136,10 @@ export function useChatStoreRuntime(
     [store],
   );
 
-  // assistant-ui's queue items need stable identities; they are derived from the snapshot's
-  // frozen queued items (kept identical while unchanged), so a WeakMap per item and a memo on
-  // the array are enough.
-  const items = useMemo(() => queued.map(toQueueItem), [queued]);
-
-  // assistant-ui has a first-class queue (`ExternalThreadQueueAdapter`), so waiting follow-ups
-  // are shown as its queue items (ComposerPrimitive.Queue / QueueItemPrimitive), not as fake
-  // user messages. It is offered while the session has native follow-ups; without them a busy
-  // send is refused anyway. It also stays while items are left over (e.g. `failed` after the
-  // server answered FollowUpUnsupported), so they remain visible and removable: an item is never
-  // dropped silently (SPEC §6).
-  const queueEnabled = nativeFollowUp || queued.length > 0;
-  const queue = useMemo(
-    () =>
-      queueEnabled
-        ? {
-            items,
-            // No steer lane: the server runs follow-ups strictly in arrival order (SPEC §6).
-            steerItems: EMPTY,
-            enqueue: send,
-            // assistant-ui routes every send made while running to `steer` (and idle sends to
-            // `enqueue`). Steering ("run this next / interrupt") cannot be honoured, so it
-            // degrades to appending to the FIFO, like assistant-ui's own queue does without a
-            // cancel driver.
-            steer: send,
-            // Reordering or rewriting would break the order the server relies on: a posted item
-            // cannot be moved, and re-posting an edit lands it at the tail. Both are no-ops;
-            // remove + send again is the honest equivalent.
-            move: noop,
-            edit: noop,
-            // Local when the item was never posted, the follow-up DELETE when it was (SPEC §6).
-            remove: (id: string) => store.removeQueued(id),
-          }
-        : undefined,
-    [queueEnabled, items, send, store],
-  );
+  // Waiting follow-ups as assistant-ui's queue (ComposerPrimitive.Queue / QueueItemPrimitive),
+  // not as fake user messages: each item with the store's state, Run Now and Remove wired to
+  // the store (./queue.ts).
+  const queue = useQueue(store, snapshot, send);
 
   const onNew = useCallback(async (message: AppendMessage) => send(message), [send]);
   const onCancel = useCallback(async () => store.stop(), [store]);

@@ -144,6 +144,18 @@ impl FollowUpQueue {
         }
     }
 
+    /// Another client's row `item_id` says why the user's action on it did nothing (shown
+    /// with its bubble while the server's queue shows it). True when it is such a row.
+    #[cfg(feature = "pi")]
+    pub fn note_on_mirror(&mut self, item_id: &str, error: ChatError) -> bool {
+        let version = self.next_version();
+        let Some(m) = self.mirrors.iter_mut().find(|m| m.id == item_id) else {
+            return false;
+        };
+        (m.error, m.version) = (Some(error), version);
+        true
+    }
+
     /// The turn ended without consuming what the server may hold: items it accepted, and
     /// items whose POST left but got no answer (a retry pending, or failed after the last
     /// try; one the server refused stays `failed`). Those become

@@ -14,6 +14,7 @@
 //! (`open_native`, `stop_native`, `resend_unsent_prompt`, `remove_native`).
 
 mod history;
+mod interrupt;
 mod queue;
 mod reads;
 mod runs;
@@ -156,8 +157,10 @@ impl ChatStore {
             None => {}
         }
         if changed {
-            // The events may have reached a clear's cursor without changing the queue after it.
+            // The events may have reached a clear's (or an interrupt's) cursor without changing
+            // the queue after it.
             self.decide_clear_all(now_ms);
+            self.decide_interrupt(now_ms);
         }
     }
 
@@ -179,6 +182,7 @@ impl ChatStore {
             RequestKind::NativePrompt | RequestKind::NativeCreate => {
                 self.on_prompt(PromptInput::Answer(id, kind, answer), now_ms)
             }
+            RequestKind::NativeInterrupt => self.on_interrupt_answer(id, answer, now_ms),
             RequestKind::NativeClear => {
                 let policy = self.opts.retry;
                 let rng = self.rng.as_mut();
@@ -235,13 +239,18 @@ impl ChatStore {
                     self.outbox.events.push_back(StoreEvent::Error { error });
                 }
                 LinkNote::Effect(NativeEffect::RunStarted(turn_id, seq)) => {
-                    self.session.run_started(turn_id, seq)
+                    self.session.run_started(turn_id, seq);
+                    self.interrupt_run_started();
                 }
+                // The run an interrupt stops: the turn goes on with the run it starts.
+                LinkNote::Effect(NativeEffect::RunEnded(_)) if self.interrupted_run_ended() => {}
                 LinkNote::Effect(NativeEffect::RunEnded(status)) => {
                     if let Some(ending) = self.session.run_ended(status) {
                         self.end_turn(ending, now_ms);
                     }
                 }
+                LinkNote::Effect(NativeEffect::Error(code, _))
+                    if code == "ABORTED" && self.interrupted_run_ended() => {}
                 LinkNote::Effect(NativeEffect::Error(code, message)) => {
                     self.outbox
                         .diagnostic(&format!("the run failed: {code}: {message}"));

@@ -102,6 +102,15 @@ impl ChatStore {
     /// one it cannot hold goes at once; another client's row is not this store's to remove.
     pub(in crate::store) fn remove_native(&mut self, item_id: &str, now_ms: u64) -> bool {
         let Some(item) = self.session.queue.get(item_id) else {
+            // Another client's row: never removed here, and the stock Remove button is never
+            // disabled, so the bubble says why rather than nothing happening.
+            let not_ours = ChatError::new(
+                ErrorKind::Validation,
+                "another client's follow-up: only that client can remove it",
+            );
+            if self.session.queue.note_on_mirror(item_id, not_ours) {
+                self.revisions.touch();
+            }
             return false;
         };
         let (seq, nonce, state) = (item.client_seq, item.client_nonce.clone(), item.state);
