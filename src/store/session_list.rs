@@ -54,6 +54,11 @@ impl<'a> Sessions<'a> {
         self.store.sessions.loading()
     }
 
+    /// `sessions.loadingMore`: a next page of either walk (`loadMoreSessions`) is on its way.
+    pub fn loading_more(&self) -> bool {
+        self.store.sessions.loading_more()
+    }
+
     /// `sessions.hasMore` (`archived: false`) and `sessions.archivedHasMore`.
     pub fn has_more(&self, archived: bool) -> bool {
         self.store.sessions.has_more(archived)
