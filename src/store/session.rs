@@ -113,6 +113,7 @@ impl ChatStore {
         if self.outbox.disposed || session_id == self.session.id {
             return;
         }
+        let left_a_turn = self.status().is_busy();
         self.outbox.bump_generation();
         self.session.requests_dropped();
         self.revisions.version_floor = self
@@ -140,6 +141,9 @@ impl ChatStore {
             renamed_from: None,
         });
         self.open_session(now_ms);
+        if left_a_turn {
+            self.sessions_mut().after_leaving_a_turn(now_ms);
+        }
         self.revisions.touch();
     }
 

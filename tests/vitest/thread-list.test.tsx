@@ -17,6 +17,7 @@ import { useChatStoreRuntime } from '../../pkg/assistant-ui.js';
 
 const SESSIONS = 41;
 const LIST = '/api/v1/agent/sessions';
+const CHAT = '/api/v1/agent/chat';
 
 interface Row {
   id: string;
@@ -37,6 +38,8 @@ class ListServer {
     archived: false,
   }));
   pages: { archived: boolean; cursor: string | null }[] = [];
+  /** The open session's turn (`POST …/chat`), written by the test. */
+  turn: ReadableStreamDefaultController<Uint8Array> | null = null;
   private held: (() => void) | null = null;
   private holding = false;
 
@@ -63,6 +66,10 @@ class ListServer {
       const walk = this.rows.filter((r) => r.archived === archived);
       const next = from + limit < walk.length ? String(from + limit) : undefined;
       return json({ sessions: walk.slice(from, from + limit), ...(next && { nextCursor: next }) });
+    }
+    if (method === 'POST' && url.pathname === CHAT) {
+      const body = new ReadableStream<Uint8Array>({ start: (c) => (this.turn = c) });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
     }
     const one = url.pathname.startsWith(`${LIST}/`) ? decodeURIComponent(url.pathname.slice(LIST.length + 1)) : null;
     const row = this.rows.find((r) => r.id === one);
@@ -98,6 +105,7 @@ function Item() {
       </ThreadListItemPrimitive.Trigger>
       <ThreadListItemPrimitive.Archive>Archive</ThreadListItemPrimitive.Archive>
       <ThreadListItemPrimitive.Unarchive>Unarchive</ThreadListItemPrimitive.Unarchive>
+      <ThreadListItemPrimitive.Delete>Delete</ThreadListItemPrimitive.Delete>
     </ThreadListItemPrimitive.Root>
   );
 }
@@ -138,6 +146,7 @@ function open(server: ListServer): void {
     hydrate: false,
     attach: false,
     persistSeq: false,
+    persist: false,
   });
   render(<App chat={store} />);
 }
@@ -221,6 +230,39 @@ describe('the thread list on useChatStoreRuntime', () => {
     server.rows[5].running = false;
     act(() => void store!.loadSessions());
     await waitFor(() => expect(running()).toEqual([]));
+  });
+
+  it('the open session shows running while its turn is in flight', async () => {
+    const server = new ListServer();
+    open(server);
+    await waitFor(() => expect(shown('regular')).toHaveLength(20));
+    const runs = () => screen.getByTestId('thread-s0').dataset.running;
+    expect(runs()).toBe('false');
+    act(() => void store!.send('Hello'));
+    await waitFor(() => expect(runs()).toBe('true'));
+    await waitFor(() => expect(server.turn).not.toBeNull());
+    const chunks = [{ type: 'start' }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Hi' }];
+    const end = [{ type: 'text-end', id: 't' }, { type: 'finish', finishReason: 'stop' }];
+    const write = (c: unknown) => server.turn!.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(c)}\n\n`));
+    act(() => chunks.forEach(write));
+    await waitFor(() => expect(store!.getSnapshot().messages).toHaveLength(2));
+    expect(runs()).toBe('true');
+    act(() => {
+      end.forEach(write);
+      server.turn!.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+      server.turn!.close();
+    });
+    await waitFor(() => expect(store!.getSnapshot().status).toBe('ready'));
+    await waitFor(() => expect(runs()).toBe('false'));
+  });
+
+  it('delete takes a thread off the list and off the server', async () => {
+    const server = new ListServer();
+    open(server);
+    await waitFor(() => expect(shown('regular')).toHaveLength(20));
+    fireEvent.click(within(screen.getByTestId('thread-s7')).getByText('Delete'));
+    await waitFor(() => expect(shown('regular')).not.toContain('s7'));
+    await waitFor(() => expect(server.rows.some((r) => r.id === 's7')).toBe(false));
   });
 
   it('pins the assistant-ui seam: its external-store thread list core has no pages of its own', async () => {
