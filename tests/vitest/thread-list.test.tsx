@@ -256,6 +256,25 @@ describe('the thread list on useChatStoreRuntime', () => {
     await waitFor(() => expect(runs()).toBe('false'));
   });
 
+  it('a session left mid-turn shows running in the background', async () => {
+    const server = new ListServer();
+    open(server);
+    await waitFor(() => expect(shown('regular')).toHaveLength(20));
+    const runs = (id: string) => screen.getByTestId(`thread-${id}`).dataset.running;
+    act(() => void store!.send('A long answer, please'));
+    await waitFor(() => expect(server.turn).not.toBeNull());
+    await waitFor(() => expect(runs('s0')).toBe('true'));
+    server.rows[0].running = true; // the server goes on with it after the client left
+
+    const before = server.pages.length;
+    fireEvent.click(within(screen.getByTestId('thread-s1')).getByText('Session 1'));
+    await waitFor(() => expect(store!.getSnapshot().sessionId).toBe('s1'));
+    await waitFor(() => expect(server.pages.length).toBe(before + 1));
+    expect(server.pages[before]).toEqual({ archived: false, cursor: null });
+    await waitFor(() => expect(runs('s0')).toBe('true'));
+    expect(runs('s1')).toBe('false');
+  });
+
   it('delete takes a thread off the list and off the server', async () => {
     const server = new ListServer();
     open(server);
