@@ -105,40 +105,6 @@ fn the_first_page_lists_the_open_session_first_then_the_servers_in_its_order() {
     assert!(!h.store.sessions().loading());
 }
 
-#[test]
-fn loading_more_is_a_next_page_on_its_way_never_a_refresh_of_the_first() {
-    let mut h = listed(&["a", "b"], Some("c1"));
-    let list = |h: &Harness| {
-        (
-            h.store.sessions().loading(),
-            h.store.sessions().loading_more(),
-        )
-    };
-    assert_eq!(list(&h), (false, false));
-
-    // A refresh of the first page (as after each turn) loads, but is not "loading more".
-    h.act(|s, now| s.sessions_mut().load(false, now));
-    assert_eq!(list(&h), (true, false));
-    let refresh = h.the_open(RequestKind::SessionsGet);
-    h.respond(refresh.id, page(&["a", "b"], Some("c1")));
-
-    // The next page is, until its answer came.
-    assert!(h.act(|s, now| s.sessions_mut().load_more(false, now)));
-    assert_eq!(list(&h), (true, true));
-    let more = h.the_open(RequestKind::SessionsGet);
-    h.respond(more.id, page(&["c"], None));
-    assert_eq!(list(&h), (false, false));
-    assert_eq!(ids(&h), ["S", "a", "b", "c"]);
-
-    // A failed next page ends it too (the walk can be asked again).
-    let mut h = listed(&["a"], Some("c1"));
-    assert!(h.act(|s, now| s.sessions_mut().load_more(false, now)));
-    let more = h.the_open(RequestKind::SessionsGet);
-    h.respond(more.id, Reply::status(500));
-    assert_eq!(list(&h), (false, false));
-    assert!(h.store.sessions().has_more(false));
-}
-
 fn running(id: &str, yes: bool) -> Value {
     let mut v = session(id, None);
     v["running"] = json!(yes);

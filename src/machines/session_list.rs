@@ -297,12 +297,6 @@ impl SessionList {
         self.in_flight.is_some()
     }
 
-    /// A next page (not a first page) of either walk is on its way: what a "load more"
-    /// control shows as loading, which a refresh of the first page is not.
-    pub fn loading_more(&self) -> bool {
-        self.in_flight.as_ref().is_some_and(|p| p.ask.page > 0)
-    }
-
     /// A session was opened here (`made`: by `newSession`): listed locally, at the top, until
     /// the server lists it.
     pub fn opened(&mut self, id: &str, made: bool) {

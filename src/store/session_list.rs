@@ -55,11 +55,6 @@ impl<'a> Sessions<'a> {
         self.store.sessions.loading()
     }
 
-    /// `sessions.loadingMore`: a next page of either walk (`loadMoreSessions`) is on its way.
-    pub fn loading_more(&self) -> bool {
-        self.store.sessions.loading_more()
-    }
-
     /// `sessions.hasMore` (`archived: false`) and `sessions.archivedHasMore`.
     pub fn has_more(&self, archived: bool) -> bool {
         self.store.sessions.has_more(archived)
@@ -403,7 +398,7 @@ impl SessionsMut<'_> {
     /// The open session was left while its turn ran (the server goes on with it): the list,
     /// once loaded, is asked again so that it shows that session running.
     pub(super) fn after_leaving_a_turn(&mut self, now_ms: u64) {
-        if !self.store.outbox.disposed && self.store.sessions.loaded(false) {
+        if self.store.sessions.loaded(false) {
             self.ask_page(false, false, now_ms);
         }
     }

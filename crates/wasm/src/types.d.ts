@@ -118,8 +118,6 @@ export interface SessionsSnapshot {
   loaded: boolean;
   /** A page request is on its way (one at a time). */
   loading: boolean;
-  /** The page on its way is a next page (`loadMoreSessions`), not a first page or a refresh. */
-  loadingMore: boolean;
   /** `loadMoreSessions()` has a next page to ask for. */
   hasMore: boolean;
   /** A page of the archived sessions came (`loadSessions({archived: true})`). */

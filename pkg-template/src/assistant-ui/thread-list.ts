@@ -114,8 +114,9 @@ function lastMessageAt(item: SessionItem): { lastMessageAt?: Date } {
 //
 // - `hasMore`: a next page of either walk (the unarchived sessions, then the archived ones: one
 //   list for assistant-ui, as its remote list's one walk with archived items split out);
-// - `loadMore()`: the store's `loadMoreSessions` for that walk; settles when the page came;
-// - `isLoadingMore`: that page on its way (`sessions.loadingMore`);
+// - `loadMore()`: the store's `loadMoreSessions` for that walk (after the page on its way, if
+//   one is: the store asks one at a time); settles when the page came;
+// - `isLoadingMore`: a `loadMore()` on its way;
 // - `unstable_isThreadRunning(id)`: the session's `running` (the open session's own turn, else
 //   what the server listed; assistant-ui adds the open thread's own run).
 //
@@ -162,7 +163,7 @@ function install(core: ThreadListCore, store: ChatStore, enabled: boolean): Page
   const sessions = () => source.store.getSnapshot().sessions;
   Object.defineProperties(core, {
     hasMore: { get: () => source.enabled && hasMoreOf(sessions()) },
-    isLoadingMore: { get: () => source.enabled && (!!sessions().loadingMore || source.loading !== null) },
+    isLoadingMore: { get: () => source.enabled && source.loading !== null },
     loadMore: { value: () => (source.enabled ? loadMore(source, core) : Promise.resolve()) },
     unstable_isThreadRunning: {
       value: (id: string) => source.enabled && runningIds(sessions().items).has(id),
@@ -195,7 +196,7 @@ function loadMore(source: PagesSource, core: ThreadListCore): Promise<void> {
     const s = store.getSnapshot().sessions;
     const archived = !s.hasMore && s.archivable && s.archivedHasMore;
     if (!store.loadMoreSessions(archived ? { archived: true } : undefined)) return;
-    await until(store, (s) => !s.loadingMore);
+    await until(store, (s) => !s.loading);
   })();
   const done = () => {
     source.loading = null;
@@ -249,7 +250,6 @@ export function useThreadListPages(
   });
   const { sessions } = snapshot;
   const hasMore = enabled && hasMoreOf(sessions);
-  const loadingMore = enabled && !!sessions.loadingMore;
   const runningKey = enabled ? [...runningIds(sessions.items)].join("\n") : "";
   // After useExternalStoreRuntime's own effect (which hands the core the new threads): the
   // members read the store, and assistant-ui re-reads them on this notification.
@@ -258,5 +258,5 @@ export function useThreadListPages(
     installed.source.store = store;
     installed.source.enabled = enabled;
     installed.core._notifySubscribers?.();
-  }, [installed, store, enabled, hasMore, loadingMore, runningKey]);
+  }, [installed, store, enabled, hasMore, runningKey]);
 }
