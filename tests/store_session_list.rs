@@ -157,6 +157,7 @@ fn leaving_a_session_mid_turn_asks_the_list_again_which_shows_it_running() {
     assert_eq!(h.count(RequestKind::SessionsGet), 1);
 
     h.switch_session("a");
+    h.advance(0);
     let refresh = h.the_open(RequestKind::SessionsGet);
     assert_eq!(refresh.path, LIST);
     let body = json!({"sessions": [running("S", true), running("a", false)]});
@@ -173,6 +174,7 @@ fn leaving_a_session_mid_turn_asks_the_list_again_which_shows_it_running() {
 
     // Leaving an idle session asks nothing.
     h.switch_session("S");
+    h.advance(0);
     assert_eq!(h.count(RequestKind::SessionsGet), 3);
 }
 

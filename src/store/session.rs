@@ -141,8 +141,10 @@ impl ChatStore {
             renamed_from: None,
         });
         self.open_session(now_ms);
-        if left_a_turn {
-            self.sessions_mut().after_leaving_a_turn(now_ms);
+        // Left while its turn ran (the server goes on with it): the list, once loaded, is
+        // asked again now, to show that session running.
+        if left_a_turn && self.sessions.loaded(false) {
+            self.sessions.watch_at = Some(now_ms);
         }
         self.revisions.touch();
     }

@@ -376,14 +376,13 @@ impl SessionsMut<'_> {
         self.store.revisions.touch();
     }
 
-    /// The list was left or changed: while a session other than the open one is listed as
+    /// A page came: while a session other than the open one is listed as
     /// running, the first page is asked again in [`SESSION_WATCH_MS`] (SPEC §11 extension:
     /// a background turn's running flag goes when it ends).
     fn watch(&mut self, now_ms: u64) {
         let s = &mut *self.store;
         let open = s.session.id.as_str();
-        let watched = s.sessions.available
-            && (s.sessions.listed_items(false).iter()).any(|i| i.running && i.id != open);
+        let watched = (s.sessions.listed_items(false).iter()).any(|i| i.running && i.id != open);
         s.sessions.watch_at = watched.then_some(now_ms + SESSION_WATCH_MS);
     }
 
@@ -391,14 +390,6 @@ impl SessionsMut<'_> {
     pub(super) fn on_watch(&mut self, now_ms: u64) {
         if (self.store.sessions.watch_at).is_some_and(|at| at <= now_ms) {
             self.store.sessions.watch_at = None;
-            self.ask_page(false, false, now_ms);
-        }
-    }
-
-    /// The open session was left while its turn ran (the server goes on with it): the list,
-    /// once loaded, is asked again so that it shows that session running.
-    pub(super) fn after_leaving_a_turn(&mut self, now_ms: u64) {
-        if self.store.sessions.loaded(false) {
             self.ask_page(false, false, now_ms);
         }
     }
