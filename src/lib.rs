@@ -150,7 +150,7 @@ pub use codec::sse::{SseBatch, SseDecoder, SseError, SseEvent, SseItem, DEFAULT_
 pub use machines::session_list::{
     derived_title, parse_item as parse_session_item, parse_page as parse_session_page,
     Change as SessionChange, Held as HeldSession, Page as SessionPage, PageAsk, PageOutcome,
-    SessionItem, SessionList, Shown as SessionListPart, MAX_TITLE_CHARS,
+    SessionItem, SessionList, Shown as SessionListPart, MAX_TITLE_CHARS, SESSION_WATCH_MS,
 };
 pub use reduce::conversation::{Conversation, Effect, TurnView};
 #[cfg(feature = "pi")]

@@ -9,7 +9,9 @@
 
 use crate::common;
 
-use agent_chat_store::{ErrorKind, Method, RequestKind, SessionItem, StoreEvent, SubmitKind};
+use agent_chat_store::{
+    ErrorKind, Method, RequestKind, SessionItem, StoreEvent, SubmitKind, SESSION_WATCH_MS,
+};
 use common::scenario::*;
 use common::*;
 use serde_json::{json, Value};
@@ -101,6 +103,79 @@ fn the_first_page_lists_the_open_session_first_then_the_servers_in_its_order() {
     );
     assert!(h.store.sessions().loaded(false) && h.store.sessions().has_more(false));
     assert!(!h.store.sessions().loading());
+}
+
+fn running(id: &str, yes: bool) -> Value {
+    let mut v = session(id, None);
+    v["running"] = json!(yes);
+    v
+}
+
+#[test]
+fn a_background_session_listed_running_is_asked_again_until_its_turn_ends() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.act(|s, now| s.sessions_mut().load(false, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    let body = json!({"sessions": [running("a", true), running("S", false)]});
+    h.respond(get.id, Reply::json(200, body));
+    assert!(item(&h, "a").running, "what the server said");
+    assert_eq!(h.count(RequestKind::SessionsGet), 1);
+
+    h.advance(SESSION_WATCH_MS - 1);
+    assert_eq!(h.count(RequestKind::SessionsGet), 1, "not before its time");
+    h.advance(1);
+    let watch = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(watch.path, LIST, "the first page again");
+    let body = json!({"sessions": [running("a", false), running("S", false)]});
+    h.respond(watch.id, Reply::json(200, body));
+    assert!(!item(&h, "a").running, "its turn ended");
+
+    // Nothing runs in the background any more: no more watching.
+    h.advance(10 * SESSION_WATCH_MS);
+    assert_eq!(h.count(RequestKind::SessionsGet), 2);
+}
+
+#[test]
+fn the_open_session_listed_running_is_not_watched_its_own_status_says() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.act(|s, now| s.sessions_mut().load(false, now));
+    let get = h.the_open(RequestKind::SessionsGet);
+    h.respond(
+        get.id,
+        Reply::json(200, json!({"sessions": [running("S", true)]})),
+    );
+    h.advance(10 * SESSION_WATCH_MS);
+    assert_eq!(h.count(RequestKind::SessionsGet), 1);
+}
+
+#[cfg(feature = "pi")]
+#[test]
+fn leaving_a_session_mid_turn_asks_the_list_again_which_shows_it_running() {
+    let mut h = listed(&["S", "a"], None);
+    let _chat = streaming_turn(&mut h, "A long answer, please");
+    assert!(item(&h, "S").running, "its own status");
+    assert_eq!(h.count(RequestKind::SessionsGet), 1);
+
+    h.switch_session("a");
+    h.advance(0);
+    let refresh = h.the_open(RequestKind::SessionsGet);
+    assert_eq!(refresh.path, LIST);
+    let body = json!({"sessions": [running("S", true), running("a", false)]});
+    h.respond(refresh.id, Reply::json(200, body));
+    assert!(item(&h, "S").running, "left, it runs on the server");
+    assert!(!item(&h, "a").running);
+
+    // Watched until the server says its turn ended.
+    h.advance(SESSION_WATCH_MS);
+    let watch = h.the_open(RequestKind::SessionsGet);
+    let body = json!({"sessions": [running("S", false), running("a", false)]});
+    h.respond(watch.id, Reply::json(200, body));
+    assert!(!item(&h, "S").running);
+
+    // Leaving an idle session asks nothing.
+    h.switch_session("S");
+    h.advance(0);
+    assert_eq!(h.count(RequestKind::SessionsGet), 3);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 // - a new session: the New button opens an empty session, listed first as local "New chat";
 //   after its first message it is titled by that message's first line and is on the server;
 // - switching: each session shows its own messages, `?session=` follows, back/forward too;
+// - running: a session left mid-answer shows running in the list, then idle once it ended;
 // - rename: the title shows at once, and after a reload (the server kept it);
 // - archive, then unarchive: the session moves to the Archived section and back;
 // - delete: gone from the list (and after a reload); deleting the open one opens a new one;
@@ -26,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   startServer, launch, sessionId, typeAndEnter, pageMessages, canonicalView, screenshot,
-  eventually, users, settled,
+  eventually, users, settled, status,
 } from './lib.mjs';
 
 // The scripted model answers fast: these tests are about the list, not the stream.
@@ -227,6 +228,33 @@ for (const { name, server } of apps) {
     await eventually(async () => users(await pageMessages(page))[0] === 'Beta question words:4', { what: 'B again after forward' });
     assert.deepEqual(errors, []);
     await screenshot(page, `sessions-${name}-switch`);
+    await context.close();
+  });
+
+  test(`${name}: a session left mid-answer shows running in the list until its turn ends`, async () => {
+    await server().reset();
+    const { page, context, errors } = await openSessions(server(), sessionId(`${name}-running`));
+    const idle = await newSessionWith(page, 'A short one words:3');
+    // A slow answer (about 8 s), left while it streams.
+    await page.getByTestId('session-new').click();
+    const fresh = await eventually(async () => {
+      const open = await openSession(page);
+      return open !== idle && open;
+    }, { what: 'a new session open' });
+    await waitOpen(page, fresh);
+    await typeAndEnter(page, 'A long one words:160 tps:20');
+    await eventually(async () => (await status(page)) === 'streaming', { what: 'the answer streaming' });
+    const slow = await namedAfterSend(page, fresh);
+    await listWhere(page, (l) => l.find((i) => i.id === slow)?.running === true, 'the open session running');
+
+    await clickSession(page, idle, ['A short one words:3']);
+    await listWhere(page, (l) => l.find((i) => i.id === slow)?.running === true && !l.find((i) => i.id === idle)?.running,
+      'the left session running in the background, the open one not');
+    // The store asks the list again every 5 s while it shows a background turn.
+    await eventually(async () => (await listed(page)).find((i) => i.id === slow)?.running === false,
+      { what: 'the background turn ended', timeout: 30_000 });
+    assert.deepEqual(errors, []);
+    await screenshot(page, `sessions-${name}-running`);
     await context.close();
   });
 

@@ -178,6 +178,11 @@ struct PageRequest {
     stale: bool,
 }
 
+/// While the list shows a session other than the open one as running (the server said so:
+/// the store does not follow a turn it does not show), its first page is asked again this
+/// often, so the running flag goes when that turn ends.
+pub const SESSION_WATCH_MS: u64 = 5_000;
+
 /// What to ask for a page ([`SessionList::next_page`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageAsk {
@@ -211,6 +216,9 @@ pub struct SessionList {
     walks: [Walk; 2],
     in_flight: Option<PageRequest>,
     refresh_due: [bool; 2],
+    /// When the first page is asked again to see a background session's turn end
+    /// ([`SESSION_WATCH_MS`]).
+    pub watch_at: Option<u64>,
     edits: Vec<Edit>,
     next_seq: u64,
     /// The `seq` of the change last written into the list, by session and kind.
@@ -247,6 +255,7 @@ impl SessionList {
             walks: Default::default(),
             in_flight: None,
             refresh_due: [false; 2],
+            watch_at: None,
             edits: Vec::new(),
             next_seq: 0,
             applied: Vec::new(),

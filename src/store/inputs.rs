@@ -311,6 +311,7 @@ impl ChatStore {
             self.take_back(seq, &nonce, now_ms);
         }
         (self.session).send_due_answers(&self.opts, &mut self.outbox, now_ms);
+        self.sessions_mut().on_watch(now_ms);
         #[cfg(feature = "pi")]
         self.pump_native(now_ms);
         #[cfg(feature = "pi")]

@@ -388,7 +388,8 @@ impl ChatStore {
             .chain(queue)
             .chain(self.session.turn.phase.resume_at())
             .chain(self.session.take_backs.due_at())
-            .chain(self.session.answers.due_at());
+            .chain(self.session.answers.due_at())
+            .chain(self.sessions.watch_at);
         #[cfg(feature = "pi")]
         let deadlines = deadlines
             .chain(self.session.native.link.poll_timeout())

@@ -113,6 +113,7 @@ impl ChatStore {
         if self.outbox.disposed || session_id == self.session.id {
             return;
         }
+        let left_a_turn = self.status().is_busy();
         self.outbox.bump_generation();
         self.session.requests_dropped();
         self.revisions.version_floor = self
@@ -140,6 +141,11 @@ impl ChatStore {
             renamed_from: None,
         });
         self.open_session(now_ms);
+        // Left while its turn ran (the server goes on with it): the list, once loaded, is
+        // asked again now, to show that session running.
+        if left_a_turn && self.sessions.loaded(false) {
+            self.sessions.watch_at = Some(now_ms);
+        }
         self.revisions.touch();
     }
 

@@ -8,6 +8,7 @@ use super::*;
 use crate::machines::native_link::commands;
 use crate::machines::session_list::{
     derived_title, parse_item, parse_page, Change, Held, PageAsk, SessionItem, Shown,
+    SESSION_WATCH_MS,
 };
 
 impl<'a> Sessions<'a> {
@@ -250,6 +251,7 @@ impl SessionsMut<'_> {
             _ => {}
         }
         let outcome = self.store.sessions.on_page(id, page);
+        self.watch(now_ms);
         for (session, title) in outcome.titles {
             self.patch_title(&session, title, now_ms);
         }
@@ -372,6 +374,24 @@ impl SessionsMut<'_> {
             _ => self.on_edit(id, kind, answer),
         }
         self.store.revisions.touch();
+    }
+
+    /// A page came: while a session other than the open one is listed as
+    /// running, the first page is asked again in [`SESSION_WATCH_MS`] (SPEC §11 extension:
+    /// a background turn's running flag goes when it ends).
+    fn watch(&mut self, now_ms: u64) {
+        let s = &mut *self.store;
+        let open = s.session.id.as_str();
+        let watched = (s.sessions.listed_items(false).iter()).any(|i| i.running && i.id != open);
+        s.sessions.watch_at = watched.then_some(now_ms + SESSION_WATCH_MS);
+    }
+
+    /// The watch is due ([`watch`](Self::watch)): the first page again.
+    pub(super) fn on_watch(&mut self, now_ms: u64) {
+        if (self.store.sessions.watch_at).is_some_and(|at| at <= now_ms) {
+            self.store.sessions.watch_at = None;
+            self.ask_page(false, false, now_ms);
+        }
     }
 
     /// A turn of the open session ended: the list shows the server's order and titles again

@@ -1,8 +1,9 @@
 // The session sidebar (SPEC §11) with assistant-ui's own ThreadList primitives: listing,
 // switching, creating, renaming, archiving and deleting go through assistant-ui's runtime,
-// which calls the thread list adapter `useChatStoreRuntime` gives it. Only what assistant-ui
-// has no slot for comes from the store: the next page (its external-store thread list does not
-// paginate), the list request's error, and whether the server has a list at all.
+// which calls the thread list adapter `useChatStoreRuntime` gives it, and so does "Load more"
+// (`ThreadListPrimitive.LoadMore`). Only what assistant-ui has no slot for comes from the
+// store: the archived walk's own next page, the list request's error, and whether the server
+// has a list at all.
 import { memo, useState } from "react";
 import { ThreadListItemPrimitive, ThreadListPrimitive, useAui, useAuiState } from "@assistant-ui/react";
 import { useSessions } from "agent-chat-store/react";
@@ -31,7 +32,11 @@ export const ThreadList = memo(function ThreadList({ store }) {
       <div className="session-items">
         <ThreadListPrimitive.Items>{sessions.archivable ? renderItem : renderUnarchivable}</ThreadListPrimitive.Items>
       </div>
-      {sessions.hasMore && <LoadMoreButton onClick={() => store.loadMoreSessions()} />}
+      {sessions.hasMore && (
+        <ThreadListPrimitive.LoadMore className="link load-more" data-testid="session-more">
+          Load more
+        </ThreadListPrimitive.LoadMore>
+      )}
 
       {/* A server without an archive (pi-native): no Archived section, no archive buttons. */}
       {sessions.archivable && <ArchivedToggle open={showArchived} onToggle={() => setShowArchived((open) => !open)} />}

@@ -10,7 +10,7 @@ import { fromAppendMessage } from "./composer.js";
 import { convertUIMessage } from "./convert.js";
 import { EMPTY } from "./parts.js";
 import { useQueue } from "./queue.js";
-import { useThreadList } from "./thread-list.js";
+import { useThreadList, useThreadListPages } from "./thread-list.js";
 import { useToolAnswers } from "./tool-answers.js";
 
 /** assistant-ui options forwarded to `useExternalStoreRuntime`. */
@@ -170,7 +170,7 @@ export function useChatStoreRuntime(
     return out;
   }, [threadList, withAttachments, given]);
 
-  return useExternalStoreRuntime<UIMessage>({
+  const runtime = useExternalStoreRuntime<UIMessage>({
     messages: threadMessages,
     convertMessage,
     isRunning,
@@ -195,6 +195,10 @@ export function useChatStoreRuntime(
     suggestions: opts.suggestions,
     unstable_capabilities: opts.unstable_capabilities,
   });
+  // The pages (`ThreadListPrimitive.LoadMore`) and running flags the external-store thread list
+  // leaves out, while the thread list is the binding's.
+  useThreadListPages(runtime, store, snapshot, !!threadList);
+  return runtime;
 }
 
 // Runs one store send and turns a refusal into MessageNotSentError, which makes assistant-ui
