@@ -67,6 +67,8 @@ impl UseChat<'_> {
         // was named (`useChat` sends the `messageId` it was given).
         let named = (message_id.is_some() || assistant && !self.store.opts.ai_sdk_requests)
             .then(|| h.messages()[i].id.clone());
+        // The old answer stays, a sibling of the new one.
+        self.store.keep_branches(keep);
         self.store.session.conversation.truncate(keep);
         self.store.start_request_turn(
             "regenerate-message",
@@ -88,6 +90,8 @@ impl UseChat<'_> {
             return false;
         }
         self.store.session.conversation.hydrate(messages, false);
+        // The host's list is the conversation now: no branch of the old one hangs from it.
+        self.store.session.tree.clear();
         self.store.revisions.touch();
         true
     }
@@ -141,6 +145,8 @@ impl UseChat<'_> {
             .history()
             .position(message_id)
             .unwrap_or(0);
+        // Replaced in place (same id): the old answers answered another text, and go.
+        self.store.session.tree.drop_below(message_id);
         let c = &mut self.store.session.conversation;
         c.truncate(i);
         let mut msg = UIMessage::new(message_id, Role::User);
@@ -158,6 +164,41 @@ impl UseChat<'_> {
             options,
             now_ms,
         );
+        SubmitResult::done(SubmitKind::Sent)
+    }
+
+    /// Edits a user message as assistant-ui's own AI SDK runtime does (AI SDK mode, nothing
+    /// running): the edit is a new user message (a new id, or `options.message_id`) under the
+    /// edited one's parent, and the edited one stays with its answers as a sibling branch. The
+    /// chat POST carries the new path (trigger `submit-message`). Refused as
+    /// [`edit`](Self::edit) is.
+    pub fn edit_as_branch(
+        &mut self,
+        message_id: &str,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) -> SubmitResult {
+        if let Err(reason) = composer::decide(
+            self.store.status(),
+            &self.store.capabilities(),
+            text,
+            files.len(),
+        ) {
+            return SubmitResult::blocked(reason);
+        }
+        let h = self.store.session.conversation.history();
+        let at = h
+            .position(message_id)
+            .filter(|&i| h.messages()[i].role == Role::User);
+        let Some(i) = at.filter(|_| self.store.session().can_edit()) else {
+            return SubmitResult::blocked(Refusal::Busy);
+        };
+        self.store.keep_branches(i);
+        self.store.session.conversation.truncate(i);
+        self.store
+            .start_turn(text.to_string(), files, options, now_ms);
         SubmitResult::done(SubmitKind::Sent)
     }
 
