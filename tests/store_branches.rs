@@ -300,3 +300,25 @@ fn the_tree_round_trips_through_the_servers_history() {
     assert_eq!(texts(&b.store), ["one", "answer one", "two", "answer two"]);
     assert!(tree(&b.store).iter().all(|t| t.2));
 }
+
+/// `setMessages` with the path cut short (assistant-ui's delete, or a stop's unanswered
+/// message taken back to its composer) keeps the branches; another list starts afresh.
+#[test]
+fn set_messages_keeps_the_branches_only_for_a_cut_path() {
+    let mut h = Harness::with_caps(AI_SDK_CAPS);
+    two_turns(&mut h);
+    assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
+    let chat = h.last(RequestKind::Chat);
+    h.respond(chat.id, Reply::sse(ai_answer("a2b", "again")));
+    let cut: Vec<_> = h.store.messages()[..3].to_vec();
+    assert!(h.act(|s, _| s.use_chat().set_messages(cut)));
+    let t = tree(&h.store);
+    assert!(
+        t.contains(&(Some(id_at(&h, 2)), "a2".to_string(), false)),
+        "{t:?}"
+    );
+    assert_eq!(t.iter().filter(|x| x.2).count(), 3);
+    let other = vec![h.store.messages()[1].clone()];
+    assert!(h.act(|s, _| s.use_chat().set_messages(other)));
+    assert!(tree(&h.store).iter().all(|t| t.2));
+}

@@ -89,9 +89,16 @@ impl UseChat<'_> {
         if self.store.outbox.disposed || self.store.status().is_busy() {
             return false;
         }
+        // A list that only cuts the path short (a message deleted with what follows, a stop's
+        // unanswered message taken back to the composer) keeps the branches; any other is a
+        // conversation of its own, from which no branch of the old one hangs.
+        let path = self.store.session.conversation.history().messages();
+        let cut =
+            messages.len() <= path.len() && messages.iter().zip(path).all(|(a, b)| a.id == b.id);
+        if !cut {
+            self.store.session.tree.clear();
+        }
         self.store.session.conversation.hydrate(messages, false);
-        // The host's list is the conversation now: no branch of the old one hangs from it.
-        self.store.session.tree.clear();
         self.store.revisions.touch();
         true
     }

@@ -320,6 +320,20 @@ impl ChatStore {
 }
 
 impl<'a> SessionView<'a> {
+    /// Changes when the tree of [`branches`](Self::branches) does; `None` where the mode
+    /// keeps no branches. Cheap: a shell asks it before building the items.
+    pub fn branch_tree_revision(&self) -> Option<u64> {
+        let store = self.store;
+        store.branches_on().then(|| store.session.tree.revision())
+    }
+
+    /// A message of [`branches`](Self::branches) kept off the path, as the UI gets it (as
+    /// [`export_message`](Self::export_message) gives a shown one).
+    pub fn export_kept_message(&self, m: &UIMessage) -> Value {
+        let s = &self.store.session;
+        tool_ui::export_message(m, &s.runtime.tool_ui, &s.runtime.tools)
+    }
+
     /// `snapshot.branches`: `None` where the mode keeps none (pi, pi-native, a server that
     /// owns the history).
     pub fn branches(&self) -> Option<Branches<'a>> {

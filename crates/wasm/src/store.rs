@@ -12,6 +12,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use agent_chat_store::shell_json::opt_string;
+use agent_chat_store::BranchRefusal;
 use agent_chat_store::RandomSource;
 use agent_chat_store::{FileAttachment, SendOptions, UIMessage};
 use agent_chat_store::{Output, StoreEvent, SubmitResult};
@@ -883,6 +884,46 @@ impl JsChatStore {
             c.use_chat()
                 .regenerate_with(message_id.as_deref(), extra, now)
         }))
+    }
+
+    // ----- branches (AI SDK mode) -----
+
+    /// Edits a user message as a new branch (AI SDK mode): a new user message beside it, the
+    /// old one kept with its answers (`snapshot.branches`). Options as `send`'s (`messageId`
+    /// names the new message).
+    #[wasm_bindgen(js_name = editMessage)]
+    pub fn edit_message(
+        &self,
+        source_id: JsValue,
+        text: JsValue,
+        files: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let source_id = string_arg(&source_id, "sourceId")?;
+        let text = string_arg(&text, "text")?;
+        let files = read_files(&files)?;
+        let extra = send_options(&options)?;
+        let r = self.shell.with_core(|c, now| {
+            c.use_chat()
+                .edit_as_branch(&source_id, &text, files, extra, now)
+        });
+        Ok(submit_result(r))
+    }
+
+    /// Shows the branch of `messageId` (AI SDK mode); the next send continues it. `null` when
+    /// switched, else why nothing changed: `"busy"`, `"no-branches"`, `"unknown-message"`.
+    #[wasm_bindgen(js_name = switchBranch)]
+    pub fn switch_branch(&self, message_id: JsValue) -> Result<JsValue, JsValue> {
+        let id = string_arg(&message_id, "messageId")?;
+        let r = self.shell.with_core(|c, now| c.switch_branch(&id, now));
+        Ok(match r {
+            Ok(()) => JsValue::NULL,
+            Err(e) => JsValue::from_str(match e {
+                BranchRefusal::Busy => "busy",
+                BranchRefusal::NoBranches => "no-branches",
+                BranchRefusal::UnknownMessage => "unknown-message",
+            }),
+        })
     }
 
     /// Starts the store's IO now (what the first `subscribe` or action does): the requests
