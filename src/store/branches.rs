@@ -7,11 +7,10 @@
 //! history for another root-to-leaf path of the tree. Where the server owns the history (pi,
 //! pi-native) there are no branches.
 
-use std::collections::HashSet;
-
 use super::wire::message_for_storage;
 use super::*;
-use crate::util::hash::{FxBuildHasher, HashMap};
+// One map type the store already has (each other entry type costs its own code in the wasm).
+use crate::util::hash::HashMap;
 
 /// The tree of the messages of one session in AI SDK mode, beside its visible path.
 #[derive(Debug, Default)]
@@ -35,7 +34,7 @@ struct Node {
     chosen: u64,
 }
 
-/// Why [`ChatStore::switch_branch`] changed nothing.
+/// Why `ChatStore::switch_branch` (`switchBranch` in JS) changed nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -46,6 +45,17 @@ pub enum BranchRefusal {
     Busy,
     /// No message of the session has that id.
     UnknownMessage,
+}
+
+impl BranchRefusal {
+    /// Its name, as JS reads it (`switchBranch`'s result).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BranchRefusal::NoBranches => "no-branches",
+            BranchRefusal::Busy => "busy",
+            BranchRefusal::UnknownMessage => "unknown-message",
+        }
+    }
 }
 
 /// One message of the tree as the snapshot lists it: shown (its position in the history,
@@ -104,8 +114,8 @@ impl MessageTree {
 
     /// Forgets what hangs under `id` (an edit in place: the old answers answered another text).
     pub(super) fn drop_below(&mut self, id: &str) {
-        let mut gone: HashSet<String, FxBuildHasher> = HashSet::default();
-        gone.insert(id.to_string());
+        // Rare (an edit in place, a trim), over a session's branches: a list is enough.
+        let mut gone: Vec<String> = vec![id.to_string()];
         loop {
             let more: Vec<String> = (self.nodes.iter())
                 .filter(|n| !gone.contains(&n.id))
@@ -117,7 +127,7 @@ impl MessageTree {
             }
             gone.extend(more);
         }
-        gone.remove(id);
+        gone.remove(0);
         if !gone.is_empty() {
             self.nodes.retain(|n| !gone.contains(&n.id));
             self.revision += 1;
@@ -192,13 +202,15 @@ impl MessageTree {
         self.nodes.clear();
         self.revision += 1;
         self.clock += 1;
-        let shown: HashSet<&str, FxBuildHasher> = path.iter().map(|m| m.id.as_str()).collect();
+        let shown: HashMap<&str, usize> = (path.iter().enumerate())
+            .map(|(i, m)| (m.id.as_str(), i))
+            .collect();
         for (parent, message) in items {
             let known = parent.as_ref().is_none_or(|p| self.find(p).is_some());
             if !known || self.find(&message.id).is_some() {
                 continue;
             }
-            let on_path = shown.contains(message.id.as_str());
+            let on_path = shown.contains_key(message.id.as_str());
             self.nodes.push(Node {
                 id: message.id.clone(),
                 parent,
@@ -240,11 +252,11 @@ impl MessageTree {
             .map(|(i, m)| (m.id.as_str(), i))
             .collect();
         let parent_of = |i: usize| i.checked_sub(1).map(|p| path[p].id.as_str());
-        let mut listed: HashSet<&str, FxBuildHasher> = HashSet::default();
+        let mut listed: HashMap<&str, usize> = HashMap::default();
         let mut items = Vec::with_capacity(self.nodes.len().max(path.len()));
         for n in &self.nodes {
             let parent = n.parent.as_deref();
-            if !parent.is_none_or(|p| listed.contains(p)) {
+            if !parent.is_none_or(|p| listed.contains_key(p)) {
                 continue;
             }
             match (&n.kept, at.get(n.id.as_str())) {
@@ -252,12 +264,12 @@ impl MessageTree {
                 (None, Some(&i)) if parent_of(i) == parent => items.push(BranchItem::Shown(i)),
                 _ => continue,
             }
-            listed.insert(&n.id);
+            listed.insert(&n.id, 0);
         }
         for (i, m) in path.iter().enumerate() {
-            if !listed.contains(m.id.as_str()) {
+            if !listed.contains_key(m.id.as_str()) {
                 items.push(BranchItem::Shown(i));
-                listed.insert(&m.id);
+                listed.insert(&m.id, 0);
             }
         }
         items

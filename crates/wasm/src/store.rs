@@ -12,7 +12,6 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use agent_chat_store::shell_json::opt_string;
-use agent_chat_store::BranchRefusal;
 use agent_chat_store::RandomSource;
 use agent_chat_store::{FileAttachment, SendOptions, UIMessage};
 use agent_chat_store::{Output, StoreEvent, SubmitResult};
@@ -916,14 +915,8 @@ impl JsChatStore {
     pub fn switch_branch(&self, message_id: JsValue) -> Result<JsValue, JsValue> {
         let id = string_arg(&message_id, "messageId")?;
         let r = self.shell.with_core(|c, now| c.switch_branch(&id, now));
-        Ok(match r {
-            Ok(()) => JsValue::NULL,
-            Err(e) => JsValue::from_str(match e {
-                BranchRefusal::Busy => "busy",
-                BranchRefusal::NoBranches => "no-branches",
-                BranchRefusal::UnknownMessage => "unknown-message",
-            }),
-        })
+        Ok(r.err()
+            .map_or(JsValue::NULL, |e| JsValue::from_str(e.as_str())))
     }
 
     /// Starts the store's IO now (what the first `subscribe` or action does): the requests

@@ -82,9 +82,6 @@ export interface ChatBranches {
   readonly items: readonly Readonly<{ parentId: string | null; message: UIMessage }>[];
 }
 
-/** Why `switchBranch` changed nothing. */
-export type BranchRefusal = 'busy' | 'no-branches' | 'unknown-message';
-
 export interface ChatRoutes {
   capabilities?: string;
   /** `GET` the tool catalog; `''`: the server has none, never asked. */
