@@ -79,6 +79,10 @@ function Thread({ store }: { store: ChatStore }) {
     <AssistantRuntimeProvider runtime={runtime}>
       <ThreadPrimitive.Root>
         <ThreadPrimitive.Messages>{() => <Message />}</ThreadPrimitive.Messages>
+        <ComposerPrimitive.Root>
+          <ComposerPrimitive.Input data-testid="composer-input" />
+          <ComposerPrimitive.Cancel data-testid="cancel">stop</ComposerPrimitive.Cancel>
+        </ComposerPrimitive.Root>
       </ThreadPrimitive.Root>
     </AssistantRuntimeProvider>
   );
@@ -130,6 +134,22 @@ describe('assistant-ui branches on useChatStoreRuntime', () => {
     await waitFor(() => expect(picker.label()).toBe('2 / 2'));
     expect(picker.previous()!.disabled).toBe(false);
 
+    // snapshot.branches: the shown items hold `messages`' own objects, and the whole value is
+    // the same object while the tree and the messages are.
+    const snap = store.getSnapshot();
+    const branches = snap.branches!;
+    expect(branches.headId).toBe('a2');
+    expect(branches.items.map((i) => [i.parentId, i.message.id])).toEqual([
+      [null, snap.messages[0]!.id],
+      [snap.messages[0]!.id, 'a1'],
+      [snap.messages[0]!.id, 'a2'],
+    ]);
+    expect(branches.items[2]!.message).toBe(snap.messages[1]);
+    expect(Object.isFrozen(branches) && Object.isFrozen(branches.items)).toBe(true);
+    act(() => store.setDraft('draft'));
+    expect(store.getSnapshot()).not.toBe(snap);
+    expect(store.getSnapshot().branches).toBe(branches);
+
     fireEvent.click(picker.previous()!);
     await waitFor(() => expect(texts()).toEqual(['one', 'first answer']));
     expect(store.getSnapshot().messages.at(-1)!.id).toBe('a1');
@@ -163,6 +183,21 @@ describe('assistant-ui branches on useChatStoreRuntime', () => {
     expect(store.getSnapshot().messages[0]!.id).toBe(oldId);
     await turn(store, 'two', 'a3', 'third answer');
     expect(texts()).toEqual(['one', 'first answer', 'two', 'third answer']);
+  });
+
+  // With setMessages given, assistant-ui's cancel takes an unanswered message back into its
+  // composer and sets the thread without it: the store drops it too (shown once, not twice).
+  it('a stop before any answer moves the message to the composer and out of the store', async () => {
+    const store = open(AI_SDK);
+    await turn(store, 'one', 'a1', 'first answer');
+    const answer = server.stream('POST', `${API}/chat`);
+    act(() => void store.send('two'));
+    await answer.opened;
+    await waitFor(() => expect(texts()).toContain('two'));
+    fireEvent.click(screen.getByTestId('cancel'));
+    await waitFor(() => expect(store.getSnapshot().messages.map((m) => m.role)).toEqual(['user', 'assistant']));
+    await waitFor(() => expect(texts()).toEqual(['one', 'first answer']));
+    expect((screen.getByTestId('composer-input') as HTMLTextAreaElement).value).toBe('two');
   });
 
   it('pi mode shows no picker and has no branches', async () => {
