@@ -126,32 +126,10 @@ impl UseChat<'_> {
         options: SendOptions,
         now_ms: u64,
     ) -> SubmitResult {
-        if let Err(reason) = composer::decide(
-            self.store.status(),
-            &self.store.capabilities(),
-            text,
-            files.len(),
-        ) {
-            return SubmitResult::blocked(reason);
-        }
-        let editable = self.store.session().can_edit()
-            && self
-                .store
-                .session
-                .conversation
-                .history()
-                .get(message_id)
-                .is_some_and(|m| m.role == Role::User);
-        if !editable {
-            return SubmitResult::blocked(Refusal::Busy);
-        }
-        let i = self
-            .store
-            .session
-            .conversation
-            .history()
-            .position(message_id)
-            .unwrap_or(0);
+        let i = match self.editable(message_id, text, files.len()) {
+            Ok(i) => i,
+            Err(reason) => return SubmitResult::blocked(reason),
+        };
         // Replaced in place (same id): the old answers answered another text, and go.
         self.store.session.tree.drop_below(message_id);
         let c = &mut self.store.session.conversation;
@@ -187,26 +165,28 @@ impl UseChat<'_> {
         options: SendOptions,
         now_ms: u64,
     ) -> SubmitResult {
-        if let Err(reason) = composer::decide(
-            self.store.status(),
-            &self.store.capabilities(),
-            text,
-            files.len(),
-        ) {
-            return SubmitResult::blocked(reason);
-        }
-        let h = self.store.session.conversation.history();
-        let at = h
-            .position(message_id)
-            .filter(|&i| h.messages()[i].role == Role::User);
-        let Some(i) = at.filter(|_| self.store.session().can_edit()) else {
-            return SubmitResult::blocked(Refusal::Busy);
+        let i = match self.editable(message_id, text, files.len()) {
+            Ok(i) => i,
+            Err(reason) => return SubmitResult::blocked(reason),
         };
         self.store.keep_branches(i);
         self.store.session.conversation.truncate(i);
         self.store
             .start_turn(text.to_string(), files, options, now_ms);
         SubmitResult::done(SubmitKind::Sent)
+    }
+
+    /// Where user message `message_id` is, when an edit of it to `text` (and files) may be
+    /// sent now; else why not.
+    fn editable(&self, message_id: &str, text: &str, files: usize) -> Result<usize, Refusal> {
+        let store = &*self.store;
+        composer::decide(store.status(), &store.capabilities(), text, files)?;
+        let h = store.session.conversation.history();
+        let at = h
+            .position(message_id)
+            .filter(|&i| h.messages()[i].role == Role::User);
+        at.filter(|_| store.session().can_edit())
+            .ok_or(Refusal::Busy)
     }
 
     /// The client's result for a tool call (a tool the browser runs): the part becomes
