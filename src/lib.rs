@@ -102,7 +102,10 @@ pub use store::{
     SubmitResult, ToolCall,
 };
 // The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.
-pub use store::{message_chars, Loss, LossCode, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
+pub use store::{
+    message_chars, BranchItem, BranchRefusal, Branches, Loss, LossCode, MAX_HISTORY_CHARS,
+    MAX_MESSAGE_CHARS,
+};
 // How often a pi-native prompt the server does not answer is sent before its turn fails.
 pub use policy::tool_ui::{ToolCatalogEntry, ToolUiHints, ToolUiUpdate, ToolUiUpdates};
 #[cfg(feature = "pi")]

@@ -80,5 +80,6 @@ pub fn declarations() -> String {
     derived::<crate::SubmitResult>(cfg, o);
     derived::<crate::SessionItem>(cfg, o);
     derived::<crate::Loss>(cfg, o);
+    derived::<crate::BranchRefusal>(cfg, o);
     out
 }

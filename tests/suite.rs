@@ -45,6 +45,8 @@ mod store_ai_sdk;
 mod store_attach;
 #[path = "store_auto_send.rs"]
 mod store_auto_send;
+#[path = "store_branches.rs"]
+mod store_branches;
 #[path = "store_capabilities.rs"]
 mod store_capabilities;
 #[path = "store_composer.rs"]

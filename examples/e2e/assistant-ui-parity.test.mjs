@@ -5,8 +5,9 @@
 //
 // - Edit (AI SDK runtime): assistant-ui's `ActionBarPrimitive.Edit` opens the edit composer
 //   (`ComposerPrimitive` inside the user message) with the message's text; Cancel leaves all as
-//   it was and posts nothing; Send replaces the message (same id) and its answer, and the chat
-//   POST carries the edited message (`submit-message`, `messageId` = the edited message).
+//   it was and posts nothing; Send makes the edit a new user message (a new id) beside the old
+//   one, which stays with its answer as a branch (as assistant-ui's own AI SDK runtime does), and
+//   the chat POST carries the new path (`submit-message`, `messageId` = the new message).
 //   pi runtime: no Edit (nor Regenerate / Retry) is offered.
 // - Retry (AI SDK runtime): a turn whose chat POST fails (`notFound: ['chat']`, a 404 before
 //   any assistant part) shows its error in the thread (assistant-ui's ErrorPrimitive on the
@@ -70,7 +71,7 @@ async function shows(page, expected, what) {
 
 // ----- edit ---------------------------------------------------------------------------------
 
-test('assistant-ui · ai-sdk: Edit replaces the user message and its answer; pi offers no Edit', async () => {
+test('assistant-ui · ai-sdk: Edit makes a new user message and answer in their place; pi offers no Edit', async () => {
   await aiAui.reset();
   const s = sessionId('aui-edit');
   const { page, context, check } = await open(aiAui, s);
@@ -91,7 +92,7 @@ test('assistant-ui · ai-sdk: Edit replaces the user message and its answer; pi 
   await shows(page, [['user', 'Tell me about cats words:3'], ['assistant', 'Answer Tell me about: w1 w2 w3']], 'nothing changed after Cancel');
   assert.equal((await chatPosts(aiAui, s)).length, 1, 'Cancel posts nothing');
 
-  // Edit and send: the message (same id) and a new answer instead of the old one.
+  // Edit and send: a new message (a new id) and a new answer in the old ones' place.
   await user.getByTestId('edit').click();
   await editInput.fill('Explain dogs instead words:4');
   await screenshot(page, 'aui-editing');
@@ -99,17 +100,17 @@ test('assistant-ui · ai-sdk: Edit replaces the user message and its answer; pi 
   await shows(page, [['user', 'Explain dogs instead words:4'], ['assistant', 'Answer Explain dogs instead: w1 w2 w3 w4']], 'the edited message and its answer');
   await settled(page);
   const [editedId, newAnswerId] = await ids(page);
-  assert.equal(editedId, userId, 'the edited message keeps its id');
+  assert.notEqual(editedId, userId, 'the edit is a new message; the old one is a branch');
   assert.notEqual(newAnswerId, firstAnswerId, 'the old answer is gone');
-  assert.equal(await page.getByText('Answer Tell me about').count(), 0, 'no trace of the old answer');
+  assert.equal(await page.getByText('Answer Tell me about').count(), 0, 'the old answer is not shown');
 
   // What the server got: the edit as AI SDK sends it, the edited text in the history.
   const posts = await chatPosts(aiAui, s);
   assert.equal(posts.length, 2, 'one POST for the edit');
   const edit = posts[1].body;
   assert.equal(edit.trigger, 'submit-message');
-  assert.equal(edit.messageId, userId, 'it names the edited message');
-  assert.deepEqual(edit.messages.map((m) => [m.role, m.id, textOf(m)]), [['user', userId, 'Explain dogs instead words:4']], 'the history ends with the edited message, the old answer dropped');
+  assert.equal(edit.messageId, editedId, 'it names the new message');
+  assert.deepEqual(edit.messages.map((m) => [m.role, m.id, textOf(m)]), [['user', editedId, 'Explain dogs instead words:4']], 'the path ends with the new message, the old branch left out');
   await eventually(async () => JSON.stringify(canonicalView(await aiAui.messages(s))) === JSON.stringify(await pageMessages(page)), { what: 'the stored history is the page\'s' });
   await screenshot(page, 'aui-edit');
   check();

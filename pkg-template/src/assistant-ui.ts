@@ -9,14 +9,17 @@
 // follows assistant-ui's own AI SDK converter (@assistant-ui/ai-sdk `convertMessage`), so tool
 // UIs written for that runtime work unchanged.
 //
-// The store stays the single authority: assistant-ui gets no `setMessages` and no branch
-// repository. It renders the store's snapshot and forwards the user's actions, each to the one
-// store action that does it:
+// The store stays the single authority. assistant-ui gets the store's messages as its message
+// repository (`snapshot.branches` in AI SDK mode, else the messages as one chain), renders the
+// store's snapshot and forwards the user's actions, each to the one store action that does it:
 //
 //   onNew / queue.enqueue / queue.steer   store.send(text, files)
 //   queue.move(id, {lane: "steer"})       store.runQueuedNow(id)   (QueueItemPrimitive.Steer)
 //   queue.remove(id)                      store.removeQueued(id)
-//   onEdit                                store.send(text, files, {messageId})   (canEdit)
+//   onEdit                                store.editMessage(sourceId, text, files)  (canEdit;
+//                                         store.send(text, files, {messageId}) without branches)
+//   setMessages (branch picker)           store.switchBranch(lastId), or store.setMessages(prefix)
+//                                         for a cut path (delete, a stop's take-back); branches only
 //   onReload(parentId)                    store.regenerate(parentId)             (canRegenerate)
 //   onCancel                              store.stop()
 //   onRespondToToolApproval               store.addToolApprovalResponse({id, approved, reason})

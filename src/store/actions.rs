@@ -67,6 +67,8 @@ impl UseChat<'_> {
         // was named (`useChat` sends the `messageId` it was given).
         let named = (message_id.is_some() || assistant && !self.store.opts.ai_sdk_requests)
             .then(|| h.messages()[i].id.clone());
+        // The old answer stays, a sibling of the new one.
+        self.store.keep_branches(keep);
         self.store.session.conversation.truncate(keep);
         self.store.start_request_turn(
             "regenerate-message",
@@ -86,6 +88,15 @@ impl UseChat<'_> {
     pub fn set_messages(&mut self, messages: Vec<UIMessage>) -> bool {
         if self.store.outbox.disposed || self.store.status().is_busy() {
             return false;
+        }
+        // A list that only cuts the path short (a message deleted with what follows, a stop's
+        // unanswered message taken back to the composer) keeps the branches; any other is a
+        // conversation of its own, from which no branch of the old one hangs.
+        let path = self.store.session.conversation.history().messages();
+        let cut =
+            messages.len() <= path.len() && messages.iter().zip(path).all(|(a, b)| a.id == b.id);
+        if !cut {
+            self.store.session.tree.clear();
         }
         self.store.session.conversation.hydrate(messages, false);
         self.store.revisions.touch();
@@ -115,32 +126,12 @@ impl UseChat<'_> {
         options: SendOptions,
         now_ms: u64,
     ) -> SubmitResult {
-        if let Err(reason) = composer::decide(
-            self.store.status(),
-            &self.store.capabilities(),
-            text,
-            files.len(),
-        ) {
-            return SubmitResult::blocked(reason);
-        }
-        let editable = self.store.session().can_edit()
-            && self
-                .store
-                .session
-                .conversation
-                .history()
-                .get(message_id)
-                .is_some_and(|m| m.role == Role::User);
-        if !editable {
-            return SubmitResult::blocked(Refusal::Busy);
-        }
-        let i = self
-            .store
-            .session
-            .conversation
-            .history()
-            .position(message_id)
-            .unwrap_or(0);
+        let i = match self.editable(message_id, text, files.len()) {
+            Ok(i) => i,
+            Err(reason) => return SubmitResult::blocked(reason),
+        };
+        // Replaced in place (same id): the old answers answered another text, and go.
+        self.store.session.tree.drop_below(message_id);
         let c = &mut self.store.session.conversation;
         c.truncate(i);
         let mut msg = UIMessage::new(message_id, Role::User);
@@ -159,6 +150,43 @@ impl UseChat<'_> {
             now_ms,
         );
         SubmitResult::done(SubmitKind::Sent)
+    }
+
+    /// Edits a user message as assistant-ui's own AI SDK runtime does (AI SDK mode, nothing
+    /// running): the edit is a new user message (a new id, or `options.message_id`) under the
+    /// edited one's parent, and the edited one stays with its answers as a sibling branch. The
+    /// chat POST carries the new path (trigger `submit-message`). Refused as
+    /// [`edit`](Self::edit) is.
+    pub fn edit_as_branch(
+        &mut self,
+        message_id: &str,
+        text: &str,
+        files: Vec<FileAttachment>,
+        options: SendOptions,
+        now_ms: u64,
+    ) -> SubmitResult {
+        let i = match self.editable(message_id, text, files.len()) {
+            Ok(i) => i,
+            Err(reason) => return SubmitResult::blocked(reason),
+        };
+        self.store.keep_branches(i);
+        self.store.session.conversation.truncate(i);
+        self.store
+            .start_turn(text.to_string(), files, options, now_ms);
+        SubmitResult::done(SubmitKind::Sent)
+    }
+
+    /// Where user message `message_id` is, when an edit of it to `text` (and files) may be
+    /// sent now; else why not.
+    fn editable(&self, message_id: &str, text: &str, files: usize) -> Result<usize, Refusal> {
+        let store = &*self.store;
+        composer::decide(store.status(), &store.capabilities(), text, files)?;
+        let h = store.session.conversation.history();
+        let at = h
+            .position(message_id)
+            .filter(|&i| h.messages()[i].role == Role::User);
+        at.filter(|_| store.session().can_edit())
+            .ok_or(Refusal::Busy)
     }
 
     /// The client's result for a tool call (a tool the browser runs): the part becomes

@@ -45,6 +45,7 @@
 
 mod actions;
 mod answers;
+mod branches;
 mod followup_requests;
 mod getters;
 mod growth;
@@ -65,6 +66,7 @@ mod wire;
 
 use answers::Answers;
 pub use answers::PendingCall;
+pub use branches::{BranchItem, BranchRefusal, Branches};
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use handles::{
     Composer, ComposerMut, FollowUpsMut, Outputs, SessionView, Sessions, SessionsMut, TurnMut,

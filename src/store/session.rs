@@ -15,6 +15,8 @@ pub(super) struct Session {
     pub(super) runtime: Runtime,
     /// The history and the reducers with authority over it.
     pub(super) conversation: Conversation,
+    /// AI SDK mode: what left the history, kept as branches beside it.
+    pub(super) tree: super::branches::MessageTree,
     /// How the history was read and what of it could not be shown.
     pub(super) history: HistoryRead,
     /// The turn this client follows: where it is, and what a new turn starts afresh.
@@ -73,6 +75,7 @@ impl Session {
                 tool_ui: ToolUiUpdates::new(),
             },
             conversation: Conversation::new(!caps.unwrap_or_default().ai_sdk_owns_history),
+            tree: Default::default(),
             history: HistoryRead::default(),
             turn: Turn::new(None, limits.max_event_bytes),
             queue: FollowUpQueue::new(retry),
@@ -259,6 +262,7 @@ impl ChatStore {
             messages,
             skipped,
             running,
+            tree,
         } = match parser.finish_answer() {
             Ok(answer) => answer,
             Err(HistoryBodyError::NoMessagesList) => {
@@ -287,6 +291,13 @@ impl ChatStore {
         let merge = !matches!(self.session.turn.phase, Phase::Idle { .. })
             || (first && !self.session.conversation.history().is_empty());
         self.session.conversation.hydrate(messages, merge);
+        // The server's branches; a server that keeps none leaves this client's as they are.
+        if let Some(tree) = tree.filter(|_| self.branches_on()) {
+            let path = self.session.conversation.history().messages();
+            let budget = self.opts.limits.max_messages.saturating_sub(path.len());
+            self.session.tree.load(path, tree);
+            self.session.tree.trim(budget);
+        }
         // Every message has a new version: the old JSON would only be replaced.
         self.session.history.json.clear();
         #[cfg(feature = "pi")]

@@ -290,13 +290,11 @@ impl ChatStore {
         let natural = self.session.turn_ends(&ending);
         self.take_back_stranded(natural, now_ms);
         let store = self.session.turn_ended(ending, &mut self.outbox);
-        if let Some(body) = store
-            .then(|| self.session.history_to_store(&self.opts))
-            .flatten()
-        {
-            let path = self.opts.route(&self.session.id, |r| &r.messages);
-            let kind = RequestKind::MessagesPut;
-            self.request(kind, Method::Put, path, Some(body), now_ms);
+        // The turn grew the path: the kept branches make room.
+        let shown = self.session.conversation.history().len();
+        (self.session.tree).trim(self.opts.limits.max_messages.saturating_sub(shown));
+        if store {
+            self.store_history(now_ms);
         }
         self.revisions.touch();
         self.sessions_mut().after_turn(now_ms);
@@ -308,6 +306,15 @@ impl ChatStore {
             if self.session.turn.phase.status() == Status::Ready {
                 self.send_automatically(now_ms);
             }
+        }
+    }
+
+    /// Stores the history on the server (`PUT …/messages`) where this client owns it.
+    pub(super) fn store_history(&mut self, now_ms: u64) {
+        if let Some(body) = self.session.history_to_store(&self.opts) {
+            let path = self.opts.route(&self.session.id, |r| &r.messages);
+            let kind = RequestKind::MessagesPut;
+            self.request(kind, Method::Put, path, Some(body), now_ms);
         }
     }
 
@@ -509,6 +516,16 @@ impl Session {
         self.history
             .json
             .refresh(self.conversation.history(), max_url);
-        Some(self.history.json.body(&json!({}), true))
+        // The branches beside the visible path, when there are any (the reference server
+        // keeps them; another one ignores the keys).
+        let path = self.conversation.history().messages();
+        let fields = match self.tree.kept_len() {
+            0 => json!({}),
+            _ => json!({
+                "headId": path.last().map(|m| &m.id),
+                "tree": self.tree.for_storage(path, max_url),
+            }),
+        };
+        Some(self.history.json.body(&fields, true))
     }
 }

@@ -351,3 +351,8 @@ messageId: string | null,
  * The tool call whose result was lost, if it was one.
  */
 toolCallId?: string, };
+
+/**
+ * Why `ChatStore::switch_branch` (`switchBranch` in JS) changed nothing.
+ */
+export type BranchRefusal = "no-branches" | "busy" | "unknown-message";

@@ -70,7 +70,7 @@ export function make_error(text) {
 }
 const STATUS = ['ready', 'submitted', 'streaming', 'error'];
 // The keys in the order the snapshot always had (sorted, as serde_json's map writes them).
-export function snapshot(flags, status, sessionId, sessions, pending, turnId, capabilities, composer, tools, messages, queued, error, losses) {
+export function snapshot(flags, status, sessionId, sessions, pending, turnId, capabilities, composer, tools, messages, queued, error, losses, branches) {
   return Object.freeze({
     awaitingAnswer: (flags & 32) !== 0,
     busy: (flags & 8) !== 0,
@@ -91,7 +91,28 @@ export function snapshot(flags, status, sessionId, sessions, pending, turnId, ca
     queued,
     error,
     losses,
+    branches,
   });
+}
+// `snapshot.branches`: items `{parentId, message}` by `plan` (a position in `messages`, or
+// `-1 - k` for `kept[k]`); an item equal to `prev`'s at its index keeps its object, and all
+// equal keeps `prev`.
+export function branches(headId, plan, parents, kept, messages, prev) {
+  const old = prev ? prev.items : undefined;
+  let same = !!prev && prev.headId === headId && old.length === plan.length;
+  const items = new Array(plan.length);
+  for (let i = 0; i < plan.length; i++) {
+    const c = plan[i];
+    const message = c >= 0 ? messages[c] : kept[-1 - c];
+    const parentId = parents[i];
+    const o = old ? old[i] : undefined;
+    if (o !== undefined && o.message === message && o.parentId === parentId) items[i] = o;
+    else {
+      items[i] = Object.freeze({ parentId, message });
+      same = false;
+    }
+  }
+  return same ? prev : Object.freeze({ headId, items: Object.freeze(items) });
 }
 // The session list's part of the snapshot; its `error` is a ChatStoreError (or null). Its
 // items are given as runs `[archived, from, to]` of a walk's exported (frozen) items, and items
@@ -209,6 +230,15 @@ extern "C" {
         queued: &JsValue,
         error: &JsValue,
         losses: &JsValue,
+        branches: &JsValue,
+    ) -> JsValue;
+    pub fn branches(
+        head_id: &JsValue,
+        plan: &[i32],
+        parents: &JsValue,
+        kept: &JsValue,
+        messages: &JsValue,
+        prev: &JsValue,
     ) -> JsValue;
     pub fn sessions_snapshot(
         json: &str,

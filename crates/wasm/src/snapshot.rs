@@ -121,6 +121,8 @@ pub(crate) struct SnapshotCache {
     pending: (Vec<(usize, PendingCall)>, JsValue),
     /// [`Sessions::key`](agent_chat_store::Sessions::key) when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
+    /// `snapshot.branches`, over `messages`.
+    branches: super::branches::BranchesCache,
 }
 
 type SessionsKey = (u64, String, bool, Option<(usize, u64)>, usize);
@@ -188,6 +190,7 @@ impl Default for SnapshotCache {
             listed: [(0, Array::new().into(), 0), (0, Array::new().into(), 0)],
             sessions_key: None,
             pending: (Vec::new(), JsValue::UNDEFINED),
+            branches: Default::default(),
         }
     }
 }
@@ -475,6 +478,7 @@ impl SnapshotCache {
         }
         let first = self.update_messages(core);
         self.update_pending(core, first);
+        let branches = self.branches.get(core, &self.messages, first);
         // Keyed by the item's version and what Run Now does for it (which the turn changes
         // without changing the item): unique, as the versions are.
         let items = session.queued_shown();
@@ -580,6 +584,7 @@ impl SnapshotCache {
             &self.queued,
             &self.error_js,
             &self.losses.1,
+            &branches,
         );
         self.revision = core.revision();
         self.value.clone()

@@ -897,6 +897,40 @@ impl JsChatStore {
         }))
     }
 
+    // ----- branches (AI SDK mode) -----
+
+    /// Edits a user message as a new branch (AI SDK mode): a new user message beside it, the
+    /// old one kept with its answers (`snapshot.branches`). Options as `send`'s (`messageId`
+    /// names the new message).
+    #[wasm_bindgen(js_name = editMessage)]
+    pub fn edit_message(
+        &self,
+        source_id: JsValue,
+        text: JsValue,
+        files: JsValue,
+        options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let source_id = string_arg(&source_id, "sourceId")?;
+        let text = string_arg(&text, "text")?;
+        let files = read_files(&files)?;
+        let extra = send_options(&options)?;
+        let r = self.shell.with_core(|c, now| {
+            c.use_chat()
+                .edit_as_branch(&source_id, &text, files, extra, now)
+        });
+        Ok(submit_result(r))
+    }
+
+    /// Shows the branch of `messageId` (AI SDK mode); the next send continues it. `null` when
+    /// switched, else why nothing changed: `"busy"`, `"no-branches"`, `"unknown-message"`.
+    #[wasm_bindgen(js_name = switchBranch)]
+    pub fn switch_branch(&self, message_id: JsValue) -> Result<JsValue, JsValue> {
+        let id = string_arg(&message_id, "messageId")?;
+        let r = self.shell.with_core(|c, now| c.switch_branch(&id, now));
+        Ok(r.err()
+            .map_or(JsValue::NULL, |e| JsValue::from_str(e.as_str())))
+    }
+
     /// Starts the store's IO now (what the first `subscribe` or action does): the requests
     /// the core asked for at construction (capabilities, history, state) leave in order.
     pub fn start(&self) {

@@ -66,6 +66,20 @@ export interface ChatSnapshot {
    * turn as cut short (cancelled) rather than failed.
    */
   readonly stopped: boolean;
+  /**
+   * AI SDK mode's message tree: every message the session showed (edits and regenerations
+   * kept as siblings), a parent before its children, siblings in the order made; `messages`
+   * is its path from the root to `headId`. The shown items hold `messages`' own objects.
+   * `null` where the mode keeps no branches (pi, pi-native, a server that owns history).
+   */
+  readonly branches: Readonly<ChatBranches> | null;
+}
+
+/** `snapshot.branches`: assistant-ui's message repository shape, with `UIMessage`s. */
+export interface ChatBranches {
+  /** The last message shown, which the next send continues (`null`: none). */
+  readonly headId: string | null;
+  readonly items: readonly Readonly<{ parentId: string | null; message: UIMessage }>[];
 }
 
 export interface ChatRoutes {
@@ -405,6 +419,18 @@ export class ChatStore {
    */
   runQueuedNow(id: string): RunNowOutcome;
   regenerate(messageId?: string | ({ messageId?: string; responseId?: string } & RequestOptions)): boolean;
+  /**
+   * Edits a user message as a new branch (AI SDK mode): a new user message beside `sourceId`
+   * under the same parent, the old one kept with its answers in `branches`; the chat POST
+   * carries the new path. `options.messageId` names the new message.
+   */
+  editMessage(sourceId: string, text: string, files?: readonly FileAttachment[], options?: SendOptions): SubmitResult;
+  /**
+   * Shows the branch of `messageId`: `messages` becomes the path through it to its deepest
+   * descendant along the child last shown, and the next send continues it (stored with the
+   * history where the server keeps it). `null` when switched, else why nothing changed.
+   */
+  switchBranch(messageId: string): BranchRefusal | null;
   /** Tells the listeners now of what changed, instead of on the next microtask (or at the end of `throttleMs`). */
   flush(): void;
   dispose(): void;

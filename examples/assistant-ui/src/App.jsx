@@ -123,7 +123,8 @@ function Thread() {
 // A user message, or its edit composer while assistant-ui edits it. Edit is assistant-ui's own
 // (`ActionBarPrimitive.Edit`): the runtime offers `onEdit` only while the store can edit (AI SDK
 // history, nothing running), so the button is there exactly then; the edit composer's Send is
-// the store's `send(text, files, {messageId})`, which replaces the message and what followed.
+// the store's `editMessage(sourceId, text, files)`: a new user message beside the old one, which
+// stays with its answer as a branch.
 function UserMessage() {
   const id = useAuiState((s) => s.message.id);
   return (

@@ -224,6 +224,12 @@ export class AiSdkSession {
     this.journal = journal;
     /** @type {object[]} UIMessage[] as the client last stored it (or as the last turn ended) */
     this.history = restored?.history ?? [];
+    /**
+     * @type {{parentId: string | null, message: object}[] | null} the client's branches (every
+     * message it keeps, `history` its visible path), as its last PUT gave them; kept and given
+     * back, never read: a turn's own history writes leave it as it was.
+     */
+    this.tree = restored?.tree ?? null;
     /** @type {Turn | null} */
     this.activeTurn = null;
     /** @type {Turn | null} */
@@ -245,6 +251,12 @@ export class AiSdkSession {
   setHistory(messages) {
     this.history = messages;
     this.journal?.history(messages);
+  }
+
+  /** @param {{parentId: string | null, message: object}[] | null} tree */
+  setTree(tree) {
+    this.tree = tree;
+    this.journal?.branches(tree);
   }
 
   /**

@@ -560,7 +560,9 @@ export function createApp(options = {}) {
     if (state.legacyHistory) return json(res, 200, { messages });
     // SPEC §12: what runs, so a reloaded client attaches to it at once.
     const turn = s?.activeTurn;
-    json(res, 200, { messages, activeTurn: turn ? { turnId: turn.id } : null });
+    // The client's branches (AI SDK mode), as it stored them.
+    const tree = s?.tree ? { tree: s.tree } : {};
+    json(res, 200, { messages, ...tree, activeTurn: turn ? { turnId: turn.id } : null });
   }
 
   async function messagesPut(req, res, sid, body) {
@@ -570,7 +572,11 @@ export function createApp(options = {}) {
       throw new HttpError(409, 'history_owned_by_server', 'the pi agent owns this session\'s history; it is not stored from the client');
     }
     const messages = await validMessages(body.messages);
-    session(sid, true).setHistory(messages);
+    const tree = await validTree(body.tree);
+    const s = session(sid, true);
+    s.setHistory(messages);
+    // A PUT without a tree: the client keeps no branches (any more).
+    s.setTree(tree);
     empty(res, 204);
   }
 
@@ -942,6 +948,26 @@ function fromStoredHistory(history, { trigger, messageId, message, attachments }
   // (a `messageId` of a stored message that is none of the above names no new message)
   messages.push(userMessage(messageId !== undefined && named < 0 ? messageId : `user-${randomUUID()}`));
   return messages;
+}
+
+/**
+ * `tree` of a history PUT (AI SDK mode's branches, beside `messages`): `[{parentId, message}]`,
+ * every message the client keeps, a parent before its children; `null` when absent.
+ */
+async function validTree(tree) {
+  if (tree === undefined || tree === null) return null;
+  if (!Array.isArray(tree)) throw validation('tree must be an array', 'tree');
+  const seen = new Set();
+  for (const item of tree) {
+    const parentId = isObject(item) ? item.parentId : undefined;
+    if (!(parentId === null || (typeof parentId === 'string' && seen.has(parentId)))) {
+      throw validation('tree: each parentId must be null or an earlier message id', 'tree');
+    }
+    if (!isObject(item.message) || typeof item.message.id !== 'string') throw validation('tree: each item needs a message', 'tree');
+    seen.add(item.message.id);
+  }
+  const messages = await validMessages(tree.map((item) => item.message));
+  return tree.map((item, i) => ({ parentId: item.parentId, message: messages[i] }));
 }
 
 async function validMessages(messages) {

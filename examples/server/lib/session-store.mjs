@@ -15,7 +15,8 @@
 //                                                waited for the user (pi-runtime.mjs `Wait`), at
 //                                                the request and at the answer; the latest wins
 //   ai-sdk/*.json   AI SDK sessions (the client's history): `{id, runtime, interactiveTools,
-//                   createdAt, updatedAt, title?, archived, messages}`, one file per session named
+//                   createdAt, updatedAt, title?, archived, messages, tree?}` (`tree`: the
+//                   client's branches, `[{parentId, message}]`), one file per session named
 //                   by the SHA-256 of its id (ids are any string; file names are not).
 //
 // Our session ids (client-made, any string) are not pi session ids (pi's are UUIDv7 and
@@ -131,7 +132,7 @@ export class SessionStore {
     if (!rec.journal) {
       rec.journal = rec.runtime === 'pi'
         ? new PiJournal(rec, SessionManager.open(rec.file, this.piDir))
-        : new AiSdkJournal(rec, JSON.parse(fs.readFileSync(rec.file, 'utf8')).messages ?? []);
+        : AiSdkJournal.read(rec);
     }
     return rec.journal;
   }
@@ -357,14 +358,28 @@ class PiJournal {
 /** Writes of one AI SDK session: the whole file again, atomically, at each change. */
 class AiSdkJournal {
   /** @param {SessionRecord} rec @param {object[]} messages */
-  constructor(rec, messages) {
+  constructor(rec, messages, tree = null) {
     this.rec = rec;
     this.messages = messages;
+    /** @type {object[] | null} the client's branches beside `messages`, as it stored them */
+    this.tree = tree;
     this.closed = false;
   }
 
+  /** @param {SessionRecord} rec */
+  static read(rec) {
+    const doc = JSON.parse(fs.readFileSync(rec.file, 'utf8'));
+    return new AiSdkJournal(rec, doc.messages ?? [], Array.isArray(doc.tree) ? doc.tree : null);
+  }
+
   restore() {
-    return { history: this.messages, interactiveTools: !!this.rec.interactiveTools };
+    return { history: this.messages, tree: this.tree, interactiveTools: !!this.rec.interactiveTools };
+  }
+
+  /** @param {object[] | null} tree */
+  branches(tree) {
+    this.tree = tree;
+    kept(() => this.save());
   }
 
   history(messages) {
@@ -398,6 +413,7 @@ class AiSdkJournal {
       id, runtime, interactiveTools: !!interactiveTools,
       createdAt: new Date(createdAt).toISOString(), updatedAt: new Date(updatedAt).toISOString(),
       ...(name ? { title: name } : {}), archived, messages: this.messages,
+      ...(this.tree ? { tree: this.tree } : {}),
     };
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify(doc));

@@ -1,8 +1,8 @@
 // The runtime: an ExternalStoreAdapter over a ChatStore, each user action forwarded to the one
 // store action that does it (the table in ../assistant-ui.ts).
-import { useCallback, useMemo } from "react";
+import { useCallback, useMemo, useRef } from "react";
 import { MessageNotSentError, useExternalStoreRuntime } from "@assistant-ui/react";
-import type { AppendMessage, AssistantRuntime, ExternalStoreAdapter, ThreadMessageLike } from "@assistant-ui/react";
+import type { AppendMessage, AssistantRuntime, ExternalStoreAdapter, ThreadMessage, ThreadMessageLike } from "@assistant-ui/react";
 import type { ChatStore, SubmitResult, UIMessage } from "../agent_chat_store.js";
 import { useChatStore } from "../react.js";
 import { defaultAttachmentAdapter } from "./attachments.js";
@@ -10,6 +10,7 @@ import { fromAppendMessage } from "./composer.js";
 import { convertUIMessage } from "./convert.js";
 import { EMPTY } from "./parts.js";
 import { useQueue } from "./queue.js";
+import { applyThreadMessages, useMessageRepository } from "./repository.js";
 import { useThreadList, useThreadListPages } from "./thread-list.js";
 import { useToolAnswers } from "./tool-answers.js";
 
@@ -92,10 +93,6 @@ export function useChatStoreRuntime(
       errorStandInId ? Object.freeze({ id: errorStandInId, role: "assistant" as const, parts: EMPTY as never[] }) : null,
     [errorStandInId],
   );
-  const threadMessages = useMemo(
-    () => (errorStandIn ? [...messages, errorStandIn] : messages),
-    [messages, errorStandIn],
-  );
   const endedMessageId =
     !error && !stopped ? null : errorStandIn ? errorStandIn.id : last && last.role === "assistant" ? last.id : null;
   // assistant-ui caches conversions per message object and keeps a cached explicit status
@@ -109,6 +106,18 @@ export function useChatStoreRuntime(
     },
     [waiting, error, endedMessageId],
   );
+  const messageRepository = useMessageRepository(snapshot, messages, errorStandIn, convertMessage, isRunning);
+
+  // Branches (AI SDK mode, `snapshot.branches`): assistant-ui's branch picker switches through
+  // `setMessages` (its presence is the switch capability), with the visible messages it wants.
+  // Where the mode keeps no branches there is none: one branch each, no picker.
+  const hasBranches = !!snapshot.branches;
+  const path = useRef(messages);
+  path.current = messages;
+  const setMessages = useCallback(
+    (wanted: readonly ThreadMessage[]) => applyThreadMessages(store, path.current, wanted, errorStandInId),
+    [store, errorStandInId],
+  );
 
   // One door for every new user message, whether it arrives through `onNew` or the queue: the
   // store decides (SPEC §5, §6) whether it is sent as a turn, queued as a follow-up, or refused.
@@ -121,7 +130,9 @@ export function useChatStoreRuntime(
   );
 
   // assistant-ui's edit composer sends an AppendMessage whose `sourceId` is the edited message:
-  // the store replaces that user message and drops what follows (AI SDK mode, SPEC §9). Offered
+  // with branches it is a new user message beside it, the old one kept with its answers (as
+  // assistant-ui's own AI SDK runtime does); else the store replaces that user message and
+  // drops what follows (AI SDK mode, SPEC §9). Offered
   // only while `snapshot.canEdit` (assistant-ui enables its Edit button from `onEdit`'s
   // presence); a refusal hands the edit back like a refused send.
   const onEdit = useCallback(
@@ -131,9 +142,11 @@ export function useChatStoreRuntime(
         throw new MessageNotSentError("Only a user message can be edited.");
       }
       const { text, files } = fromAppendMessage(message);
-      submit(store, (s) => s.send(text, files, { messageId: sourceId }));
+      submit(store, (s) =>
+        hasBranches ? s.editMessage(sourceId, text, files) : s.send(text, files, { messageId: sourceId }),
+      );
     },
-    [store],
+    [store, hasBranches],
   );
 
   // Waiting follow-ups as assistant-ui's queue (ComposerPrimitive.Queue / QueueItemPrimitive),
@@ -170,9 +183,9 @@ export function useChatStoreRuntime(
     return out;
   }, [threadList, withAttachments, given]);
 
-  const runtime = useExternalStoreRuntime<UIMessage>({
-    messages: threadMessages,
-    convertMessage,
+  const runtime = useExternalStoreRuntime<ThreadMessage>({
+    messageRepository,
+    setMessages: hasBranches ? setMessages : undefined,
     isRunning,
     // Until the canonical history arrived (SPEC §8), so a thread does not flash "empty".
     isLoading: !snapshot.hydrated,

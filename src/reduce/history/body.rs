@@ -21,6 +21,25 @@ pub struct HistoryAnswer {
     pub skipped: Vec<String>,
     /// What the answer says of a turn running on the server.
     pub running: RunningTurn,
+    /// `tree` (AI SDK mode's branches, beside `messages`, the visible path): every message
+    /// kept with its parent id, a parent before its children. `None` without a usable one;
+    /// the items that cannot be read are left out.
+    pub tree: Option<Vec<(Option<String>, UIMessage)>>,
+}
+
+/// `tree`: `[{parentId: string | null, message}]`, as assistant-ui's message repository.
+fn tree_of(v: Option<&Value>, max: usize) -> Option<Vec<(Option<String>, UIMessage)>> {
+    let items = v?.as_array()?;
+    let read = |item: &Value| {
+        let parent = match item.get("parentId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(p)) => Some(p.clone()),
+            Some(_) => return None,
+        };
+        let message = UIMessage::from_json(item.get("message")?.clone()).ok()?;
+        Some((parent, message))
+    };
+    Some(items.iter().take(max).filter_map(read).collect())
 }
 
 /// What a history answer says of a running turn: `activeTurn` (SPEC §12).
@@ -219,6 +238,7 @@ impl HistoryParser {
                         messages,
                         skipped: self.skipped,
                         running: RunningTurn::of(o.get("activeTurn")),
+                        tree: tree_of(o.get("tree"), self.max_messages),
                     })
                 }
                 _ => Err(HistoryBodyError::NoMessagesList),
