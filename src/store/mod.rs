@@ -50,6 +50,7 @@ mod getters;
 mod growth;
 mod handles;
 mod inputs;
+mod liveness;
 mod losses;
 #[cfg(feature = "pi")]
 mod native;

@@ -38,6 +38,8 @@ pub(in crate::store) struct NativeSession {
     pub(in crate::store) selective_clear: SelectiveClear,
     /// The clear of the whole queue on its way or waiting for its events.
     pub(in crate::store) clear_all: Option<ClearAll>,
+    /// The events stream's heartbeats, for the watchdog (`liveness.rs`).
+    pub(in crate::store) beats: crate::store::liveness::Beats,
 }
 
 impl NativeSession {
@@ -54,6 +56,7 @@ impl NativeSession {
             busy_refusals: 0,
             selective_clear: Default::default(),
             clear_all: None,
+            beats: Default::default(),
         }
     }
 }
