@@ -94,17 +94,19 @@ impl ChatStore {
     /// pi-native events), the watchdog's word for it, and its stream counts as stalled.
     pub(super) fn stall_of(&mut self, id: RequestId) -> Option<String> {
         let grace = self.opts.heartbeat_grace_ms;
-        if self.session.turn.phase.stream() == Some(id) {
-            let beats = &mut self.session.turn.beats;
-            let window = beats.window(self.session.runtime.heartbeat_ms, grace)?;
-            return Some(beats.stall(window));
-        }
+        // pi-native first: its turn's phase names no SSE stream of its own.
         #[cfg(feature = "pi")]
-        if self.session.native.read == Some(id) {
+        if self.opts.native() {
             let beats = &mut self.session.native.beats;
-            let window = beats.window(Some(NATIVE_HEARTBEAT_MS), grace)?;
-            return Some(beats.stall(window));
+            let window = (self.session.native.read == Some(id))
+                .then(|| beats.window(Some(NATIVE_HEARTBEAT_MS), grace));
+            return window.flatten().map(|w| beats.stall(w));
         }
-        None
+        if self.session.turn.phase.stream() != Some(id) {
+            return None;
+        }
+        let beats = &mut self.session.turn.beats;
+        let window = beats.window(self.session.runtime.heartbeat_ms, grace)?;
+        Some(beats.stall(window))
     }
 }
