@@ -13,6 +13,7 @@ use super::*;
 
 /// The pi-native protocol's heartbeat interval: the real server beats at open, then every
 /// 25 s (a constant there, not configurable).
+#[cfg(feature = "pi")]
 pub(super) const NATIVE_HEARTBEAT_MS: u64 = 25_000;
 
 /// Beats closer than this teach no interval: padding comments sent together are one beat, not
