@@ -108,6 +108,33 @@ fn a_stall_the_resume_picks_up_is_no_error() {
 }
 
 #[test]
+fn a_later_failure_of_a_picked_up_stream_is_no_stall() {
+    let (mut h, chat) = beating_turn(1_000);
+    h.advance(1_000 + GRACE);
+    assert!(h.aborted.contains(&chat));
+    h.advance(500);
+    let resume = h.the_open(RequestKind::StreamResume).id;
+    // The resume answers (the server is there), without beats, then breaks off mid-event
+    // and every resume after it is refused: a plain failure.
+    let cut = sse(&[json!({"type": "text-start", "id": "t"})]);
+    h.respond(
+        resume,
+        Reply::sse([&cut[..], b"data: {"].concat()).broken("reset"),
+    );
+    h.run_until_idle();
+    while let Some(next) = h.open(RequestKind::StreamResume).first().map(|r| r.id) {
+        h.respond(next, Reply::bytes(502, Some("text/plain"), ""));
+        h.run_until_idle();
+    }
+    assert_eq!(h.store.status(), Status::Error);
+    let kind = h.store.session().error().unwrap().kind;
+    assert!(
+        matches!(kind, ErrorKind::Server | ErrorKind::Network),
+        "{kind:?}, not a stall"
+    );
+}
+
+#[test]
 fn a_long_silent_tool_run_on_a_beating_stream_is_not_cut() {
     let (mut h, chat) = beating_turn(25_000);
     h.body(

@@ -44,10 +44,11 @@ impl Beats {
         self.stalled = false;
     }
 
-    /// A new connection of the stream answered: it is watched from its own first beat (the
-    /// interval learned so far is kept).
+    /// A new connection of the stream answered 2xx: the server is there again (a stall is
+    /// over), and it is watched from its own first beat (the interval learned so far is kept).
     pub(super) fn opened(&mut self) {
         self.last_ms = None;
+        self.stalled = false;
     }
 
     /// The silence after which the stream counts as dead, once it beat: the interval (the

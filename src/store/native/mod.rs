@@ -120,7 +120,9 @@ impl ChatStore {
                 if let Some(p) = self.outbox.pending.get_mut(&id) {
                     p.deadline = idle.map(|t| now_ms + t);
                 }
-                self.session.native.beats.opened();
+                if (200..300).contains(&status) {
+                    self.session.native.beats.opened();
+                }
                 if self.session.events_connected(status) {
                     self.revisions.touch();
                 }
