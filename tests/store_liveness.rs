@@ -277,6 +277,50 @@ mod native {
         assert!((2_000..=4_000).contains(&failed_after), "{failed_after}");
     }
 
+    /// After `StreamStalled` the link goes on reconnecting from its cursor by itself; when
+    /// the server is back its events are read: the run's end settles the session, the error
+    /// stays shown until the user acts.
+    #[test]
+    fn after_a_stall_the_link_comes_back_on_its_own() {
+        let (mut h, _) = running();
+        h.advance(25_000 + GRACE);
+        while h.store.status() == Status::Streaming {
+            h.advance(h.store.poll_timeout().unwrap() - h.now);
+            if let Some(next) = h.open(RequestKind::NativeEvents).first().map(|r| r.id) {
+                h.respond(next, Reply::bytes(500, Some("text/plain"), ""));
+            }
+        }
+        assert_eq!(
+            h.store.session().error().unwrap().kind,
+            ErrorKind::StreamStalled
+        );
+        h.advance(h.store.poll_timeout().unwrap() - h.now);
+        let back = h.the_open(RequestKind::NativeEvents);
+        assert!(back.path.ends_with("events?cursor=1"), "{}", back.path);
+        let end = lines(&[json!({"type": "agent-end", "seq": 2, "turnId": "t1", "status": "ok"})]);
+        h.respond(
+            back.id,
+            Reply::bytes(
+                200,
+                Some("application/x-ndjson"),
+                [HEARTBEAT, &end[..]].concat(),
+            )
+            .open(),
+        );
+        assert_eq!(
+            h.store.status(),
+            Status::Error,
+            "{:?}",
+            h.store.session().error()
+        );
+        assert_eq!(
+            h.store.session().error().unwrap().kind,
+            ErrorKind::StreamStalled
+        );
+        h.act(|s, _| s.turn_mut().clear_error());
+        assert_eq!(h.store.status(), Status::Ready);
+    }
+
     #[test]
     fn a_reconnect_that_beats_again_keeps_the_run() {
         let (mut h, ev) = running();
