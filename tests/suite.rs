@@ -59,6 +59,8 @@ mod store_followups;
 mod store_history;
 #[path = "store_human_in_the_loop.rs"]
 mod store_human_in_the_loop;
+#[path = "store_liveness.rs"]
+mod store_liveness;
 #[path = "store_pi_answers.rs"]
 mod store_pi_answers;
 #[path = "store_pi_mode.rs"]

@@ -32,7 +32,8 @@ const HELP = `Usage: node server.mjs [options]
   --untitled-sessions    the session list gives a title only to renamed sessions
   --protocol sse|pi-native  the protocol this server presents (default sse); both are always
                          served: SSE on /api/v1/agent/…, pi-native on /api/v1/agents/pi/…  env PROTOCOL
-  --heartbeat-ms MS      pi-native: heartbeat interval of GET …/events (default ${DEFAULTS.heartbeatMs})
+  --heartbeat-ms MS      heartbeat interval: pi-native GET …/events frames, SSE chat and
+                         stream routes' ': heartbeat' comments (default ${DEFAULTS.heartbeatMs})
   --replay-window N      pi-native: events kept replayable per session (default ${DEFAULTS.replayWindow})
   --cut-events-after N   pi-native: destroy the next GET …/events connection after N event lines
   --skip-seq N           pi-native: the next N events are published one seq too high (a gap)

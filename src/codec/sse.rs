@@ -181,6 +181,8 @@ pub struct SseDecoder {
     /// A field line was read since the last blank line, so the body ending now would cut an event.
     in_event: bool,
     dispatched: u64,
+    /// Comment lines read (`: heartbeat`): a server's beats, told from its data.
+    comments: u64,
 }
 
 impl Default for SseDecoder {
@@ -211,6 +213,7 @@ impl SseDecoder {
             skipping_event: false,
             in_event: false,
             dispatched: 0,
+            comments: 0,
         }
     }
 
@@ -275,6 +278,13 @@ impl SseDecoder {
         self.dispatched
     }
 
+    /// Count of comment lines (`:` first) read so far, an unfinished one included: the
+    /// keep-alive beats a server sends between events. Kept across [`finish`](Self::finish),
+    /// like the events' count.
+    pub fn comments_seen(&self) -> u64 {
+        self.comments
+    }
+
     #[cfg_attr(optimize_hot_path, optimize(speed))]
     fn feed(&mut self, mut rest: &[u8], out: &mut dyn SseSink) {
         if self.after_cr && !rest.is_empty() {
@@ -321,6 +331,7 @@ impl SseDecoder {
         if self.skipping_event {
             self.mode = Line::Skip;
         } else if self.line.is_empty() && bytes[0] == b':' {
+            self.comments += 1;
             self.mode = Line::Comment;
         } else if !self.fits(bytes.len()) {
             out.too_large(self.limit, &self.head(bytes));
@@ -385,6 +396,7 @@ impl SseDecoder {
             return;
         }
         if line[0] == b':' {
+            self.comments += 1;
             return;
         }
         self.in_event = true;
@@ -669,6 +681,23 @@ mod tests {
         batch.clear();
         assert!(batch.text.capacity() <= KEEP_BYTES);
         assert!(d.data.capacity() <= KEEP_BYTES && d.line.capacity() <= KEEP_BYTES);
+    }
+
+    /// Every comment line is counted once, whole in one push or cut anywhere, and data lines
+    /// (a `:` inside a value, a field named empty) are not.
+    #[test]
+    fn comments_are_counted_once_in_every_split() {
+        let body: &[u8] = b": heartbeat\r\ndata: a:b\n\n:\n:x\r:y\ndata: c\n\n";
+        for cut in 0..=body.len() {
+            let mut d = SseDecoder::new();
+            let out = [d.push(&body[..cut]), d.push(&body[cut..])].concat();
+            assert_eq!(out, vec![ev("a:b"), ev("c")], "cut at {cut}");
+            assert_eq!(d.comments_seen(), 4, "cut at {cut}");
+        }
+        // An oversized event's lines are dropped, not counted as beats.
+        let mut d = SseDecoder::with_max_event_bytes(4);
+        d.push(b"data: 123456\n:still skipped? no: a comment line\n\n");
+        assert_eq!(d.comments_seen(), 0);
     }
 
     #[test]

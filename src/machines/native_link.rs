@@ -171,6 +171,8 @@ pub struct NativeLink {
     due: Option<(u64, Read)>,
     /// Failed attempts since the last connect or heartbeat.
     attempt: u32,
+    /// Heartbeat frames read, over the link's life.
+    heartbeats: u64,
     /// Recoveries since the last quiet time (see the module doc).
     strikes: u32,
     /// When the last recovery began.
@@ -213,6 +215,7 @@ impl NativeLink {
             reading: None,
             due: None,
             attempt: 0,
+            heartbeats: 0,
             strikes: 0,
             trouble_at: None,
             mark: 0,
@@ -223,6 +226,11 @@ impl NativeLink {
             rewind: false,
             read_again: false,
         }
+    }
+
+    /// Heartbeat frames read so far (the store's watchdog tells beats by their count).
+    pub fn heartbeats(&self) -> u64 {
+        self.heartbeats
     }
 
     /// The session followed: events addressed to another are dropped.

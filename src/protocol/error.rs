@@ -29,6 +29,10 @@ pub enum ErrorKind {
     /// A stream grew past one of the store's `limits` (`error.field` names it): the turn was
     /// stopped, what it had shown kept.
     LimitExceeded,
+    /// A stream that beat (pi-native heartbeats, SSE `:` comments) went silent past its beat
+    /// interval and grace, and the recovery (a resume, a reconnect) failed too: the server or
+    /// the connection to it is gone, though a proxy may keep the socket open.
+    StreamStalled,
 }
 
 impl ErrorKind {
@@ -45,6 +49,7 @@ impl ErrorKind {
             ErrorKind::Protocol => "Protocol",
             ErrorKind::Aborted => "Aborted",
             ErrorKind::LimitExceeded => "LimitExceeded",
+            ErrorKind::StreamStalled => "StreamStalled",
         }
     }
 }

@@ -49,6 +49,7 @@ impl ChatStore {
             }
         }
         self.session.turn.resume_tries = 0;
+        self.session.turn.beats.opened();
     }
 
     /// Bytes of a response body arrived (any split: the SSE decoder reassembles events).
@@ -111,7 +112,18 @@ impl ChatStore {
             self.pump(now_ms);
         }
         let mut batch = std::mem::take(&mut self.scratch.sse);
+        let comments = self.session.turn.decoder.comments_seen();
         self.session.turn.decoder.push_into(bytes, &mut batch);
+        if self.session.turn.decoder.comments_seen() != comments {
+            self.session.turn.beats.beat(now_ms);
+        }
+        let window = (self.session.turn.beats).window(
+            self.session.runtime.heartbeat_ms,
+            self.opts.heartbeat_grace_ms,
+        );
+        if let (Some(p), Some(_)) = (self.outbox.pending.get_mut(&id), window) {
+            p.deadline = liveness::stream_deadline(idle, window, now_ms);
+        }
         self.apply_events(&batch, now_ms);
         batch.clear();
         self.scratch.sse = batch;
@@ -299,7 +311,8 @@ impl ChatStore {
             if let Some(p) = self.outbox.pending.get_mut(&id) {
                 p.deadline = None;
             }
-            self.handle_request_failed(id, "timed out", now_ms);
+            let why = self.stall_of(id).unwrap_or_else(|| "timed out".into());
+            self.handle_request_failed(id, &why, now_ms);
             self.outbox.pending.remove(&id);
         }
         // After `dispose()` only the requests still out time out (the deadlines
@@ -329,6 +342,18 @@ impl ChatStore {
             self.session.conversation.resumed();
             let stream = self.request(RequestKind::StreamResume, Method::Get, path, None, now_ms);
             self.session.turn.phase = Phase::Streaming { stream };
+            // After a stall the resume must answer within the beat window too: a proxy in
+            // front of a dead server may hold it without a head as long as the idle timeout.
+            let window = self.session.turn.beats.stalled.then(|| {
+                let beats = &self.session.turn.beats;
+                beats.window(
+                    self.session.runtime.heartbeat_ms,
+                    self.opts.heartbeat_grace_ms,
+                )
+            });
+            if let (Some(p), Some(w)) = (self.outbox.pending.get_mut(&stream), window.flatten()) {
+                p.deadline = Some(p.deadline.map_or(now_ms + w, |d| d.min(now_ms + w)));
+            }
         }
         self.pump(now_ms);
     }

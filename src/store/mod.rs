@@ -51,6 +51,7 @@ mod getters;
 mod growth;
 mod handles;
 mod inputs;
+mod liveness;
 mod losses;
 #[cfg(feature = "pi")]
 mod native;

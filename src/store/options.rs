@@ -115,6 +115,10 @@ pub struct StoreOptions {
     /// A turn's stream silent this long (no byte at all) counts as dropped; `None`: wait
     /// forever.
     pub stream_idle_timeout_ms: Option<u64>,
+    /// A stream that beats (pi-native heartbeats, SSE `:` comments) and then sends nothing for
+    /// its beat interval plus this long counts as dropped (`liveness.rs`); `None`: beats are
+    /// not watched, only `stream_idle_timeout_ms` holds.
+    pub heartbeat_grace_ms: Option<u64>,
     /// Opening a session attaches to a turn the server is running (SPEC §12): the history's
     /// `activeTurn`, else one ask of the stream route. Off: only `resume_stream` does.
     pub attach: bool,
@@ -220,6 +224,7 @@ impl StoreOptions {
             resume_delay_ms: 500,
             send_automatically_when: AutoSend::Never,
             stream_idle_timeout_ms: Some(300_000),
+            heartbeat_grace_ms: Some(5_000),
             attach: true,
             session_page_size: 20,
             body: serde_json::Map::new(),

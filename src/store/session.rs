@@ -43,6 +43,9 @@ pub(super) struct Runtime {
     pub(super) tools: Vec<ToolCatalogEntry>,
     /// The latest `data-tool-ui` of each tool call.
     pub(super) tool_ui: ToolUiUpdates,
+    /// The interval of the `:` comment beats the server says its SSE routes send (the
+    /// capabilities' `heartbeatMs`): the watchdog holds from a stream's first beat.
+    pub(super) heartbeat_ms: Option<u64>,
 }
 
 /// How the session's history was read (SPEC §12), and what of it could not be shown.
@@ -73,6 +76,7 @@ impl Session {
                 loaded: caps.is_some(),
                 tools: Vec::new(),
                 tool_ui: ToolUiUpdates::new(),
+                heartbeat_ms: None,
             },
             conversation: Conversation::new(!caps.unwrap_or_default().ai_sdk_owns_history),
             tree: Default::default(),
@@ -223,6 +227,9 @@ impl ChatStore {
         let s = &mut self.session;
         s.runtime.caps = caps;
         s.runtime.loaded = true;
+        // Read beside the capabilities (SPEC §4 ignores unknown fields): a server that names
+        // no interval is learned from its beats (`liveness.rs`).
+        s.runtime.heartbeat_ms = body.and_then(declared_heartbeat_ms);
         // A first send that went ahead on the defaults is the projection's now.
         s.conversation
             .set_server_owns_history(!caps.ai_sdk_owns_history, busy);
@@ -510,4 +517,10 @@ impl Turn {
             out.abort(id);
         }
     }
+}
+
+/// The capabilities' `heartbeatMs`: a positive whole number of milliseconds, else `None`.
+fn declared_heartbeat_ms(body: &[u8]) -> Option<u64> {
+    let value: Value = crate::protocol::json::from_slice(body).ok()?;
+    value.get("heartbeatMs")?.as_u64().filter(|&ms| ms > 0)
 }

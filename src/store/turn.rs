@@ -286,6 +286,14 @@ impl ChatStore {
     /// may go on, and switching back resumes it: `bump_generation`); `dispose` stops following
     /// it for good.
     pub(super) fn end_turn(&mut self, ending: Ending, now_ms: u64) {
+        // A failure after the watchdog found the stream silent (and the resume failed too)
+        // is that stall, whatever the resume met (a proxy's 500, a refused connection).
+        let ending = match ending {
+            Ending::Failed(e) if self.session.turn.beats.stalled => {
+                Ending::Failed(liveness::stalled_error(e))
+            }
+            ending => ending,
+        };
         let finished = matches!(ending, Ending::Finished | Ending::Unseen);
         let natural = self.session.turn_ends(&ending);
         self.take_back_stranded(natural, now_ms);

@@ -136,6 +136,9 @@ pub fn page_options(transport: Transport, max_event_bytes: Option<usize>) -> Sto
         o.limits.max_event_bytes = limit;
     }
     o.hydrate = true;
+    // The simulated server beats when a stream opens, never on a clock: the watchdog would
+    // find every open stream dead after its window (the liveness tests have their own).
+    o.heartbeat_grace_ms = None;
     // Few attempts, short waits: items reach `failed` often enough to matter.
     o.retry = RetryPolicy {
         max_attempts: 3,

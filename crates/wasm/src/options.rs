@@ -146,6 +146,10 @@ pub(crate) fn read(o: &JsValue) -> Result<(StoreOptions, HostOptions), JsValue> 
     if let Some(n) = number(o, "streamIdleTimeoutMs")? {
         opts.stream_idle_timeout_ms = (n > 0.0).then_some(n as u64);
     }
+    // 0 turns the heartbeat watchdog off (only the idle timeout holds).
+    if let Some(n) = number(o, "heartbeatGraceMs")? {
+        opts.heartbeat_grace_ms = (n > 0.0).then_some(n as u64);
+    }
     if let Some(n) = number(o, "sessionPageSize")? {
         opts.session_page_size = (n as u32).clamp(1, 1000);
     }

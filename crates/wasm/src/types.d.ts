@@ -329,8 +329,21 @@ export interface ChatStoreOptions {
   followUpTimeoutMs?: number;
   resumeAttempts?: number;
   resumeDelayMs?: number;
-  /** A turn's stream silent this long counts as dropped and is resumed (default 300,000; 0: never). */
+  /**
+   * A turn's stream silent this long (no byte at all) counts as dropped and is resumed
+   * (default 300,000; 0: never). It holds for streams that send no heartbeats; a proxy that
+   * keeps the socket open after the server died (Vite's dev proxy does) makes it the only
+   * bound.
+   */
   streamIdleTimeoutMs?: number;
+  /**
+   * A stream that beats (pi-native heartbeats; SSE `:` comments, at the capabilities'
+   * `heartbeatMs` or as learned from two beats) counts as dropped once nothing came for its
+   * interval plus this long (default 5,000; 0: beats are not watched). The usual recovery
+   * runs first (a resume, a reconnect); when it fails, the turn ends with a `StreamStalled`
+   * error.
+   */
+  heartbeatGraceMs?: number;
   /** Load the canonical history when a session opens (default true). */
   hydrate?: boolean;
   /**

@@ -346,7 +346,9 @@ export function createApp(options = {}) {
       : state.runtime === 'ai-sdk'
         ? { nativeFollowUp: false, aiSdkOwnsHistory: true, runtime: 'ai-sdk' }
         : { nativeFollowUp: true, aiSdkOwnsHistory: false, runtime: 'pi', followUpMode: 'one-at-a-time' };
-    json(res, 200, { ...caps, resume: true, stop: true, protocol: state.protocol });
+    // `heartbeatMs`: the interval of the `: heartbeat` comments of the chat and stream routes,
+    // so a client watches the beats from the first one (it would learn it from two).
+    json(res, 200, { ...caps, resume: true, stop: true, protocol: state.protocol, heartbeatMs: state.heartbeatMs });
   }
 
   /** The session's tools (unknown session: those a new one of the default runtime gets). */
@@ -414,7 +416,7 @@ export function createApp(options = {}) {
       cutAfter = state.cutStreamAfter;
       entry.cutAfter = cutAfter;
     }
-    await pipeTurn(res, turn, { cursor, cutAfter, headers: corsHeaders(res.req) });
+    await pipeTurn(res, turn, { cursor, cutAfter, heartbeatMs: state.heartbeatMs, headers: corsHeaders(res.req) });
   }
 
   async function followUp(req, res, sid, body, entry) {

@@ -59,7 +59,7 @@ export class Turn {
  * Streams the chunks of `turn` with index > `cursor` (then the live ones) to `res`, framed by
  * the `ai` package. `cut` (optional) destroys the socket after that many chunks went out.
  */
-export function pipeTurn(res, turn, { cursor = -1, headers = {}, cutAfter } = {}) {
+export function pipeTurn(res, turn, { cursor = -1, headers = {}, cutAfter, heartbeatMs } = {}) {
   let closed = false;
   res.once('close', () => {
     closed = true;
@@ -81,11 +81,30 @@ export function pipeTurn(res, turn, { cursor = -1, headers = {}, cutAfter } = {}
       }),
   });
   if (cutAfter !== undefined && cutAfter >= 0) installCut(res, cutAfter);
-  return pipeUIMessageStreamToResponse({
+  const piped = pipeUIMessageStreamToResponse({
     response: res,
     headers: { 'x-turn-id': turn.id, ...headers },
     stream,
   });
+  if (heartbeatMs > 0) beat(res, heartbeatMs);
+  return piped;
+}
+
+/**
+ * Writes a `: heartbeat` SSE comment at once (the head is out) and every `ms` until the
+ * response ends: a client tells a dead server from a quiet one by the missing beats (a proxy
+ * in front of a dead server may keep the socket open). The `ai` package writes each event
+ * in one `write`, so a comment never lands inside one.
+ */
+function beat(res, ms) {
+  const write = () => {
+    if (!res.writableEnded && !res.destroyed) res.write(': heartbeat\n\n');
+  };
+  write();
+  const timer = setInterval(write, Math.max(10, ms));
+  const stop = () => clearInterval(timer);
+  res.once('close', stop);
+  res.once('finish', stop);
 }
 
 /** Destroys the response's socket once `n` SSE data events were written (fault injection). */

@@ -80,7 +80,10 @@ impl NativeLink {
                         out.push(LinkNote::Lost(lost));
                     }
                 }
-                Gate::Heartbeat => self.attempt = 0,
+                Gate::Heartbeat => {
+                    self.attempt = 0;
+                    self.heartbeats += 1;
+                }
                 Gate::Stale => {}
             }
             out.extend(effects.drain(..).map(LinkNote::Effect));

@@ -121,6 +121,9 @@ impl ChatStore {
                 if let Some(p) = self.outbox.pending.get_mut(&id) {
                     p.deadline = idle.map(|t| now_ms + t);
                 }
+                if (200..300).contains(&status) {
+                    self.session.native.beats.opened();
+                }
                 if self.session.events_connected(status) {
                     self.revisions.touch();
                 }
@@ -131,6 +134,7 @@ impl ChatStore {
         let mut notes = Vec::new();
         let s = &mut self.session;
         let seq = s.native.link.gate().seq();
+        let heartbeats = s.native.link.heartbeats();
         s.native.link.events_body(
             &mut s.conversation,
             bytes,
@@ -138,6 +142,17 @@ impl ChatStore {
             self.rng.as_mut(),
             &mut notes,
         );
+        if s.native.link.heartbeats() != heartbeats {
+            s.native.beats.beat(now_ms);
+        }
+        // A stream that beats is watched on its beats' interval (the protocol's 25 s, or the
+        // longest gap seen), not only on the idle timeout.
+        let grace = self.opts.heartbeat_grace_ms;
+        let window = (s.native.beats).window(Some(liveness::NATIVE_HEARTBEAT_MS), grace);
+        if let (Some(p), Some(_)) = (self.outbox.pending.get_mut(&id), window) {
+            let idle = self.opts.stream_idle_timeout_ms;
+            p.deadline = liveness::stream_deadline(idle, window, now_ms);
+        }
         // Heartbeats, a line's part: nothing changed, nobody is told. A line's part counts
         // towards the answer's bound all the same (a line is read in many chunks).
         let changed = !notes.is_empty() || self.session.native.link.gate().seq() != seq;
@@ -301,6 +316,13 @@ impl ChatStore {
                     }
                     self.session.error = Some(error.clone());
                     self.outbox.events.push_back(StoreEvent::Error { error });
+                }
+                LinkNote::Unreachable(error)
+                    if self.session.native.beats.stalled && self.session.turn.phase.running() =>
+                {
+                    // The events stopped beating and the reconnects from the cursor failed:
+                    // the run is not followed any more; the link goes on trying.
+                    self.end_turn(Ending::Failed(liveness::stalled_error(error)), now_ms);
                 }
                 LinkNote::Unreachable(error) => {
                     // Said beside an error already shown (a turn's), never over it: the

@@ -40,6 +40,8 @@ pub(in crate::store) struct NativeSession {
     pub(in crate::store) clear_all: Option<ClearAll>,
     /// Run Now's interrupt on its way, until the run it starts shows.
     pub(in crate::store) interrupt: Option<super::interrupt::Interrupt>,
+    /// The events stream's heartbeats, for the watchdog (`liveness.rs`).
+    pub(in crate::store) beats: crate::store::liveness::Beats,
 }
 
 impl NativeSession {
@@ -57,6 +59,7 @@ impl NativeSession {
             selective_clear: Default::default(),
             clear_all: None,
             interrupt: None,
+            beats: Default::default(),
         }
     }
 }

@@ -172,6 +172,8 @@ pub(in crate::store) struct Turn {
     pub(in crate::store) sent: Option<SentTurn>,
     /// What the turn's stream made the history hold, against `limits`.
     pub(in crate::store) growth: super::growth::Growth,
+    /// The SSE beats (`:` comments) of the turn's streams, for the watchdog.
+    pub(in crate::store) beats: super::liveness::Beats,
 }
 
 impl Turn {
@@ -213,6 +215,7 @@ impl Turn {
             resume_tries: 0,
             sent: None,
             growth: Default::default(),
+            beats: Default::default(),
         }
     }
 
