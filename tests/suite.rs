@@ -53,6 +53,8 @@ mod store_composer;
 mod store_errors;
 #[path = "store_followups.rs"]
 mod store_followups;
+#[path = "store_held_answers.rs"]
+mod store_held_answers;
 #[path = "store_history.rs"]
 mod store_history;
 #[path = "store_human_in_the_loop.rs"]

@@ -184,12 +184,13 @@ fn capabilities_files_and_errors() {
         ErrorKind::Protocol,
         ErrorKind::Aborted,
         ErrorKind::LimitExceeded,
+        ErrorKind::NotAsked,
     ] {
         let written = to_value(kind);
         assert!(codes.iter().any(|c| written == *c), "{written}");
         assert_eq!(written, kind.as_str());
     }
-    assert_eq!(codes.len(), 10);
+    assert_eq!(codes.len(), 11);
 }
 
 #[test]

@@ -29,6 +29,9 @@ pub enum ErrorKind {
     /// A stream grew past one of the store's `limits` (`error.field` names it): the turn was
     /// stopped, what it had shown kept.
     LimitExceeded,
+    /// An answer given before the server asked for it (SPEC §13, held answers) was let go
+    /// unsent: the call ended, or the turn did, before the ask came.
+    NotAsked,
 }
 
 impl ErrorKind {
@@ -45,6 +48,7 @@ impl ErrorKind {
             ErrorKind::Protocol => "Protocol",
             ErrorKind::Aborted => "Aborted",
             ErrorKind::LimitExceeded => "LimitExceeded",
+            ErrorKind::NotAsked => "NotAsked",
         }
     }
 }

@@ -64,7 +64,7 @@ mod turn;
 mod wire;
 
 use answers::Answers;
-pub use answers::PendingCall;
+pub use answers::{HeldAnswer, PendingCall};
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use handles::{
     Composer, ComposerMut, FollowUpsMut, Outputs, SessionView, Sessions, SessionsMut, TurnMut,

@@ -95,6 +95,8 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) {
+        // The answers the last turn let go were shown until now.
+        self.session.answers.held.clear();
         if self.session.take_backs.any_open() {
             let s = &mut self.session;
             s.error = None;
@@ -287,6 +289,8 @@ impl ChatStore {
     /// it for good.
     pub(super) fn end_turn(&mut self, ending: Ending, now_ms: u64) {
         let finished = matches!(ending, Ending::Finished | Ending::Unseen);
+        // What the turn's calls were not asked before it ended they never will be.
+        self.drop_held_answers(now_ms);
         let natural = self.session.turn_ends(&ending);
         self.take_back_stranded(natural, now_ms);
         let store = self.session.turn_ended(ending, &mut self.outbox);

@@ -9,7 +9,7 @@ export type ChatStatus = "ready" | "submitted" | "streaming" | "error";
 /**
  * The stable kinds of error. The names are part of the JS API (`error.code`).
  */
-export type ChatErrorCode = "FollowUpUnsupported" | "FollowUpOutOfOrder" | "SessionNotReady" | "TurnAlreadyActive" | "Validation" | "Network" | "Server" | "Protocol" | "Aborted" | "LimitExceeded";
+export type ChatErrorCode = "FollowUpUnsupported" | "FollowUpOutOfOrder" | "SessionNotReady" | "TurnAlreadyActive" | "Validation" | "Network" | "Server" | "Protocol" | "Aborted" | "LimitExceeded" | "NotAsked";
 
 /**
  * An error with its stable kind and what the server (or the network) said, verbatim.

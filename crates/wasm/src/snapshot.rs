@@ -29,7 +29,7 @@ use agent_chat_store::shell_starts_with;
 use agent_chat_store::SessionListPart;
 use agent_chat_store::ToolCatalogEntry;
 use agent_chat_store::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
-use agent_chat_store::{ChatStore, PendingCall};
+use agent_chat_store::{ChatStore, HeldAnswer, PendingCall};
 use agent_chat_store::{ComposerState, Status};
 
 use super::{js, js_error};
@@ -119,6 +119,8 @@ pub(crate) struct SnapshotCache {
     listed: [(u64, JsValue, usize); 2],
     /// The waiting calls as last exported (with their messages' positions), and their object.
     pending: (Vec<(usize, PendingCall)>, JsValue),
+    /// The held answers `pending.held` shows (exported again only when they change).
+    held: Vec<HeldAnswer>,
     /// [`Sessions::key`](agent_chat_store::Sessions::key) when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
 }
@@ -188,6 +190,7 @@ impl Default for SnapshotCache {
             listed: [(0, Array::new().into(), 0), (0, Array::new().into(), 0)],
             sessions_key: None,
             pending: (Vec::new(), JsValue::UNDEFINED),
+            held: Vec::new(),
         }
     }
 }
@@ -664,7 +667,8 @@ impl SnapshotCache {
             .cloned()
             .collect();
         calls.extend(core.session().pending_from(first));
-        if calls == self.pending.0 && !self.pending.1.is_undefined() {
+        let held = core.session().held_answers();
+        if calls == self.pending.0 && held == self.held && !self.pending.1.is_undefined() {
             return;
         }
         let (approvals, questions): (Vec<_>, Vec<_>) = calls
@@ -677,12 +681,15 @@ impl SnapshotCache {
         struct Pending<'a> {
             approvals: Vec<&'a PendingCall>,
             questions: Vec<&'a PendingCall>,
+            held: &'a [HeldAnswer],
         }
         let text = to_string(&Pending {
             approvals,
             questions,
+            held,
         });
         self.pending = (calls, js::parse_frozen(&text));
+        self.held = held.to_vec();
     }
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {
