@@ -369,8 +369,9 @@ fn a_tool_call_streams_its_input_and_its_result_lands_in_the_same_message() {
                 "type":"tool-read","toolName":"read","toolCallId":"call-1",
                 "state":"output-available",
                 "input":{"path":"a.txt"},
-                "output":[{"type":"text","text":"line 1\nline 2"}],
-                "details":{"lines":2,"truncated":false,"path":"a.txt"}
+                "output":"line 1\nline 2",
+                "details":{"lines":2,"truncated":false,"path":"a.txt"},
+                "resultContent":[{"type":"text","text":"line 1\nline 2"}]
             }]}
         ])
     );
@@ -484,9 +485,10 @@ fn a_tool_call_id_reused_by_a_later_message_gets_its_own_result() {
     assert_eq!(a1.as_array().unwrap().len(), 1);
     assert_eq!(a2.as_array().unwrap().len(), 1);
     assert_eq!(a1[0]["input"], json!({"path":"src"}));
-    assert_eq!(a1[0]["output"], content("lib.rs"));
+    assert_eq!(a1[0]["output"], "lib.rs");
+    assert_eq!(a1[0]["resultContent"], content("lib.rs"));
     assert_eq!(a2[0]["input"], json!({"path":"tests"}));
-    assert_eq!(a2[0]["output"], content("pi_reducer.rs"));
+    assert_eq!(a2[0]["output"], "pi_reducer.rs");
 
     // A result naming its owning message goes there even when a later message reuses the id.
     let mut r = Rig::new();
@@ -498,8 +500,8 @@ fn a_tool_call_id_reused_by_a_later_message_gets_its_own_result() {
         tool_result(5, "a1", "call_0", content("first")),
         tool_result(6, "a2", "call_0", content("second")),
     ]);
-    assert_eq!(r.message("a1")["parts"][0]["output"], content("first"));
-    assert_eq!(r.message("a2")["parts"][0]["output"], content("second"));
+    assert_eq!(r.message("a1")["parts"][0]["output"], "first");
+    assert_eq!(r.message("a2")["parts"][0]["output"], "second");
 }
 
 #[test]
@@ -521,7 +523,7 @@ fn a_result_naming_the_tool_result_message_attaches_to_the_owning_tool_part() {
     ]);
     assert_eq!(r.ids(), ["u1", "a1", "a2"], "no bubble for the tool result");
     assert_eq!(r.message("a1")["parts"][0]["state"], "output-available");
-    assert_eq!(r.message("a1")["parts"][0]["output"], content("a b c"));
+    assert_eq!(r.message("a1")["parts"][0]["output"], "a b c");
     assert_eq!(
         r.message("a2")["parts"],
         json!([{"type":"text","text":"Three files.","state":"done"}])
@@ -546,8 +548,8 @@ fn a_result_for_an_unknown_tool_call_is_kept_in_the_named_message_and_reported()
     assert_eq!(
         r.message("a1")["parts"][1],
         json!({"type":"tool-bash","toolName":"bash","toolCallId":"ghost",
-               "state":"output-available","output":[{"type":"text","text":"done"}],
-               "details":{"exitCode":0}})
+               "state":"output-available","output":"done",
+               "details":{"exitCode":0},"resultContent":[{"type":"text","text":"done"}]})
     );
     let d = r.diagnostics();
     assert_eq!(d.len(), 1, "{d:?}");
@@ -1044,7 +1046,7 @@ fn a_final_snapshot_replaces_the_parts() {
     r.feed(&tool_result(7, "a1-final", "c1", content(".")));
     assert_eq!(r.ids(), ["a1"]);
     assert_eq!(r.message("a1")["parts"][2]["state"], "output-available");
-    assert_eq!(r.message("a1")["parts"][2]["output"], content("."));
+    assert_eq!(r.message("a1")["parts"][2]["output"], ".");
     assert!(r.diagnostics().is_empty(), "{:?}", r.diagnostics());
 }
 

@@ -492,7 +492,8 @@ impl Conversation {
     ///
     /// [`hydrate`]: Self::hydrate
     #[cfg(feature = "pi")]
-    pub fn rehydrate(&mut self, messages: Vec<UIMessage>, kept: impl Fn(&str) -> bool) {
+    pub fn rehydrate(&mut self, mut messages: Vec<UIMessage>, kept: impl Fn(&str) -> bool) {
+        shape_pi_outputs(&mut messages);
         self.history.replace_all(messages);
         self.pi.retain(kept);
         self.ui = UiTurn::default();
@@ -506,6 +507,11 @@ impl Conversation {
     /// all keyed by message id and still true of those copies: resetting it mid-turn would
     /// split the streaming text part in two and duplicate the user's message.
     pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
+        // A history read shows pi's tools as its stream does.
+        #[cfg(feature = "pi")]
+        if self.pi_owns_history() {
+            shape_pi_outputs(&mut messages);
+        }
         if merge {
             let local = self.history.messages();
             let by_id: crate::util::hash::HashMap<&str, usize> = local
@@ -576,5 +582,14 @@ impl From<PiEffect> for Effect {
             PiEffect::Diagnostic(m) => Effect::Diagnostic(m),
             follow_up => Effect::FollowUp(follow_up),
         }
+    }
+}
+
+/// Every pi tool result of `messages` as a tool UI expects it ([`shape_pi_output`]).
+#[cfg(feature = "pi")]
+fn shape_pi_outputs(messages: &mut [UIMessage]) {
+    let parts = messages.iter_mut().flat_map(|m| m.parts.iter_mut());
+    for t in parts.filter_map(Part::as_tool_mut) {
+        super::pi::shape_pi_output(t);
     }
 }

@@ -24,6 +24,7 @@ use super::History;
 
 mod parts;
 use parts::{error_text, kind_key, result_content, text_of};
+pub use parts::shape_pi_output;
 
 mod deltas;
 
@@ -458,6 +459,8 @@ impl PiReducer {
                     let denied = t.approval.as_deref().is_some_and(Approval::denied);
                     // The question is answered: it waits no more.
                     t.interrupt = None;
+                    // This result's content, not an earlier one's.
+                    t.result_content = None;
                     if denied {
                         // The blocked result of a denied call: what the `ai` package shows
                         // as a denial.
@@ -482,6 +485,7 @@ impl PiReducer {
                     if details.is_some() {
                         t.details = details.map(Json::from);
                     }
+                    shape_pi_output(t);
                 }
             }
             PiEvent::ToolApprovalRequest {

@@ -42,6 +42,52 @@ pub(super) fn result_content(output: Option<Value>) -> (Value, Option<Value>) {
     }
 }
 
+/// A pi tool's `output` as a tool UI expects it (SPEC §7, extended): pi gives a result as the
+/// model reads it, `[{type: "text", text}, …]`, where a tool UI (assistant-ui's `result`, the
+/// AI SDK's `output`) expects the tool's output. A result of text parts only shows as its
+/// text: one part whose text is a JSON object or array as that value, else the texts joined
+/// by newlines; any other content (an image, a plain value) stays as it is. The content as pi
+/// gave it stays beside, as `resultContent`, whenever `output` shows it otherwise; the
+/// result's `details` stay in `details` (assistant-ui's `artifact`). Applied wherever a pi
+/// result enters the history (the stream, a final, a history read), and idempotent: a part
+/// shaped already keeps its `resultContent` and gets the same `output`.
+pub fn shape_pi_output(t: &mut ToolPart) {
+    if t.state != ToolState::OutputAvailable {
+        return;
+    }
+    let Some(content) = t.result_content.take().or_else(|| t.output.take()) else {
+        return;
+    };
+    let shown = shown_output(&content.value());
+    match shown {
+        Some(v) => {
+            t.output = Some(v.into());
+            t.result_content = Some(content);
+        }
+        None => t.output = Some(content),
+    }
+}
+
+/// What [`shape_pi_output`] shows for `content`, when not the content itself.
+fn shown_output(content: &Value) -> Option<Value> {
+    let Value::Array(items) = content else {
+        return None;
+    };
+    let text = |i: &Value| match (i.get("type")?.as_str()?, i.get("text")?.as_str()) {
+        ("text", Some(t)) => Some(t.to_string()),
+        _ => None,
+    };
+    let texts: Vec<String> = items.iter().map(text).collect::<Option<_>>()?;
+    if let [one] = texts.as_slice() {
+        if one.trim_start().starts_with(['{', '[']) {
+            if let Ok(v) = crate::protocol::json::from_slice(one.as_bytes()) {
+                return Some(v);
+            }
+        }
+    }
+    (!texts.is_empty()).then(|| Value::String(texts.join("\n")))
+}
+
 /// A tool error's text: pi results are `[{type:"text", text}]` lists or plain strings.
 pub(super) fn error_text(output: Option<&Value>) -> String {
     match output {
@@ -113,6 +159,9 @@ impl PiReducer {
             }
             let msg = h.at_mut(i);
             msg.parts = fin.parts;
+            for t in msg.parts.iter_mut().filter_map(Part::as_tool_mut) {
+                shape_pi_output(t);
+            }
             if fin.metadata.is_some() {
                 msg.metadata = fin.metadata;
             }
