@@ -292,7 +292,10 @@ fn a_turn_reads_as_one_row_per_answer() {
         tool["state"], "output-available",
         "the final did not undo the result: {tool}"
     );
-    assert_eq!(tool["output"], "a.txt", "the result's text, as a tool UI expects it");
+    assert_eq!(
+        tool["output"], "a.txt",
+        "the result's text, as a tool UI expects it"
+    );
     assert_eq!(
         tool["resultContent"],
         json!([{"type": "text", "text": "a.txt"}]),

@@ -19,6 +19,11 @@ use crate::util::random::{uuid_v4, RandomSource};
 
 mod tool_answers;
 
+#[cfg(feature = "pi")]
+mod pi_rows;
+#[cfg(feature = "pi")]
+use pi_rows::shape_pi_outputs;
+
 mod ui_turn;
 
 /// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
@@ -507,11 +512,14 @@ impl Conversation {
     /// all keyed by message id and still true of those copies: resetting it mid-turn would
     /// split the streaming text part in two and duplicate the user's message.
     pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
-        // A history read shows pi's tools as its stream does.
         #[cfg(feature = "pi")]
-        if self.pi_owns_history() {
-            shape_pi_outputs(&mut messages);
-        }
+        let folds = self.pi_rows(&mut messages);
+        self.hydrate_rows(messages, merge);
+        #[cfg(feature = "pi")]
+        self.pi_folded(folds);
+    }
+
+    fn hydrate_rows(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
         if merge {
             let local = self.history.messages();
             let by_id: crate::util::hash::HashMap<&str, usize> = local
@@ -582,14 +590,5 @@ impl From<PiEffect> for Effect {
             PiEffect::Diagnostic(m) => Effect::Diagnostic(m),
             follow_up => Effect::FollowUp(follow_up),
         }
-    }
-}
-
-/// Every pi tool result of `messages` as a tool UI expects it ([`shape_pi_output`]).
-#[cfg(feature = "pi")]
-fn shape_pi_outputs(messages: &mut [UIMessage]) {
-    let parts = messages.iter_mut().flat_map(|m| m.parts.iter_mut());
-    for t in parts.filter_map(Part::as_tool_mut) {
-        super::pi::shape_pi_output(t);
     }
 }
