@@ -79,6 +79,8 @@ mod store_pi_native_queue;
 mod store_pi_native_reload;
 #[path = "store_pi_native_sessions.rs"]
 mod store_pi_native_sessions;
+#[path = "store_pi_rows.rs"]
+mod store_pi_rows;
 #[path = "store_resume.rs"]
 mod store_resume;
 #[path = "store_resume_204.rs"]

@@ -57,8 +57,12 @@ pub(super) fn fold_answers(messages: &mut Vec<UIMessage>) -> Vec<(String, Vec<St
             continue;
         };
         let (id, next) = (row.id.clone(), m.id.clone());
+        // The row is the first message's, as the stream shows it (pi-native's status
+        // bookkeeping is not this transport's).
+        let metadata = row.metadata.clone().or_else(|| m.metadata.clone());
         fold_step(row, m);
         row.id.clone_from(&id);
+        row.metadata = metadata;
         match folds.last_mut() {
             Some((r, ids)) if *r == id => ids.push(next),
             _ => folds.push((id.clone(), vec![id, next])),
