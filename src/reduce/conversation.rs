@@ -511,6 +511,7 @@ impl Conversation {
     /// bookkeeping (the optimistic user message to adopt, the open messages, part positions),
     /// all keyed by message id and still true of those copies: resetting it mid-turn would
     /// split the streaming text part in two and duplicate the user's message.
+    #[cfg_attr(not(feature = "pi"), allow(unused_mut))]
     pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
         #[cfg(feature = "pi")]
         let folds = self.pi_rows(&mut messages);

@@ -23,13 +23,15 @@ pub(super) struct Answers {
     /// Answers given before the call could take them, in the order given (with those let go
     /// unsent since the turn began, which show their error).
     pub(super) held: Vec<HeldAnswer>,
+    /// Counts the changes of `held` (the snapshot exports it again only then).
+    pub(super) held_version: u64,
 }
 
 /// The user's answer to a tool call given before the call could take it
 /// (`snapshot.pending.held`): before the server asked (pi), or while the call's input still
 /// streams (AI SDK mode). It is given once the call can take it, and let go (`error`) when
 /// the call ends, or the turn does, first.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeldAnswer {
     /// The tool call answered.
@@ -167,6 +169,11 @@ impl<'a> SessionView<'a> {
     pub fn held_answers(&self) -> &'a [HeldAnswer] {
         &self.store.session.answers.held
     }
+
+    /// Changes whenever [`held_answers`](Self::held_answers) does.
+    pub fn held_answers_version(&self) -> u64 {
+        self.store.session.answers.held_version
+    }
 }
 
 impl ChatStore {
@@ -233,7 +240,9 @@ impl ChatStore {
             {
                 HeldFate::Wait => k += 1,
                 HeldFate::Give => {
-                    let answer = self.session.answers.held.remove(k).answer();
+                    let answers = &mut self.session.answers;
+                    answers.held_version += 1;
+                    let answer = answers.held.remove(k).answer();
                     if pi {
                         let answered = self.session.answer_question(&id, answer, now_ms);
                         self.after_answer(answered, now_ms);
@@ -265,7 +274,9 @@ impl ChatStore {
             ErrorKind::NotAsked,
             format!("the answer was not sent: {why}"),
         );
-        self.session.answers.held[k].error = Some(error.clone());
+        let answers = &mut self.session.answers;
+        answers.held_version += 1;
+        answers.held[k].error = Some(error.clone());
         self.outbox.events.push_back(StoreEvent::Error { error });
         self.revisions.touch();
     }
@@ -341,6 +352,7 @@ impl Session {
             Ok(v) => (Some(v), None),
             Err(e) => (None, Some(e)),
         };
+        self.answers.held_version += 1;
         self.answers.held.retain(|a| a.tool_call_id != tool_call_id);
         self.answers.held.push(HeldAnswer {
             tool_call_id: tool_call_id.to_string(),

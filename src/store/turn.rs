@@ -96,7 +96,11 @@ impl ChatStore {
         now_ms: u64,
     ) {
         // The answers the last turn let go were shown until now.
-        self.session.answers.held.clear();
+        let answers = &mut self.session.answers;
+        if !answers.held.is_empty() {
+            answers.held.clear();
+            answers.held_version += 1;
+        }
         if self.session.take_backs.any_open() {
             let s = &mut self.session;
             s.error = None;

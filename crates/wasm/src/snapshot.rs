@@ -119,8 +119,9 @@ pub(crate) struct SnapshotCache {
     listed: [(u64, JsValue, usize); 2],
     /// The waiting calls as last exported (with their messages' positions), and their object.
     pending: (Vec<(usize, PendingCall)>, JsValue),
-    /// The held answers `pending.held` shows (exported again only when they change).
-    held: Vec<HeldAnswer>,
+    /// The version of the held answers `pending.held` shows (exported again only when they
+    /// change).
+    held: u64,
     /// [`Sessions::key`](agent_chat_store::Sessions::key) when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
 }
@@ -190,7 +191,7 @@ impl Default for SnapshotCache {
             listed: [(0, Array::new().into(), 0), (0, Array::new().into(), 0)],
             sessions_key: None,
             pending: (Vec::new(), JsValue::UNDEFINED),
-            held: Vec::new(),
+            held: 0,
         }
     }
 }
@@ -470,6 +471,8 @@ impl SnapshotCache {
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
             self.part_caches.clear();
+            // Another session's held answers, whose version counts on its own.
+            self.pending.1 = JsValue::UNDEFINED;
             // Another queue, whose versions count on their own.
             self.queued_keys.clear();
             self.queued_master = Array::new().into();
@@ -668,7 +671,8 @@ impl SnapshotCache {
             .collect();
         calls.extend(core.session().pending_from(first));
         let held = core.session().held_answers();
-        if calls == self.pending.0 && held == self.held && !self.pending.1.is_undefined() {
+        let version = core.session().held_answers_version();
+        if calls == self.pending.0 && version == self.held && !self.pending.1.is_undefined() {
             return;
         }
         let (approvals, questions): (Vec<_>, Vec<_>) = calls
@@ -689,7 +693,7 @@ impl SnapshotCache {
             held,
         });
         self.pending = (calls, js::parse_frozen(&text));
-        self.held = held.to_vec();
+        self.held = version;
     }
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {
