@@ -97,8 +97,8 @@ pub use machines::followup_queue::{
     FollowUpPost, FollowUpQueue, PostOutcome, QueueEffect, MAX_RENUMBERS,
 };
 pub use store::{
-    history_for_storage, AutoSend, ChatStore, Limits, Method, Output, PendingCall, Request,
-    RequestId, RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind,
+    history_for_storage, AutoSend, ChatStore, HeldAnswer, Limits, Method, Output, PendingCall,
+    Request, RequestId, RequestKind, ResponseHead, Routes, StoreEvent, StoreOptions, SubmitKind,
     SubmitResult, ToolCall,
 };
 // The size bounds of a stream (SPEC §10): what `Limits` counts, and its hard ceilings.

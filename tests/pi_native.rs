@@ -293,9 +293,13 @@ fn a_turn_reads_as_one_row_per_answer() {
         "the final did not undo the result: {tool}"
     );
     assert_eq!(
-        tool["output"],
+        tool["output"], "a.txt",
+        "the result's text, as a tool UI expects it"
+    );
+    assert_eq!(
+        tool["resultContent"],
         json!([{"type": "text", "text": "a.txt"}]),
-        "the result's content"
+        "the result's content, as the model read it"
     );
     assert_eq!(m[1]["parts"][2], json!({"type": "step-start"}));
     assert_eq!(m[1]["parts"][3]["text"], "Done.");

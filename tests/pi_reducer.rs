@@ -369,8 +369,9 @@ fn a_tool_call_streams_its_input_and_its_result_lands_in_the_same_message() {
                 "type":"tool-read","toolName":"read","toolCallId":"call-1",
                 "state":"output-available",
                 "input":{"path":"a.txt"},
-                "output":[{"type":"text","text":"line 1\nline 2"}],
-                "details":{"lines":2,"truncated":false,"path":"a.txt"}
+                "output":"line 1\nline 2",
+                "details":{"lines":2,"truncated":false,"path":"a.txt"},
+                "resultContent":[{"type":"text","text":"line 1\nline 2"}]
             }]}
         ])
     );
@@ -462,6 +463,8 @@ fn a_failed_tool_becomes_output_error_with_its_text() {
     );
 }
 
+/// pi writes a message per model call; a tool round trip is one answer (SPEC §14 "rows are
+/// messages of a turn"): one row, under its first message's id, a step per message.
 #[test]
 fn a_tool_call_id_reused_by_a_later_message_gets_its_own_result() {
     let mut r = Rig::new();
@@ -478,15 +481,16 @@ fn a_tool_call_id_reused_by_a_later_message_gets_its_own_result() {
         message_end(9, "a2", "assistant"),
         tool_result(10, "tr2", "call_0", content("pi_reducer.rs")),
     ]);
-    assert_eq!(r.ids(), ["a1", "a2"]);
-    let a1 = &r.message("a1")["parts"];
-    let a2 = &r.message("a2")["parts"];
-    assert_eq!(a1.as_array().unwrap().len(), 1);
-    assert_eq!(a2.as_array().unwrap().len(), 1);
+    assert_eq!(r.ids(), ["a1"], "one answer, one row");
+    let parts = r.message("a1")["parts"].as_array().unwrap().clone();
+    assert_eq!(parts.len(), 3);
+    assert_eq!(parts[1], json!({"type": "step-start"}));
+    let (a1, a2) = (&parts[..1], &parts[2..]);
     assert_eq!(a1[0]["input"], json!({"path":"src"}));
-    assert_eq!(a1[0]["output"], content("lib.rs"));
+    assert_eq!(a1[0]["output"], "lib.rs");
+    assert_eq!(a1[0]["resultContent"], content("lib.rs"));
     assert_eq!(a2[0]["input"], json!({"path":"tests"}));
-    assert_eq!(a2[0]["output"], content("pi_reducer.rs"));
+    assert_eq!(a2[0]["output"], "pi_reducer.rs");
 
     // A result naming its owning message goes there even when a later message reuses the id.
     let mut r = Rig::new();
@@ -498,8 +502,9 @@ fn a_tool_call_id_reused_by_a_later_message_gets_its_own_result() {
         tool_result(5, "a1", "call_0", content("first")),
         tool_result(6, "a2", "call_0", content("second")),
     ]);
-    assert_eq!(r.message("a1")["parts"][0]["output"], content("first"));
-    assert_eq!(r.message("a2")["parts"][0]["output"], content("second"));
+    assert_eq!(r.ids(), ["a1"]);
+    assert_eq!(r.message("a1")["parts"][0]["output"], "first");
+    assert_eq!(r.message("a1")["parts"][2]["output"], "second");
 }
 
 #[test]
@@ -519,12 +524,19 @@ fn a_result_naming_the_tool_result_message_attaches_to_the_owning_tool_part() {
         part_end("text", 11, "a2", "0", None),
         message_end(12, "a2", "assistant"),
     ]);
-    assert_eq!(r.ids(), ["u1", "a1", "a2"], "no bubble for the tool result");
-    assert_eq!(r.message("a1")["parts"][0]["state"], "output-available");
-    assert_eq!(r.message("a1")["parts"][0]["output"], content("a b c"));
     assert_eq!(
-        r.message("a2")["parts"],
-        json!([{"type":"text","text":"Three files.","state":"done"}])
+        r.ids(),
+        ["u1", "a1"],
+        "no bubble for the tool result, one for the answer"
+    );
+    assert_eq!(r.message("a1")["parts"][0]["state"], "output-available");
+    assert_eq!(r.message("a1")["parts"][0]["output"], "a b c");
+    assert_eq!(
+        r.message("a1")["parts"].as_array().unwrap()[1..].to_vec(),
+        [
+            json!({"type":"step-start"}),
+            json!({"type":"text","text":"Three files.","state":"done"})
+        ]
     );
     assert!(r.diagnostics().is_empty(), "{:?}", r.diagnostics());
 }
@@ -546,8 +558,8 @@ fn a_result_for_an_unknown_tool_call_is_kept_in_the_named_message_and_reported()
     assert_eq!(
         r.message("a1")["parts"][1],
         json!({"type":"tool-bash","toolName":"bash","toolCallId":"ghost",
-               "state":"output-available","output":[{"type":"text","text":"done"}],
-               "details":{"exitCode":0}})
+               "state":"output-available","output":"done",
+               "details":{"exitCode":0},"resultContent":[{"type":"text","text":"done"}]})
     );
     let d = r.diagnostics();
     assert_eq!(d.len(), 1, "{d:?}");
@@ -791,7 +803,7 @@ fn a_replayed_stream_changes_nothing() {
     let mut r = Rig::new();
     r.feed_all(&rich_turn());
     let once = r.json();
-    assert_eq!(r.ids(), ["u1", "a1", "a2"]);
+    assert_eq!(r.ids(), ["u1", "a1"]);
     // A resumed stream that replays what was applied (no new turn): every seq is old.
     for c in rich_turn().iter().skip(1) {
         assert!(!r.feed(c), "{c} changed the history");
@@ -1044,7 +1056,7 @@ fn a_final_snapshot_replaces_the_parts() {
     r.feed(&tool_result(7, "a1-final", "c1", content(".")));
     assert_eq!(r.ids(), ["a1"]);
     assert_eq!(r.message("a1")["parts"][2]["state"], "output-available");
-    assert_eq!(r.message("a1")["parts"][2]["output"], content("."));
+    assert_eq!(r.message("a1")["parts"][2]["output"], ".");
     assert!(r.diagnostics().is_empty(), "{:?}", r.diagnostics());
 }
 
@@ -1275,7 +1287,8 @@ fn an_unknown_pi_chunk_is_data_for_the_host_not_history() {
     );
     // It does not move the watermark either: the stream's next real event still applies.
     r.feed(&assistant_start(9, "a2"));
-    assert_eq!(r.ids(), ["u1", "a1", "a2"]);
+    assert_eq!(r.ids(), ["u1", "a1"], "a2 is a step of a1's answer");
+    assert_eq!(r.message("a1")["parts"].as_array().unwrap().len(), 2);
 }
 
 #[test]

@@ -55,6 +55,8 @@ mod store_composer;
 mod store_errors;
 #[path = "store_followups.rs"]
 mod store_followups;
+#[path = "store_held_answers.rs"]
+mod store_held_answers;
 #[path = "store_history.rs"]
 mod store_history;
 #[path = "store_human_in_the_loop.rs"]
@@ -81,6 +83,8 @@ mod store_pi_native_queue;
 mod store_pi_native_reload;
 #[path = "store_pi_native_sessions.rs"]
 mod store_pi_native_sessions;
+#[path = "store_pi_rows.rs"]
+mod store_pi_rows;
 #[path = "store_resume.rs"]
 mod store_resume;
 #[path = "store_resume_204.rs"]

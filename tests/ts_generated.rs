@@ -185,12 +185,13 @@ fn capabilities_files_and_errors() {
         ErrorKind::Aborted,
         ErrorKind::LimitExceeded,
         ErrorKind::StreamStalled,
+        ErrorKind::NotAsked,
     ] {
         let written = to_value(kind);
         assert!(codes.iter().any(|c| written == *c), "{written}");
         assert_eq!(written, kind.as_str());
     }
-    assert_eq!(codes.len(), 11);
+    assert_eq!(codes.len(), 12);
 }
 
 #[test]

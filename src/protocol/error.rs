@@ -33,6 +33,9 @@ pub enum ErrorKind {
     /// interval and grace, and the recovery (a resume, a reconnect) failed too: the server or
     /// the connection to it is gone, though a proxy may keep the socket open.
     StreamStalled,
+    /// An answer given before the server asked for it (SPEC §13, held answers) was let go
+    /// unsent: the call ended, or the turn did, before the ask came.
+    NotAsked,
 }
 
 impl ErrorKind {
@@ -50,6 +53,7 @@ impl ErrorKind {
             ErrorKind::Aborted => "Aborted",
             ErrorKind::LimitExceeded => "LimitExceeded",
             ErrorKind::StreamStalled => "StreamStalled",
+            ErrorKind::NotAsked => "NotAsked",
         }
     }
 }

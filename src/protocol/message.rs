@@ -328,6 +328,11 @@ pub struct ToolPart {
     /// Structured tool-result details (pi `details`, typed tool UI metadata): never parsed
     /// from human text.
     pub details: Option<Json>,
+    /// `resultContent`: a pi tool's result content as the model was given it (pi's
+    /// `[{type: "text", text}, …]`), kept beside `output` when `output` shows it otherwise.
+    /// Without the `pi` feature the key stays in `extra`, as it came.
+    #[cfg(feature = "pi")]
+    pub result_content: Option<Json>,
     /// The input text streamed so far (`tool-input-delta`).
     pub raw_input: Option<Box<Value>>,
     /// `json` (the default) or `text`: how the input deltas are read.
@@ -368,6 +373,8 @@ impl ToolPart {
             output: None,
             error_text: None,
             details: None,
+            #[cfg(feature = "pi")]
+            result_content: None,
             raw_input: None,
             input_encoding: None,
             provider_executed: None,
@@ -395,6 +402,8 @@ impl ToolPart {
             output,
             error_text,
             details,
+            #[cfg(feature = "pi")]
+            result_content,
             raw_input,
             input_encoding,
             provider_executed,
@@ -416,6 +425,8 @@ impl ToolPart {
             output: output.clone(),
             error_text: error_text.clone(),
             details: details.clone(),
+            #[cfg(feature = "pi")]
+            result_content: result_content.clone(),
             raw_input: match raw_input.as_deref() {
                 Some(Value::String(_)) => Some(Box::new(Value::String(String::new()))),
                 _ => raw_input.clone(),
@@ -456,6 +467,8 @@ pub(super) fn tool_from_json(mut obj: Object, name: String, dynamic: bool) -> Re
         output: o.remove("output").map(Json::compact),
         error_text: take_str(o, "errorText"),
         details: o.remove("details").map(Json::compact),
+        #[cfg(feature = "pi")]
+        result_content: o.remove("resultContent").map(Json::compact),
         raw_input: o.remove("rawInput").map(Box::new),
         input_encoding: take_str(o, "inputEncoding"),
         provider_executed: flag(o, "providerExecuted"),
@@ -498,6 +511,8 @@ impl ToolPart {
         entry_opt(m, "output", t.output.as_ref())?;
         entry_opt(m, "errorText", t.error_text.as_ref())?;
         entry_opt(m, "details", t.details.as_ref())?;
+        #[cfg(feature = "pi")]
+        entry_opt(m, "resultContent", t.result_content.as_ref())?;
         entry_opt(m, "preliminary", t.preliminary.as_ref())?;
         entry_opt(
             m,

@@ -366,6 +366,11 @@ interface ToolFields {
   errorText?: string;
   /** Structured tool-result details (never parsed from text). */
   details?: unknown;
+  /**
+   * pi tools: the result's content as the model was given it (`[{type: "text", text}, …]`),
+   * beside an `output` that shows it as the tool's output.
+   */
+  resultContent?: unknown;
   preliminary?: boolean;
   callProviderMetadata?: ProviderMetadata;
   resultProviderMetadata?: ProviderMetadata;

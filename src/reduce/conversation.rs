@@ -19,6 +19,11 @@ use crate::util::random::{uuid_v4, RandomSource};
 
 mod tool_answers;
 
+#[cfg(feature = "pi")]
+mod pi_rows;
+#[cfg(feature = "pi")]
+use pi_rows::shape_pi_outputs;
+
 mod ui_turn;
 
 /// How many of the newest messages a `data-tool-ui` chunk looks through for its tool call.
@@ -492,7 +497,8 @@ impl Conversation {
     ///
     /// [`hydrate`]: Self::hydrate
     #[cfg(feature = "pi")]
-    pub fn rehydrate(&mut self, messages: Vec<UIMessage>, kept: impl Fn(&str) -> bool) {
+    pub fn rehydrate(&mut self, mut messages: Vec<UIMessage>, kept: impl Fn(&str) -> bool) {
+        shape_pi_outputs(&mut messages);
         self.history.replace_all(messages);
         self.pi.retain(kept);
         self.ui = UiTurn::default();
@@ -505,7 +511,16 @@ impl Conversation {
     /// bookkeeping (the optimistic user message to adopt, the open messages, part positions),
     /// all keyed by message id and still true of those copies: resetting it mid-turn would
     /// split the streaming text part in two and duplicate the user's message.
+    #[cfg_attr(not(feature = "pi"), allow(unused_mut))]
     pub fn hydrate(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
+        #[cfg(feature = "pi")]
+        let folds = self.pi_rows(&mut messages);
+        self.hydrate_rows(messages, merge);
+        #[cfg(feature = "pi")]
+        self.pi_folded(folds);
+    }
+
+    fn hydrate_rows(&mut self, mut messages: Vec<UIMessage>, merge: bool) {
         if merge {
             let local = self.history.messages();
             let by_id: crate::util::hash::HashMap<&str, usize> = local

@@ -23,6 +23,7 @@ use crate::protocol::{Json, Part, Role, TextState, ToolPart, ToolState, UIMessag
 use super::History;
 
 mod parts;
+pub use parts::shape_pi_output;
 use parts::{error_text, kind_key, result_content, text_of};
 
 mod deltas;
@@ -118,6 +119,14 @@ pub struct PiReducer {
     /// same part, with no other event and no history change in between, goes there directly:
     /// every lookup would find the same.
     last_delta: Option<(String, bool, String, usize, usize, u64)>,
+    /// The turn's answer being shown (SPEC §14 "rows are messages of a turn"): its row, and
+    /// the server's ids of the messages shown in it as steps, in order. pi writes a message
+    /// per model call; an assistant message that starts while this row is the last one is
+    /// the answer's next step, not a bubble of its own. A user message ends the answer.
+    answer: Option<(String, Vec<String>)>,
+    /// pi-native: the gate names the row of every event (by the run's turn ids) and merges
+    /// finals itself; the reducer then neither folds steps nor scopes finals to one.
+    gate_rows: bool,
 }
 
 /// How many turns left behind keep their watermarks ([`PiReducer::past`]).
@@ -190,6 +199,12 @@ impl PiReducer {
                 ..
             } => {
                 let mut id = self.resolve(&message_id);
+                if role == Role::User {
+                    self.answer = None;
+                } else if let Some(row) = self.next_step_row(h, &message_id, &id) {
+                    self.step_into(h, &row, message_id, text);
+                    return true;
+                }
                 if let Some(own) = h.id_for(&id, role) {
                     // Another role's message holds the id (a server numbering each role on
                     // its own): this one is another message, under an id of its own.
@@ -227,6 +242,9 @@ impl PiReducer {
                     // start (a resume from before it): rebuilt from the replay, so its parts are
                     // not doubled.
                     self.state.insert(id.clone(), MessageState::default());
+                    if role == Role::Assistant {
+                        self.answer = Some((id.clone(), vec![message_id.clone()]));
+                    }
                     self.open.push((id.clone(), role));
                     let msg = h.at_mut(at);
                     msg.parts.clear();
@@ -262,6 +280,9 @@ impl PiReducer {
                         msg.parts.push(Part::text(t, state));
                     }
                     h.push(msg);
+                    if role == Role::Assistant {
+                        self.answer = Some((id.clone(), vec![message_id.clone()]));
+                    }
                 }
                 self.open.push((id.clone(), role));
                 if role == Role::User {
@@ -458,6 +479,8 @@ impl PiReducer {
                     let denied = t.approval.as_deref().is_some_and(Approval::denied);
                     // The question is answered: it waits no more.
                     t.interrupt = None;
+                    // This result's content, not an earlier one's.
+                    t.result_content = None;
                     if denied {
                         // The blocked result of a denied call: what the `ai` package shows
                         // as a denial.
@@ -482,6 +505,7 @@ impl PiReducer {
                     if details.is_some() {
                         t.details = details.map(Json::from);
                     }
+                    shape_pi_output(t);
                 }
             }
             PiEvent::ToolApprovalRequest {

@@ -205,6 +205,14 @@ impl UseChat<'_> {
             let answered = (self.store.session).answer_question(tool_call_id, output, now_ms);
             return self.store.after_answer(answered, now_ms);
         }
+        // A call whose input still streams cannot take an output yet: held until it can.
+        if let super::answers::Answered::Held =
+            (self.store.session).hold_answer(tool_call_id, output.clone(), false)
+        {
+            return self
+                .store
+                .after_answer(super::answers::Answered::Held, now_ms);
+        }
         if !self
             .store
             .session

@@ -3,6 +3,11 @@
 //! ids (the server answers a repeat `already_answered`), a failure is visible on the waiting
 //! call and answering again retries it, and a switch parks what is not answered yet with the
 //! session. The part shows the answer at once; a refusal puts it back as it was.
+//!
+//! An answer may come before the ask: a tool UI renders its form from the call's input, which
+//! is known before the server asks (pi), or while the input still streams (AI SDK mode). Such
+//! an answer is held (`snapshot.pending.held`) and given exactly once when the call can take
+//! it; if the call ends, or the turn does, first, it is let go with a `NotAsked` error.
 
 use super::*;
 use crate::protocol::{Json, Question, ToolPart, ToolState};
@@ -15,6 +20,54 @@ pub(super) struct Answers {
     pub(super) pending: Vec<Answer>,
     /// Why the last answer to a waiting call did not get through, by tool call.
     pub(super) errors: Vec<(String, ChatError)>,
+    /// Answers given before the call could take them, in the order given (with those let go
+    /// unsent since the turn began, which show their error).
+    pub(super) held: Vec<HeldAnswer>,
+    /// Counts the changes of `held` (the snapshot exports it again only then).
+    pub(super) held_version: u64,
+}
+
+/// The user's answer to a tool call given before the call could take it
+/// (`snapshot.pending.held`): before the server asked (pi), or while the call's input still
+/// streams (AI SDK mode). It is given once the call can take it, and let go (`error`) when
+/// the call ends, or the turn does, first.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldAnswer {
+    /// The tool call answered.
+    pub tool_call_id: String,
+    /// The tool called.
+    pub tool_name: String,
+    /// The message the call is part of.
+    pub message_id: String,
+    /// The answer (an output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    /// The answer (an error result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_text: Option<String>,
+    /// Why it was let go unsent (`NotAsked`); absent while it is held.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ChatError>,
+}
+
+impl HeldAnswer {
+    fn answer(&self) -> Result<Value, String> {
+        match &self.error_text {
+            Some(e) => Err(e.clone()),
+            None => Ok(self.output.clone().unwrap_or(Value::Null)),
+        }
+    }
+}
+
+/// What a held answer's call says now.
+enum HeldFate {
+    /// It cannot take the answer yet: held on.
+    Wait,
+    /// It takes it now.
+    Give,
+    /// It never will: let go, with why.
+    Drop(&'static str),
 }
 
 /// One answer on its way to the server.
@@ -77,7 +130,7 @@ fn approval_id(t: &ToolPart) -> Option<&str> {
     t.approval.as_deref()?.id()
 }
 
-impl SessionView<'_> {
+impl<'a> SessionView<'a> {
     /// The calls of messages `from..` that wait for the user (`snapshot.pending`), with the
     /// index of the message each is in.
     pub fn pending_from(&self, from: usize) -> Vec<(usize, PendingCall)> {
@@ -110,6 +163,17 @@ impl SessionView<'_> {
         }
         out
     }
+
+    /// The answers held for calls that could not take them yet, and those let go unsent
+    /// since the turn began (`snapshot.pending.held`).
+    pub fn held_answers(&self) -> &'a [HeldAnswer] {
+        &self.store.session.answers.held
+    }
+
+    /// Changes whenever [`held_answers`](Self::held_answers) does.
+    pub fn held_answers_version(&self) -> u64 {
+        self.store.session.answers.held_version
+    }
 }
 
 impl ChatStore {
@@ -117,6 +181,10 @@ impl ChatStore {
     pub(super) fn after_answer(&mut self, answered: Answered, now_ms: u64) -> bool {
         match answered {
             Answered::Nothing => false,
+            Answered::Held => {
+                self.revisions.touch();
+                true
+            }
             Answered::Refused(error) => {
                 self.outbox.events.push_back(StoreEvent::Error { error });
                 self.revisions.touch();
@@ -143,6 +211,88 @@ pub(super) enum Answered {
     /// Shown on the part and queued to be posted; the answer it replaced was on its way as
     /// this request.
     Queued(Option<RequestId>),
+    /// Held until the call can take it (`snapshot.pending.held`).
+    Held,
+}
+
+impl ChatStore {
+    /// The held answers after the history moved: each one whose call can take it now is
+    /// given (once: it leaves the held list as it goes), each one whose call never will is
+    /// let go with a `NotAsked` error.
+    pub(super) fn settle_held_answers(&mut self, now_ms: u64) {
+        let answers = &self.session.answers;
+        if answers.held.iter().all(|a| a.error.is_some()) {
+            return;
+        }
+        let pi = self.session.pi_owns_history();
+        let mut k = 0;
+        while k < self.session.answers.held.len() {
+            let a = &self.session.answers.held[k];
+            if a.error.is_some() {
+                k += 1;
+                continue;
+            }
+            let id = a.tool_call_id.clone();
+            let part = self.session.tool_part(|t| t.tool_call_id == id);
+            match part
+                .as_ref()
+                .map_or(HeldFate::Drop("the call is gone"), |t| held_fate(t, pi))
+            {
+                HeldFate::Wait => k += 1,
+                HeldFate::Give => {
+                    let answers = &mut self.session.answers;
+                    answers.held_version += 1;
+                    let answer = answers.held.remove(k).answer();
+                    if pi {
+                        let answered = self.session.answer_question(&id, answer, now_ms);
+                        self.after_answer(answered, now_ms);
+                    } else if (self.session.conversation).add_tool_output(&id, &answer) {
+                        self.revisions.touch();
+                        self.send_automatically(now_ms);
+                    }
+                }
+                HeldFate::Drop(why) => {
+                    self.drop_held(k, why);
+                    k += 1;
+                }
+            }
+        }
+    }
+
+    /// The turn ends: what its calls could take was given; the rest is let go.
+    pub(super) fn drop_held_answers(&mut self, now_ms: u64) {
+        self.settle_held_answers(now_ms);
+        for k in 0..self.session.answers.held.len() {
+            if self.session.answers.held[k].error.is_none() {
+                self.drop_held(k, "the turn ended before the server asked for it");
+            }
+        }
+    }
+
+    fn drop_held(&mut self, k: usize, why: &str) {
+        let error = ChatError::new(
+            ErrorKind::NotAsked,
+            format!("the answer was not sent: {why}"),
+        );
+        let answers = &mut self.session.answers;
+        answers.held_version += 1;
+        answers.held[k].error = Some(error.clone());
+        self.outbox.events.push_back(StoreEvent::Error { error });
+        self.revisions.touch();
+    }
+}
+
+/// Whether a held answer's call can take it: a pi call once the server asks (an approval
+/// asked instead never takes an output), an AI SDK call once its input is whole; a call that
+/// moved on any other way never will.
+fn held_fate(t: &ToolPart, pi: bool) -> HeldFate {
+    match (t.state, waits(t)) {
+        (_, Some(false)) if pi => HeldFate::Give,
+        (_, Some(true)) if pi => HeldFate::Drop("the call waits for an approval, not an answer"),
+        (ToolState::InputAvailable, _) if !pi => HeldFate::Give,
+        (ToolState::InputStreaming | ToolState::InputAvailable, _) => HeldFate::Wait,
+        _ => HeldFate::Drop("the call ended before it was asked"),
+    }
 }
 
 impl Session {
@@ -168,6 +318,51 @@ impl Session {
             a.due_at = None;
             a.attempts += 1;
         }
+    }
+
+    /// Holds the user's answer to a known call of the running turn that cannot take it yet
+    /// (`snapshot.pending.held`): in pi mode one the server has not asked about (no ask, no
+    /// approval, no outcome yet), in AI SDK mode one whose input still streams. An answer
+    /// held for the same call before is replaced. `Nothing` for any other call.
+    pub(super) fn hold_answer(
+        &mut self,
+        tool_call_id: &str,
+        output: Result<Value, String>,
+        pi: bool,
+    ) -> Answered {
+        let h = self.conversation.history();
+        let found = h.messages().iter().rev().find_map(|m| {
+            (m.parts.iter().filter_map(Part::as_tool))
+                .find(|t| t.tool_call_id == tool_call_id)
+                .map(|t| (m.id.clone(), t))
+        });
+        let Some((message_id, t)) = found else {
+            return Answered::Nothing;
+        };
+        let early = match t.state {
+            ToolState::InputStreaming => true,
+            ToolState::InputAvailable => pi && t.interrupt.is_none() && t.approval.is_none(),
+            _ => false,
+        };
+        if !early || !self.turn.phase.running() {
+            return Answered::Nothing;
+        }
+        let tool_name = t.tool_name.clone();
+        let (output, error_text) = match output {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(e)),
+        };
+        self.answers.held_version += 1;
+        self.answers.held.retain(|a| a.tool_call_id != tool_call_id);
+        self.answers.held.push(HeldAnswer {
+            tool_call_id: tool_call_id.to_string(),
+            tool_name,
+            message_id,
+            output,
+            error_text,
+            error: None,
+        });
+        Answered::Held
     }
 
     /// The open session's newest tool part that `pick` takes, copied.
@@ -217,7 +412,8 @@ impl Session {
         now_ms: u64,
     ) -> Answered {
         let Some(before) = self.waiting_part(|t| t.tool_call_id == tool_call_id) else {
-            return Answered::Nothing;
+            // Not asked yet: held until it is.
+            return self.hold_answer(tool_call_id, output, true);
         };
         if waits(&before) == Some(true) {
             // The server holds this call for an approval and would refuse an output; taken

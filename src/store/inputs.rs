@@ -370,6 +370,7 @@ impl ChatStore {
         self.through_gate(|c, turn, rng, out| c.apply(chunk, turn, rng, out), now_ms);
         if self.session.conversation.history().revision() != before {
             self.revisions.touch();
+            self.settle_held_answers(now_ms);
         }
         self.pump(now_ms);
     }

@@ -66,7 +66,7 @@ mod turn;
 mod wire;
 
 use answers::Answers;
-pub use answers::PendingCall;
+pub use answers::{HeldAnswer, PendingCall};
 pub use branches::{BranchItem, BranchRefusal, Branches};
 pub use growth::{message_chars, MAX_HISTORY_CHARS, MAX_MESSAGE_CHARS};
 pub use handles::{

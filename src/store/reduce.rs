@@ -63,6 +63,7 @@ impl ChatStore {
         }
         if self.session.conversation.history().revision() != before {
             self.revisions.touch();
+            self.settle_held_answers(now_ms);
         }
     }
 

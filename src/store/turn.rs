@@ -95,6 +95,12 @@ impl ChatStore {
         options: SendOptions,
         now_ms: u64,
     ) {
+        // The answers the last turn let go were shown until now.
+        let answers = &mut self.session.answers;
+        if !answers.held.is_empty() {
+            answers.held.clear();
+            answers.held_version += 1;
+        }
         if self.session.take_backs.any_open() {
             let s = &mut self.session;
             s.error = None;
@@ -295,6 +301,8 @@ impl ChatStore {
             ending => ending,
         };
         let finished = matches!(ending, Ending::Finished | Ending::Unseen);
+        // What the turn's calls were not asked before it ended they never will be.
+        self.drop_held_answers(now_ms);
         let natural = self.session.turn_ends(&ending);
         self.take_back_stranded(natural, now_ms);
         let store = self.session.turn_ended(ending, &mut self.outbox);

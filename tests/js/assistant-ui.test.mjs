@@ -45,7 +45,7 @@ function snapshotOf(over = {}) {
     queued: [],
     // A server without a session list, as the store shows it.
     sessions: { available: false, loaded: false, loading: false, hasMore: false, archivedLoaded: false, archivedHasMore: false, archivable: false, items: [], error: null },
-    pending: { approvals: [], questions: [] },
+    pending: { approvals: [], questions: [], held: [] },
     stopped: false,
     messages: [],
     ...over,
@@ -638,6 +638,7 @@ test('attachments: the default adapter accepts images and text files, not everyt
 const pending = {
   approvals: [{ approvalId: 'ap-1', toolCallId: 'call-del', toolName: 'deleteFile', input: { path: 'notes.txt' }, messageId: 'a1' }],
   questions: [{ toolCallId: 'call-ask', toolName: 'askUser', question: 'which colour', options: ['red', 'green', 'blue'], input: {}, messageId: 'a1' }],
+  held: [{ toolCallId: 'call-early', toolName: 'askUser', messageId: 'a1', output: 'red' }],
 };
 
 test('usePending: what waits, and approve / deny / answer go to the store', () => {
@@ -645,6 +646,7 @@ test('usePending: what waits, and approve / deny / answer go to the store', () =
   const p = hookOf(usePending, store);
   assert.equal(p.approvals, pending.approvals);
   assert.equal(p.questions, pending.questions);
+  assert.equal(p.held, pending.held);
   assert.equal(p.approve('ap-1'), true);
   p.deny('ap-1', 'not that one');
   p.answer('call-ask', 'blue');

@@ -9,7 +9,7 @@ export type ChatStatus = "ready" | "submitted" | "streaming" | "error";
 /**
  * The stable kinds of error. The names are part of the JS API (`error.code`).
  */
-export type ChatErrorCode = "FollowUpUnsupported" | "FollowUpOutOfOrder" | "SessionNotReady" | "TurnAlreadyActive" | "Validation" | "Network" | "Server" | "Protocol" | "Aborted" | "LimitExceeded" | "StreamStalled";
+export type ChatErrorCode = "FollowUpUnsupported" | "FollowUpOutOfOrder" | "SessionNotReady" | "TurnAlreadyActive" | "Validation" | "Network" | "Server" | "Protocol" | "Aborted" | "LimitExceeded" | "StreamStalled" | "NotAsked";
 
 /**
  * An error with its stable kind and what the server (or the network) said, verbatim.
@@ -115,6 +115,11 @@ interface ToolFields {
   errorText?: string;
   /** Structured tool-result details (never parsed from text). */
   details?: unknown;
+  /**
+   * pi tools: the result's content as the model was given it (`[{type: "text", text}, …]`),
+   * beside an `output` that shows it as the tool's output.
+   */
+  resultContent?: unknown;
   preliminary?: boolean;
   callProviderMetadata?: ProviderMetadata;
   resultProviderMetadata?: ProviderMetadata;

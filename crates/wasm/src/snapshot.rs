@@ -29,7 +29,7 @@ use agent_chat_store::shell_starts_with;
 use agent_chat_store::SessionListPart;
 use agent_chat_store::ToolCatalogEntry;
 use agent_chat_store::{Capabilities, ChatError, FileAttachment, Part, ToolPart, UIMessage};
-use agent_chat_store::{ChatStore, PendingCall};
+use agent_chat_store::{ChatStore, HeldAnswer, PendingCall};
 use agent_chat_store::{ComposerState, Status};
 
 use super::{js, js_error};
@@ -119,6 +119,9 @@ pub(crate) struct SnapshotCache {
     listed: [(u64, JsValue, usize); 2],
     /// The waiting calls as last exported (with their messages' positions), and their object.
     pending: (Vec<(usize, PendingCall)>, JsValue),
+    /// The version of the held answers `pending.held` shows (exported again only when they
+    /// change).
+    held: u64,
     /// [`Sessions::key`](agent_chat_store::Sessions::key) when `sessions` was computed.
     sessions_key: Option<SessionsKey>,
     /// `snapshot.branches`, over `messages`.
@@ -191,6 +194,7 @@ impl Default for SnapshotCache {
             sessions_key: None,
             pending: (Vec::new(), JsValue::UNDEFINED),
             branches: Default::default(),
+            held: 0,
         }
     }
 }
@@ -470,6 +474,8 @@ impl SnapshotCache {
             // session only: another session's message `w` at the same position is another
             // message, whose text did not grow from this one's (found by review).
             self.part_caches.clear();
+            // Another session's held answers, whose version counts on its own.
+            self.pending.1 = JsValue::UNDEFINED;
             // Another queue, whose versions count on their own.
             self.queued_keys.clear();
             self.queued_master = Array::new().into();
@@ -674,7 +680,9 @@ impl SnapshotCache {
             .cloned()
             .collect();
         calls.extend(core.session().pending_from(first));
-        if calls == self.pending.0 && !self.pending.1.is_undefined() {
+        let held = core.session().held_answers();
+        let version = core.session().held_answers_version();
+        if calls == self.pending.0 && version == self.held && !self.pending.1.is_undefined() {
             return;
         }
         let (approvals, questions): (Vec<_>, Vec<_>) = calls
@@ -687,12 +695,15 @@ impl SnapshotCache {
         struct Pending<'a> {
             approvals: Vec<&'a PendingCall>,
             questions: Vec<&'a PendingCall>,
+            held: &'a [HeldAnswer],
         }
         let text = to_string(&Pending {
             approvals,
             questions,
+            held,
         });
         self.pending = (calls, js::parse_frozen(&text));
+        self.held = version;
     }
 
     fn export_by_parts(&mut self, core: &ChatStore, i: usize) -> JsValue {

@@ -26,7 +26,12 @@ export interface ChatSnapshot {
    * with `addToolApprovalResponse({id: approvalId, approved, reason?})`, a question with
    * `addToolOutput({toolCallId, output})`.
    */
-  readonly pending: Readonly<{ approvals: readonly PendingApproval[]; questions: readonly PendingQuestion[] }>;
+  readonly pending: Readonly<{
+    approvals: readonly PendingApproval[];
+    questions: readonly PendingQuestion[];
+    /** Answers given before their call could take them (SPEC §13, held answers). */
+    held: readonly HeldAnswer[];
+  }>;
   /** The session list (SPEC §11): `loadSessions()` loads its first page. */
   readonly sessions: Readonly<SessionsSnapshot>;
   readonly status: ChatStatus;
@@ -121,6 +126,21 @@ export interface PendingQuestion {
   options?: readonly string[];
   input?: unknown;
   messageId: string;
+  error?: ChatStoreErrorShape;
+}
+
+/**
+ * An answer given before its call could take it (`snapshot.pending.held`): a pi call the server
+ * has not asked about yet, an AI SDK call whose input still streams. `addToolOutput` took it
+ * (returned true); it is given exactly once when the call can take it. Let go unsent when the
+ * call ends, or the turn does, first: `error` (code `NotAsked`) says so until the next turn.
+ */
+export interface HeldAnswer {
+  toolCallId: string;
+  toolName: string;
+  messageId: string;
+  output?: unknown;
+  errorText?: string;
   error?: ChatStoreErrorShape;
 }
 

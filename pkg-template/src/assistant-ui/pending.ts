@@ -1,11 +1,13 @@
 // Thread-level hooks for the calls that wait for the user (`snapshot.pending`).
 import { useCallback, useMemo, useSyncExternalStore } from "react";
-import type { ChatStore, PendingApproval, PendingQuestion } from "../agent_chat_store.js";
+import type { ChatStore, HeldAnswer, PendingApproval, PendingQuestion } from "../agent_chat_store.js";
 
 /** What `usePending` returns: `snapshot.pending` and the actions that answer it. */
 export interface PendingHandle {
   readonly approvals: readonly PendingApproval[];
   readonly questions: readonly PendingQuestion[];
+  /** Answers given before their call could take them (`snapshot.pending.held`): sent once asked. */
+  readonly held: readonly HeldAnswer[];
   /** `store.addToolApprovalResponse({id: approvalId, approved: true, reason?})`. */
   approve(approvalId: string, reason?: string): boolean;
   /** `store.addToolApprovalResponse({id: approvalId, approved: false, reason?})`. */
@@ -19,7 +21,7 @@ export interface PendingHandle {
 /**
  * The tool calls of the open session that wait for the user (`snapshot.pending`, SPEC §13),
  * with the actions that answer them, for thread-level chrome (an approval bar, a question
- * card) beside or instead of per-part tool UIs: `{approvals, questions, approve(approvalId,
+ * card) beside or instead of per-part tool UIs: `{approvals, questions, held, approve(approvalId,
  * reason?), deny(approvalId, reason?), answer(toolCallId, output)}`. The actions return the
  * store's boolean (false: nothing of that id waits). The component re-renders only when what
  * waits changes, not on every streamed word, and needs no assistant-ui context (it works in a
@@ -32,6 +34,7 @@ export function usePending(store: ChatStore): PendingHandle {
     (): PendingHandle => ({
       approvals: pending.approvals,
       questions: pending.questions,
+      held: pending.held,
       approve: (approvalId: string, reason?: string) => approve(store, approvalId, true, reason),
       deny: (approvalId: string, reason?: string) => approve(store, approvalId, false, reason),
       answer: (toolCallId: string, output: unknown) => store.addToolOutput({ toolCallId, output }),

@@ -18,8 +18,11 @@ export interface ToolAnswerCallbacks {
  * The three tool-answer callbacks of assistant-ui's `ExternalStoreAdapter`, over `store`:
  * `onRespondToToolApproval` (a tool UI's `respondToApproval`), `onAddToolResult` (`addResult`)
  * and `onResumeToolCall` (`resume`, the ask-user answer). Exported for hosts that build their
- * own adapter. Each rejects (or, for `onResumeToolCall`, which assistant-ui calls
- * synchronously, throws) when the store did not take the answer: nothing of that id waits.
+ * own adapter. An answer given before the server asks (the tool card shows the call's input
+ * first) is taken: the store holds it (`snapshot.pending.held`) and sends it once asked, or
+ * shows why not (`NotAsked`). Each rejects (or, for `onResumeToolCall`, which assistant-ui calls
+ * synchronously, throws) only when the store did not take the answer: no such call, or one
+ * that has ended.
  */
 export function createToolAnswerCallbacks(store: ChatStore): ToolAnswerCallbacks {
   return {

@@ -115,6 +115,10 @@ pub fn merge_tool(existing: &ToolPart, fin: &ToolPart) -> ToolPart {
         t.error_text = richer(&existing.error_text, &fin.error_text, |s| s.chars().count());
         t.details = richer(&existing.details, &fin.details, json_richness);
     }
+    // The content as pi gave it goes with the output it shows (pi's rule: `shape_pi_output`).
+    if t.output == existing.output {
+        t.result_content = existing.result_content.clone();
+    }
     t
 }
 

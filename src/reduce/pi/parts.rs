@@ -42,6 +42,52 @@ pub(super) fn result_content(output: Option<Value>) -> (Value, Option<Value>) {
     }
 }
 
+/// A pi tool's `output` as a tool UI expects it (SPEC §7, extended): pi gives a result as the
+/// model reads it, `[{type: "text", text}, …]`, where a tool UI (assistant-ui's `result`, the
+/// AI SDK's `output`) expects the tool's output. A result of text parts only shows as its
+/// text: one part whose text is a JSON object or array as that value, else the texts joined
+/// by newlines; any other content (an image, a plain value) stays as it is. The content as pi
+/// gave it stays beside, as `resultContent`, whenever `output` shows it otherwise; the
+/// result's `details` stay in `details` (assistant-ui's `artifact`). Applied wherever a pi
+/// result enters the history (the stream, a final, a history read), and idempotent: a part
+/// shaped already keeps its `resultContent` and gets the same `output`.
+pub fn shape_pi_output(t: &mut ToolPart) {
+    if t.state != ToolState::OutputAvailable {
+        return;
+    }
+    let Some(content) = t.result_content.take().or_else(|| t.output.take()) else {
+        return;
+    };
+    let shown = shown_output(&content.value());
+    match shown {
+        Some(v) => {
+            t.output = Some(v.into());
+            t.result_content = Some(content);
+        }
+        None => t.output = Some(content),
+    }
+}
+
+/// What [`shape_pi_output`] shows for `content`, when not the content itself.
+fn shown_output(content: &Value) -> Option<Value> {
+    let Value::Array(items) = content else {
+        return None;
+    };
+    let text = |i: &Value| match (i.get("type")?.as_str()?, i.get("text")?.as_str()) {
+        ("text", Some(t)) => Some(t.to_string()),
+        _ => None,
+    };
+    let texts: Vec<String> = items.iter().map(text).collect::<Option<_>>()?;
+    if let [one] = texts.as_slice() {
+        if one.trim_start().starts_with(['{', '[']) {
+            if let Ok(v) = crate::protocol::json::from_slice(one.as_bytes()) {
+                return Some(v);
+            }
+        }
+    }
+    (!texts.is_empty()).then(|| Value::String(texts.join("\n")))
+}
+
 /// A tool error's text: pi results are `[{type:"text", text}]` lists or plain strings.
 pub(super) fn error_text(output: Option<&Value>) -> String {
     match output {
@@ -95,6 +141,8 @@ impl PiReducer {
         }
         self.open.retain(|(o, _)| *o != id);
         let Some(i) = h.position(&id) else { return };
+        // A message shown as the last step of its answer's row ends that step only.
+        let from = self.last_step_start(h, i);
         if let Some(fin) = final_message {
             // The final snapshot is the message: it replaces what the deltas built.
             if fin.id != id {
@@ -106,25 +154,43 @@ impl PiReducer {
             st.tool_text.clear();
             st.legacy.clear();
             st.part_events = true;
-            for (p, part) in fin.parts.iter().enumerate() {
+            let msg = h.at_mut(i);
+            let mut parts = fin.parts;
+            // A call an earlier step shows stays there.
+            let earlier = &msg.parts[..from];
+            parts.retain(|p| {
+                !p.as_tool().is_some_and(|t| {
+                    (earlier.iter().filter_map(Part::as_tool))
+                        .any(|e| e.tool_call_id == t.tool_call_id)
+                })
+            });
+            msg.parts.truncate(from);
+            msg.parts.extend(parts);
+            for (p, part) in msg.parts.iter_mut().enumerate().skip(from) {
                 if let Part::Tool(t) = part {
                     st.tools.insert(t.tool_call_id.clone(), p);
+                    shape_pi_output(t);
                 }
             }
-            let msg = h.at_mut(i);
-            msg.parts = fin.parts;
             if fin.metadata.is_some() {
                 msg.metadata = fin.metadata;
             }
             return;
         }
-        let current = &h.messages()[i];
+        let current = &h.messages()[i].parts[from..];
         let text_parts = current
-            .parts
             .iter()
             .filter(|p| matches!(p, Part::Text { .. }))
             .count();
-        let streaming = current.parts.iter().any(|p| {
+        let step_text = || -> String {
+            (current.iter())
+                .filter_map(|p| match p {
+                    Part::Text { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let streaming = current.iter().any(|p| {
             matches!(
                 p,
                 Part::Text {
@@ -139,9 +205,7 @@ impl PiReducer {
         let replace_text = match &text {
             // With several text parts the end's joined text cannot be attributed; the parts
             // stand as their own ends made them.
-            Some(t) => {
-                (text_parts == 0 && !t.is_empty()) || (text_parts == 1 && current.text() != *t)
-            }
+            Some(t) => (text_parts == 0 && !t.is_empty()) || (text_parts == 1 && step_text() != *t),
             None => false,
         };
         if !replace_text && !streaming {
@@ -150,8 +214,7 @@ impl PiReducer {
         let msg = h.at_mut(i);
         if let (true, Some(t)) = (replace_text, text) {
             let state = (role == Role::Assistant).then_some(TextState::Done);
-            match msg
-                .parts
+            match msg.parts[from..]
                 .iter_mut()
                 .find(|p| matches!(p, Part::Text { .. }))
             {
@@ -240,13 +303,15 @@ impl PiReducer {
         tool_name: Option<String>,
     ) -> usize {
         let id = h.messages()[i].id.clone();
+        let from = self.last_step_start(h, i);
         let st = self.state.entry(id).or_default();
         let existing = st.tools.get(tool_call_id).copied().or_else(|| {
-            // A message hydrated from the canonical history has no bookkeeping: look in it.
-            h.messages()[i]
-                .parts
-                .iter()
+            // A message hydrated from the canonical history has no bookkeeping: look in it
+            // (in its last step: an earlier step's call of the same id is another call, a
+            // provider numbering its calls per model call).
+            (h.messages()[i].parts[from..].iter())
                 .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+                .map(|p| p + from)
         });
         if let Some(p) = existing {
             st.tools.insert(tool_call_id.to_string(), p);
@@ -288,17 +353,30 @@ impl PiReducer {
         message_id: &str,
         tool_call_id: &str,
     ) -> Option<(usize, usize)> {
-        let find_in = |i: usize| {
-            h.messages()[i]
-                .parts
-                .iter()
-                .position(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
-                .map(|p| (i, p))
+        // The newest part of the call (a provider may number calls per model call: steps of
+        // one row may show the same id), within `range` of message `i`'s parts.
+        let find_in = |i: usize, range: std::ops::Range<usize>| {
+            let parts = &h.messages()[i].parts[range.clone()];
+            (parts.iter())
+                .rposition(|p| p.as_tool().is_some_and(|t| t.tool_call_id == tool_call_id))
+                .map(|p| (i, p + range.start))
         };
+        let whole = |i: usize| find_in(i, 0..h.messages()[i].parts.len());
         let named = self.resolve(message_id);
-        if let Some(found) = h.position(&named).and_then(find_in) {
-            return Some(found);
+        if let Some(i) = h.position(&named) {
+            // A message shown as a step of its answer's row: that step first.
+            let step = (self.answer.as_ref())
+                .filter(|(row, _)| *row == named && !self.gate_rows)
+                .and_then(|(_, shown)| shown.iter().position(|s| s == message_id))
+                .and_then(|k| {
+                    crate::reduce::native_merge::steps(&h.messages()[i].parts)
+                        .get(k)
+                        .cloned()
+                });
+            if let Some(found) = step.and_then(|s| find_in(i, s)).or_else(|| whole(i)) {
+                return Some(found);
+            }
         }
-        (0..h.len()).rev().find_map(find_in)
+        (0..h.len()).rev().find_map(whole)
     }
 }

@@ -15,6 +15,96 @@ impl PiReducer {
         }
         self.watermark = None;
         self.legacy_watermark = None;
+        self.answer = None;
+    }
+
+    /// pi-native: the gate decides rows (see [`PiReducer::gate_rows`]).
+    pub fn gate_rows(&mut self) {
+        self.gate_rows = true;
+    }
+
+    /// The row an assistant message that starts (`message_id`, known here as `id`) goes on as
+    /// the next step of the turn's answer: that answer's row, when it has not shown this
+    /// message yet and is the last row (a message new to the history), or when the message is
+    /// already one of its steps by an alias (a replay of the answer from its start).
+    pub(super) fn next_step_row(&self, h: &History, message_id: &str, id: &str) -> Option<String> {
+        let (row, shown) = self.answer.as_ref().filter(|_| !self.gate_rows)?;
+        if shown.iter().any(|s| s == message_id) {
+            return None;
+        }
+        let last = h.last().is_some_and(|m| m.id == *row);
+        let new = h.position(id).is_none();
+        ((new && last) || id == row).then(|| row.clone())
+    }
+
+    /// Message `message_id` goes on the answer `row` as its next step: the row keeps its id
+    /// (the first message's: the UI keeps its bubble), the new message's events reach it by
+    /// an alias, its parts are numbered afresh and follow a `step-start`.
+    pub(super) fn step_into(
+        &mut self,
+        h: &mut History,
+        row: &str,
+        message_id: String,
+        text: Option<String>,
+    ) {
+        let Some(i) = h.position(row) else { return };
+        if message_id != row {
+            self.aliases.insert(message_id.clone(), row.to_string());
+        }
+        if let Some((_, shown)) = &mut self.answer {
+            shown.push(message_id);
+        }
+        let st = MessageState {
+            part_events: true,
+            ..MessageState::default()
+        };
+        self.state.insert(row.to_string(), st);
+        if !self.open.iter().any(|(o, _)| o == row) {
+            self.open.push((row.to_string(), Role::Assistant));
+        }
+        let msg = h.at_mut(i);
+        if !msg.parts.is_empty() && !matches!(msg.parts.last(), Some(Part::StepStart)) {
+            msg.parts.push(Part::StepStart);
+        }
+        if let Some(t) = text.filter(|t| !t.is_empty()) {
+            msg.parts.push(Part::text(t, Some(TextState::Streaming)));
+        }
+        self.last_delta = None;
+    }
+
+    /// Where the last step of message `i` begins (after its last `step-start`; 0 without
+    /// steps, and always 0 where the gate merges finals whole).
+    pub(super) fn last_step_start(&self, h: &History, i: usize) -> usize {
+        let parts = &h.messages()[i].parts;
+        match self.gate_rows {
+            true => 0,
+            false => (parts.iter())
+                .rposition(|p| matches!(p, Part::StepStart))
+                .map_or(0, |k| k + 1),
+        }
+    }
+
+    /// Whether the gate decides rows (pi-native).
+    pub fn rows_by_gate(&self) -> bool {
+        self.gate_rows
+    }
+
+    /// A history read showed each `(row, ids)` as an answer of several messages (`ids`, the
+    /// row's own first): their events reach the row. The last row, when an answer, is the
+    /// turn's answer: a message that starts next goes on it as a step.
+    pub fn folded(&mut self, h: &History, folds: Vec<(String, Vec<String>)>) {
+        for (row, ids) in &folds {
+            for id in ids.iter().filter(|i| *i != row) {
+                self.aliases.insert(id.clone(), row.clone());
+            }
+        }
+        let Some(last) = h.last().filter(|m| m.role == Role::Assistant) else {
+            return;
+        };
+        let ids = (folds.into_iter())
+            .find(|(row, _)| *row == last.id)
+            .map_or_else(|| vec![last.id.clone()], |(_, ids)| ids);
+        self.answer = Some((last.id.clone(), ids));
     }
 
     /// The turn followed now is `turn_id` (its start was named before it came): nothing
@@ -47,6 +137,7 @@ impl PiReducer {
             legacy_watermark: self.legacy_watermark,
             turn: self.turn.take(),
             past: std::mem::take(&mut self.past),
+            gate_rows: self.gate_rows,
             ..PiReducer::default()
         };
     }
@@ -142,6 +233,9 @@ impl PiReducer {
             *v = new_id.to_string();
         }
         self.aliases.insert(old.clone(), new_id.to_string());
+        if let Some((row, _)) = self.answer.as_mut().filter(|(r, _)| *r == old) {
+            *row = new_id.to_string();
+        }
         if self.pending_user.as_deref() == Some(old.as_str()) {
             self.pending_user = Some(new_id.to_string());
         }
@@ -154,6 +248,9 @@ impl PiReducer {
     /// ids of the steps before never reach it; a `step-start` part separates the steps.
     pub fn new_step(&mut self, h: &mut History, i: usize, new_id: &str) {
         self.rename(h, i, new_id);
+        if let Some((_, shown)) = self.answer.as_mut() {
+            shown.push(new_id.to_string());
+        }
         let id = h.messages()[i].id.clone();
         let st = MessageState {
             part_events: true,
@@ -198,6 +295,9 @@ impl PiReducer {
         self.state.retain(|id, _| keep(id));
         self.open.retain(|(id, _)| keep(id));
         self.aliases.retain(|_, id| keep(id));
+        if !self.answer.as_ref().is_some_and(|(row, _)| keep(row)) {
+            self.answer = None;
+        }
         if !self.pending_user.as_deref().is_some_and(&keep) {
             self.pending_user = None;
         }

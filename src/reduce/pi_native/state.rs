@@ -86,6 +86,7 @@ impl NativeGate {
         doc: StateDoc,
         rewind: bool,
     ) -> bool {
+        conversation.gate_rows();
         if doc.seq < self.seq && !rewind {
             return false;
         }

@@ -120,6 +120,7 @@ impl NativeGate {
         };
         // Ids are made only for the AI SDK reducer's messages: never asked here.
         let mut ids = SeededRandom(0);
+        conversation.gate_rows();
         conversation.apply(Chunk::Pi(ev), view, &mut ids, &mut effects);
         for e in effects {
             match e {

@@ -158,6 +158,7 @@ impl ChatStore {
         let changed = !notes.is_empty() || self.session.native.link.gate().seq() != seq;
         if changed {
             self.on_link_notes(notes, now_ms);
+            self.settle_held_answers(now_ms);
         }
         let limits = self.opts.limits;
         match self.session.native_growth(bytes.len(), &limits) {
