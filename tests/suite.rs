@@ -89,6 +89,8 @@ mod store_pi_rows;
 mod store_resume;
 #[path = "store_resume_204.rs"]
 mod store_resume_204;
+#[path = "store_retry.rs"]
+mod store_retry;
 #[path = "store_run_now.rs"]
 mod store_run_now;
 #[path = "store_session_list.rs"]

@@ -20,7 +20,8 @@
 //                                         store.send(text, files, {messageId}) without branches)
 //   setMessages (branch picker)           store.switchBranch(lastId), or store.setMessages(prefix)
 //                                         for a cut path (delete, a stop's take-back); branches only
-//   onReload(parentId)                    store.regenerate(parentId)             (canRegenerate)
+//   onReload(parentId)                    store.regenerate(parentId) (canRegenerate), else
+//                                         store.retry() after a failed turn (canRetry)
 //   onCancel                              store.stop()
 //   onRespondToToolApproval               store.addToolApprovalResponse({id, approved, reason})
 //   onAddToolResult                       store.addToolOutput({toolCallId, output | errorText})

@@ -177,6 +177,16 @@ impl<'a> SessionView<'a> {
         self.can_edit() && !self.store.messages().is_empty()
     }
 
+    /// Can [`TurnMut::retry`] run now: the last turn failed (not stopped: a stop is the user's)
+    /// and, where the client owns the history, there is something to ask again.
+    pub fn can_retry(&self) -> bool {
+        let s = self.store;
+        matches!(s.session.turn.phase, Phase::Idle { failed: true })
+            && !self.stopped()
+            && !s.outbox.disposed
+            && (s.session.pi_owns_history() || self.can_regenerate())
+    }
+
     /// A user message can be edited now (`edit`): the client owns the history (AI SDK mode)
     /// and no turn is on its way.
     pub fn can_edit(&self) -> bool {

@@ -76,6 +76,7 @@ export function snapshot(flags, status, sessionId, sessions, pending, turnId, ca
     busy: (flags & 8) !== 0,
     canEdit: (flags & 16) !== 0,
     canRegenerate: (flags & 1) !== 0,
+    canRetry: (flags & 128) !== 0,
     capabilities,
     capabilitiesLoaded: (flags & 2) !== 0,
     composer,

@@ -13,6 +13,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 #[cfg(feature = "bench")]
 mod bench;
+#[cfg(feature = "store")]
 mod branches;
 #[cfg(feature = "store")]
 mod driver;

@@ -562,7 +562,8 @@ impl SnapshotCache {
             | u32::from(core.status().is_busy()) << 3
             | u32::from(core.session().can_edit()) << 4
             | u32::from(core.session().awaiting_answer()) << 5
-            | u32::from(core.session().stopped()) << 6;
+            | u32::from(core.session().stopped()) << 6
+            | u32::from(core.session().can_retry()) << 7;
         let status = match core.status() {
             Status::Ready => 0,
             Status::Submitted => 1,

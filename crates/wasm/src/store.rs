@@ -764,6 +764,13 @@ impl JsChatStore {
             .with_core(|c, now| c.turn_mut().resume_stream(now))
     }
 
+    /// Retry after a failed turn, decided by the store per mode (`snapshot.canRetry`): the
+    /// turn asked again where the client owns the history, else what the server still has
+    /// (attach to its turn, pi-native's reconnect). False when nothing was done.
+    pub fn retry(&self) -> bool {
+        self.shell.with_core(|c, now| c.turn_mut().retry(now))
+    }
+
     /// `useChat`'s `clearError`: status `error` becomes `ready`, `error` goes.
     #[wasm_bindgen(js_name = clearError)]
     pub fn clear_error(&self) {

@@ -58,6 +58,11 @@ export interface ChatSnapshot {
   readonly turnId: string | null;
   readonly hydrated: boolean;
   readonly canRegenerate: boolean;
+  /**
+   * `retry()` can run: the last turn failed (a stop is not a failure). Retry asks the turn again
+   * where the client owns the history (AI SDK mode), else attaches to what the server still has.
+   */
+  readonly canRetry: boolean;
   /** A user message can be edited now (`send(text, files, {messageId})`): AI SDK mode, idle. */
   readonly canEdit: boolean;
   /**
@@ -429,6 +434,14 @@ export class ChatStore {
    * False when a turn is already followed.
    */
   resumeStream(): boolean;
+  /**
+   * Retry after a failed turn (`snapshot.canRetry`; assistant-ui's Reload on the error): AI SDK
+   * mode asks the turn again (`regenerate()`); over the SSE pi routes the store attaches to a
+   * turn the server still runs (`resumeStream()`, nothing running reloads the history); over
+   * pi-native the error clears, the link reconnects by itself, and a prompt given up
+   * unanswered is sent again under its nonce. False when nothing was done.
+   */
+  retry(): boolean;
   switchSession(sessionId: string): void;
   /** The session list's first page (again). False when the server has no list. */
   loadSessions(options?: { archived?: boolean }): boolean;

@@ -55,7 +55,8 @@ export async function startServer(args = [], { dataDir } = {}) {
     dataDir,
     stderr: () => errText,
     async stop() {
-      if (proc.exitCode === null) {
+      // A process ended by a signal (a test's SIGKILL) has no exit code but has ended.
+      if (proc.exitCode === null && proc.signalCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));
         proc.kill('SIGTERM');
         await exited;

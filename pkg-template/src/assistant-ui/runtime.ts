@@ -160,11 +160,16 @@ export function useChatStoreRuntime(
   // or null for the first). `regenerate(messageId)` follows AI SDK `regenerate({messageId})`:
   // a user message id regenerates the answer after it (a user message a failed turn left
   // without an answer included); none regenerates the last answer.
+  // After a failed turn where regenerating cannot run (pi modes: the server owns the history),
+  // Reload is the store's Retry, which decides per mode what asking again means
+  // (`snapshot.canRetry`, `store.retry()`).
+  const canRegenerate = snapshot.canRegenerate;
   const onReload = useCallback(
     async (parentId: string | null) => {
-      store.regenerate(parentId ?? undefined);
+      if (canRegenerate) store.regenerate(parentId ?? undefined);
+      else store.retry();
     },
-    [store],
+    [store, canRegenerate],
   );
 
   // Human in the loop (SPEC §13): the same two store actions in both modes. In pi mode the store
@@ -197,9 +202,10 @@ export function useChatStoreRuntime(
     // would refuse.
     onEdit: snapshot.canEdit ? onEdit : undefined,
     onCancel,
-    // Only where regenerating can happen (AI SDK-owned history, nothing running): without
-    // `onReload` assistant-ui hides its reload button instead of offering a no-op.
-    onReload: snapshot.canRegenerate ? onReload : undefined,
+    // Only where regenerating or a retry can happen (AI SDK-owned history, nothing running; a
+    // failed turn in any mode): without `onReload` assistant-ui's Reload button shows disabled
+    // (`ActionBarPrimitive.Reload`; `hideWhenRunning` and the like hide it), never a no-op.
+    onReload: snapshot.canRegenerate || snapshot.canRetry ? onReload : undefined,
     onRespondToToolApproval: toolAnswers.onRespondToToolApproval,
     onAddToolResult: toolAnswers.onAddToolResult,
     onResumeToolCall: toolAnswers.onResumeToolCall,
