@@ -336,6 +336,33 @@ mod native {
         assert!(h.store.session().error().is_none());
     }
 
+    /// A dead server connected directly: the events stream ends and every reconnect is
+    /// refused. Once the link says it cannot reach the server (its third failure in a row) the
+    /// turn ends with that typed error and Retry, not a streaming answer that never moves.
+    #[test]
+    fn a_closed_events_stream_no_reconnect_reaches_fails_the_turn() {
+        let (mut h, ev) = running();
+        h.fail(ev, "connection reset");
+        let mut refused = 0;
+        while h.store.status() == Status::Streaming {
+            h.advance(h.store.poll_timeout().unwrap() - h.now);
+            if let Some(next) = h.open(RequestKind::NativeEvents).first().map(|r| r.id) {
+                refused += 1;
+                h.fail(next, "fetch failed");
+            }
+            assert!(refused <= 3, "{refused}");
+        }
+        assert_eq!(h.store.status(), Status::Error);
+        let error = h.store.session().error().unwrap().clone();
+        assert_eq!(error.kind, ErrorKind::Network, "{error:?}");
+        assert!(h.store.session().can_retry());
+        assert_eq!(h.count(RequestKind::NativePrompt), 1, "nothing sent again");
+        // Retry: the error goes, the link (still trying) reads what the server has.
+        assert!(h.act(|s, now| s.turn_mut().retry(now)));
+        assert!(h.store.session().error().is_none());
+        assert_eq!(h.count(RequestKind::NativePrompt), 1, "the prompt ran: not sent again");
+    }
+
     #[test]
     fn a_silent_run_on_a_beating_stream_is_not_cut() {
         let (mut h, ev) = running();

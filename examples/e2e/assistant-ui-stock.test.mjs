@@ -313,8 +313,11 @@ for (const [mode, runtime, query] of LIVENESS) {
         await eventually(async () => /\bw5\b/.test(await answerText(page)), { what: 'the answer to stream' });
         const t0 = Date.now();
         await server.kill();
+        // The store's rule (docs/assistant-ui.md): the beat interval (the server's 500 ms over
+        // SSE, pi-native's fixed 25 s) plus heartbeatGraceMs (5 s), then the recovery (a resume;
+        // pi-native's reconnects, 1 s and 2 s); a closed socket fails faster.
         const error = page.getByTestId('message-error');
-        await error.waitFor({ timeout: 10_000 });
+        await error.waitFor({ timeout: mode === 'pi-native' && proxied ? 40_000 : 10_000 });
         const code = await error.getAttribute('data-code');
         const seconds = (Date.now() - t0) / 1000;
         console.log(`# ${mode} ${how}: the error (${code}) after ${seconds.toFixed(1)} s`);

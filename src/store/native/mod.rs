@@ -318,12 +318,18 @@ impl ChatStore {
                     self.session.error = Some(error.clone());
                     self.outbox.events.push_back(StoreEvent::Error { error });
                 }
-                LinkNote::Unreachable(error)
-                    if self.session.native.beats.stalled && self.session.turn.phase.running() =>
-                {
-                    // The events stopped beating and the reconnects from the cursor failed:
-                    // the run is not followed any more; the link goes on trying.
-                    self.end_turn(Ending::Failed(liveness::stalled_error(error)), now_ms);
+                LinkNote::Unreachable(error) if self.session.turn.phase.running() => {
+                    // The events stream is gone and the reconnects from the cursor failed (a
+                    // closed socket: a dead server; or, past the beats, a stall a proxy hides):
+                    // the run is not followed any more, so the turn ends with the error and
+                    // Retry, as a dead stream does over SSE, not as a slow answer. The link goes
+                    // on trying; what the server still runs shows again when it connects.
+                    let error = if self.session.native.beats.stalled {
+                        liveness::stalled_error(error)
+                    } else {
+                        error
+                    };
+                    self.end_turn(Ending::Failed(error), now_ms);
                 }
                 LinkNote::Unreachable(error) => {
                     // Said beside an error already shown (a turn's), never over it: the
