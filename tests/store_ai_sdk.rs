@@ -11,20 +11,6 @@ use common::scenario::*;
 use common::*;
 use serde_json::json;
 
-/// Two finished AI SDK turns: [u(one), a1, u(two), a2].
-fn two_ai_turns(h: &mut Harness) {
-    for (text, id) in [("one", "a1"), ("two", "a2")] {
-        h.send(text);
-        let chat = h.last(RequestKind::Chat);
-        h.respond(
-            chat.id,
-            Reply::sse(ai_answer(id, &format!("answer {text}"))),
-        );
-        assert_eq!(h.store.status(), Status::Ready);
-    }
-    assert_eq!(h.store.messages().len(), 4);
-}
-
 #[test]
 fn regenerate_trims_after_the_user_message_and_asks_again() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);

@@ -5,25 +5,10 @@
 
 use crate::common;
 
-use agent_chat_store::{
-    BranchItem, BranchRefusal, ChatStore, Limits, RequestKind, Status, SubmitKind,
-};
+use agent_chat_store::{BranchItem, BranchRefusal, ChatStore, Limits, RequestKind, SubmitKind};
 use common::scenario::*;
 use common::*;
 use serde_json::{json, Value};
-
-/// Two finished turns: [u(one), a1, u(two), a2].
-fn two_turns(h: &mut Harness) {
-    for (text, id) in [("one", "a1"), ("two", "a2")] {
-        h.send(text);
-        let chat = h.last(RequestKind::Chat);
-        h.respond(
-            chat.id,
-            Reply::sse(ai_answer(id, &format!("answer {text}"))),
-        );
-        assert_eq!(h.store.status(), Status::Ready);
-    }
-}
 
 /// The tree as `(parent id, id, shown)`, in the snapshot's order.
 fn tree(s: &ChatStore) -> Vec<(Option<String>, String, bool)> {
@@ -64,7 +49,7 @@ fn id_at(h: &Harness, i: usize) -> String {
 #[test]
 fn regenerate_keeps_the_old_answer_as_a_sibling_and_a_switch_then_send_continues_it() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     let (u1, u2) = (id_at(&h, 0), id_at(&h, 2));
     // No branch yet: the tree is the path.
     assert!(tree(&h.store).iter().all(|(_, _, shown)| *shown));
@@ -128,7 +113,7 @@ fn regenerate_keeps_the_old_answer_as_a_sibling_and_a_switch_then_send_continues
 #[test]
 fn an_edit_as_a_branch_is_a_new_user_message_beside_the_edited_one() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     let (u1, u2) = (id_at(&h, 0), id_at(&h, 2));
     let r = h.act(|s, now| {
         let opts = Default::default();
@@ -183,7 +168,7 @@ fn an_edit_as_a_branch_is_a_new_user_message_beside_the_edited_one() {
 #[test]
 fn the_use_chat_edit_in_place_keeps_no_sibling() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     let chat = h.last(RequestKind::Chat);
     h.respond(chat.id, Reply::sse(ai_answer("a2b", "again")));
@@ -203,7 +188,7 @@ fn the_use_chat_edit_in_place_keeps_no_sibling() {
 #[test]
 fn a_switch_is_refused_while_a_turn_runs_for_unknown_ids_and_without_branches() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     let before = texts(&h.store);
     assert_eq!(
@@ -239,7 +224,7 @@ fn kept_branches_stay_within_the_message_limit() {
         ..Limits::default()
     };
     let mut h = Harness::new(opts);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     for id in ["b", "c", "d"] {
         assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
         let chat = h.last(RequestKind::Chat);
@@ -258,7 +243,7 @@ fn kept_branches_stay_within_the_message_limit() {
 #[test]
 fn the_tree_round_trips_through_the_servers_history() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     let put = h.last(RequestKind::MessagesPut);
     assert!(
         put.body().get("tree").is_none(),
@@ -306,7 +291,7 @@ fn the_tree_round_trips_through_the_servers_history() {
 #[test]
 fn set_messages_keeps_the_branches_only_for_a_cut_path() {
     let mut h = Harness::with_caps(AI_SDK_CAPS);
-    two_turns(&mut h);
+    two_ai_turns(&mut h);
     assert!(h.act(|s, now| s.use_chat().regenerate(None, now)));
     let chat = h.last(RequestKind::Chat);
     h.respond(chat.id, Reply::sse(ai_answer("a2b", "again")));

@@ -360,7 +360,11 @@ mod native {
         // Retry: the error goes, the link (still trying) reads what the server has.
         assert!(h.act(|s, now| s.turn_mut().retry(now)));
         assert!(h.store.session().error().is_none());
-        assert_eq!(h.count(RequestKind::NativePrompt), 1, "the prompt ran: not sent again");
+        assert_eq!(
+            h.count(RequestKind::NativePrompt),
+            1,
+            "the prompt ran: not sent again"
+        );
     }
 
     #[test]

@@ -14,19 +14,6 @@ use common::native_store::*;
 use common::*;
 use serde_json::{json, Value};
 
-fn row(id: &str, text: &str, selectors: Option<(&str, u64)>) -> Value {
-    let mut r = json!({"id": id, "kind": "followup", "displayText": text});
-    if let Some((nonce, seq)) = selectors {
-        r["clientNonce"] = json!(nonce);
-        r["clientSeq"] = json!(seq);
-    }
-    r
-}
-
-fn queue_updated(seq: u64, rows: Vec<Value>) -> Value {
-    json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}})
-}
-
 fn user_start(seq: u64, id: &str, text: &str) -> Value {
     json!({"type": "message-start", "seq": seq, "messageId": id, "role": "user", "text": text})
 }

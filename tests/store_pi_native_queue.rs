@@ -19,10 +19,6 @@ fn row(nonce: &str, seq: u64, text: &str) -> Value {
         "clientNonce": nonce, "clientSeq": seq})
 }
 
-fn queue_updated(seq: u64, rows: Vec<Value>) -> Value {
-    json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}})
-}
-
 /// SPEC §14.1 (ownership): another tab's follow-up is shown where the server's queue has it,
 /// read-only. This store never takes it back, re-sends or retries it, and a removal of it is
 /// refused, whatever happens to the run.

@@ -14,19 +14,6 @@ use common::scenario::*;
 use common::*;
 use serde_json::{json, Value};
 
-fn row(id: &str, text: &str, selectors: Option<(&str, u64)>) -> Value {
-    let mut r = json!({"id": id, "kind": "followup", "displayText": text});
-    if let Some((nonce, seq)) = selectors {
-        r["clientNonce"] = json!(nonce);
-        r["clientSeq"] = json!(seq);
-    }
-    r
-}
-
-fn queue_updated(seq: u64, rows: Vec<Value>) -> Value {
-    json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}})
-}
-
 /// Each follow-up's POST answered 202 as it goes out; their selectors.
 fn accept_posts(h: &mut Harness, n: usize) -> Vec<(String, u64)> {
     let mut out = Vec::new();

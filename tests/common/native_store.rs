@@ -83,3 +83,19 @@ pub fn run_started(h: &mut Harness, ev: u64, text: &str) {
         &[json!({"type": "agent-start", "seq": 1, "turnId": "t1"})],
     );
 }
+
+/// A row of the server's follow-up queue (a `queue-updated` event's or `/state`'s), with the
+/// selectors the server attached, if any.
+pub fn row(id: &str, text: &str, selectors: Option<(&str, u64)>) -> Value {
+    let mut r = json!({"id": id, "kind": "followup", "displayText": text});
+    if let Some((nonce, seq)) = selectors {
+        r["clientNonce"] = json!(nonce);
+        r["clientSeq"] = json!(seq);
+    }
+    r
+}
+
+/// A `queue-updated` event at `seq` with `rows`.
+pub fn queue_updated(seq: u64, rows: Vec<Value>) -> Value {
+    json!({"type": "queue-updated", "seq": seq, "queue": {"followUps": rows}})
+}

@@ -204,3 +204,17 @@ pub fn continued_tool_turn(h: &mut Harness, calls: &[&str]) -> Sent {
     assert!(h.act(|s, now| s.use_chat().continue_turn(now)));
     h.last(RequestKind::Chat)
 }
+
+/// Two finished AI SDK turns: [u(one), a1, u(two), a2].
+pub fn two_ai_turns(h: &mut Harness) {
+    for (text, id) in [("one", "a1"), ("two", "a2")] {
+        h.send(text);
+        let chat = h.last(RequestKind::Chat);
+        h.respond(
+            chat.id,
+            Reply::sse(ai_answer(id, &format!("answer {text}"))),
+        );
+        assert_eq!(h.store.status(), Status::Ready);
+    }
+    assert_eq!(h.store.messages().len(), 4);
+}
