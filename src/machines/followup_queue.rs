@@ -1234,6 +1234,7 @@ mod tests {
                 "attempts",
                 "canRemove",
                 "canRetry",
+                "canRunNow",
                 "clientNonce",
                 "clientSeq",
                 "error",
@@ -1242,11 +1243,16 @@ mod tests {
                 "id",
                 "readOnly",
                 "removing",
+                "runNow",
                 "state",
                 "text"
             ]
         );
         assert_eq!(json["state"], "failed");
+        assert_eq!(
+            (json["runNow"].as_str(), json["canRunNow"].as_bool()),
+            (Some("retry"), Some(true))
+        );
         assert_eq!(
             (json["readOnly"].as_bool(), json["removing"].as_bool()),
             (Some(false), Some(false))

@@ -15,6 +15,7 @@ import {
   useAuiState,
 } from "@assistant-ui/react";
 import { useChatStore } from "agent-chat-store/react";
+import { QueueItemStatus } from "agent-chat-store/assistant-ui";
 import { ToolFallback } from "./tools.jsx";
 
 // The store, for the one thing assistant-ui's message status has no field for: the typed
@@ -126,7 +127,8 @@ function BranchPicker() {
 }
 
 // A waiting follow-up, as assistant-ui's queue primitives show it: its text, its delivery
-// state (the store's, which the runtime puts on the queue item), Run Now (Steer) and Remove.
+// state and error (the store's, which the runtime puts on the queue item; `QueueItemStatus`
+// shows them), Run Now (Steer) and Remove.
 const QUEUE_STATE_LABEL = {
   posting: "sending…",
   queued: "queued",
@@ -142,7 +144,7 @@ function QueueItem() {
   return (
     <div className="queue-item" data-testid="queued" data-id={id} data-state={state}>
       <QueueItemPrimitive.Text className="text" data-testid="queued-text" />
-      <span className="queue-state" data-testid="queued-state">{QUEUE_STATE_LABEL[state] ?? state}</span>
+      <QueueItemStatus className="queue-state" labels={QUEUE_STATE_LABEL} />
       <QueueItemPrimitive.Steer data-testid="queued-run-now">Run Now</QueueItemPrimitive.Steer>
       <QueueItemPrimitive.Remove data-testid="queued-remove">Remove</QueueItemPrimitive.Remove>
     </div>
