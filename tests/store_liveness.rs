@@ -367,6 +367,29 @@ mod native {
         );
     }
 
+    /// The same failure, and then the server is back before the user acts: the link's next
+    /// connect takes the error back, and the failed turn with it (never `error` without one).
+    #[test]
+    fn a_connect_after_the_unreachable_failure_takes_it_back() {
+        let (mut h, ev) = running();
+        h.fail(ev, "connection reset");
+        while h.store.status() == Status::Streaming {
+            h.advance(h.store.poll_timeout().unwrap() - h.now);
+            if let Some(next) = h.open(RequestKind::NativeEvents).first().map(|r| r.id) {
+                h.fail(next, "fetch failed");
+            }
+        }
+        assert_eq!(h.store.status(), Status::Error);
+        h.advance(h.store.poll_timeout().unwrap() - h.now);
+        let back = h.the_open(RequestKind::NativeEvents).id;
+        h.respond(
+            back,
+            Reply::bytes(200, Some("application/x-ndjson"), HEARTBEAT).open(),
+        );
+        assert!(h.store.session().error().is_none());
+        assert_eq!(h.store.status(), Status::Ready);
+    }
+
     #[test]
     fn a_silent_run_on_a_beating_stream_is_not_cut() {
         let (mut h, ev) = running();
