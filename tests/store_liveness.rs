@@ -368,9 +368,10 @@ mod native {
     }
 
     /// The same failure, and then the server is back before the user acts: the link's next
-    /// connect takes the error back, and the failed turn with it (never `error` without one).
+    /// connect takes back what the link said, but the turn's failure stays shown (never
+    /// `error` without an error) until the user acts, as after a stall.
     #[test]
-    fn a_connect_after_the_unreachable_failure_takes_it_back() {
+    fn a_connect_after_the_unreachable_failure_keeps_the_turns_error() {
         let (mut h, ev) = running();
         h.fail(ev, "connection reset");
         while h.store.status() == Status::Streaming {
@@ -386,7 +387,15 @@ mod native {
             back,
             Reply::bytes(200, Some("application/x-ndjson"), HEARTBEAT).open(),
         );
-        assert!(h.store.session().error().is_none());
+        assert_eq!(h.store.status(), Status::Error);
+        let error = h.store.session().error().expect("the turn's error stays");
+        assert!(
+            error
+                .message
+                .starts_with("the answer could not be followed"),
+            "{error:?}"
+        );
+        assert!(h.act(|s, now| s.turn_mut().retry(now)));
         assert_eq!(h.store.status(), Status::Ready);
     }
 

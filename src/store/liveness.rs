@@ -91,6 +91,15 @@ pub(super) fn stalled_error(cause: ChatError) -> ChatError {
     }
 }
 
+/// The error a pi-native turn ends with when the link cannot reach the server (a closed
+/// socket, the reconnects refused): `cause`'s kind and status, said as the run's loss.
+pub(super) fn lost_run_error(cause: ChatError) -> ChatError {
+    ChatError {
+        message: format!("the answer could not be followed: {}", cause.message),
+        ..cause
+    }
+}
+
 impl ChatStore {
     /// Request `id` timed out: when it is a beating stream (the turn's SSE stream, the
     /// pi-native events), the watchdog's word for it, and its stream counts as stalled.

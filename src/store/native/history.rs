@@ -45,11 +45,6 @@ impl Session {
         let shown = said.is_some() && self.error == said;
         if shown {
             self.error = None;
-            // A turn that ended on that error (the link could not reach the server) is no
-            // longer failed: what the server ran shows as the link reads it again.
-            if matches!(self.turn.phase, Phase::Idle { failed: true }) {
-                self.turn.phase = Phase::IDLE;
-            }
         }
         shown
     }

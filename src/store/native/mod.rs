@@ -324,10 +324,13 @@ impl ChatStore {
                     // the run is not followed any more, so the turn ends with the error and
                     // Retry, as a dead stream does over SSE, not as a slow answer. The link goes
                     // on trying; what the server still runs shows again when it connects.
+                    // Its own error, not the link's: the link's next connect takes back
+                    // what the link said, never the turn's failure, which stays shown until
+                    // the user acts (Retry), as after a stall.
                     let error = if self.session.native.beats.stalled {
                         liveness::stalled_error(error)
                     } else {
-                        error
+                        liveness::lost_run_error(error)
                     };
                     self.end_turn(Ending::Failed(error), now_ms);
                 }
