@@ -93,6 +93,7 @@ pub(super) fn stalled_error(cause: ChatError) -> ChatError {
 
 /// The error a pi-native turn ends with when the link cannot reach the server (a closed
 /// socket, the reconnects refused): `cause`'s kind and status, said as the run's loss.
+#[cfg(feature = "pi")]
 pub(super) fn lost_run_error(cause: ChatError) -> ChatError {
     ChatError {
         message: format!("the answer could not be followed: {}", cause.message),
