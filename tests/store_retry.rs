@@ -30,15 +30,16 @@ fn where_the_client_owns_the_history_retry_asks_the_turn_again() {
     assert_eq!(h.count(RequestKind::Chat), 2);
 }
 
-/// pi over the SSE routes: the server owns the history and may still run the turn, so Retry
-/// never posts the message again; it attaches to what the server has.
+/// pi over the SSE routes, the connection lost: the server owns the history and may still run
+/// the turn, so Retry never posts the message again; it attaches to what the server has.
 #[cfg(feature = "pi")]
 #[test]
-fn where_the_server_owns_the_history_retry_attaches_and_posts_nothing_again() {
+fn a_lost_connection_retry_attaches_and_posts_nothing_again() {
     let mut h = Harness::with_caps(PI_CAPS);
     h.send("hello");
     let chat = h.the_open(RequestKind::Chat).id;
-    h.respond(chat, Reply::error(500, "server", "boom"));
+    h.fail(chat, "connection reset");
+    h.run_until_idle();
     assert_eq!(h.store.status(), Status::Error);
     assert!(h.store.session().can_retry());
     assert!(
@@ -56,6 +57,30 @@ fn where_the_server_owns_the_history_retry_attaches_and_posts_nothing_again() {
     assert_eq!(h.count(RequestKind::StreamResume), resumes + 1);
     assert!(h.store.session().error().is_none(), "the error is cleared");
     assert!(!h.store.session().can_retry());
+}
+
+/// pi over the SSE routes, the server's answer ended in its error (it ran the message and
+/// failed): Retry sends the message again, once, as the user would type it again.
+#[cfg(feature = "pi")]
+#[test]
+fn a_turn_the_server_failed_is_sent_again_once() {
+    let mut h = Harness::with_caps(PI_CAPS);
+    h.send("hello");
+    let chat = h.the_open(RequestKind::Chat).id;
+    h.respond(chat, Reply::error(500, "server", "boom"));
+    assert_eq!(h.store.status(), Status::Error);
+    assert!(h.store.session().can_retry());
+
+    assert!(h.act(|s, now| s.turn_mut().retry(now)));
+    assert_eq!(h.count(RequestKind::Chat), 2, "sent again, once");
+    let body = h.last(RequestKind::Chat).body.unwrap().to_string();
+    assert!(body.contains("hello"), "{body}");
+    assert!(h.store.status().is_busy());
+    assert!(
+        !h.act(|s, now| s.turn_mut().retry(now)),
+        "not while it runs"
+    );
+    assert_eq!(h.count(RequestKind::Chat), 2);
 }
 
 /// A stop is the user's, not a failure: no Retry is offered for it.

@@ -201,17 +201,25 @@ test('assistant-ui · ai-sdk: a failed turn shows its error in the thread, and R
   check();
   await context.close();
 
-  // pi: the provider failure shows the same way, with no Retry (the server owns the history).
+  // pi: the provider failure shows the same way; its Retry is the store's (`retry()`): the
+  // server's answer ended in its error (it ran the message and failed), so the message is sent
+  // again, once (a lost connection would attach to the server's turn instead).
   await piAui.reset();
-  const p = await open(piAui, sessionId('aui-pi-fail'));
+  const piSession = sessionId('aui-pi-fail');
+  const p = await open(piAui, piSession);
   await typeAndEnter(p.page, 'Please fail provider now');
   await eventually(async () => (await status(p.page)) === 'error', { what: 'the pi provider failure' });
   const piFailed = p.page.locator('[data-testid=message][data-failed=true]');
   await piFailed.getByTestId('message-error').waitFor();
   assert.match(await piFailed.getByTestId('message-error').textContent(), /scripted provider error/);
-  assert.equal(await p.page.getByTestId('retry').count(), 0, 'no Retry in pi mode');
   assert.equal(await p.page.getByTestId('error').count(), 0, 'no banner repeating it');
   await screenshot(p.page, 'aui-pi-error');
+  const piRetry = p.page.getByTestId('retry');
+  assert.ok(await piRetry.isEnabled(), 'Retry offered in pi mode too');
+  await piRetry.click();
+  await eventually(async () => (await chatPosts(piAui, piSession)).length === 2, { what: 'Retry to send the message again' });
+  await eventually(async () => (await status(p.page)) !== 'streaming', { what: 'the retried turn to end' });
+  assert.equal((await chatPosts(piAui, piSession)).length, 2, 'sent again once, not more');
   p.check();
   await p.context.close();
 });
@@ -258,8 +266,9 @@ test('assistant-ui · pi: a sub-agent\'s transcript renders through MessagePartP
   assert.deepEqual(final.flatMap((m) => m.texts), ['summarize the notes', 'Answer summarize the notes: calling ls.', 'todo.txt', 'Result for summarize the notes: ls → todo.txt.']);
   const text = await nested.innerText();
   for (const e of details.transcript) assert.ok(text.includes(e.text), `${e.text} inside nested-messages`);
-  // Nested messages are not thread messages (the outer thread is user, assistant, assistant).
-  assert.deepEqual((await pageMessages(page)).map((m) => m.role), ['user', 'assistant', 'assistant']);
+  // Nested messages are not thread messages (the outer thread is the user's message and one
+  // answer: the tool round trip's steps are one row).
+  assert.deepEqual((await pageMessages(page)).map((m) => m.role), ['user', 'assistant']);
 
   // While it ran: the nested thread was there already, its last message running, growing.
   const running = looks.filter((l) => l.at(-1)?.status === 'running');

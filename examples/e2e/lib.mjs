@@ -145,11 +145,21 @@ export async function pageMessages(page) {
 
 /** The canonical history reduced to what the page shows. */
 export function canonicalView(messages) {
-  return messages.map((m) => ({
-    role: m.role,
-    text: m.parts.filter((p) => p.type === 'text').map((p) => p.text.trim()).join(' '),
-    tools: m.parts.filter((p) => p.type === 'dynamic-tool' || p.type.startsWith('tool-')).map((p) => p.toolName ?? p.type.slice(5)),
-  }));
+  const rows = [];
+  for (const m of messages) {
+    const text = m.parts.filter((p) => p.type === 'text').map((p) => p.text.trim()).join(' ');
+    const tools = m.parts.filter((p) => p.type === 'dynamic-tool' || p.type.startsWith('tool-')).map((p) => p.toolName ?? p.type.slice(5));
+    const last = rows.at(-1);
+    // The store shows one assistant row per answer (SPEC §14: a tool round trip's model calls
+    // are its steps), where pi's history keeps a message per model call.
+    if (m.role === 'assistant' && last?.role === 'assistant') {
+      last.text = [last.text, text].filter(Boolean).join(' ');
+      last.tools.push(...tools);
+    } else {
+      rows.push({ role: m.role, text, tools });
+    }
+  }
+  return rows;
 }
 
 export async function queuedCount(page) {

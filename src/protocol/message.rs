@@ -629,6 +629,26 @@ pub struct FileAttachment {
 }
 
 impl FileAttachment {
+    /// The attachment a `file` part of a message was made from (`None` for other parts).
+    pub fn of_part(part: &Part) -> Option<FileAttachment> {
+        match part {
+            Part::File {
+                media_type,
+                filename,
+                url,
+                provider_reference,
+                provider_metadata,
+            } => Some(FileAttachment {
+                media_type: media_type.clone(),
+                filename: filename.clone(),
+                url: url.clone(),
+                provider_reference: provider_reference.clone(),
+                provider_metadata: provider_metadata.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// The `file` part this attachment becomes in its message.
     pub fn to_part(&self) -> Part {
         Part::File {

@@ -58,6 +58,7 @@ mod native;
 mod options;
 mod outbox;
 mod reduce;
+mod retry;
 mod session;
 mod session_list;
 mod takeback;
@@ -545,30 +546,6 @@ impl TurnMut<'_> {
         let s = &mut *self.store;
         (s.session).probe(&s.opts, &mut s.outbox, now_ms);
         true
-    }
-
-    /// Retry after a failed turn (assistant-ui's Reload on the error), one action for every
-    /// mode, decided here: where the client owns the history (AI SDK mode) the failed turn is
-    /// asked again (`regenerate`); where the server owns it, asking again could run the message
-    /// twice, so the store looks for what the server has instead: over the SSE routes it
-    /// attaches to a turn the server still runs (`resume_stream`, a 204 reloads the history),
-    /// over pi-native the link reconnects by itself and a prompt given up unanswered is sent
-    /// again under its own nonce. Returns false (nothing done) unless
-    /// [`SessionView::can_retry`].
-    pub fn retry(&mut self, now_ms: u64) -> bool {
-        if !self.store.session().can_retry() {
-            return false;
-        }
-        if !self.store.session.pi_owns_history() {
-            return self.store.use_chat().regenerate(None, now_ms);
-        }
-        self.clear_error();
-        #[cfg(feature = "pi")]
-        if self.store.opts.native() {
-            self.store.use_chat().regenerate(None, now_ms);
-            return true;
-        }
-        self.resume_stream(now_ms)
     }
 
     /// Clears the error of a failed turn, as `useChat`'s `clearError`: status `error` becomes

@@ -436,8 +436,9 @@ export class ChatStore {
   resumeStream(): boolean;
   /**
    * Retry after a failed turn (`snapshot.canRetry`; assistant-ui's Reload on the error): AI SDK
-   * mode asks the turn again (`regenerate()`); over the SSE pi routes the store attaches to a
-   * turn the server still runs (`resumeStream()`, nothing running reloads the history); over
+   * mode asks the turn again (`regenerate()`); over the SSE pi routes a lost connection
+   * attaches to a turn the server may still run (`resumeStream()`), an answer the server ended
+   * in its error sends the message again; over
    * pi-native the error clears, the link reconnects by itself, and a prompt given up
    * unanswered is sent again under its nonce. False when nothing was done.
    */
