@@ -137,7 +137,24 @@ function legacy(url) {
 function toolOf(p) {
   const name = p.type === 'tool-call' || p.type === 'dynamic-tool' ? p.toolName
     : p.type.startsWith('tool-') ? p.type.slice(5) : null;
-  return name === null ? null : { name, state: p.state, input: p.input, output: p.output };
+  return name === null ? null : { name, state: p.state, input: p.input, output: shownOutput(p.output) };
+}
+
+/**
+ * A tool's output as the store shows it (docs/assistant-ui.md, "A tool round trip"): pi's
+ * content of text parts only is its text (a JSON object or array text as that value); anything
+ * else as it is. The server keeps pi's content, so both sides are read through this.
+ */
+function shownOutput(output) {
+  if (!Array.isArray(output) || output.length === 0 || !output.every((c) => c?.type === 'text' && typeof c.text === 'string')) return output;
+  if (output.length === 1) {
+    const text = output[0].text;
+    if (/^\s*[[{]/.test(text)) {
+      try { return JSON.parse(text); } catch { /* not JSON: the text */ }
+    }
+    return text;
+  }
+  return output.map((c) => c.text).join('\n');
 }
 
 /**
