@@ -590,6 +590,16 @@ impl Server {
         nonce: Option<&str>,
         rng: &mut Prng,
     ) -> usize {
+        let turn_index = self.begin_run(session);
+        let uid = self.id("u");
+        self.user_message(session, &uid, text, nonce, None);
+        self.commit_user(session, &uid, text, Via::Chat);
+        self.start_assistant(session, rng);
+        turn_index
+    }
+
+    /// A new run of `session`, announced as the protocol does; its index.
+    fn begin_run(&mut self, session: &str) -> usize {
         let turn_id = self.id("turn-");
         let s = self.session(session);
         s.turns.push(Turn {
@@ -612,10 +622,6 @@ impl Server {
             );
             self.emit(session, "data-pi-agent-start", json!({}), true);
         }
-        let uid = self.id("u");
-        self.user_message(session, &uid, text, nonce, None);
-        self.commit_user(session, &uid, text, Via::Chat);
-        self.start_assistant(session, rng);
         turn_index
     }
 
@@ -652,23 +658,7 @@ impl Server {
             }
             None => match self.session(session).pending.pop_front() {
                 // The agent would stop: the next follow-up, in arrival order, runs first.
-                Some((nonce, seq, text)) => {
-                    self.session(session).consumed.insert(nonce.clone());
-                    let uid = self.id("u");
-                    if native {
-                        self.native_run_follow_up(session, &uid, (&nonce, seq, &text), rng);
-                    } else {
-                        self.emit(
-                            session,
-                            "data-followup-consumed",
-                            json!({"clientNonce": nonce, "clientSeq": seq}),
-                            false,
-                        );
-                        self.user_message(session, &uid, &text, Some(&nonce), Some(seq));
-                    }
-                    self.commit_user(session, &uid, &text, Via::FollowUp(nonce));
-                    self.start_assistant(session, rng);
-                }
+                Some(next) => self.run_follow_up(session, next, rng),
                 None if native => {
                     let turn = self.session(session).active_turn().unwrap();
                     let turn_id = turn.id.clone();
@@ -950,6 +940,27 @@ impl Server {
         let s = self.session(session);
         s.state_msgs.push(kept);
         s.state_at.push(start_seq);
+    }
+
+    /// The queued follow-up `(nonce, seq, text)` runs in the current run: consumed, its user
+    /// message shown as the protocol shows it, then the answer.
+    fn run_follow_up(&mut self, session: &str, next: (String, u64, String), rng: &mut Prng) {
+        let (nonce, seq, text) = next;
+        self.session(session).consumed.insert(nonce.clone());
+        let uid = self.id("u");
+        if self.native {
+            self.native_run_follow_up(session, &uid, (&nonce, seq, &text), rng);
+        } else {
+            self.emit(
+                session,
+                "data-followup-consumed",
+                json!({"clientNonce": nonce, "clientSeq": seq}),
+                false,
+            );
+            self.user_message(session, &uid, &text, Some(&nonce), Some(seq));
+        }
+        self.commit_user(session, &uid, &text, Via::FollowUp(nonce));
+        self.start_assistant(session, rng);
     }
 
     /// The running turn runs the follow-up `(nonce, seq, text)` next: pi's queue without it
@@ -1360,23 +1371,10 @@ impl Server {
                 json!({"type": "agent-end", "turnId": turn_id, "status": "aborted"}),
             );
             match next {
-                Some((nonce, seq, text)) => {
+                Some(next) => {
                     self.count("interrupt: aborted a run and started the first follow-up");
-                    self.session(session).consumed.insert(nonce.clone());
-                    let turn_id = self.id("turn-");
-                    self.session(session).turns.push(Turn {
-                        id: turn_id.clone(),
-                        events: Vec::new(),
-                        seq: 0,
-                        done: false,
-                        assistant: None,
-                        words_left: 0,
-                    });
-                    self.nemit(session, json!({"type": "agent-start", "turnId": turn_id}));
-                    let uid = self.id("u");
-                    self.native_run_follow_up(session, &uid, (&nonce, seq, &text), rng);
-                    self.commit_user(session, &uid, &text, Via::FollowUp(nonce));
-                    self.start_assistant(session, rng);
+                    self.begin_run(session);
+                    self.run_follow_up(session, next, rng);
                 }
                 None => self.count("interrupt: aborted a run, nothing queued"),
             }
